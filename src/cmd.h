@@ -1,0 +1,12 @@
+/* The shcard subcommands.  Each takes the arguments after its name and returns the exit status.
+ * stdout belongs to the command's output (or to the ACP protocol writer); diagnostics go to
+ * stderr. */
+#ifndef SHC_CMD_H
+#define SHC_CMD_H
+
+int shc_cmd_parse(int argc, char **argv);
+int shc_cmd_explain(int argc, char **argv);
+int shc_cmd_run(int argc, char **argv);
+int shc_cmd_acp(int argc, char **argv);
+
+#endif
