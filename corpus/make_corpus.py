@@ -656,6 +656,22 @@ for d in ["src", "tests", "docs", "crates/core", "packages/web", ".github"]:
     T("rm -rf " + d, "deletes")
 
 
+# ------------------------------------------------------------------ device and process files
+T("cat /dev/stdin", "reads standard input")
+T("cat /dev/zero", "never ends")
+T("head -c 10 /dev/urandom", "device", alt="read")
+T("cat /proc/self/fd/0", "standard input")
+T("cat < /dev/stdin", "standard input")
+T("egrep -rn foo src /dev/stdin", "found by fuzz-safety: /dev/stdin as a search root")
+T("grep --exclude-from=/dev/stdin -r foo src", "reads standard input")
+T("rg --ignore-file /dev/stdin foo", "reads standard input")
+T("cd /dev && cat stdin", "joined path is /dev/stdin")
+T("cd / && cat dev/zero", "joined path is /dev/zero")
+T("cd /proc && cat self/environ", "process files")
+T("cat ../../../../dev/zero", "relative path to a device", alt="read")
+T("rg foo /proc", "process files", alt="search")
+
+
 def main():
     n = 0
     for name, rows in files.items():
