@@ -92,7 +92,7 @@ static int explain_one(const char *cmd, size_t len, const explain_opts *o)
         return 1;
     }
     if (o->json) {
-        json_t *j = shc_verdict_json(v, cmd);
+        json_t *j = shc_verdict_json_n(v, cmd, len);
         shc__print_json_line(j);
         json_decref(j);
     } else {
@@ -112,7 +112,7 @@ static json_t *batch_one(const char *cmd, size_t len, void *payload, int *status
                               "out of memory");
         return e;
     }
-    json_t *j = shc_verdict_json(v, cmd);
+    json_t *j = shc_verdict_json_n(v, cmd, len);
     shc_verdict_free(v);
     if (!j)
         *status = 1;

@@ -2,6 +2,7 @@
 #include "verdict.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "jsonutil.h"
 
@@ -49,11 +50,16 @@ static void put(json_t *o, const char *k, json_t *val, int *bad)
 
 json_t *shc_verdict_json(const shc_verdict *v, const char *cmd)
 {
+    return shc_verdict_json_n(v, cmd, cmd ? strlen(cmd) : 0);
+}
+
+json_t *shc_verdict_json_n(const shc_verdict *v, const char *cmd, size_t len)
+{
     int bad = 0;
     json_t *o = json_object();
     if (!o)
         return NULL;
-    put(o, "cmd", str_or_null(cmd ? cmd : v->script), &bad);
+    put(o, "cmd", cmd ? shc_json_str(cmd, len) : str_or_null(v->script), &bad);
     put(o, "kind", json_string(shc_kind_name(v->kind)), &bad);
     put(o, "title", str_or_null(v->title), &bad);
     put(o, "path", str_or_null(v->path), &bad);

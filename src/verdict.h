@@ -12,5 +12,7 @@
  * cmd is the command as given (may be NULL: the field is then the verdict's script);
  * v is borrowed. */
 json_t *shc_verdict_json(const shc_verdict *v, const char *cmd);
+/* The same for a command of len bytes that may contain NUL bytes (kept as \u0000). */
+json_t *shc_verdict_json_n(const shc_verdict *v, const char *cmd, size_t len);
 
 #endif

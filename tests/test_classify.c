@@ -1,0 +1,213 @@
+/* shc_classify end to end over the real parser: verdict fields, titles, reasons and spans,
+ * the wrapper, parse errors, and the JSON form. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shc.h"
+#include "verdict.h"
+
+static shc_verdict *classify(const char *cmd)
+{
+    shc_verdict *v = NULL;
+    assert_int_equal(shc_classify(&v, cmd, strlen(cmd), true), 0);
+    assert_non_null(v);
+    assert_non_null(v->title);
+    assert_non_null(v->reason);
+    return v;
+}
+
+/* The text of the reason span in the script. */
+static void assert_span(const shc_verdict *v, const char *want)
+{
+    size_t n = v->reason_span.end - v->reason_span.start;
+    assert_true(v->reason_span.end <= strlen(v->script));
+    assert_int_equal(n, strlen(want));
+    assert_memory_equal(v->script + v->reason_span.start, want, n);
+}
+
+static void test_read_fields(void **state)
+{
+    (void)state;
+    shc_verdict *v = classify("bash -lc \"nl -ba src/foo.ts | sed -n '1,40p'\"");
+    assert_int_equal(v->kind, SHC_KIND_READ);
+    assert_string_equal(v->title, "Read file 'src/foo.ts' (lines 1-40)");
+    assert_string_equal(v->path, "src/foo.ts");
+    assert_null(v->query);
+    assert_int_equal(v->line, 1);
+    assert_int_equal(v->nlocations, 1);
+    assert_string_equal(v->locations[0].path, "src/foo.ts");
+    assert_int_equal(v->locations[0].line, 1);
+    assert_true(v->wrapped);
+    assert_int_equal(v->argc, 3);
+    assert_string_equal(v->argv[0], "nl");
+    assert_string_equal(v->argv[2], "src/foo.ts");
+    assert_null(v->argv[3]);
+    assert_string_equal(v->script, "nl -ba src/foo.ts | sed -n '1,40p'");
+    shc_verdict_free(v);
+
+    v = classify("cd web && sed -n 120,180p app.js");
+    assert_string_equal(v->path, "web/app.js");
+    assert_string_equal(v->title, "Read file 'web/app.js' (lines 120-180)");
+    assert_int_equal(v->line, 120);
+    shc_verdict_free(v);
+
+    v = classify("tail -n +30 log.txt");
+    assert_string_equal(v->title, "Read file 'log.txt' (from line 30)");
+    shc_verdict_free(v);
+
+    v = classify("cat < notes.md 2>/dev/null");
+    assert_int_equal(v->kind, SHC_KIND_READ);
+    assert_string_equal(v->path, "notes.md");
+    shc_verdict_free(v);
+}
+
+static void test_search_and_list(void **state)
+{
+    (void)state;
+    shc_verdict *v = classify("rg -n 'fn main' src | head -n 20");
+    assert_int_equal(v->kind, SHC_KIND_SEARCH);
+    assert_string_equal(v->title, "Search for 'fn main' in src");
+    assert_string_equal(v->query, "fn main");
+    assert_string_equal(v->path, "src");
+    assert_int_equal(v->line, 0);
+    shc_verdict_free(v);
+
+    v = classify("grep -rn TODO");
+    assert_string_equal(v->title, "Search for 'TODO'");
+    assert_null(v->path);
+    assert_int_equal(v->nlocations, 0);
+    shc_verdict_free(v);
+
+    v = classify("rg foo a b");
+    assert_string_equal(v->title, "Search for 'foo' in a, b");
+    assert_int_equal(v->nlocations, 2);
+    shc_verdict_free(v);
+
+    v = classify("ls -la src");
+    assert_int_equal(v->kind, SHC_KIND_LIST);
+    assert_string_equal(v->title, "List files in 'src'");
+    shc_verdict_free(v);
+
+    v = classify("rg --files | wc -l");
+    assert_int_equal(v->kind, SHC_KIND_LIST);
+    assert_string_equal(v->title, "List files");
+    assert_null(v->path);
+    shc_verdict_free(v);
+
+    v = classify("cd pkg && ls");
+    assert_string_equal(v->title, "List files in 'pkg'");
+    shc_verdict_free(v);
+}
+
+static void test_terminal_reasons(void **state)
+{
+    (void)state;
+    shc_verdict *v = classify("bash -lc 'sed -n 1,5p f --in-place'");
+    assert_int_equal(v->kind, SHC_KIND_TERMINAL);
+    assert_string_equal(v->title, "sed -n 1,5p f --in-place");
+    assert_string_equal(v->reason, "sed: -i edits the file in place");
+    assert_span(v, "--in-place");
+    assert_null(v->path);
+    assert_null(v->argv);
+    shc_verdict_free(v);
+
+    v = classify("rg foo | tee out.txt");
+    assert_int_equal(v->kind, SHC_KIND_TERMINAL);
+    assert_span(v, "tee");
+    shc_verdict_free(v);
+
+    v = classify("cat f > out");
+    assert_span(v, "> out");
+    shc_verdict_free(v);
+
+    v = classify("FOO=1 cat x");
+    assert_span(v, "FOO=1");
+    shc_verdict_free(v);
+
+    v = classify("find . -name '*.rs' -delete");
+    assert_string_equal(v->reason, "find: -delete deletes files");
+    assert_span(v, "-delete");
+    shc_verdict_free(v);
+
+    v = classify("cat *.md");
+    assert_non_null(strstr(v->reason, "glob"));
+    assert_span(v, "*.md");
+    shc_verdict_free(v);
+
+    v = classify("cat f; rm -rf x");
+    assert_non_null(strstr(v->reason, "several commands"));
+    shc_verdict_free(v);
+
+    v = classify("  git status  ");
+    assert_string_equal(v->title, "git status");
+    shc_verdict_free(v);
+}
+
+static void test_parse_error(void **state)
+{
+    (void)state;
+    shc_verdict *v = classify("cat $(echo f)");
+    assert_int_equal(v->kind, SHC_KIND_TERMINAL);
+    assert_int_equal(v->parse_error, SHC_E_UNSUPPORTED);
+    assert_non_null(strstr(v->reason, "command substitution"));
+    assert_int_equal(v->reason_span.start, 4);
+    shc_verdict_free(v);
+
+    v = classify("cat 'unterminated");
+    assert_int_equal(v->parse_error, SHC_E_SYNTAX);
+    shc_verdict_free(v);
+
+    /* NUL bytes are data, not terminators */
+    shc_verdict *w = NULL;
+    assert_int_equal(shc_classify(&w, "cat f\0; rm x", 12, true), 0);
+    assert_int_equal(w->kind, SHC_KIND_TERMINAL);
+    shc_verdict_free(w);
+    shc_verdict_free(NULL);
+
+    /* without unwrap the wrapper is just bash */
+    assert_int_equal(shc_classify(&w, "bash -lc 'cat f'", 16, false), 0);
+    assert_int_equal(w->kind, SHC_KIND_TERMINAL);
+    assert_false(w->wrapped);
+    shc_verdict_free(w);
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    shc_verdict *v = classify("sed -n '5,9p' a.c");
+    json_t *j = shc_verdict_json(v, "sed -n '5,9p' a.c");
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "kind")), "read");
+    assert_string_equal(json_string_value(json_object_get(j, "cmd")), "sed -n '5,9p' a.c");
+    assert_string_equal(json_string_value(json_object_get(j, "path")), "a.c");
+    assert_true(json_is_null(json_object_get(j, "query")));
+    assert_int_equal(json_integer_value(json_object_get(j, "line")), 5);
+    json_t *loc = json_array_get(json_object_get(j, "locations"), 0);
+    assert_string_equal(json_string_value(json_object_get(loc, "path")), "a.c");
+    assert_int_equal(json_integer_value(json_object_get(loc, "line")), 5);
+    assert_non_null(json_string_value(json_object_get(j, "reason")));
+    assert_int_equal(json_array_size(json_object_get(j, "argv")), 4);
+    json_decref(j);
+    shc_verdict_free(v);
+
+    v = classify("cat \xff\xfe");
+    j = shc_verdict_json(v, "cat \xff\xfe");
+    assert_non_null(j); /* invalid UTF-8 is replaced, the object still exists */
+    json_decref(j);
+    shc_verdict_free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_fields),   cmocka_unit_test(test_search_and_list),
+        cmocka_unit_test(test_terminal_reasons), cmocka_unit_test(test_parse_error),
+        cmocka_unit_test(test_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
