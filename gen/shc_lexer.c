@@ -1559,7 +1559,7 @@ yy128:
     if (lex_word(lx, &w))
         return SHC_TOK_SHC_YYerror;
     unsigned char next = *lx->cur;
-    if (!target && (next == '<' || next == '>') && w->nparts == 1 &&
+    if ((next == '<' || next == '>') && w->nparts == 1 &&
         w->parts[0].kind == SHC_PART_LIT) {
         const char *v = w->parts[0].value;
         size_t n = w->parts[0].len;

@@ -479,7 +479,7 @@ static int lex_token(shc_lexer *lx, SHC_YYSTYPE *lval)
     if (lex_word(lx, &w))
         return SHC_TOK_SHC_YYerror;
     unsigned char next = *lx->cur;
-    if (!target && (next == '<' || next == '>') && w->nparts == 1 &&
+    if ((next == '<' || next == '>') && w->nparts == 1 &&
         w->parts[0].kind == SHC_PART_LIT) {
         const char *v = w->parts[0].value;
         size_t n = w->parts[0].len;
