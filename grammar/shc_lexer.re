@@ -401,7 +401,8 @@ static const struct {
 /* A word in command position: reserved words are outside the subset (or out of place). */
 static int check_command_word(shc_lexer *lx, const shc_word *w)
 {
-    if (w->nparts != 1 || w->parts[0].kind != SHC_PART_LIT)
+    if (w->nparts != 1 || w->parts[0].kind != SHC_PART_LIT || w->parts[0].len > 8 ||
+        !strchr("iwucsftdeb{}[]", w->parts[0].value[0]))
         return 0;
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
         if (strcmp(w->parts[0].value, reserved[i].word) != 0)

@@ -59,7 +59,12 @@ void shc__nomem(shc_lexer *lx)
 void shc__lexer_init(shc_lexer *lx, shc_arena *arena, const char *src, size_t len,
                      const shc_limits *limits, shc_diag *diag)
 {
-    memset(lx, 0, sizeof *lx);
+    /* field by field: the inline scratch needs no zeroing */
+    lx->mrk = lx->tok = NULL;
+    lx->cmd_words = lx->last_tok = 0;
+    lx->root = NULL;
+    lx->andor_depth = 0;
+    lx->nparts = 0;
     lx->src = (const unsigned char *)src;
     lx->len = len;
     lx->cur = lx->src;
@@ -67,6 +72,8 @@ void shc__lexer_init(shc_lexer *lx, shc_arena *arena, const char *src, size_t le
     lx->diag = diag;
     lx->limits = limits;
     lx->cmd_start = true;
+    lx->parts = lx->inline_parts;
+    lx->cap_parts = sizeof lx->inline_parts / sizeof lx->inline_parts[0];
 }
 
 void shc__lexer_fini(shc_lexer *lx)

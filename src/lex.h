@@ -25,11 +25,10 @@ struct shc_lexer {
     unsigned last_tok; /* previous token (0 at the start) */
     shc_node *root;    /* set by the grammar's start rule */
     size_t andor_depth; /* length of the longest && / || chain so far */
-    /* scratch: a stack of parts under construction, and a value buffer */
+    /* scratch: a stack of parts under construction (inline first, then the arena) */
     shc_part *parts;
     size_t nparts, cap_parts;
-    char *buf;
-    size_t nbuf, cap_buf;
+    shc_part inline_parts[24];
 };
 
 void shc__lexer_init(shc_lexer *lx, shc_arena *arena, const char *src, size_t len,
