@@ -62,8 +62,14 @@ static int set_value(shc_lexer *lx, shc_part *p, const void *v, size_t n)
 static int push_lit(shc_lexer *lx, size_t base, const unsigned char *s, const unsigned char *e,
                     const unsigned char *vs, size_t vn)
 {
-    if (lx->nparts > base && lx->parts[lx->nparts - 1].kind == SHC_PART_LIT) {
-        shc_part *p = &lx->parts[lx->nparts - 1];
+    shc_part *prev = lx->nparts > base ? &lx->parts[lx->nparts - 1] : NULL;
+    /* "$" + \<newline> + "x" stays two parts: merged, they would read as $x */
+    bool dollar = prev && prev->kind == SHC_PART_LIT && prev->len &&
+                  prev->value[prev->len - 1] == '$' && vn &&
+                  (strchr("_@*#?$!-{('\"", vs[0]) || (vs[0] >= '0' && vs[0] <= '9') ||
+                   ((vs[0] | 0x20) >= 'a' && (vs[0] | 0x20) <= 'z'));
+    if (prev && prev->kind == SHC_PART_LIT && !dollar) {
+        shc_part *p = prev;
         char *v = shc_arena_alloc(lx->arena, p->len + vn + 1);
         if (!v) {
             shc__nomem(lx);
