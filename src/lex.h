@@ -23,13 +23,13 @@ struct shc_lexer {
     bool cmd_start;    /* the next word is in command position (reserved words, !, () */
     unsigned cmd_words; /* non-assignment words seen in the current simple command */
     unsigned last_tok; /* previous token (0 at the start) */
+    bool last_assign;  /* the last WORD was an assignment prefix */
     shc_node *root;    /* set by the grammar's start rule */
     size_t andor_depth; /* length of the longest && / || chain so far */
-    /* scratch: a stack of parts under construction, and a value buffer */
+    /* scratch: a stack of parts under construction (inline first, then the arena) */
     shc_part *parts;
     size_t nparts, cap_parts;
-    char *buf;
-    size_t nbuf, cap_buf;
+    shc_part inline_parts[24];
 };
 
 void shc__lexer_init(shc_lexer *lx, shc_arena *arena, const char *src, size_t len,
