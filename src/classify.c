@@ -68,14 +68,16 @@ static int check_word(ctx *c, const shc_word *w, const char *what)
         return reject(c, w->span, "%s: ~ expands to a home directory", what);
     if (strlen(w->value) != w->len)
         return reject(c, w->span, "%s: NUL byte in a word", what);
+    bool high = false;
     for (size_t i = 0; i < w->len; i++) {
         unsigned char b = (unsigned char)w->value[i];
         if (b < 0x20 && b != '\t')
             return reject(c, w->span, "%s: control character 0x%02x in a word", what, b);
         if (b == 0x7f)
             return reject(c, w->span, "%s: control character 0x7f in a word", what);
+        high |= b >= 0x80;
     }
-    for (size_t i = 0; i < sizeof lookalikes / sizeof lookalikes[0]; i++)
+    for (size_t i = 0; high && i < sizeof lookalikes / sizeof lookalikes[0]; i++)
         if (strstr(w->value, lookalikes[i]))
             return reject(c, w->span, "%s: Unicode look-alike of a shell separator", what);
     return 0;
@@ -85,7 +87,10 @@ static int check_word(ctx *c, const shc_word *w, const char *what)
  * may block or never end, and what it holds cannot be seen in the text. */
 static bool names_special(const char *s)
 {
-    return strstr(s, "/dev/") || strstr(s, "/proc/") || strstr(s, "/sys/");
+    for (const char *p = strchr(s, '/'); p; p = strchr(p + 1, '/'))
+        if (!strncmp(p + 1, "dev/", 4) || !strncmp(p + 1, "proc/", 5) || !strncmp(p + 1, "sys/", 4))
+            return true;
+    return false;
 }
 
 /* "/", "//", "/.", "/./": the filesystem root. */
@@ -252,7 +257,7 @@ static int take_cd(ctx *c, const shc_node *n)
     if (call_argv(c, call, argv, &argc) < 0 || check_redirs(c, call, NULL) < 0)
         return -1;
     shc_rule r;
-    memset(&r, 0, sizeof r);
+    shc__rule_init(&r);
     shc_optres res;
     if (shc__opts_parse(&res, &r, shc__policy_spec(SHC_CMD_cd), argv, 1, argc, false) < 0)
         return reject(c, call->u.call.words[r.argi].span, "%s", r.reason);
@@ -294,15 +299,20 @@ static char *dupstr(const char *s)
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...)
 {
+    char small[256];
     va_list ap;
     va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
+    int n = vsnprintf(small, sizeof small, f, ap);
     va_end(ap);
     if (n < 0)
         return NULL;
     char *p = malloc((size_t)n + 1);
     if (!p)
         return NULL;
+    if ((size_t)n < sizeof small) {
+        memcpy(p, small, (size_t)n + 1);
+        return p;
+    }
     va_start(ap, f);
     vsnprintf(p, (size_t)n + 1, f, ap);
     va_end(ap);
@@ -517,7 +527,7 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
         const char *fargv[SHC_MAX_ARGS + 1];
         size_t fargc;
         shc_rule fr;
-        memset(&fr, 0, sizeof fr);
+        shc__rule_init(&fr);
         long line, end;
         if (call_argv(c, stages[s], fargv, &fargc) < 0 || check_redirs(c, stages[s], NULL) < 0)
             return -1;
@@ -550,15 +560,14 @@ int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap)
     const char *script = ast->script ? ast->script : "";
     size_t script_len = ast->script ? ast->script_len : 0;
     v->script = malloc(script_len + 1);
-    v->title = trimmed(script, script_len);
-    if (!v->script || !v->title)
+    if (!v->script)
         goto nomem;
     memcpy(v->script, script, script_len);
     v->script[script_len] = '\0';
     v->kind = SHC_KIND_TERMINAL;
 
     if (rc < 0) {
-        if (rc == SHC_E_NOMEM)
+        if (rc == SHC_E_NOMEM || !(v->title = trimmed(script, script_len)))
             goto nomem;
         v->parse_error = rc;
         v->reason = fmt("%s error: %s", shc_err_kind(rc), diag.text);
@@ -569,28 +578,24 @@ int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap)
     }
 
     ctx c;
-    memset(&c, 0, sizeof c);
     c.ast = ast;
+    c.rejected = false;
+    c.has_cwd = false;
+    c.cwd[0] = '\0';
     shc_rule r;
-    memset(&r, 0, sizeof r);
     const char *argv[SHC_MAX_ARGS + 1];
     size_t argc = 0;
     if (decide(&c, &r, argv, &argc) < 0) {
         v->reason = dupstr(c.reason);
         v->reason_span = c.span;
-        if (!v->reason)
+        v->title = trimmed(script, script_len);
+        if (!v->reason || !v->title)
             goto nomem;
         goto done;
     }
-    const shc_node *list0 = ast->root->u.list.items[0];
-    v->reason_span = list0->span;
-    char *title = v->title;
-    v->title = NULL;
-    if (fill_accepted(v, &c, &r, argv, argc) < 0) {
-        free(title);
+    v->reason_span = ast->root->u.list.items[0]->span;
+    if (fill_accepted(v, &c, &r, argv, argc) < 0)
         goto nomem;
-    }
-    free(title);
 done:
     shc_ast_free(ast);
     *out = v;

@@ -63,6 +63,21 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id)
     return &specs[id];
 }
 
+void shc__rule_init(shc_rule *r)
+{
+    r->kind = SHC_KIND_TERMINAL;
+    r->path = NULL;
+    r->query = NULL;
+    r->line = 0;
+    r->line_end = 0;
+    r->last_line = false;
+    r->wants_stdin = false;
+    r->whole_output = false;
+    r->npaths = 0;
+    r->reason[0] = '\0';
+    r->argi = 0;
+}
+
 int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...)
 {
     r->kind = SHC_KIND_TERMINAL;

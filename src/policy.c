@@ -406,8 +406,7 @@ static void rule_fd(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
 
 void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
 {
-    memset(r, 0, sizeof *r);
-    r->kind = SHC_KIND_TERMINAL;
+    shc__rule_init(r);
     if (argc > SHC_MAX_ARGS) {
         shc__reject(r, 0, "%s: too many words", argv[0]);
         return;
@@ -466,8 +465,15 @@ void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
         break;
     }
 done:
-    if (r->kind != SHC_KIND_TERMINAL && !r->reason[0])
-        snprintf(r->reason, sizeof r->reason, "%s: %s", argv[0], shc_kind_name(r->kind));
+    if (r->kind != SHC_KIND_TERMINAL && !r->reason[0]) {
+        /* "cmd: kind" without printf: this is the hot path */
+        size_t n = strlen(argv[0]), k = strlen(shc_kind_name(r->kind));
+        if (n + k + 3 <= sizeof r->reason) {
+            memcpy(r->reason, argv[0], n);
+            memcpy(r->reason + n, ": ", 2);
+            memcpy(r->reason + n + 2, shc_kind_name(r->kind), k + 1);
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ filters */
@@ -499,7 +505,7 @@ bool shc__policy_filter(shc_rule *r, const char *const *argv, size_t argc, long 
     }
     shc_optres res;
     shc_rule tmp;
-    memset(&tmp, 0, sizeof tmp);
+    shc__rule_init(&tmp);
     switch (spec->id) {
     case SHC_CMD_head:
     case SHC_CMD_tail:

@@ -130,6 +130,9 @@ bool shc__policy_filter(shc_rule *r, const char *const *argv, size_t argc, long 
  * and the range (end 0 for `$`, *last for `$p`), or -1. */
 int shc__sed_range(const char *script, long *first, long *end, bool *last);
 
+/* Resets r to an empty terminal rule (cheaper than zeroing the whole struct). */
+void shc__rule_init(shc_rule *r);
+
 /* Sets r to terminal with a formatted reason; returns -1. */
 int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -1,0 +1,105 @@
+/* Classification benchmark: the same 100,000 generated agent commands as bench_parse (fixed
+ * seed), each timed alone through shc_parse (the anchor) and through shc_classify (parse +
+ * classify + verdict), interleaved in the same passes.  Prints ns/command mean, p50, p99 and
+ * commands/s for both, the ratio, and how many commands got each kind. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gencmds.h"
+#include "shc.h"
+
+#define N 100000
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct stats {
+    double mean, p50, p99, total;
+} stats;
+
+static stats summarize(double *t, double total)
+{
+    qsort(t, N, sizeof *t, cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < N; i++)
+        sum += t[i];
+    return (stats){sum / N, t[N / 2], t[N * 99 / 100], total};
+}
+
+int main(void)
+{
+    char **cmds = malloc(N * sizeof *cmds);
+    size_t *lens = malloc(N * sizeof *lens);
+    double *tp = malloc(N * sizeof *tp), *tc = malloc(N * sizeof *tc);
+    if (!cmds || !lens || !tp || !tc)
+        return 1;
+    for (size_t i = 0; i < N; i++) {
+        char buf[512];
+        lens[i] = gen_command(buf, sizeof buf);
+        cmds[i] = strdup(buf);
+        if (!cmds[i])
+            return 1;
+    }
+    size_t kinds[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < 1000; i++) { /* warm up */
+        shc_verdict *v = NULL;
+        if (shc_classify(&v, cmds[i], lens[i], true) == 0)
+            shc_verdict_free(v);
+    }
+    stats best_p = {0, 0, 1e18, 0}, best_c = {0, 0, 1e18, 0};
+    for (int pass = 0; pass < 3; pass++) { /* best of three: the machine is shared */
+        double sum_p = 0, sum_c = 0;
+        memset(kinds, 0, sizeof kinds);
+        for (size_t i = 0; i < N; i++) {
+            shc_diag d;
+            double s = now_ns();
+            shc_ast *ast = NULL;
+            shc_parse(&ast, cmds[i], lens[i], true, NULL, &d);
+            shc_ast_free(ast);
+            double m = now_ns();
+            shc_verdict *v = NULL;
+            if (shc_classify(&v, cmds[i], lens[i], true) != 0)
+                return 1;
+            double e = now_ns();
+            kinds[v->kind]++;
+            shc_verdict_free(v);
+            tp[i] = m - s;
+            tc[i] = e - m;
+            sum_p += tp[i];
+            sum_c += tc[i];
+        }
+        stats p = summarize(tp, sum_p), c = summarize(tc, sum_c);
+        if (c.p99 < best_c.p99) {
+            best_c = c;
+            best_p = p;
+        }
+    }
+    printf("classify: %d commands: %zu read, %zu search, %zu list, %zu terminal\n", N,
+           kinds[SHC_KIND_READ], kinds[SHC_KIND_SEARCH], kinds[SHC_KIND_LIST],
+           kinds[SHC_KIND_TERMINAL]);
+    printf("parse only (anchor): mean %.0f ns, p50 %.0f ns, p99 %.0f ns; %.2f M commands/s\n",
+           best_p.mean, best_p.p50, best_p.p99, N / best_p.total * 1e3);
+    printf("parse + classify:    mean %.0f ns, p50 %.0f ns, p99 %.0f ns; %.2f M commands/s\n",
+           best_c.mean, best_c.p50, best_c.p99, N / best_c.total * 1e3);
+    printf("classify_p99_ns=%.0f classify_mean_ns=%.0f parse_p99_ns=%.0f parse_mean_ns=%.0f\n",
+           best_c.p99, best_c.mean, best_p.p99, best_p.mean);
+    for (size_t i = 0; i < N; i++)
+        free(cmds[i]);
+    free(cmds);
+    free(lens);
+    free(tp);
+    free(tc);
+    return 0;
+}

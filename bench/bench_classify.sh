@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Classification benchmark (issue 3): parse + classify per command on the 100,000-command
+# fixed-seed set, next to parse alone measured in the same passes (the anchor).
+# Budget: p99 <= 2 us per command.  Ratios, not gates: these machines are noisy.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+out=$("$BUILD/bench/bench_classify") || exit 1
+echo "$out" | grep -v '_ns='
+c99=$(echo "$out" | sed -n 's/.*classify_p99_ns=\([0-9.]*\).*/\1/p')
+cm=$(echo "$out" | sed -n 's/.*classify_mean_ns=\([0-9.]*\).*/\1/p')
+pm=$(echo "$out" | sed -n 's/.* parse_mean_ns=\([0-9.]*\).*/\1/p')
+awk -v c="$cm" -v p="$pm" -v q="$c99" 'BEGIN {
+  printf "ratio: parse + classify costs %.2fx parse alone (mean)\n", c / p;
+  printf "budget: p99 %.0f ns against 2000 ns: %s\n", q, (q <= 2000 ? "within" : "OVER") }'
