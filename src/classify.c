@@ -564,6 +564,10 @@ int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap)
         goto nomem;
     memcpy(v->script, script, script_len);
     v->script[script_len] = '\0';
+    /* a NUL byte (always a parse error) shows as '?' so that spans stay inside the string */
+    for (size_t i = 0; i < script_len; i++)
+        if (v->script[i] == '\0')
+            v->script[i] = '?';
     v->kind = SHC_KIND_TERMINAL;
 
     if (rc < 0) {
