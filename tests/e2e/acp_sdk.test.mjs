@@ -333,4 +333,51 @@ conn.close();
   eq((await a3.exited).code, 0, "ask agent exits 0");
 }
 
+// ---- cancel while a permission request is open: the command never runs
+{
+  const a4 = startAgent(["--approve", "ask"]);
+  let askedAt = 0;
+  const { conn: c4, ctx: x4, updates: u4 } = connect(a4, {
+    permission: () => {
+      askedAt = Date.now();
+      return new Promise(() => {}); // the user never answers
+    },
+  });
+  await x4.request("initialize", ZED_INIT);
+  const s = (await x4.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
+  const p = prompt(x4, s, `touch ${ws}/never`);
+  for (let i = 0; i < 100 && !askedAt; i++) await sleep(20);
+  ok(askedAt > 0, "permission cancel: asked");
+  await x4.notify("session/cancel", { sessionId: s });
+  const r = await within(3000, p).catch((e) => ({ error: e.message }));
+  eq(r.stopReason, "cancelled", "permission cancel: prompt cancelled");
+  const c = byCall(u4.get(s))[0];
+  eq(c[c.length - 1].u.status, "failed", "permission cancel: call failed");
+  ok(spawnSync("test", ["-e", `${ws}/never`]).status !== 0, "permission cancel: the command did not run");
+  c4.close();
+  a4.stdin.end();
+  eq((await a4.exited).code, 0, "permission cancel: agent exits 0");
+}
+
+// ---- a client that stops reading: EPIPE on stdout tears down cleanly
+{
+  const a5 = startAgent();
+  const r = raw(a5);
+  r.send('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"_meta":{"terminal_output":true}}}}\n');
+  await r.next((x) => x.id === 1);
+  r.send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"${ws}","mcpServers":[]}}\n`);
+  const sid = (await r.next((x) => x.id === 2))?.result?.sessionId;
+  r.send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"${sid}","prompt":[{"type":"text","text":"while :; do echo spam; done"}]}}\n`);
+  await r.next((x) => x.method === "session/update");
+  const procs = descendants(a5.pid);
+  a5.stdout.destroy(); // the read end goes away: the next write fails with EPIPE
+  const t0 = Date.now();
+  const ex = await within(5000, a5.exited).catch((e) => ({ error: e.message }));
+  eq([ex.code, ex.sig], [0, null], "EPIPE: exit 0, no crash");
+  ok(ex.t - t0 < 3000, "EPIPE: within 3 s", ex.t - t0);
+  await sleep(100);
+  ok(procs.every((pid) => !alive(pid)), "EPIPE: no orphan", procs.filter(alive));
+  ok(!/AddressSanitizer|runtime error/.test(a5.stderrText), "EPIPE: no sanitizer report", a5.stderrText.slice(0, 400));
+}
+
 finish();
