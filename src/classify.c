@@ -81,6 +81,13 @@ static int check_word(ctx *c, const shc_word *w, const char *what)
     return 0;
 }
 
+/* Names a device, process or kernel file (/dev/stdin, /dev/zero, /proc/self/fd/0): reading it
+ * may block or never end, and what it holds cannot be seen in the text. */
+static bool names_special(const char *s)
+{
+    return strstr(s, "/dev/") || strstr(s, "/proc/") || strstr(s, "/sys/");
+}
+
 /* Checks a call's words and assignments and fills argv (borrowed values). */
 static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
 {
@@ -104,6 +111,10 @@ static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
     for (size_t i = 0; i < call->nwords; i++) {
         if (check_word(c, &call->words[i], w0->value) < 0)
             return -1;
+        if (names_special(call->words[i].value))
+            return reject(c, call->words[i].span,
+                          "%s: '%s' names a device or process file (may block or never end)",
+                          w0->value, call->words[i].value);
         argv[i] = call->words[i].value;
     }
     argv[call->nwords] = NULL;
@@ -149,6 +160,8 @@ static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
         case SHC_REDIR_IN:
             if (!strcmp(t, "/dev/null"))
                 break;
+            if (names_special(t))
+                return reject(c, rd->span, "< '%s' is a device or process file", t);
             if (rd->fd > 0)
                 return reject(c, rd->span, "input redirection of fd %d", rd->fd);
             if (!in_file)
@@ -247,6 +260,8 @@ static int take_cd(ctx *c, const shc_node *n)
                      c->cwd[strlen(c->cwd) - 1] == '/' ? "" : "/", d);
     if (w < 0 || (size_t)w >= sizeof tmp)
         return reject(c, call->span, "cd: directory name too long");
+    if (names_special(tmp) || !strcmp(tmp, "/dev") || !strcmp(tmp, "/proc") || !strcmp(tmp, "/sys"))
+        return reject(c, call->span, "cd: '%s' is a device or process directory", tmp);
     memcpy(c->cwd, tmp, (size_t)w + 1);
     c->has_cwd = true;
     return 0;
@@ -460,6 +475,17 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
         r->npaths = 1;
     } else if (in_file) {
         return reject(c, in_file->span, "< feeds a file to a command that does not read it");
+    }
+
+    /* paths joined onto cd DIR may name device files (cd / && cat dev/zero) */
+    for (size_t k = 0; c->has_cwd && k <= r->npaths; k++) {
+        const char *q = k < r->npaths ? r->paths[k] : r->path;
+        char joined[sizeof c->cwd * 2];
+        if (!q || q[0] == '/')
+            continue;
+        snprintf(joined, sizeof joined, "%s/%s", c->cwd, q);
+        if (names_special(joined))
+            return reject(c, stages[0]->span, "'%s' is a device or process file", joined);
     }
 
     /* the filters */

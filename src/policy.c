@@ -322,6 +322,10 @@ static void rule_search(shc_rule *r, const shc_cmdspec *spec, const shc_optres *
             r->kind = SHC_KIND_LIST;
         return;
     }
+    if (spec->id == SHC_CMD_ag && !first_role(res, SHC_ROLE_NOVCS)) {
+        shc__reject(r, 0, "ag: without -U it runs `sh -c \"git config ...\"` to find excludes");
+        return;
+    }
     if (search_pattern(r, spec->name, res, &first) < 0)
         return;
     if (root_operands(r, spec->name, res, first, false) < 0)

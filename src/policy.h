@@ -32,6 +32,7 @@ typedef enum shc_role {
     SHC_ROLE_PAGING,    /* bat --paging WHEN: only "never" keeps the label */
     SHC_ROLE_FULLPATH,  /* fd -p: the pattern may contain '/' */
     SHC_ROLE_DIRACTION, /* grep -d ACTION: "recurse" is -r */
+    SHC_ROLE_NOVCS,     /* ag -U: without it ag runs `git config` through sh */
 } shc_role;
 
 typedef struct shc_opt {
