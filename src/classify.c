@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "verdict_build.h"
 
 #define MAX_ANDOR 32
 
@@ -283,152 +284,6 @@ static int take_cd(ctx *c, const shc_node *n)
     return 0;
 }
 
-/* ------------------------------------------------------------------ verdict building */
-
-static char *dupstr(const char *s)
-{
-    if (!s)
-        return NULL;
-    size_t n = strlen(s);
-    char *p = malloc(n + 1);
-    if (p)
-        memcpy(p, s, n + 1);
-    return p;
-}
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(small, sizeof small, f, ap);
-    va_end(ap);
-    if (n < 0)
-        return NULL;
-    char *p = malloc((size_t)n + 1);
-    if (!p)
-        return NULL;
-    if ((size_t)n < sizeof small) {
-        memcpy(p, small, (size_t)n + 1);
-        return p;
-    }
-    va_start(ap, f);
-    vsnprintf(p, (size_t)n + 1, f, ap);
-    va_end(ap);
-    return p;
-}
-
-static char *join_path(const ctx *c, const char *p)
-{
-    if (!c->has_cwd)
-        return dupstr(p);
-    if (!p)
-        return dupstr(c->cwd);
-    if (p[0] == '/')
-        return dupstr(p);
-    size_t n = strlen(c->cwd);
-    if (!strcmp(p, "."))
-        return dupstr(c->cwd);
-    return fmt("%s%s%s", c->cwd, n && c->cwd[n - 1] == '/' ? "" : "/", p);
-}
-
-static char *trimmed(const char *s, size_t n)
-{
-    while (n && (*s == ' ' || *s == '\t' || *s == '\n'))
-        s++, n--;
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
-        n--;
-    char *p = malloc(n + 1);
-    if (p) {
-        memcpy(p, s, n);
-        p[n] = '\0';
-    }
-    return p;
-}
-
-static char *read_title(const char *path, const shc_rule *r)
-{
-    if (r->last_line)
-        return fmt("Read file '%s' (last line)", path);
-    if (r->line && r->line_end == r->line)
-        return fmt("Read file '%s' (line %ld)", path, r->line);
-    if (r->line && r->line_end)
-        return fmt("Read file '%s' (lines %ld-%ld)", path, r->line, r->line_end);
-    if (r->line)
-        return fmt("Read file '%s' (from line %ld)", path, r->line);
-    return fmt("Read file '%s'", path);
-}
-
-static int fill_accepted(shc_verdict *v, const ctx *c, const shc_rule *r, const char **argv,
-                         size_t argc)
-{
-    v->kind = r->kind;
-    v->path = join_path(c, r->path);
-    if ((r->path || c->has_cwd) && !v->path)
-        return SHC_E_NOMEM;
-    v->query = dupstr(r->query);
-    if (r->query && !v->query)
-        return SHC_E_NOMEM;
-    v->line = r->line;
-    size_t nloc = r->npaths ? r->npaths : (v->path ? 1 : 0);
-    if (nloc) {
-        v->locations = calloc(nloc, sizeof *v->locations);
-        if (!v->locations)
-            return SHC_E_NOMEM;
-        for (size_t i = 0; i < nloc; i++) {
-            v->locations[i].path = r->npaths ? join_path(c, r->paths[i]) : dupstr(v->path);
-            v->nlocations = i + 1;
-            if (!v->locations[i].path)
-                return SHC_E_NOMEM;
-            v->locations[i].line = r->kind == SHC_KIND_READ ? r->line : 0;
-        }
-    }
-    switch (r->kind) {
-    case SHC_KIND_READ:
-        v->title = read_title(v->path, r);
-        break;
-    case SHC_KIND_SEARCH:
-        if (v->nlocations > 1) {
-            size_t total = 0;
-            for (size_t i = 0; i < v->nlocations; i++)
-                total += strlen(v->locations[i].path) + 2;
-            char *all = malloc(total + 1);
-            if (!all)
-                return SHC_E_NOMEM;
-            all[0] = '\0';
-            for (size_t i = 0; i < v->nlocations; i++) {
-                if (i)
-                    strcat(all, ", ");
-                strcat(all, v->locations[i].path);
-            }
-            v->title = fmt("Search for '%s' in %s", v->query, all);
-            free(all);
-        } else if (v->path) {
-            v->title = fmt("Search for '%s' in %s", v->query, v->path);
-        } else {
-            v->title = fmt("Search for '%s'", v->query);
-        }
-        break;
-    case SHC_KIND_LIST:
-        v->title = v->path ? fmt("List files in '%s'", v->path) : dupstr("List files");
-        break;
-    case SHC_KIND_TERMINAL:
-        break;
-    }
-    v->reason = dupstr(r->reason);
-    v->argv = calloc(argc + 1, sizeof *v->argv);
-    if (!v->title || !v->reason || !v->argv)
-        return SHC_E_NOMEM;
-    for (size_t i = 0; i < argc; i++) {
-        v->argv[i] = dupstr(argv[i]);
-        v->argc = i + 1;
-        if (!v->argv[i])
-            return SHC_E_NOMEM;
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------------ the walk */
 
 /* Decides the command; on acceptance fills *r, argv and argc (argv borrows the AST). */
@@ -545,67 +400,41 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
 int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap)
 {
     *out = NULL;
-    shc_verdict *v = calloc(1, sizeof *v);
-    if (!v)
-        return SHC_E_NOMEM;
     shc_diag diag;
-    memset(&diag, 0, sizeof diag);
+    diag.code = 0;
+    diag.text[0] = '\0';
     shc_ast *ast = NULL;
     int rc = shc_parse(&ast, cmd, len, unwrap, NULL, &diag);
-    if (!ast) {
-        shc_verdict_free(v);
+    if (!ast)
         return SHC_E_NOMEM;
-    }
-    v->wrapped = ast->wrapper.present;
+    bool wrapped = ast->wrapper.present;
     const char *script = ast->script ? ast->script : "";
     size_t script_len = ast->script ? ast->script_len : 0;
-    v->script = malloc(script_len + 1);
-    if (!v->script)
-        goto nomem;
-    memcpy(v->script, script, script_len);
-    v->script[script_len] = '\0';
-    /* a NUL byte (always a parse error) shows as '?' so that spans stay inside the string */
-    for (size_t i = 0; i < script_len; i++)
-        if (v->script[i] == '\0')
-            v->script[i] = '?';
-    v->kind = SHC_KIND_TERMINAL;
-
+    shc_verdict *v = NULL;
     if (rc < 0) {
-        if (rc == SHC_E_NOMEM || !(v->title = trimmed(script, script_len)))
-            goto nomem;
-        v->parse_error = rc;
-        v->reason = fmt("%s error: %s", shc_err_kind(rc), diag.text);
-        v->reason_span = diag.span;
-        if (!v->reason)
-            goto nomem;
-        goto done;
+        if (rc != SHC_E_NOMEM) {
+            char reason[200];
+            snprintf(reason, sizeof reason, "%s error: %s", shc_err_kind(rc), diag.text);
+            v = shc__verdict_terminal(script, script_len, wrapped, reason, diag.span, rc);
+        }
+    } else {
+        ctx c;
+        c.ast = ast;
+        c.rejected = false;
+        c.has_cwd = false;
+        c.cwd[0] = '\0';
+        shc_rule r;
+        const char *argv[SHC_MAX_ARGS + 1];
+        size_t argc = 0;
+        if (decide(&c, &r, argv, &argc) < 0)
+            v = shc__verdict_terminal(script, script_len, wrapped, c.reason, c.span, 0);
+        else
+            v = shc__verdict_accepted(script, script_len, wrapped, c.has_cwd ? c.cwd : NULL, &r,
+                                      argv, argc, ast->root->u.list.items[0]->span);
     }
-
-    ctx c;
-    c.ast = ast;
-    c.rejected = false;
-    c.has_cwd = false;
-    c.cwd[0] = '\0';
-    shc_rule r;
-    const char *argv[SHC_MAX_ARGS + 1];
-    size_t argc = 0;
-    if (decide(&c, &r, argv, &argc) < 0) {
-        v->reason = dupstr(c.reason);
-        v->reason_span = c.span;
-        v->title = trimmed(script, script_len);
-        if (!v->reason || !v->title)
-            goto nomem;
-        goto done;
-    }
-    v->reason_span = ast->root->u.list.items[0]->span;
-    if (fill_accepted(v, &c, &r, argv, argc) < 0)
-        goto nomem;
-done:
     shc_ast_free(ast);
+    if (!v)
+        return SHC_E_NOMEM;
     *out = v;
     return 0;
-nomem:
-    shc_ast_free(ast);
-    shc_verdict_free(v);
-    return SHC_E_NOMEM;
 }

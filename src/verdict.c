@@ -17,22 +17,9 @@ const char *shc_kind_name(shc_kind kind)
     return "terminal";
 }
 
+/* One allocation holds the verdict and everything it points to (verdict_build.c). */
 void shc_verdict_free(shc_verdict *v)
 {
-    if (!v)
-        return;
-    free(v->title);
-    free(v->path);
-    free(v->query);
-    for (size_t i = 0; i < v->nlocations; i++)
-        free(v->locations[i].path);
-    free(v->locations);
-    free(v->reason);
-    if (v->argv)
-        for (size_t i = 0; i < v->argc; i++)
-            free(v->argv[i]);
-    free(v->argv);
-    free(v->script);
     free(v);
 }
 
