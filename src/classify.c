@@ -342,6 +342,11 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
     if (r->kind == SHC_KIND_TERMINAL)
         return reject(c, stages[0]->u.call.words[r->argi < *argc ? r->argi : 0].span, "%s",
                       r->reason);
+    if (r->pages && nstages == 1)
+        return reject(c, stages[0]->u.call.words[0].span,
+                      "%s: on a terminal it starts a pager and waits for keys (pipe it, or "
+                      "--no-pager / --paging=never)",
+                      strcmp(argv[0], "git") ? argv[0] : "git grep");
     if (r->wants_stdin) {
         if (!in_file)
             return reject(c, stages[0]->span, "%s: without a file it reads standard input",

@@ -73,6 +73,7 @@ void shc__rule_init(shc_rule *r)
     r->last_line = false;
     r->wants_stdin = false;
     r->whole_output = false;
+    r->pages = false;
     r->npaths = 0;
     r->reason[0] = '\0';
     r->argi = 0;

@@ -238,6 +238,10 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
             shc__reject(r, pg->argi, "bat: --paging=%s may run a pager", pg->value);
             return;
         }
+        size_t plain = 0;
+        for (size_t i = 0; i < res->nopts; i++)
+            plain += res->opts[i].opt->short_name == 'p';
+        r->pages = !first_role(res, SHC_ROLE_NOPAGER) && !pg && plain < 2;
         const shc_optval *rg = first_role(res, SHC_ROLE_RANGE);
         r->whole_output = !rg;
         if (rg) {
@@ -361,9 +365,11 @@ static void rule_git(shc_rule *r, const char *const *argv, size_t argc)
                     sub->value);
         return;
     }
+    bool nopager = first_role(&res, SHC_ROLE_NOPAGER) != NULL;
     const shc_cmdspec *spec = shc__policy_spec(id);
     if (shc__opts_parse(&res, r, spec, argv, sub->argi + 1, argc, true) < 0)
         return;
+    r->pages = id == SHC_CMD_git_grep && !nopager;
     if (id == SHC_CMD_git_ls_files) {
         if (root_operands(r, spec->name, &res, 0, true) == 0)
             r->kind = SHC_KIND_LIST;

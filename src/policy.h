@@ -33,6 +33,7 @@ typedef enum shc_role {
     SHC_ROLE_FULLPATH,  /* fd -p: the pattern may contain '/' */
     SHC_ROLE_DIRACTION, /* grep -d ACTION: "recurse" is -r */
     SHC_ROLE_NOVCS,     /* ag -U: without it ag runs `git config` through sh */
+    SHC_ROLE_NOPAGER,   /* bat -P, git --no-pager: no pager even on a terminal */
 } shc_role;
 
 typedef struct shc_opt {
@@ -101,6 +102,7 @@ typedef struct shc_rule {
     bool last_line;      /* sed -n '$p' */
     bool wants_stdin;    /* a read command without file operand: `< FILE` may supply it */
     bool whole_output;   /* the output is the file line by line (cat, nl, bat): filters may set a line */
+    bool pages;          /* on a terminal it starts a pager (bat, git grep): only piped is it safe */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
     char reason[160];    /* why terminal, or which rule accepted */

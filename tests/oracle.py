@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -100,8 +101,10 @@ def git_init(work):
                        capture_output=True)
 
 
-def run_one(shcard, verdict, timeout):
-    """Returns a list of problems (empty when the run was clean)."""
+def run_one(shcard, verdict, timeout, tty=False):
+    """Returns a list of problems (empty when the run was clean).  With tty, the command runs
+    on a pseudo-terminal (util-linux `script`), as shcard's executor and editors run it, with no
+    PAGER set: a program that starts a pager there blocks, or executes it."""
     root = tempfile.mkdtemp(prefix="shc-oracle-")
     try:
         work = os.path.join(root, "work")
@@ -124,10 +127,16 @@ def run_one(shcard, verdict, timeout):
             "--unshare-all", "--die-with-parent", "--new-session", "--chdir", work,
             "--clearenv", "--setenv", "PATH", bindir + ":/usr/local/bin:/usr/bin:/bin",
             "--setenv", "HOME", home, "--setenv", "LANG", "C.UTF-8", "--setenv", "TERM", "dumb",
-            "--",
-            "strace", "-f", "-qq", "-s", "256", "-o", trace, "-e", "trace=" + TRACE,
-            "bash", "--noprofile", "--norc", "-c", script,
         ]
+        traced = ["strace", "-f", "-qq", "-s", "256", "-o", trace, "-e", "trace=" + TRACE,
+                  "bash", "--noprofile", "--norc", "-c", script]
+        if tty:
+            # script(1) gives the pty; only what runs under strace (bash and below) is judged
+            cmd[cmd.index("dumb")] = "xterm"
+            cmd += ["--setenv", "SHELL", "/bin/sh", "--", "script", "-qec",
+                    " ".join(shlex.quote(a) for a in traced), "/dev/null"]
+        else:
+            cmd += ["--"] + traced
         try:
             p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -219,6 +228,9 @@ def main():
             v = dict(v, kind="read")
         run += 1
         problems = run_one(a.shcard, v, a.timeout)
+        if not problems or a.expect_violations:
+            problems = problems or run_one(a.shcard, v, a.timeout, tty=True)
+            problems = ["(pty) " + p for p in problems] if problems and not a.expect_violations else problems
         if a.expect_violations:
             if not problems:
                 bad += 1
