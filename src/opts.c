@@ -100,8 +100,13 @@ static const shc_opt *find_short(const shc_cmdspec *spec, char c)
     return NULL;
 }
 
+static bool all_digits(const char *s);
+
 static int add_opt(shc_optres *res, shc_rule *r, const shc_opt *o, const char *value, size_t argi)
 {
+    if (o->role == SHC_ROLE_NUMBER && value && !all_digits(value))
+        return shc__reject(r, argi, "'%s' is not a number (found by fuzz-safety: ag -A x never ends)",
+                           value);
     if (res->nopts >= SHC_MAX_ARGS)
         return shc__reject(r, argi, "too many options");
     res->opts[res->nopts++] = (shc_optval){o, value, argi};

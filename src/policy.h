@@ -34,6 +34,7 @@ typedef enum shc_role {
     SHC_ROLE_DIRACTION, /* grep -d ACTION: "recurse" is -r */
     SHC_ROLE_NOVCS,     /* ag -U: without it ag runs `git config` through sh */
     SHC_ROLE_NOPAGER,   /* bat -P, git --no-pager: no pager even on a terminal */
+    SHC_ROLE_NUMBER,    /* the value must be a decimal number (ag -A x loops forever) */
 } shc_role;
 
 typedef struct shc_opt {

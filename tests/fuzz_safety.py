@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,11 +42,31 @@ PIECES = [
 ]
 
 
-def mutate(rng, cmd):
+def table_options():
+    """Every option in src/policy.def, as it would be written (with a value when it takes one):
+    mutants then try the allowlisted options themselves, so the oracle checks the tables."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    pat = re.compile(r"^SHC_OPT\((0|'(.)'), (NULL|\"([^\"]*)\"), (NONE|REQ|OPT),")
+    with open(os.path.join(here, "..", "src", "policy.def")) as f:
+        for line in f:
+            m = pat.match(line)
+            if not m:
+                continue
+            short, long_, arg = m.group(2), m.group(4), m.group(5)
+            for v in (["1", "x", "never"] if arg == "REQ" else [""]):
+                if short:
+                    out.append("-" + short + (" " + v if v else ""))
+                if long_:
+                    out.append("--" + long_ + ("=" + v if v else ""))
+    return out
+
+
+def mutate(rng, cmd, pieces):
     words = cmd.split(" ")
     for _ in range(rng.randint(1, 3)):
         op = rng.randrange(6)
-        piece = rng.choice(PIECES)
+        piece = rng.choice(pieces)
         if op == 0:  # insert a word
             words.insert(rng.randint(1, len(words)), piece)
         elif op == 1 and len(words) > 1:  # replace a word
@@ -81,7 +102,8 @@ def main():
                 if line.strip():
                     base.append(json.loads(line)["cmd"])
     rng = random.Random(a.seed)
-    mutants = [mutate(rng, rng.choice(base)) for _ in range(a.mutants)]
+    pieces = PIECES + table_options()
+    mutants = [mutate(rng, rng.choice(base), pieces) for _ in range(a.mutants)]
     verdicts = oracle.classify(a.shcard, mutants)
     accepted = []
     seen = set()
@@ -93,6 +115,8 @@ def main():
     bad = 0
     for m, v in runs:
         problems = oracle.run_one(a.shcard, v, a.timeout)
+        if not problems:  # then on a pseudo-terminal, as the executor runs it
+            problems = ["(pty) " + p for p in oracle.run_one(a.shcard, v, a.timeout, tty=True)]
         if problems:
             bad += 1
             print("VIOLATION: %s (%s: %s)" % (json.dumps(m), v["kind"], v["title"]))
