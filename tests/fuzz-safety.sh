@@ -2,7 +2,8 @@
 # make fuzz-safety: mutates the corpus with dangerous pieces (tests/fuzz_safety.py) and puts
 # every mutant the classifier does not label terminal through the sandboxed safety oracle.
 #   tests/fuzz-safety.sh            short fixed-seed pass (what `make test` runs)
-#   tests/fuzz-safety.sh --long     30,000 mutants over 3 seeds, every accepted mutant run
+#   tests/fuzz-safety.sh --long     30,000 mutants over 3 seeds, every accepted mutant run, plus
+#                                   a sweep of every option of every table in its usual shape
 #   SEED=N MUTANTS=N MAX_RUNS=N     override
 set -u
 cd "$(dirname "$0")/.."
@@ -17,8 +18,11 @@ else
   seeds=${SEED:-1}; mutants=${MUTANTS:-2000}; max=${MAX_RUNS:-80}
 fi
 rc=0
+sweep=""
+[ $long -eq 1 ] && sweep="--sweep"
 for s in $seeds; do
   "$PY" tests/fuzz_safety.py --shcard "$SHCARD" --seed "$s" --mutants "$mutants" \
-    --max-runs "$max" corpus/*.jsonl || rc=1
+    --max-runs "$max" $sweep corpus/*.jsonl || rc=1
+  sweep=""
 done
 exit $rc

@@ -62,6 +62,47 @@ def table_options():
     return out
 
 
+SWEEP_TEMPLATES = {
+    "cat": "cat {o} f", "head": "head {o} f", "tail": "tail {o} f", "nl": "nl {o} f",
+    "bat": "bat -P {o} f", "sed": "sed -n {o} 1,5p f", "rg": "rg {o} foo src",
+    "grep": "grep -r {o} foo src", "ag": "ag -U {o} foo src", "ack": "ack {o} foo src",
+    "git": "git {o} ls-files", "git_grep": "git --no-pager grep {o} foo",
+    "git_ls_files": "git ls-files {o}", "fd": "fd {o} foo src", "ls": "ls {o} src",
+    "tree": "tree {o} src", "wc": "cat f | wc {o}", "sort": "cat f | sort {o}",
+    "uniq": "cat f | uniq {o}", "cut": "cat f | cut -f1 {o}", "tr": "cat f | tr {o} a b",
+    "column": "cat f | column {o}", "cd": "cd {o} src && ls",
+}
+
+
+def sweep_commands():
+    """Every option of every table in its command's usual shape (the systematic half of
+    --long): each one the classifier accepts runs through the oracle."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cmd_re = re.compile(r'^SHC_CMD\((\w+),')
+    opt_re = re.compile(r"^SHC_OPT\((0|'(.)'), (NULL|\"([^\"]*)\"), (NONE|REQ|OPT),")
+    out, cur = [], None
+    with open(os.path.join(here, "..", "src", "policy.def")) as f:
+        for line in f:
+            m = cmd_re.match(line)
+            if m:
+                cur = m.group(1)
+                continue
+            m = opt_re.match(line)
+            if not m or cur not in SWEEP_TEMPLATES:
+                continue
+            short, long_, arg = m.group(2), m.group(4), m.group(5)
+            values = ["1", "x", "never"] if arg == "REQ" else ([""] if arg == "NONE" else ["", "1"])
+            for v in values:
+                forms = []
+                if short:
+                    forms.append("-" + short + ((" " if arg == "REQ" else "") + v if v else ""))
+                if long_:
+                    forms.append("--" + long_ + ("=" + v if v else ""))
+                for form in forms:
+                    out.append(SWEEP_TEMPLATES[cur].format(o=form))
+    return out
+
+
 def mutate(rng, cmd, pieces):
     words = cmd.split(" ")
     for _ in range(rng.randint(1, 3)):
@@ -93,6 +134,7 @@ def main():
     ap.add_argument("--max-runs", type=int, default=0, help="0: run every accepted mutant")
     ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--shcard", default=os.environ.get("SHCARD", "./shcard"))
+    ap.add_argument("--sweep", action="store_true", help="also every table option (systematic)")
     ap.add_argument("corpus", nargs="+")
     a = ap.parse_args()
     base = []
@@ -104,6 +146,8 @@ def main():
     rng = random.Random(a.seed)
     pieces = PIECES + table_options()
     mutants = [mutate(rng, rng.choice(base), pieces) for _ in range(a.mutants)]
+    if a.sweep:
+        mutants += sweep_commands()
     verdicts = oracle.classify(a.shcard, mutants)
     accepted = []
     seen = set()
