@@ -217,7 +217,7 @@ class FakeServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=lambda: self.httpd.serve_forever(poll_interval=0.05), daemon=True).start()
         return self
 
     @property
