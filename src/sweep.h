@@ -1,0 +1,22 @@
+/* The orphan sweep (executor-and-performance.md §1.9 item 7): after a command ends, find the
+ * processes it left behind and end them.  This process must be a child subreaper, so escaped
+ * processes (setsid, nohup, double fork) are re-parented to it when their parents die.
+ *
+ * A process belongs to the command when its process group or session is the command's leader
+ * pid, or when it is our child and its environment carries the command's token.  Each match
+ * gets SIGKILL; our zombie children are reaped, except the pids in keep (live leaders that
+ * their own executor will reap). */
+#ifndef SHC_SWEEP_H
+#define SHC_SWEEP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* token: "NAME=value" as put into the command's environment, or NULL.  Returns the number of
+ * processes signalled. */
+int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep);
+
+/* Number of processes whose parent is this process (zombies included), for tests. */
+int shc__count_children(int *zombies);
+
+#endif
