@@ -35,10 +35,16 @@ static const struct {
 
 const char *shc_model_config_usage(void)
 {
-    return "model backend: --model NAME --base-url URL --api-key-env VAR --max-turn-requests N\n"
-           "  --timeout S (per command) --request-timeout S (model stream idle)\n"
-           "  --system-prompt-file PATH --config PATH; key from DEEPSEEK_API_KEY or "
-           "OPENAI_API_KEY\n";
+    return "model backend (used when an API key or --base-url is given; else shell mode):\n"
+           "  --model NAME             default deepseek-chat\n"
+           "  --base-url URL           default https://api.deepseek.com ({URL}/chat/completions)\n"
+           "  --api-key-env VAR        read the key from VAR (default DEEPSEEK_API_KEY, then\n"
+           "                           OPENAI_API_KEY)\n"
+           "  --max-turn-requests N    model requests per prompt (default 50)\n"
+           "  --request-timeout S      give up when the model stream is idle S s (default 120)\n"
+           "  --system-prompt-file P   replace the built-in system prompt\n"
+           "  --config PATH            settings file (default $SHCARD_CONFIG, else\n"
+           "                           $XDG_CONFIG_HOME/shcard/config or ~/.config/shcard/config)\n";
 }
 
 void shc_model_config_init(shc_model_config *c)
