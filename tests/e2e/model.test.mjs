@@ -92,7 +92,8 @@ async function withAgent(script, args, handlers, body) {
   } finally {
     child.stdin.end();
     const ex = await Promise.race([child.exited, sleep(8000).then(() => null)]);
-    ok(ex && ex.code === 0, `${script}: agent exits 0 on stdin EOF`, ex);
+    if (!ok(ex && ex.code === 0, `${script}: agent exits 0 on stdin EOF`, ex))
+      console.log(child.stderrText.slice(-4000));
     if (!ex) child.kill("SIGKILL");
     await server.stop();
     stderrAll.push(child.stderrText);
