@@ -34,7 +34,7 @@ endif
 
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(DEFS) $(HARDEN) -Isrc -Igen $(PKG_CFLAGS) -MMD -MP
 # bison output trips a few warnings that only generated code raises (house-style §11.12)
-GEN_CFLAGS = $(CFLAGS_ALL) -Wno-unused-macros -Wno-switch-default -Wno-conversion -Wno-sign-conversion
+GEN_CFLAGS = $(CFLAGS_ALL) -Wno-unused-macros -Wno-switch-default -Wno-conversion -Wno-sign-conversion -Wno-unused-function
 LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(LDSAN)
 
 # Every src/*.c except main.c is the library; gen/*.c are the generated lexer and parser.

@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
-# make run: the demo over the bundled example commands.
+# make run: the demo over the bundled example commands (examples/commands.txt).
 set -u
 cd "$(dirname "$0")/.."
-./shcard parse < /dev/null
+while IFS= read -r cmd; do
+  [ -n "$cmd" ] || continue
+  ./shcard parse "$cmd"
+  echo
+done < examples/commands.txt
+exit 0

@@ -180,6 +180,10 @@ int shc_cmd_run(int argc, char **argv)
         goto done;
     }
     signal(SIGPIPE, SIG_IGN);
+    /* A shell starts background jobs with SIGINT ignored, and an ignored signal is discarded
+     * even while blocked: take the default back so the signalfd sees it. */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     shc_loop_signal(loop, SIGINT, on_signal, &c);
     shc_loop_signal(loop, SIGTERM, on_signal, &c);
     shc_loop_signal(loop, SIGHUP, on_signal, &c);

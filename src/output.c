@@ -217,7 +217,7 @@ void shc_ring_push(shc_ring *r, const void *data, size_t n)
 {
     const unsigned char *s = data;
     r->total += n;
-    if (!r->cap)
+    if (!r->cap || !n)
         return;
     if (n >= r->cap) {
         memcpy(r->p, s + n - r->cap, r->cap);

@@ -204,11 +204,13 @@ static void take_bytes(shc_pty *p, const unsigned char *b, size_t n, bool final)
         fprintf(stderr, "shcard: out of memory buffering output (%zu bytes dropped)\n", n);
         return;
     }
-    const char *fresh = p->disp.p + before;
     size_t flen = p->disp.len - before;
-    if (shc_model_feed(&p->model, fresh, flen) != 0)
-        fprintf(stderr, "shcard: out of memory in model text\n");
-    shc_ring_push(&p->tail, fresh, flen);
+    if (flen) {
+        const char *fresh = p->disp.p + before;
+        if (shc_model_feed(&p->model, fresh, flen) != 0)
+            fprintf(stderr, "shcard: out of memory in model text\n");
+        shc_ring_push(&p->tail, fresh, flen);
+    }
     if (p->disp.len >= p->chunk_bytes)
         flush_display(p, false);
     if (p->disp.len && !p->t_flush && !final)

@@ -174,10 +174,10 @@ struct shc_node {
 typedef struct shc_limits {
     size_t max_input; /* bytes; default 64 KiB */
     size_t max_depth; /* nesting (and-or / pipeline / list depth); default 64 */
-    size_t max_arena; /* bytes; default 1 MiB */
+    size_t max_arena; /* bytes; default 16 MiB (a 64 KiB command of one-letter words needs ~8) */
 } shc_limits;
 
-#define SHC_LIMITS_DEFAULT {64u * 1024u, 64u, 1024u * 1024u}
+#define SHC_LIMITS_DEFAULT {64u * 1024u, 64u, 16u * 1024u * 1024u}
 
 typedef struct shc_wrapper {
     bool present;      /* the command was [dir/]bash|sh|zsh -c|-lc SCRIPT */

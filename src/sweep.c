@@ -97,30 +97,85 @@ static void reap(pid_t pid)
     }
 }
 
+/* Our children, from /proc/self/task/<tid>/children (cheap: no scan of every process).
+ * Returns the count, or -1 when the kernel has no such file (then scan /proc). */
+static int list_children(pid_t *out, int max)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0, files = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], buf[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        files++;
+        size_t len = 0;
+        ssize_t r;
+        while (len < sizeof buf - 1 && (r = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
+            len += (size_t)r;
+        close(fd);
+        buf[len] = 0;
+        for (char *q = buf; *q && n < max;) {
+            char *end;
+            long v = strtol(q, &end, 10);
+            if (end == q)
+                break;
+            out[n++] = (pid_t)v;
+            q = end;
+        }
+    }
+    closedir(d);
+    return files ? n : -1;
+}
+
+/* Every pid in /proc (the fallback). */
+static int list_all(pid_t *out, int max)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max) {
+        char *end;
+        long v = strtol(e->d_name, &end, 10);
+        if (!*end && v > 0)
+            out[n++] = (pid_t)v;
+    }
+    closedir(d);
+    return n;
+}
+
 int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep)
 {
+    enum { MAXP = 4096 };
+    pid_t *cand = malloc(MAXP * sizeof *cand);
+    if (!cand)
+        return 0;
     pid_t self = getpid();
     int total = 0;
-    /* Killing an orphan re-parents its children to us: repeat until a round finds nothing. */
+    /* Killing an orphan re-parents its children to us: repeat until a round finds nothing.
+     * Members of the command's group or session that still have a live parent die with the
+     * group kill the caller sends first, or come back to us in a later round. */
     for (int round = 0; round < 32; round++) {
-        DIR *d = opendir("/proc");
-        if (!d)
-            return total;
+        int n = list_children(cand, MAXP);
+        bool all = n < 0;
+        if (all)
+            n = list_all(cand, MAXP);
         pid_t mine[256];
         size_t nmine = 0;
         int killed = 0;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            char *end;
-            long v = strtol(e->d_name, &end, 10);
-            if (*end || v <= 0 || (pid_t)v == self)
-                continue;
+        for (int i = 0; i < n; i++) {
             procinfo pi;
-            if (read_stat((pid_t)v, &pi) != 0)
+            if (cand[i] == self || kept(cand[i], keep, nkeep) || read_stat(cand[i], &pi) != 0)
                 continue;
             bool child = pi.ppid == self;
-            if (kept(pi.pid, keep, nkeep))
-                continue;
             bool match = (leader > 0 && (pi.pgrp == leader || pi.sid == leader)) ||
                          (child && token && pi.state != 'Z' && has_token(pi.pid, token));
             if (match && pi.state != 'Z') {
@@ -130,13 +185,13 @@ int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep)
             if (child && (match || pi.state == 'Z') && nmine < sizeof mine / sizeof mine[0])
                 mine[nmine++] = pi.pid;
         }
-        closedir(d);
         for (size_t i = 0; i < nmine; i++)
             reap(mine[i]);
         total += killed;
         if (!killed)
             break;
     }
+    free(cand);
     return total;
 }
 

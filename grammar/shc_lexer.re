@@ -1,0 +1,549 @@
+/* shcard lexer (re2c 3.0).  Edit this file, then `make gen` and commit gen/.
+ *
+ * Bash's quoting rules for the subset: unquoted words with backslash escapes and \<newline>
+ * continuations, '...', "..." (backslash escapes only $ ` " \ and newline), $'...' decoded as
+ * bash decodes it, $"..." (as "..." in the C locale), $name / ${...} parameter expansions, and
+ * # comments at the start of a word.  Substitutions, here-documents and compound commands are
+ * recognised and reported as unsupported, naming the construct and its span.
+ *
+ * The input is an arena copy with a NUL at src[len]; shc_parse rejects embedded NULs (with their
+ * offset) before lexing, so a NUL here always means the end.  All state is in shc_lexer.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lex.h"
+#include "shc_parser.h"
+#include "arena.h"
+
+/*!re2c
+    re2c:api:style = free-form;
+    re2c:define:YYCTYPE = "unsigned char";
+    re2c:define:YYCURSOR = "lx->cur";
+    re2c:define:YYMARKER = "lx->mrk";
+    re2c:yyfill:enable = 0;
+    re2c:flags:tags = 0;
+
+    end   = "\x00";
+    name  = [A-Za-z_][A-Za-z0-9_]*;
+    meta  = [ \t\n;&|()<>];
+    special_param = [0-9@*#?$!-];
+*/
+
+/* ------------------------------------------------------------------ scratch part stack */
+
+static shc_part *push_part(shc_lexer *lx, shc_part_kind kind, const unsigned char *s,
+                           const unsigned char *e)
+{
+    if (lx->nparts == lx->cap_parts) {
+        size_t cap = lx->cap_parts ? lx->cap_parts * 2 : 32;
+        shc_part *p = shc_arena_alloc(lx->arena, cap * sizeof *p);
+        if (!p) {
+            shc__nomem(lx);
+            return NULL;
+        }
+        if (lx->nparts)
+            memcpy(p, lx->parts, lx->nparts * sizeof *p);
+        lx->parts = p;
+        lx->cap_parts = cap;
+    }
+    shc_part *p = &lx->parts[lx->nparts++];
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->span.start = (uint32_t)(s - lx->src);
+    p->span.end = (uint32_t)(e - lx->src);
+    return p;
+}
+
+static int set_value(shc_lexer *lx, shc_part *p, const void *v, size_t n)
+{
+    char *s = shc_arena_strndup(lx->arena, v, n);
+    if (!s) {
+        shc__nomem(lx);
+        return -1;
+    }
+    p->value = s;
+    p->len = n;
+    return 0;
+}
+
+/* A literal run: merged into the previous part of the same frame when that one is a literal
+ * too (after a \<newline> or a lone $), so printing and re-parsing gives the same parts. */
+static int push_lit(shc_lexer *lx, size_t base, const unsigned char *s, const unsigned char *e,
+                    const unsigned char *vs, size_t vn)
+{
+    if (lx->nparts > base && lx->parts[lx->nparts - 1].kind == SHC_PART_LIT) {
+        shc_part *p = &lx->parts[lx->nparts - 1];
+        char *v = shc_arena_alloc(lx->arena, p->len + vn + 1);
+        if (!v) {
+            shc__nomem(lx);
+            return -1;
+        }
+        memcpy(v, p->value, p->len);
+        memcpy(v + p->len, vs, vn);
+        p->value = v;
+        p->len += vn;
+        p->span.end = (uint32_t)(e - lx->src);
+        return 0;
+    }
+    shc_part *p = push_part(lx, SHC_PART_LIT, s, e);
+    return p ? set_value(lx, p, vs, vn) : -1;
+}
+
+/* Moves parts[base..] into an arena array and pops them off the scratch stack. */
+static shc_part *pop_parts(shc_lexer *lx, size_t base, size_t *n)
+{
+    *n = lx->nparts - base;
+    if (*n == 0)
+        return NULL;
+    shc_part *arr = shc_arena_alloc(lx->arena, *n * sizeof *arr);
+    if (!arr) {
+        shc__nomem(lx);
+        return NULL;
+    }
+    memcpy(arr, lx->parts + base, *n * sizeof *arr);
+    lx->nparts = base;
+    return arr;
+}
+
+/* ------------------------------------------------------------------ expansions */
+
+static int unsupported_at(shc_lexer *lx, const unsigned char *s, const unsigned char *e,
+                          const char *what)
+{
+    shc__unsupported(lx, (size_t)(s - lx->src), (size_t)(e - lx->src), what);
+    return -1;
+}
+
+/* ${...}: scanned to the matching brace, honouring quotes, escapes and nested ${.  A command
+ * substitution or arithmetic inside is unsupported; the part keeps the raw text. */
+static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
+{
+    const unsigned char *p = lx->cur; /* just after "${" */
+    size_t depth = 1;
+    while (*p) {
+        unsigned char c = *p;
+        if (c == '\\') {
+            p += p[1] ? 2 : 1;
+            continue;
+        }
+        if (c == '\'') {
+            const unsigned char *q = (const unsigned char *)strchr((const char *)p + 1, '\'');
+            if (!q)
+                break;
+            p = q + 1;
+            continue;
+        }
+        if (c == '`')
+            return unsupported_at(lx, p, p + 1, "command substitution (backquote) `");
+        if (c == '$' && p[1] == '(')
+            return unsupported_at(lx, p, p + 2, p[2] == '(' ? "arithmetic expansion `$((`"
+                                                             : "command substitution `$(`");
+        if (c == '$' && p[1] == '{') {
+            if (++depth > lx->limits->max_depth) {
+                shc__limit(lx, (size_t)(p - lx->src), (size_t)(p - lx->src) + 2,
+                           "nesting of `${` deeper than the limit");
+                return -1;
+            }
+            p += 2;
+            continue;
+        }
+        if (c == '}' && --depth == 0) {
+            lx->cur = p + 1;
+            shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
+            return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
+        }
+        p++;
+    }
+    shc__syntax_error(lx, (size_t)(start - lx->src), (size_t)(start - lx->src) + 2, true,
+                      "unterminated parameter expansion `${`");
+    return -1;
+}
+
+static int lex_param(shc_lexer *lx, const unsigned char *s)
+{
+    shc_part *p = push_part(lx, SHC_PART_PARAM, s, lx->cur);
+    return p ? set_value(lx, p, s, (size_t)(lx->cur - s)) : -1;
+}
+
+/* ------------------------------------------------------------------ quotes */
+
+static int lex_single(shc_lexer *lx, const unsigned char *s)
+{
+    const unsigned char *q = (const unsigned char *)strchr((const char *)lx->cur, '\'');
+    if (!q) {
+        shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 1, true,
+                          "unterminated single quote `'`");
+        return -1;
+    }
+    const unsigned char *body = lx->cur;
+    lx->cur = q + 1;
+    shc_part *p = push_part(lx, SHC_PART_SGL, s, lx->cur);
+    return p ? set_value(lx, p, body, (size_t)(q - body)) : -1;
+}
+
+/* "..." and $"...": nested parts (literals, escapes, parameter expansions). */
+static int lex_double(shc_lexer *lx, const unsigned char *s, shc_part_kind kind)
+{
+    size_t base = lx->nparts;
+    for (;;) {
+        const unsigned char *ps = lx->cur;
+        /*!re2c
+            end      { lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 1, true, "unterminated double quote `\"`"); return -1; }
+            "\""     { break; }
+            "\\\n"   { continue; }
+            "\\" [$`"\\] { if (push_part(lx, SHC_PART_ESC, ps, lx->cur) == NULL || set_value(lx, &lx->parts[lx->nparts - 1], ps + 1, 1)) return -1; continue; }
+            "\\"     { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
+            "$(("    { return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
+            "$("     { return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
+            "`"      { return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
+            "${"     { if (lex_brace_param(lx, ps)) return -1; continue; }
+            "$" name | "$" special_param { if (lex_param(lx, ps)) return -1; continue; }
+            "$"      { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
+            [^"\\$`\x00]+ { if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
+        */
+    }
+    size_t n;
+    shc_part *inner = pop_parts(lx, base, &n);
+    if (n && !inner)
+        return -1;
+    shc_part *p = push_part(lx, kind, s, lx->cur);
+    if (!p)
+        return -1;
+    p->parts = inner;
+    p->nparts = n;
+    return 0;
+}
+
+static size_t put_utf8(unsigned char *o, uint32_t c)
+{
+    if (c < 0x80) {
+        o[0] = (unsigned char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        o[0] = (unsigned char)(0xC0 | (c >> 6));
+        o[1] = (unsigned char)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (c >> 12));
+        o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | (c >> 18));
+    o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+    o[3] = (unsigned char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+static uint32_t hexval(const unsigned char *s, const unsigned char *e)
+{
+    uint32_t v = 0;
+    for (; s < e; s++)
+        v = v * 16 + (uint32_t)(*s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10);
+    return v;
+}
+
+/* $'...' decoded as bash decodes it (UTF-8 locale).  A NUL ends the value (bash drops the rest
+ * of the string); the decoded bytes never exceed the source bytes, so a buffer of that size
+ * suffices. */
+static int lex_ansic(shc_lexer *lx, const unsigned char *s)
+{
+    size_t cap = lx->len + 4;
+    unsigned char *out = shc_arena_alloc(lx->arena, cap);
+    if (!out) {
+        shc__nomem(lx);
+        return -1;
+    }
+    size_t n = 0;
+    bool cut = false;
+    for (;;) {
+        const unsigned char *ps = lx->cur;
+        unsigned char ch = 0;
+        uint32_t cp = 0;
+        /*!re2c
+            end   { lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
+            "'"   { break; }
+            "\\a" { ch = 7; goto byte; }
+            "\\b" { ch = 8; goto byte; }
+            "\\" [eE] { ch = 27; goto byte; }
+            "\\f" { ch = 12; goto byte; }
+            "\\n" { ch = 10; goto byte; }
+            "\\r" { ch = 13; goto byte; }
+            "\\t" { ch = 9; goto byte; }
+            "\\v" { ch = 11; goto byte; }
+            "\\" [\\'"?] { ch = ps[1]; goto byte; }
+            "\\" [0-7]{1,3} { unsigned v = 0; for (const unsigned char *q = ps + 1; q < lx->cur; q++) v = v * 8 + (unsigned)(*q - '0'); ch = (unsigned char)(v & 0xFF); goto byte; }
+            "\\x" [0-9a-fA-F]{1,2} { ch = (unsigned char)hexval(ps + 2, lx->cur); goto byte; }
+            "\\u" [0-9a-fA-F]{1,4} { cp = hexval(ps + 2, lx->cur); goto code; }
+            "\\U" [0-9a-fA-F]{1,8} { cp = hexval(ps + 2, lx->cur); goto code; }
+            "\\c?" { ch = 0x7F; goto byte; }
+            "\\c" [^\x00] { ch = (unsigned char)((ps[2] >= 'a' && ps[2] <= 'z' ? ps[2] - 32 : ps[2]) & 0x1F); goto byte; }
+            "\\" [^\x00] { if (!cut) { out[n++] = ps[0]; out[n++] = ps[1]; } continue; }
+            [^'\\\x00]+ { if (!cut) { memcpy(out + n, ps, (size_t)(lx->cur - ps)); n += (size_t)(lx->cur - ps); } continue; }
+            *     { lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
+        */
+    byte:
+        if (!cut) {
+            if (ch == 0)
+                cut = true;
+            else
+                out[n++] = ch;
+        }
+        continue;
+    code:
+        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return unsupported_at(lx, ps, lx->cur, "out-of-range Unicode escape in `$'`");
+        if (!cut) {
+            if (cp == 0)
+                cut = true;
+            else
+                n += put_utf8(out + n, cp);
+        }
+    }
+    shc_part *p = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
+    if (!p)
+        return -1;
+    out[n] = '\0';
+    p->value = (const char *)out;
+    p->len = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ words */
+
+static int lex_word(shc_lexer *lx, shc_word **out)
+{
+    size_t base = lx->nparts;
+    const unsigned char *start = lx->cur;
+    for (;;) {
+        const unsigned char *ps = lx->cur;
+        /*!re2c
+            end | meta { lx->cur = ps; break; }
+            [^ \t\n;&|()<>\\'"$`\x00]+ { if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
+            "\\\n"  { continue; }
+            "\\" [^\x00\n] { shc_part *p = push_part(lx, SHC_PART_ESC, ps, lx->cur); if (!p || set_value(lx, p, ps + 1, 1)) return -1; continue; }
+            "\\"    { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
+            "'"     { if (lex_single(lx, ps)) return -1; continue; }
+            "\""    { if (lex_double(lx, ps, SHC_PART_DBL)) return -1; continue; }
+            "$'"    { if (lex_ansic(lx, ps)) return -1; continue; }
+            "$\""   { if (lex_double(lx, ps, SHC_PART_LOCALE)) return -1; continue; }
+            "$(("   { return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
+            "$("    { return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
+            "`"     { return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
+            "${"    { if (lex_brace_param(lx, ps)) return -1; continue; }
+            "$" name | "$" special_param { if (lex_param(lx, ps)) return -1; continue; }
+            "$"     { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
+        */
+    }
+    shc_word *w = shc_arena_alloc(lx->arena, sizeof *w);
+    if (!w) {
+        shc__nomem(lx);
+        return -1;
+    }
+    w->span.start = (uint32_t)(start - lx->src);
+    w->span.end = (uint32_t)(lx->cur - lx->src);
+    size_t n;
+    w->parts = pop_parts(lx, base, &n);
+    w->nparts = n;
+    if (n && !w->parts)
+        return -1;
+    if (shc__word_finish(lx, w, false))
+        return -1;
+    *out = w;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ tokens */
+
+static bool is_lit(const shc_word *w, const char *s)
+{
+    return w->nparts == 1 && w->parts[0].kind == SHC_PART_LIT && !strcmp(w->parts[0].value, s);
+}
+
+/* NAME= or NAME+= at the start of the first (unquoted literal) part. */
+static bool assignment_shaped(const shc_word *w)
+{
+    if (w->nparts == 0 || w->parts[0].kind != SHC_PART_LIT)
+        return false;
+    const char *v = w->parts[0].value;
+    if (!((*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') || *v == '_'))
+        return false;
+    while ((*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') || (*v >= '0' && *v <= '9') ||
+           *v == '_')
+        v++;
+    return *v == '=' || (v[0] == '+' && v[1] == '=') || *v == '[';
+}
+
+static const struct {
+    const char *word;
+    const char *what; /* unsupported construct, or NULL for a syntax error */
+} reserved[] = {
+    {"if", "if statement `if`"},
+    {"for", "for loop `for`"},
+    {"while", "while loop `while`"},
+    {"until", "until loop `until`"},
+    {"case", "case statement `case`"},
+    {"select", "select loop `select`"},
+    {"function", "function definition `function`"},
+    {"coproc", "coprocess `coproc`"},
+    {"time", "time keyword `time`"},
+    {"{", "brace group `{`"},
+    {"[[", "conditional expression `[[`"},
+    {"then", NULL}, {"else", NULL}, {"elif", NULL}, {"fi", NULL}, {"do", NULL},
+    {"done", NULL}, {"esac", NULL}, {"}", NULL}, {"]]", NULL},
+};
+
+/* A word in command position: reserved words are outside the subset (or out of place). */
+static int check_command_word(shc_lexer *lx, const shc_word *w)
+{
+    if (w->nparts != 1 || w->parts[0].kind != SHC_PART_LIT || w->parts[0].len > 8 ||
+        !strchr("iwucsftdeb{}[]", w->parts[0].value[0]))
+        return 0;
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
+        if (strcmp(w->parts[0].value, reserved[i].word) != 0)
+            continue;
+        if (reserved[i].what)
+            shc__unsupported(lx, w->span.start, w->span.end, reserved[i].what);
+        else
+            shc__syntax_error(lx, w->span.start, w->span.end, false, reserved[i].word);
+        return -1;
+    }
+    return 0;
+}
+
+static bool is_redir_op(unsigned t)
+{
+    switch (t) {
+    case SHC_TOK_LESS: case SHC_TOK_GREAT: case SHC_TOK_DGREAT: case SHC_TOK_CLOBBER:
+    case SHC_TOK_LESSGREAT: case SHC_TOK_GREATAND: case SHC_TOK_LESSAND:
+    case SHC_TOK_ANDGREAT: case SHC_TOK_ANDDGREAT: case SHC_TOK_TLESS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static int lex_token(shc_lexer *lx, SHC_YYSTYPE *lval)
+{
+    for (;;) {
+        lx->tok = lx->cur;
+        const unsigned char *ps = lx->cur;
+        /*!re2c
+            end      { lx->cur = ps; return SHC_TOK_YYEOF; }
+            [ \t]+   { continue; }
+            "\\\n"   { continue; }
+            "#" [^\n\x00]* { continue; }
+            "\n"     { return SHC_TOK_NEWLINE; }
+            "&&"     { return SHC_TOK_AND_IF; }
+            "||"     { return SHC_TOK_OR_IF; }
+            "|&"     { return SHC_TOK_PIPE_AMP; }
+            "|"      { return SHC_TOK_PIPE; }
+            ";;"     { return SHC_TOK_DSEMI; }
+            ";"      { return SHC_TOK_SEMI; }
+            "&>>"    { return SHC_TOK_ANDDGREAT; }
+            "&>"     { return SHC_TOK_ANDGREAT; }
+            "&"      { return SHC_TOK_AMP; }
+            "<<<"    { return SHC_TOK_TLESS; }
+            "<<" "-"? { unsupported_at(lx, ps, lx->cur, "here-document `<<`"); return SHC_TOK_SHC_YYerror; }
+            "<>"     { return SHC_TOK_LESSGREAT; }
+            "<&"     { return SHC_TOK_LESSAND; }
+            "<("     { unsupported_at(lx, ps, lx->cur, "process substitution `<(`"); return SHC_TOK_SHC_YYerror; }
+            "<"      { return SHC_TOK_LESS; }
+            ">>"     { return SHC_TOK_DGREAT; }
+            ">|"     { return SHC_TOK_CLOBBER; }
+            ">&"     { return SHC_TOK_GREATAND; }
+            ">("     { unsupported_at(lx, ps, lx->cur, "process substitution `>(`"); return SHC_TOK_SHC_YYerror; }
+            ">"      { return SHC_TOK_GREAT; }
+            "(("     { if (lx->cmd_start) { unsupported_at(lx, ps, lx->cur, "arithmetic command `((`"); return SHC_TOK_SHC_YYerror; } lx->cur = ps + 1; goto paren; }
+            "("      { goto paren; }
+            ")"      { return SHC_TOK_RPAREN; }
+            *        { lx->cur = ps; break; }
+        */
+    paren:
+        if (lx->cmd_start)
+            unsupported_at(lx, ps, ps + 1, "subshell `(`");
+        else if (lx->cmd_words == 1 && lx->last_tok == SHC_TOK_WORD)
+            unsupported_at(lx, ps, ps + 1, "function definition `()`");
+        else
+            return SHC_TOK_LPAREN; /* the grammar reports it as unexpected */
+        return SHC_TOK_SHC_YYerror;
+    }
+
+    /* a word, an assignment, a reserved word, ! or a file descriptor number */
+    bool target = is_redir_op(lx->last_tok);
+    shc_word *w = NULL;
+    if (lex_word(lx, &w))
+        return SHC_TOK_SHC_YYerror;
+    unsigned char next = *lx->cur;
+    if ((next == '<' || next == '>') && w->nparts == 1 &&
+        w->parts[0].kind == SHC_PART_LIT) {
+        const char *v = w->parts[0].value;
+        size_t n = w->parts[0].len;
+        if (n > 0 && strspn(v, "0123456789") == n) {
+            if (n > 9) {
+                unsupported_at(lx, lx->tok, lx->cur, "file descriptor number this large");
+                return SHC_TOK_SHC_YYerror;
+            }
+            lval->num = strtol(v, NULL, 10);
+            return SHC_TOK_IO_NUMBER;
+        }
+        if (n > 2 && v[0] == '{' && v[n - 1] == '}') {
+            unsupported_at(lx, lx->tok, lx->cur, "named file descriptor redirection `{var}>`");
+            return SHC_TOK_SHC_YYerror;
+        }
+    }
+    if (!target && lx->cmd_words == 0) {
+        if (assignment_shaped(w)) {
+            const char *v = w->parts[0].value;
+            if (v[strcspn(v, "=+[")] == '[') {
+                unsupported_at(lx, lx->tok, lx->cur, "array assignment `name[...]=`");
+                return SHC_TOK_SHC_YYerror;
+            }
+            if (next == '(') {
+                unsupported_at(lx, lx->tok, lx->cur + 1, "array assignment `name=(...)`");
+                return SHC_TOK_SHC_YYerror;
+            }
+            lval->word = w;
+            return SHC_TOK_WORD;
+        }
+        if (lx->cmd_start && is_lit(w, "!"))
+            return SHC_TOK_BANG;
+        if (lx->cmd_start && check_command_word(lx, w))
+            return SHC_TOK_SHC_YYerror;
+    }
+    lval->word = w;
+    return SHC_TOK_WORD;
+}
+
+int shc_yylex(SHC_YYSTYPE *lval, SHC_YYLTYPE *lloc, shc_lexer *lx)
+{
+    bool target = is_redir_op(lx->last_tok);
+    int t = lex_token(lx, lval);
+    lloc->start = (uint32_t)(lx->tok - lx->src);
+    lloc->end = (uint32_t)(lx->cur - lx->src);
+    switch (t) {
+    case SHC_TOK_WORD:
+        if (!target && !(lx->cmd_words == 0 && assignment_shaped(lval->word))) {
+            lx->cmd_words++;
+            lx->cmd_start = false;
+        }
+        break;
+    case SHC_TOK_IO_NUMBER:
+    case SHC_TOK_LESS: case SHC_TOK_GREAT: case SHC_TOK_DGREAT: case SHC_TOK_CLOBBER:
+    case SHC_TOK_LESSGREAT: case SHC_TOK_GREATAND: case SHC_TOK_LESSAND:
+    case SHC_TOK_ANDGREAT: case SHC_TOK_ANDDGREAT: case SHC_TOK_TLESS:
+        break;
+    default:
+        /* operators and newlines start a new command */
+        lx->cmd_start = true;
+        lx->cmd_words = 0;
+        break;
+    }
+    lx->last_tok = (unsigned)t;
+    return t;
+}
