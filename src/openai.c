@@ -64,6 +64,10 @@ struct shc_backend_turn {
     shc_sse *sse;
     shc_oai_delta *delta;
     bool streamed;   /* some 2xx body arrived */
+    /* text deltas of one network read, passed on as one chunk (kind: 0 none, 1 text, 2 thought) */
+    int pend_kind;
+    char *pend;
+    size_t pend_len, pend_cap;
     int stream_rc;   /* first stream error */
     char stream_err[256];
     char errbody[ERRBODY_MAX + 1];
@@ -250,18 +254,60 @@ static void failf(shc_backend_turn *t, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ streaming */
 
+/* Passes the pending text on.  Deltas that arrive in one network read are joined: the client
+ * sees them at the same moment anyway, and one notification per token costs the bridge a write
+ * per token. */
+static void flush_pending(shc_backend_turn *t)
+{
+    int kind = t->pend_kind;
+    size_t n = t->pend_len;
+    t->pend_kind = 0;
+    t->pend_len = 0;
+    if (!n || t->state != T_REQUEST)
+        return;
+    if (kind == 1 && t->host.message_chunk)
+        t->host.message_chunk(t->host.payload, t->pend, n);
+    else if (kind == 2 && t->host.thought_chunk)
+        t->host.thought_chunk(t->host.payload, t->pend, n);
+}
+
+#define PEND_MAX (64u * 1024u)
+
+static void add_pending(shc_backend_turn *t, int kind, const char *text, size_t len)
+{
+    if (t->pend_kind != kind || t->pend_len + len > PEND_MAX)
+        flush_pending(t);
+    if (t->pend_len + len > t->pend_cap) {
+        size_t cap = t->pend_cap ? t->pend_cap : 1024;
+        while (cap < t->pend_len + len)
+            cap *= 2;
+        char *p = realloc(t->pend, cap);
+        if (!p) { /* pass it on unjoined */
+            flush_pending(t);
+            t->pend_kind = kind;
+            if (kind == 1 && t->host.message_chunk)
+                t->host.message_chunk(t->host.payload, text, len);
+            else if (kind == 2 && t->host.thought_chunk)
+                t->host.thought_chunk(t->host.payload, text, len);
+            t->pend_kind = 0;
+            return;
+        }
+        t->pend = p;
+        t->pend_cap = cap;
+    }
+    memcpy(t->pend + t->pend_len, text, len);
+    t->pend_len += len;
+    t->pend_kind = kind;
+}
+
 static void on_content(void *p, const char *text, size_t len)
 {
-    shc_backend_turn *t = p;
-    if (t->state == T_REQUEST && t->host.message_chunk)
-        t->host.message_chunk(t->host.payload, text, len);
+    add_pending(p, 1, text, len);
 }
 
 static void on_reasoning(void *p, const char *text, size_t len)
 {
-    shc_backend_turn *t = p;
-    if (t->state == T_REQUEST && t->host.thought_chunk)
-        t->host.thought_chunk(t->host.payload, text, len);
+    add_pending(p, 2, text, len);
 }
 
 static const shc_oai_delta_cbs delta_cbs = {on_content, on_reasoning};
@@ -292,6 +338,7 @@ static int on_body(void *p, long status, const char *buf, size_t len)
     if (t->stream_rc)
         return 1;
     int rc = shc_sse_feed(t->sse, buf, len, on_event, t);
+    flush_pending(t);
     if (t->state != T_REQUEST)
         return 1;
     if (rc) {
@@ -698,6 +745,7 @@ static void op_turn_free(shc_backend_turn *t)
     shc_sse_free(t->sse);
     shc_oai_delta_free(t->delta);
     session_unref(t->s);
+    free(t->pend);
     free(t->waiting);
     free(t->error);
     free(t->cwd);

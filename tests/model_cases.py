@@ -100,7 +100,7 @@ def text_only():
     r = run("text.json", ["hi"])
     common(r)
     eq(r.text(), "Hello, world", "message")
-    eq([e["text"] for e in r.of("message")], ["Hello", ", world"], "chunks stream one by one")
+    assert 1 <= len(r.of("message")) <= 2, "deltas of one read may be joined, never split"
     eq(r.of("done"), [{"type": "done", "reason": "end_turn", "code": 0, "error": None}], "done")
     eq(len(r.reqs), 1, "requests")
     q = r.reqs[0]
@@ -130,7 +130,8 @@ def reasoning_then_text():
     eq(r.text("thought"), "The user greets; answer briefly.", "thoughts")
     eq(r.text(), "Hi there.", "message")
     kinds = [e["type"] for e in r.events if e["type"] in ("thought", "message")]
-    eq(kinds, ["thought", "thought", "message"], "order")
+    assert kinds and kinds[-1] == "message" and "message" not in kinds[:-1] and kinds[0] == "thought", \
+        "thoughts first, then the text: %r" % kinds
     eq(r.reqs[0]["body"]["model"], "deepseek-reasoner", "--model")
 
 
