@@ -95,7 +95,7 @@ static const char default_prompt[] =
     "concisely. When you are done, reply without calling any tool.";
 
 static const char tool_description[] =
-    "Run a shell command with `bash -lc` in the session's working directory on a "
+    "Run a shell command with bash in the session's working directory on a "
     "pseudo-terminal, and return its output (ANSI escapes stripped; long output keeps its head "
     "and tail) followed by a last line `[exit code: N]`, `[killed by signal: S]` or "
     "`[timed out]`. Each call starts a fresh shell: `cd` and variables do not carry over, so "

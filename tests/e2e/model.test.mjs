@@ -247,6 +247,15 @@ await withAgent("loop_tools.json", ["--approve", "all", "--max-turn-requests", "
   eq(server.requests().length, 2, "limit: two requests");
 });
 
+// --timeout: the command is killed and the model sees [timed out]
+await withAgent("timeout.json", ["--approve", "all", "--timeout", "1"], {}, async ({ prompt, server }) => {
+  const t0 = Date.now();
+  eq((await prompt("slow command")).stopReason, "end_turn", "timeout: end_turn");
+  ok(Date.now() - t0 < 10000, "timeout: the command was stopped", Date.now() - t0);
+  const m = server.requests()[1]?.body?.messages || [];
+  ok(/start\n[\s\S]*\[timed out\]$/.test(m[3]?.content || ""), "timeout: model text ends with [timed out]", m[3]?.content);
+});
+
 await withAgent("length.json", [], {}, async ({ prompt }) => {
   eq((await prompt("long")).stopReason, "max_tokens", "length -> max_tokens");
 });
