@@ -279,7 +279,9 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
         goto out;
     }
     if (!strcmp(method, "session/cancel")) {
-        m_session_cancel(br, params); /* a notification; a request form gets no answer either */
+        m_session_cancel(br, params);
+        if (id) /* a notification in ACP; a client that sent it as a request still gets one answer */
+            shc_rpc_respond(br->rpc, id, json_object());
         goto out;
     }
     if (!id) {

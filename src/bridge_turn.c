@@ -7,11 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The classifier arrives from its own branch; until it is linked every command gets a terminal
- * (or console) card.  Display only: the verdict never changes what runs. */
-#pragma weak shc_classify
-#pragma weak shc_verdict_free
-
 static void progress(shc_loop *loop, void *payload);
 
 void shc__turn_kick(br_turn *t)
@@ -290,7 +285,8 @@ static void start_call(br_call *c)
     br_turn *t = c->turn;
     br_session *s = t->sess;
     br_bridge *br = t->br;
-    if (shc_classify && shc_classify(&c->verdict, c->command, strlen(c->command), true) != 0)
+    /* display only: the verdict never changes what runs */
+    if (shc_classify(&c->verdict, c->command, strlen(c->command), true) != 0)
         c->verdict = NULL;
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
     c->info = (shc_call_info){c->id,       c->command, s->cwd, c->description, c->verdict,
@@ -387,8 +383,7 @@ static void call_free(br_call *c)
     if (c->give_up_timer)
         shc_loop_cancel_timer(c->turn->br->loop, c->give_up_timer);
     shc_pty_free(c->pty);
-    if (shc_verdict_free)
-        shc_verdict_free(c->verdict);
+    shc_verdict_free(c->verdict);
     free(c->be_call_id);
     free(c->command);
     free(c->description);

@@ -445,7 +445,27 @@ int shc_model_feed(shc_model *m, const char *text, size_t n)
         default:
             break;
         }
-        /* ST_TEXT */
+        /* ST_TEXT.  Fast path: a run of printable bytes appended at the end of the line. */
+        if (c >= 0x20 && c != 0x7f && m->cursor == m->line_len &&
+            m->line_len < LINE_MAX_BYTES) {
+            size_t j = i + 1;
+            size_t lim = i + (LINE_MAX_BYTES - m->line_len);
+            if (lim > n)
+                lim = n;
+            while (j < lim && s[j] >= 0x20 && s[j] != 0x7f)
+                j++;
+            /* end the run on a character boundary (input is valid UTF-8) */
+            size_t run = shc_utf8_boundary((const char *)s + i, j - i);
+            if (run) {
+                if (line_reserve(m, run) != 0)
+                    return SHC_E_NOMEM;
+                memcpy(m->line + m->line_len, s + i, run);
+                m->line_len += run;
+                m->cursor = m->line_len;
+                i += run - 1;
+                continue;
+            }
+        }
         if (c >= 0x80) {
             size_t len = char_len(c);
             if (len > n - i)

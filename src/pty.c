@@ -266,6 +266,8 @@ static void on_master(shc_loop *loop, int fd, unsigned events, void *payload)
         if (n > 0) {
             p->bytes_read += (uint64_t)n;
             take_bytes(p, p->rbuf, (size_t)n, false);
+            if (n < READ_SIZE)
+                return; /* drained for now: the next poll says when there is more */
             continue;
         }
         if (n < 0 && errno == EINTR)

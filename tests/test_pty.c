@@ -308,6 +308,146 @@ static void test_login_flag(void **state)
     run_free(&r);
 }
 
+/* 6/8: a program that opens /dev/tty itself (as ssh and sudo do) is stopped by the timeout. */
+static void test_tty_reader_stopped_by_timeout(void **state)
+{
+    (void)state;
+    shc_pty_opts o = cmd("read -r x </dev/tty; echo got");
+    o.timeout_ms = 300;
+    run_result r = {0};
+    run_cmd(&r, o);
+    assert_true(r.st.timed_out);
+    assert_null(strstr(r.out.p, "got"));
+    assert_true(r.ms < 2300);
+    run_free(&r);
+}
+
+/* 13: the deadline covers shell startup: a login profile that sleeps cannot outlast it. */
+static void test_slow_profile_honours_timeout(void **state)
+{
+    (void)state;
+    char home[] = "/tmp/shc-home-XXXXXX";
+    assert_non_null(mkdtemp(home));
+    char path[128], env_home[160];
+    snprintf(path, sizeof path, "%s/.profile", home);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("echo profile junk\nsleep 2\n", f);
+    fclose(f);
+    snprintf(env_home, sizeof env_home, "HOME=%s", home);
+    const char *env[] = {env_home, NULL};
+    shc_pty_opts o = cmd("echo ran");
+    o.login = true;
+    o.env = env;
+    o.timeout_ms = 400;
+    run_result r = {0};
+    run_cmd(&r, o);
+    assert_true(r.st.timed_out);
+    assert_true(r.ms < 2000);
+    assert_non_null(strstr(r.out.p, "profile junk"));
+    assert_null(strstr(r.out.p, "ran"));
+    run_free(&r);
+    unlink(path);
+    rmdir(home);
+}
+
+/* 14: resize reaches the running program. */
+typedef struct resize_ctx {
+    shc_pty *p;
+    int rc;
+} resize_ctx;
+
+static void do_resize(shc_loop *loop, void *payload)
+{
+    (void)loop;
+    resize_ctx *c = payload;
+    c->rc = shc_pty_resize(c->p, 200, 50);
+}
+
+static void test_resize(void **state)
+{
+    (void)state;
+    run_result r = {0};
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = shc_exec_new(loop);
+    shc_pty_opts o = cmd("stty size </dev/tty; sleep 0.5; stty size </dev/tty");
+    o.on_output = rr_output;
+    o.on_exit = rr_exit;
+    o.payload = &r;
+    assert_int_equal(shc_pty_spawn(&r.pty, ex, &o, NULL), 0);
+    resize_ctx c = {r.pty, 1};
+    shc_loop_timer(loop, 200, do_resize, &c);
+    while (!r.done)
+        assert_int_equal(shc_loop_run_once(loop, 5000), 0);
+    assert_int_equal(c.rc, 0);
+    shc_outbuf_append(&r.out, "", 1);
+    assert_string_equal(r.out.p, "40 120\r\n50 200\r\n");
+    shc_exec_free(ex);
+    shc_loop_free(loop);
+    run_free(&r);
+}
+
+/* Freeing a running command, or the exec context under it, kills and reaps it. */
+static void test_free_while_running(void **state)
+{
+    (void)state;
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = shc_exec_new(loop);
+    shc_pty *a, *b;
+    assert_int_equal(shc_pty_spawn(&a, ex, &(shc_pty_opts){.command = "sleep 300"}, NULL), 0);
+    assert_int_equal(shc_pty_spawn(&b, ex, &(shc_pty_opts){.command = "sleep 300"}, NULL), 0);
+    pid_t pa = shc_pty_pid(a), pb = shc_pty_pid(b);
+    assert_true(pa > 0 && pb > 0 && pa != pb);
+    assert_int_equal(shc_loop_run_once(loop, 50), 0);
+    shc_pty_free(a);
+    assert_true(pid_gone(pa));
+    assert_false(pid_gone(pb));
+    shc_exec_free(ex); /* b is still running: killed and reaped, no callback */
+    assert_true(pid_gone(pb));
+    assert_true(shc_pty_done(b));
+    shc_pty_free(b);
+    shc_loop_free(loop);
+    int z = -1;
+    assert_int_equal(shc__count_children(&z), 0);
+}
+
+/* Two commands at once on one loop: each completes with its own output and status. */
+static void test_concurrent_commands(void **state)
+{
+    (void)state;
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = shc_exec_new(loop);
+    run_result ra = {0}, rb = {0};
+    shc_pty_opts o = cmd("sleep 0.3; echo A; exit 5");
+    o.on_output = rr_output;
+    o.on_exit = rr_exit;
+    o.payload = &ra;
+    assert_int_equal(shc_pty_spawn(&ra.pty, ex, &o, NULL), 0);
+    o = cmd("echo B; setsid sleep 300 & echo $!");
+    o.on_output = rr_output;
+    o.on_exit = rr_exit;
+    o.payload = &rb;
+    assert_int_equal(shc_pty_spawn(&rb.pty, ex, &o, NULL), 0);
+    pid_t pa = shc_pty_pid(ra.pty);
+    while (!ra.done || !rb.done) {
+        assert_int_equal(shc_loop_run_once(loop, 5000), 0);
+        if (rb.done && !ra.done) /* B's sweep must not touch A */
+            assert_false(pid_gone(pa));
+    }
+    shc_outbuf_append(&ra.out, "", 1);
+    shc_outbuf_append(&rb.out, "", 1);
+    assert_string_equal(ra.out.p, "A\r\n");
+    assert_int_equal(ra.st.exit_code, 5);
+    assert_memory_equal(rb.out.p, "B\r\n", 3);
+    pid_t v[1];
+    assert_int_equal(pids_in(rb.out.p + 3, v, 1), 1);
+    assert_true(pid_gone(v[0]));
+    shc_exec_free(ex);
+    shc_loop_free(loop);
+    run_free(&ra);
+    run_free(&rb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +465,11 @@ int main(void)
         cmocka_unit_test(test_background_job_does_not_hold),
         cmocka_unit_test(test_no_zombies_no_fd_leaks),
         cmocka_unit_test(test_login_flag),
+        cmocka_unit_test(test_tty_reader_stopped_by_timeout),
+        cmocka_unit_test(test_slow_profile_honours_timeout),
+        cmocka_unit_test(test_resize),
+        cmocka_unit_test(test_free_while_running),
+        cmocka_unit_test(test_concurrent_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
