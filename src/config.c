@@ -44,7 +44,8 @@ const char *shc_model_config_usage(void)
            "  --request-timeout S      give up when the model stream is idle S s (default 120)\n"
            "  --system-prompt-file P   replace the built-in system prompt\n"
            "  --config PATH            settings file (default $SHCARD_CONFIG, else\n"
-           "                           $XDG_CONFIG_HOME/shcard/config or ~/.config/shcard/config)\n";
+           "                           $XDG_CONFIG_HOME/shcard/config or ~/.config/shcard/config)\n"
+           "  --shell                  shell mode even when a key is set\n";
 }
 
 void shc_model_config_init(shc_model_config *c)
@@ -155,6 +156,11 @@ int shc_model_config_flag(shc_model_config *c, int argc, char **argv, int *i, ch
                           size_t errlen)
 {
     const char *a = argv[*i];
+    if (!strcmp(a, "--shell")) {
+        c->force_shell = true;
+        *i += 1;
+        return 1;
+    }
     for (int k = 0; k < K_COUNT; k++) {
         size_t fl = strlen(keys[k].flag);
         const char *v;
@@ -336,5 +342,5 @@ int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, 
 
 bool shc_model_config_enabled(const shc_model_config *c)
 {
-    return c->api_key || c->base_url_set;
+    return !c->force_shell && (c->api_key || c->base_url_set);
 }

@@ -34,6 +34,7 @@ typedef struct shc_model_config {
     long timeout_s;           /* per command; 0 = the bridge's default */
     long request_timeout_s;   /* model stream idle timeout */
     bool base_url_set;        /* from a flag or the file: the backend is wanted */
+    bool force_shell;         /* --shell: shell mode even with a key */
     unsigned set_by_flag;     /* bit per key: flags win over the file */
 } shc_model_config;
 
@@ -56,7 +57,8 @@ int shc_model_config_file(shc_model_config *c, const char *path, char *err, size
  * prompt file, and fills defaults.  Returns 0 or a negative SHC_E_* with a message in err. */
 int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, size_t errlen);
 
-/* True when the model backend should run: a key was found or a base URL was given. */
+/* True when the model backend should run: a key was found or a base URL was given, and no
+ * --shell. */
 bool shc_model_config_enabled(const shc_model_config *c);
 
 /* One line for --help. */

@@ -856,6 +856,10 @@ int shc_openai_select(shc_model_config *cfg, shc_backend **out)
         fprintf(stderr, "shcard acp: %s\n", err);
         return rc;
     }
+    if (cfg->force_shell) {
+        fprintf(stderr, "shcard acp: --shell: shell mode, each prompt line runs as one command\n");
+        return 0;
+    }
     if (!shc_model_config_enabled(cfg)) {
         fprintf(stderr, "shcard acp: no API key (%s) and no --base-url: shell mode, each prompt "
                         "line runs as one command\n",

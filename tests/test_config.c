@@ -100,6 +100,17 @@ static void test_no_key_no_base_url_is_shell_mode(void **state)
     assert_true(shc_model_config_enabled(&c));
     assert_null(c.api_key);
     shc_model_config_free(&c);
+
+    /* --shell wins over a key */
+    static const char *const env2[] = {"DEEPSEEK_API_KEY", "sk-x", NULL};
+    fake_env = env2;
+    shc_model_config_init(&c);
+    const char *argv2[] = {"--shell"};
+    assert_int_equal(parse(&c, 1, argv2, err), 0);
+    assert_int_equal(shc_model_config_resolve(&c, env_get, err, sizeof err), 0);
+    assert_non_null(c.api_key);
+    assert_false(shc_model_config_enabled(&c));
+    shc_model_config_free(&c);
 }
 
 static void test_flags(void **state)

@@ -272,6 +272,18 @@ await withAgent("length.json", [], {}, async ({ prompt }) => {
   ok(/shell mode/.test(err), "no key: shell mode on stderr", err);
 }
 
+// --shell: shell mode even with a key in the environment
+{
+  const home = mkdtempSync(join(tmpdir(), "shc-home-"));
+  const child = spawn(SHCARD, ["acp", "--shell"], { stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, DEEPSEEK_API_KEY: KEY, HOME: home, XDG_CONFIG_HOME: home, SHCARD_CONFIG: "" } });
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  child.stdin.end();
+  await new Promise((r) => child.on("exit", r));
+  ok(/--shell: shell mode/.test(err) && !err.includes(KEY), "--shell: shell mode despite the key", err);
+}
+
 ok(stderrAll.some((s) => /model .* at http:\/\/127\.0\.0\.1/.test(s)), "stderr names the model backend", stderrAll[0]);
 ok(stderrAll.every((s) => !s.includes(KEY)), "no API key in any stderr");
 console.log(`${passed} passed, ${failed} failed`);
