@@ -18,6 +18,7 @@ struct shc_http {
     int timer_id; /* loop timer for curl's timeout, 0 = none */
     int active;
     shc_http_req *reqs; /* requests in flight (a list: curl 7.88 has no multi_get_handles) */
+    int detached;       /* freeing: the loop may be gone, never touch it */
 };
 
 struct shc_http_req {
@@ -135,6 +136,8 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
     (void)easy;
     shc_http *h = userp;
     int id = (int)(intptr_t)socketp;
+    if (h->detached)
+        return 0;
     if (what == CURL_POLL_REMOVE) {
         if (id > 0)
             shc_loop_unwatch(h->loop, id);
@@ -161,6 +164,8 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
 {
     (void)multi;
     shc_http *h = userp;
+    if (h->detached)
+        return 0;
     if (h->timer_id)
         shc_loop_cancel_timer(h->loop, h->timer_id);
     h->timer_id = 0;
@@ -219,10 +224,11 @@ void shc_http_free(shc_http *h)
 {
     if (!h)
         return;
+    /* The bridge frees its loop before its backend: from here on, the loop is not touched
+     * (its watchers and timer die with it). */
+    h->detached = 1;
     while (h->reqs)
         req_free(h->reqs);
-    if (h->timer_id)
-        shc_loop_cancel_timer(h->loop, h->timer_id);
     curl_multi_cleanup(h->multi);
     free(h);
     curl_global_cleanup();

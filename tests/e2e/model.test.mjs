@@ -247,6 +247,24 @@ await withAgent("loop_tools.json", ["--approve", "all", "--max-turn-requests", "
   eq(server.requests().length, 2, "limit: two requests");
 });
 
+// stdin EOF in the middle of a stream: the bridge tears down (aborting the transfer) and exits 0
+await withAgent("slow.json", [], {}, async ({ log, prompt, server, child }) => {
+  const p1 = prompt("slow").catch((e) => e);
+  for (let i = 0; i < 200 && !chunks(log, "agent_message_chunk"); i++) await sleep(25);
+  child.stdin.end();
+  const ex = await Promise.race([child.exited, sleep(5000).then(() => null)]);
+  ok(ex && ex.code === 0, "EOF mid-stream: exits 0 at once", ex);
+  for (let i = 0; i < 40 && server.disconnects().length === 0; i++) await sleep(25);
+  eq(server.disconnects().length, 1, "EOF mid-stream: the transfer was aborted");
+  await p1;
+});
+
+// a keep-alive connection left in curl's cache at exit (an error response keeps it open)
+await withAgent("error_401.json", [], {}, async ({ prompt }) => {
+  const e = await codeOf(prompt("a"));
+  ok(/refused the API key/.test(e?.message), "keep-alive: 401 error", e?.message);
+});
+
 // --timeout: the command is killed and the model sees [timed out]
 await withAgent("timeout.json", ["--approve", "all", "--timeout", "1"], {}, async ({ prompt, server }) => {
   const t0 = Date.now();
