@@ -102,8 +102,8 @@ static int parse_long(const char *v, long lo, long hi, long *out)
 }
 
 /* Sets key k to v; `where` names the flag or file line for messages. */
-static int set_key(shc_model_config *c, enum key k, const char *v, const char *where, char *err,
-                   size_t errlen)
+static int
+set_key(shc_model_config *c, enum key k, const char *v, const char *where, char *err, size_t errlen)
 {
     long n;
     switch (k) {
@@ -146,14 +146,13 @@ static int set_key(shc_model_config *c, enum key k, const char *v, const char *w
         else
             c->request_timeout_s = n;
         return 0;
-    case K_COUNT:
-        break;
+    case K_COUNT: break;
     }
     return SHC_E_USAGE;
 }
 
-int shc_model_config_flag(shc_model_config *c, int argc, char **argv, int *i, char *err,
-                          size_t errlen)
+int shc_model_config_flag(
+    shc_model_config *c, int argc, char **argv, int *i, char *err, size_t errlen)
 {
     const char *a = argv[*i];
     if (!strcmp(a, "--shell")) {

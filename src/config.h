@@ -14,11 +14,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SHC_MODEL_DEFAULT_BASE_URL "https://api.deepseek.com"
-#define SHC_MODEL_DEFAULT_MODEL "deepseek-chat"
+#define SHC_MODEL_DEFAULT_BASE_URL          "https://api.deepseek.com"
+#define SHC_MODEL_DEFAULT_MODEL             "deepseek-chat"
 #define SHC_MODEL_DEFAULT_MAX_TURN_REQUESTS 50
-#define SHC_MODEL_DEFAULT_REQUEST_TIMEOUT 120 /* s without a byte from the model server */
-#define SHC_MODEL_MAX_PROMPT_FILE (256u * 1024u)
+#define SHC_MODEL_DEFAULT_REQUEST_TIMEOUT   120 /* s without a byte from the model server */
+#define SHC_MODEL_MAX_PROMPT_FILE           (256u * 1024u)
 
 typedef struct shc_model_config {
     char *model;
@@ -31,11 +31,11 @@ typedef struct shc_model_config {
     char *config_path;        /* an explicit --config, or NULL */
     char *config_used;        /* the file that was read, or NULL */
     long max_turn_requests;
-    long timeout_s;           /* per command; 0 = the bridge's default */
-    long request_timeout_s;   /* model stream idle timeout */
-    bool base_url_set;        /* from a flag or the file: the backend is wanted */
-    bool force_shell;         /* --shell: shell mode even with a key */
-    unsigned set_by_flag;     /* bit per key: flags win over the file */
+    long timeout_s;         /* per command; 0 = the bridge's default */
+    long request_timeout_s; /* model stream idle timeout */
+    bool base_url_set;      /* from a flag or the file: the backend is wanted */
+    bool force_shell;       /* --shell: shell mode even with a key */
+    unsigned set_by_flag;   /* bit per key: flags win over the file */
 } shc_model_config;
 
 /* Reads the environment: a function like getenv (tests pass their own). */
@@ -46,8 +46,8 @@ void shc_model_config_free(shc_model_config *c);
 
 /* Looks at argv[*i].  Returns 1 when it was a model flag (consumed, *i advanced past its value),
  * 0 when it is not one of ours, or SHC_E_USAGE with a message in err. */
-int shc_model_config_flag(shc_model_config *c, int argc, char **argv, int *i, char *err,
-                          size_t errlen);
+int shc_model_config_flag(
+    shc_model_config *c, int argc, char **argv, int *i, char *err, size_t errlen);
 
 /* Reads one config file (keys not set by flags).  SHC_E_IO when it cannot be read,
  * SHC_E_USAGE on a bad line (err names file and line). */

@@ -234,8 +234,8 @@ void shc_http_free(shc_http *h)
     curl_global_cleanup();
 }
 
-int shc_http_post(shc_http_req **out, shc_http *h, const shc_http_opts *o, const shc_http_cbs *cbs,
-                  void *payload)
+int shc_http_post(
+    shc_http_req **out, shc_http *h, const shc_http_opts *o, const shc_http_cbs *cbs, void *payload)
 {
     *out = NULL;
     shc_http_req *r = calloc(1, sizeof *r);

@@ -18,10 +18,10 @@ typedef struct shc_http shc_http;
 typedef struct shc_http_req shc_http_req;
 
 typedef struct shc_http_result {
-    long status;      /* HTTP status, 0 when no response came */
-    int failed;       /* 1 when the transfer failed (connection, timeout, cut); error says why */
+    long status;       /* HTTP status, 0 when no response came */
+    int failed;        /* 1 when the transfer failed (connection, timeout, cut); error says why */
     const char *error; /* NULL on success */
-    long retry_after; /* seconds from a Retry-After header, or -1 */
+    long retry_after;  /* seconds from a Retry-After header, or -1 */
 } shc_http_result;
 
 typedef struct shc_http_cbs {
@@ -45,7 +45,10 @@ void shc_http_free(shc_http *h);
 
 /* Starts a POST.  Returns 0 and *out (borrowed handle, valid until done returns or cancel), or
  * SHC_E_NOMEM / SHC_E_IO. */
-int shc_http_post(shc_http_req **out, shc_http *h, const shc_http_opts *o, const shc_http_cbs *cbs,
+int shc_http_post(shc_http_req **out,
+                  shc_http *h,
+                  const shc_http_opts *o,
+                  const shc_http_cbs *cbs,
                   void *payload);
 
 /* Aborts the transfer now (closing its connection); done is not called.  NULL-safe; safe from

@@ -145,8 +145,12 @@ static int feed_tool(shc_oai_delta *d, json_t *tc, char *err, size_t errlen)
     return 0;
 }
 
-static int feed_text(text *t, json_t *v, void (*cb)(void *, const char *, size_t), void *payload,
-                     char *err, size_t errlen)
+static int feed_text(text *t,
+                     json_t *v,
+                     void (*cb)(void *, const char *, size_t),
+                     void *payload,
+                     char *err,
+                     size_t errlen)
 {
     if (!v || json_is_null(v))
         return 0;
@@ -163,8 +167,12 @@ static int feed_text(text *t, json_t *v, void (*cb)(void *, const char *, size_t
     return 0;
 }
 
-static int feed_chunk(shc_oai_delta *d, json_t *root, const shc_oai_delta_cbs *cbs, void *payload,
-                      char *err, size_t errlen)
+static int feed_chunk(shc_oai_delta *d,
+                      json_t *root,
+                      const shc_oai_delta_cbs *cbs,
+                      void *payload,
+                      char *err,
+                      size_t errlen)
 {
     json_t *e = json_object_get(root, "error");
     if (e && !json_is_null(e)) {
@@ -219,8 +227,13 @@ static int feed_chunk(shc_oai_delta *d, json_t *root, const shc_oai_delta_cbs *c
     return 0;
 }
 
-int shc_oai_delta_feed(shc_oai_delta *d, const char *data, size_t len, const shc_oai_delta_cbs *cbs,
-                       void *payload, char *err, size_t errlen)
+int shc_oai_delta_feed(shc_oai_delta *d,
+                       const char *data,
+                       size_t len,
+                       const shc_oai_delta_cbs *cbs,
+                       void *payload,
+                       char *err,
+                       size_t errlen)
 {
     size_t a = 0, b = len;
     while (a < b && (data[a] == ' ' || data[a] == '\t' || data[a] == '\n'))
@@ -296,8 +309,8 @@ json_t *shc_oai_delta_message(const shc_oai_delta *d, const char *id_prefix)
     if (!m)
         return NULL;
     size_t n = shc_oai_delta_ntools(d);
-    json_t *content = d->content.n || n == 0 ? json_stringn(text_str(&d->content), d->content.n)
-                                             : json_null();
+    json_t *content =
+        d->content.n || n == 0 ? json_stringn(text_str(&d->content), d->content.n) : json_null();
     if (json_object_set_new(m, "role", json_string("assistant")) ||
         json_object_set_new(m, "content", content))
         goto fail;

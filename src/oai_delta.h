@@ -28,7 +28,7 @@ typedef struct shc_oai_delta_cbs {
 
 /* Limits: tool calls per message, and bytes of text kept per message. */
 #define SHC_OAI_MAX_TOOL_CALLS 64
-#define SHC_OAI_MAX_TEXT (64u * 1024u * 1024u)
+#define SHC_OAI_MAX_TEXT       (64u * 1024u * 1024u)
 
 shc_oai_delta *shc_oai_delta_new(void);
 void shc_oai_delta_free(shc_oai_delta *d);
@@ -38,10 +38,15 @@ void shc_oai_delta_free(shc_oai_delta *d);
  *   SHC_E_SYNTAX  not the API's shape (not JSON, no choices, wrong types)
  *   SHC_E_LIMIT   over a limit above
  * `[DONE]` marks the stream finished (shc_oai_delta_done). */
-int shc_oai_delta_feed(shc_oai_delta *d, const char *data, size_t len, const shc_oai_delta_cbs *cbs,
-                       void *payload, char *err, size_t errlen);
+int shc_oai_delta_feed(shc_oai_delta *d,
+                       const char *data,
+                       size_t len,
+                       const shc_oai_delta_cbs *cbs,
+                       void *payload,
+                       char *err,
+                       size_t errlen);
 
-bool shc_oai_delta_done(const shc_oai_delta *d);      /* [DONE] seen */
+bool shc_oai_delta_done(const shc_oai_delta *d);          /* [DONE] seen */
 const char *shc_oai_delta_finish(const shc_oai_delta *d); /* finish_reason, or NULL */
 const char *shc_oai_delta_content(const shc_oai_delta *d, size_t *len);
 const char *shc_oai_delta_reasoning(const shc_oai_delta *d, size_t *len);

@@ -17,8 +17,8 @@
 #include "config.h"
 
 /* Retries of one request on 429 and 5xx, and the first backoff delay (doubles each time). */
-#define SHC_OPENAI_MAX_ATTEMPTS 3
-#define SHC_OPENAI_BACKOFF_MS 500
+#define SHC_OPENAI_MAX_ATTEMPTS      3
+#define SHC_OPENAI_BACKOFF_MS        500
 #define SHC_OPENAI_MAX_RETRY_AFTER_S 30
 
 /* Returns an owned backend, or NULL with a message in err. */
@@ -26,7 +26,9 @@ shc_backend *shc_openai_new(const shc_model_config *cfg, char *err, size_t errle
 
 /* The request body for a conversation (for tests and the bench): a new JSON text, free()d by
  * the caller.  history is borrowed. */
-char *shc_openai_request_body(const char *model, const char *system_prompt, const char *cwd,
+char *shc_openai_request_body(const char *model,
+                              const char *system_prompt,
+                              const char *cwd,
                               json_t *history);
 
 /* For `shcard acp`: after the flags, resolves the model settings (config file, environment) and

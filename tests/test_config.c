@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +54,7 @@ static int parse(shc_model_config *c, int argc, const char *const *src, char *er
 static void test_defaults_and_env_key(void **state)
 {
     (void)state;
-    static const char *const env[] = {"HOME", "/nonexistent", "OPENAI_API_KEY", "sk-openai",
-                                      NULL};
+    static const char *const env[] = {"HOME", "/nonexistent", "OPENAI_API_KEY", "sk-openai", NULL};
     fake_env = env;
     shc_model_config c;
     shc_model_config_init(&c);
@@ -70,8 +70,7 @@ static void test_defaults_and_env_key(void **state)
     shc_model_config_free(&c);
 
     /* DEEPSEEK_API_KEY first */
-    static const char *const env2[] = {"DEEPSEEK_API_KEY", "sk-ds", "OPENAI_API_KEY", "sk-o",
-                                       NULL};
+    static const char *const env2[] = {"DEEPSEEK_API_KEY", "sk-ds", "OPENAI_API_KEY", "sk-o", NULL};
     fake_env = env2;
     shc_model_config_init(&c);
     assert_int_equal(shc_model_config_resolve(&c, env_get, err, sizeof err), 0);
@@ -121,13 +120,18 @@ static void test_flags(void **state)
     shc_model_config c;
     shc_model_config_init(&c);
     char err[256] = "";
-    const char *argv[] = {"--approve",          "all", /* the bridge's: skipped */
-                    "--model",            "m1",
-                    "--base-url=https://example.test/v1",
-                    "--api-key-env",      "MY_KEY",
-                    "--max-turn-requests", "3",
-                    "--timeout=30",
-                    "--request-timeout",  "9"};
+    const char *argv[] = {"--approve",
+                          "all", /* the bridge's: skipped */
+                          "--model",
+                          "m1",
+                          "--base-url=https://example.test/v1",
+                          "--api-key-env",
+                          "MY_KEY",
+                          "--max-turn-requests",
+                          "3",
+                          "--timeout=30",
+                          "--request-timeout",
+                          "9"};
     assert_int_equal(parse(&c, 12, argv, err), 0);
     assert_int_equal(shc_model_config_resolve(&c, env_get, err, sizeof err), 0);
     assert_string_equal(c.model, "m1");
@@ -147,9 +151,12 @@ static void test_bad_flags(void **state)
         const char *a, *b;
         const char *msg;
     } cases[] = {
-        {"--max-turn-requests", "0", "from 1 to"},   {"--max-turn-requests", "x", "got 'x'"},
-        {"--timeout", "-1", "seconds"},              {"--base-url", "ftp://x", "http://"},
-        {"--model", "", "empty value"},              {"--model", NULL, "needs a value"},
+        {"--max-turn-requests", "0", "from 1 to"},
+        {"--max-turn-requests", "x", "got 'x'"},
+        {"--timeout", "-1", "seconds"},
+        {"--base-url", "ftp://x", "http://"},
+        {"--model", "", "empty value"},
+        {"--model", NULL, "needs a value"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         shc_model_config c;

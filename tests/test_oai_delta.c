@@ -1,10 +1,11 @@
 /* Stream delta accumulation: content, reasoning, tool calls by index, errors, [DONE]. */
+#include <jansson.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,13 +46,13 @@ static void test_text_and_reasoning(void **state)
     shc_oai_delta *d = shc_oai_delta_new();
     seen s = {0};
     char err[200] = "";
-    assert_int_equal(feed(d, "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
-                             "\"content\":null,\"reasoning_content\":\"Let me \"}}]}",
+    assert_int_equal(feed(d,
+                          "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+                          "\"content\":null,\"reasoning_content\":\"Let me \"}}]}",
                           &s, err),
                      0);
-    assert_int_equal(feed(d, "{\"choices\":[{\"delta\":{\"reasoning_content\":\"think.\"}}]}", &s,
-                          err),
-                     0);
+    assert_int_equal(
+        feed(d, "{\"choices\":[{\"delta\":{\"reasoning_content\":\"think.\"}}]}", &s, err), 0);
     assert_int_equal(feed(d, "{\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}", &s, err), 0);
     assert_int_equal(feed(d, "{\"choices\":[{\"delta\":{\"content\":\"lo \\u00e9\"}}]}", &s, err),
                      0);
@@ -135,16 +136,19 @@ static void test_tool_calls_without_index(void **state)
     shc_oai_delta *d = shc_oai_delta_new();
     seen s = {0};
     char err[200] = "";
-    assert_int_equal(feed(d, "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"name\":"
-                             "\"bash\",\"arguments\":\"{\\\"command\\\"\"}}]}}]}",
+    assert_int_equal(feed(d,
+                          "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"name\":"
+                          "\"bash\",\"arguments\":\"{\\\"command\\\"\"}}]}}]}",
                           &s, err),
                      0);
-    assert_int_equal(feed(d, "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{"
-                             "\"arguments\":\":\\\"id\\\"}\"}}]}}]}",
+    assert_int_equal(feed(d,
+                          "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{"
+                          "\"arguments\":\":\\\"id\\\"}\"}}]}}]}",
                           &s, err),
                      0);
-    assert_int_equal(feed(d, "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"c2\",\"function\":"
-                             "{\"name\":\"bash\",\"arguments\":\"{}\"}}]}}]}",
+    assert_int_equal(feed(d,
+                          "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"c2\",\"function\":"
+                          "{\"name\":\"bash\",\"arguments\":\"{}\"}}]}}]}",
                           &s, err),
                      0);
     assert_int_equal(shc_oai_delta_ntools(d), 2);
@@ -178,7 +182,8 @@ static void test_errors(void **state)
          "out of range"},
         {"{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":\"0\"}]}}]}", SHC_E_SYNTAX,
          "not an integer"},
-        {"{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":{}}}]}}"
+        {"{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":{}}}]}"
+         "}"
          "]}",
          SHC_E_SYNTAX, "arguments are not a string"},
         {"{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}", SHC_E_IO,
@@ -238,10 +243,8 @@ static void test_sse_byte_split(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_text_and_reasoning),
-        cmocka_unit_test(test_tool_calls_by_index),
-        cmocka_unit_test(test_tool_calls_without_index),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_text_and_reasoning),       cmocka_unit_test(test_tool_calls_by_index),
+        cmocka_unit_test(test_tool_calls_without_index), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_sse_byte_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,16 +43,15 @@ static void feed_all(const char *in, size_t chunk, rec *r)
     shc_sse_free(s);
 }
 
-static const char *stream =
-    ": keep-alive\n"
-    "data: {\"a\":1}\n\n"
-    "data:no-space\r\n\r\n"
-    "event: ping\rdata: x\r\rdata: first\ndata: second\n"
-    "id: 7\nretry: 100\nunknown\n\n"
-    ":\n"
-    "data\n\n"
-    "data:  two spaces\n\n"
-    "data: [DONE]\n\n";
+static const char *stream = ": keep-alive\n"
+                            "data: {\"a\":1}\n\n"
+                            "data:no-space\r\n\r\n"
+                            "event: ping\rdata: x\r\rdata: first\ndata: second\n"
+                            "id: 7\nretry: 100\nunknown\n\n"
+                            ":\n"
+                            "data\n\n"
+                            "data:  two spaces\n\n"
+                            "data: [DONE]\n\n";
 
 static const char *expect = "message|{\"a\":1}\n"
                             "message|no-space\n"
@@ -168,9 +168,9 @@ static void test_callback_stops(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_whole),         cmocka_unit_test(test_byte_by_byte),
-        cmocka_unit_test(test_every_split),   cmocka_unit_test(test_crlf_split),
-        cmocka_unit_test(test_cut_mid_event), cmocka_unit_test(test_limit),
+        cmocka_unit_test(test_whole),          cmocka_unit_test(test_byte_by_byte),
+        cmocka_unit_test(test_every_split),    cmocka_unit_test(test_crlf_split),
+        cmocka_unit_test(test_cut_mid_event),  cmocka_unit_test(test_limit),
         cmocka_unit_test(test_callback_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -120,7 +120,7 @@ static void on_tool_call(void *p, const char *call_id, const char *command, cons
         r.ran = true;
         r.model_text = out ? out : "";
         if (WIFSIGNALED(ws))
-            r.signal = WTERMSIG(ws) == SIGKILL ? "SIGKILL"
+            r.signal = WTERMSIG(ws) == SIGKILL   ? "SIGKILL"
                        : WTERMSIG(ws) == SIGTERM ? "SIGTERM"
                                                  : "SIGNAL";
         else
