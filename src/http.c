@@ -31,6 +31,9 @@ struct shc_http_req {
     int in_body;   /* inside the body callback */
     int cancelled; /* cancelled from inside the body callback: free silently */
     int aborted;   /* the body callback asked to stop */
+    long idle_ms;      /* abort after this long without a byte */
+    uint64_t last_ms;  /* when the last byte (or the start) was */
+    int idle_timer;    /* loop timer, 0 = none */
     shc_http_req *next, *prev;
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -50,6 +53,9 @@ static void req_free(shc_http_req *r)
 {
     if (!r)
         return;
+    if (r->idle_timer && !r->h->detached)
+        shc_loop_cancel_timer(r->h->loop, r->idle_timer);
+    r->idle_timer = 0;
     if (r->easy) {
         curl_multi_remove_handle(r->h->multi, r->easy);
         curl_easy_cleanup(r->easy);
@@ -186,6 +192,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
         return 0;
     long status = 0;
     curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    r->last_ms = shc_loop_now_ms();
     r->in_body = 1;
     int stop = r->cbs.body ? r->cbs.body(r->payload, status, ptr, n) : 0;
     r->in_body = 0;
@@ -196,6 +203,29 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
         return 0;
     }
     return n;
+}
+
+/* The idle timeout: a stream that goes silent (no byte, not even a keep-alive comment) for
+ * idle_ms fails.  The timer is re-armed lazily from the last activity, not on every byte. */
+static void on_idle(shc_loop *loop, void *payload)
+{
+    shc_http_req *r = payload;
+    r->idle_timer = 0;
+    uint64_t now = shc_loop_now_ms(), quiet = now - r->last_ms;
+    if (quiet < (uint64_t)r->idle_ms) {
+        r->idle_timer = shc_loop_timer(loop, (uint64_t)r->idle_ms - quiet, on_idle, r);
+        return;
+    }
+    long status = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    char msg[96];
+    snprintf(msg, sizeof msg, "timed out (no data for %ld s)", r->idle_ms / 1000);
+    shc_http_result res = {.status = status, .failed = 1, .error = msg, .retry_after = -1};
+    void (*done)(void *, const shc_http_result *) = r->cbs.done;
+    void *p = r->payload;
+    req_free(r); /* leaves the multi first: done may start new transfers */
+    if (done)
+        done(p, &res);
 }
 
 shc_http *shc_http_new(shc_loop *loop)
@@ -273,8 +303,6 @@ int shc_http_post(
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000L);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, o->idle_timeout_s > 0 ? o->idle_timeout_s : 120L);
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* whatever this curl decodes */
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     if (curl_multi_add_handle(h->multi, e) != CURLM_OK) {
@@ -285,6 +313,9 @@ int shc_http_post(
         free(r);
         return SHC_E_IO;
     }
+    r->idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : 120L) * 1000L;
+    r->last_ms = shc_loop_now_ms();
+    r->idle_timer = shc_loop_timer(h->loop, (uint64_t)r->idle_ms, on_idle, r);
     h->active++;
     r->next = h->reqs;
     if (h->reqs)

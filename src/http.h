@@ -37,7 +37,8 @@ typedef struct shc_http_opts {
     size_t body_len;
     const char *const *headers; /* NULL-terminated "Name: value" lines, copied */
     long connect_timeout_ms;    /* 0 = 10 s */
-    long idle_timeout_s;        /* abort when under 1 byte/s for this long; 0 = 120 s */
+    long idle_timeout_s;        /* fail after this long without a byte (connecting included);
+                                   0 = 120 s */
 } shc_http_opts;
 
 shc_http *shc_http_new(shc_loop *loop);

@@ -335,6 +335,16 @@ def connection_refused():
 
 
 @case
+def stalled_stream_times_out():
+    r = run("stall.json", ["go"], args=["--request-timeout", "1"])
+    common(r)
+    d = r.of("done")[0]
+    eq(r.text(), "Starting", "text before the stall")
+    assert d["code"] == -32603 and "broke off" in d["error"] and "timed out" in d["error"], d
+    assert r.elapsed < 5, "gave up after about a second of silence (%.1fs)" % r.elapsed
+
+
+@case
 def killed_by_signal_line():
     r = run("signal.json", ["go"])
     common(r)
