@@ -670,6 +670,14 @@ T("cd / && cat dev/zero", "joined path is /dev/zero")
 T("cd /proc && cat self/environ", "process files")
 T("cat ../../../../dev/zero", "relative path to a device", alt="read")
 T("rg foo /proc", "process files", alt="search")
+T("rg -- --base-directory / src", "found by fuzz-safety: searching / does not end in time", alt="search")
+T("rg foo /", "whole filesystem", alt="search")
+T("grep -rn foo /", "whole filesystem", alt="search")
+T("find / -name x", "whole filesystem", alt="search")
+T("ls -R /", "whole filesystem", alt="list")
+T("cd / && rg foo", "whole filesystem", alt="search")
+T("cd / && find . -type f", "whole filesystem", alt="list")
+L("ls /", "/", "listing the root directory itself is short", alt="terminal")
 
 
 def main():

@@ -88,6 +88,17 @@ static bool names_special(const char *s)
     return strstr(s, "/dev/") || strstr(s, "/proc/") || strstr(s, "/sys/");
 }
 
+/* "/", "//", "/.", "/./": the filesystem root. */
+static bool is_root(const char *s)
+{
+    if (s[0] != '/')
+        return false;
+    for (; *s; s++)
+        if (*s != '/' && *s != '.')
+            return false;
+    return true;
+}
+
 /* Checks a call's words and assignments and fills argv (borrowed values). */
 static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
 {
@@ -475,6 +486,19 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
         r->npaths = 1;
     } else if (in_file) {
         return reject(c, in_file->span, "< feeds a file to a command that does not read it");
+    }
+
+    /* a search or listing of the whole filesystem may not end in any useful time */
+    if (r->kind == SHC_KIND_SEARCH || r->kind == SHC_KIND_LIST) {
+        for (size_t k = 0; k <= r->npaths; k++) {
+            const char *q = k < r->npaths ? r->paths[k] : r->path;
+            if (!q && k == r->npaths && r->npaths == 0 && c->has_cwd)
+                q = c->cwd;
+            else if (q && c->has_cwd && is_root(c->cwd) && (!strcmp(q, ".") || !strcmp(q, "./")))
+                q = c->cwd;
+            if (q && is_root(q))
+                return reject(c, stages[0]->span, "%s: '%s' is the whole filesystem", argv[0], q);
+        }
     }
 
     /* paths joined onto cd DIR may name device files (cd / && cat dev/zero) */

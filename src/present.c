@@ -420,9 +420,12 @@ static json_t *locations(const shc_call_info *c)
     return arr;
 }
 
+/* Classified cards use the classifier's title; terminal cards the command, with an agent's
+ * `bash -lc '...'` wrapper removed (the verdict's title), as Zed labels the terminal with it.
+ * rawInput always keeps the exact command. */
 static const char *title_of(const shc_call_info *c)
 {
-    if (c->card == SHC_CARD_CLASSIFIED && c->verdict && c->verdict->title)
+    if (c->verdict && c->verdict->title && *c->verdict->title)
         return c->verdict->title;
     return c->command ? c->command : "";
 }

@@ -58,6 +58,8 @@ struct shc_pty {
     unsigned char *rbuf; /* owned, READ_SIZE */
     size_t chunk_bytes;
     uint32_t chunk_ms;
+    size_t display_limit;
+    uint64_t shown, hidden, events; /* display bytes delivered / withheld, chunks delivered */
     uint64_t kill_grace_ms;
     shc_pty_output_fn on_output;
     shc_pty_exit_fn on_exit;
@@ -171,6 +173,18 @@ void shc_exec_free(shc_exec *ex)
 
 /* ---------------------------------------------------------------- output */
 
+static void deliver(shc_pty *p, const char *data, size_t n)
+{
+    if (p->shown + n > p->display_limit) {
+        p->hidden += n; /* past the display cap: counted, not shown */
+        return;
+    }
+    p->shown += n;
+    p->events++;
+    if (p->on_output)
+        p->on_output(p, data, n, p->payload);
+}
+
 static void flush_display(shc_pty *p, bool all)
 {
     size_t off = 0;
@@ -180,8 +194,7 @@ static void flush_display(shc_pty *p, bool all)
             take = shc_utf8_boundary(p->disp.p + off, p->chunk_bytes);
         if (!take)
             take = p->disp.len - off < p->chunk_bytes ? p->disp.len - off : p->chunk_bytes;
-        if (p->on_output)
-            p->on_output(p, p->disp.p + off, take, p->payload);
+        deliver(p, p->disp.p + off, take);
         off += take;
     }
     shc_outbuf_consume(&p->disp, off);
@@ -214,7 +227,8 @@ static void take_bytes(shc_pty *p, const unsigned char *b, size_t n, bool final)
     if (p->disp.len >= p->chunk_bytes)
         flush_display(p, false);
     if (p->disp.len && !p->t_flush && !final)
-        p->t_flush = shc_loop_timer(p->loop, p->chunk_ms, on_flush_timer, p);
+        p->t_flush = shc_loop_timer(p->loop, p->events >= 10000 ? 500 : p->chunk_ms,
+                                    on_flush_timer, p);
 }
 
 /* ---------------------------------------------------------------- completion */
@@ -230,6 +244,12 @@ static void finish(shc_pty *p)
         p->t_flush = 0;
     }
     flush_display(p, true);
+    if (p->hidden && p->on_output) {
+        char note[96];
+        int n = snprintf(note, sizeof note, "\r\n[shcard: %llu more bytes not shown]\r\n",
+                         (unsigned long long)p->hidden);
+        p->on_output(p, note, (size_t)n, p->payload);
+    }
     /* The leader is still a zombie, so its pid (= pgid = sid) cannot be reused yet. */
     kill(-p->pid, SIGKILL);
     sweep(p);
@@ -472,6 +492,7 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
     if (p->chunk_bytes < 8)
         p->chunk_bytes = 8;
     p->chunk_ms = opts->chunk_ms ? opts->chunk_ms : 16;
+    p->display_limit = opts->display_limit ? opts->display_limit : (size_t)80 << 20;
     p->kill_grace_ms = opts->kill_grace_ms ? opts->kill_grace_ms : 2000;
     p->on_output = opts->on_output;
     p->on_exit = opts->on_exit;

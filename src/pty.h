@@ -80,6 +80,10 @@ typedef struct shc_pty_opts {
     bool has_tail_limit;        /* false = 1 MiB */
     size_t chunk_bytes;         /* display chunk size cap; 0 = 8192 */
     uint32_t chunk_ms;          /* display coalescing delay; 0 = 16 ms */
+    size_t display_limit;       /* display bytes per command; 0 = 80 MiB.  Past it no more
+                                 * chunks, then one closing notice "[shcard: N more bytes not
+                                 * shown]"; model text and tail still see everything.  After
+                                 * 10,000 chunks the coalescing delay grows to 500 ms. */
     shc_pty_output_fn on_output; /* may be NULL */
     shc_pty_exit_fn on_exit;     /* may be NULL */
     void *payload;              /* passed to both callbacks */

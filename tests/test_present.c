@@ -178,6 +178,21 @@ static void test_terminal_card(void **state)
     json_decref(u);
 }
 
+static void test_wrapped_terminal_title(void **state)
+{
+    (void)state;
+    shc_verdict v = {.kind = SHC_KIND_TERMINAL, .title = (char[]){"make -j8"}};
+    shc_call_info c = {"c1", "bash -lc 'make -j8'", "/ws", NULL, &v, SHC_CARD_TERMINAL, NULL};
+    json_t *u = shc_present_tool_call(&c, "in_progress");
+    assert_string_equal(sget(u, "title"), "make -j8");
+    assert_string_equal(sget(u, "rawInput.command"), "bash -lc 'make -j8'");
+    json_decref(u);
+    c.verdict = NULL; /* no verdict: the command itself */
+    u = shc_present_tool_call(&c, "in_progress");
+    assert_string_equal(sget(u, "title"), "bash -lc 'make -j8'");
+    json_decref(u);
+}
+
 static void test_console_card_and_rejection(void **state)
 {
     (void)state;
@@ -367,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_read_card),
         cmocka_unit_test(test_search_and_list_cards),
         cmocka_unit_test(test_terminal_card),
+        cmocka_unit_test(test_wrapped_terminal_title),
         cmocka_unit_test(test_console_card_and_rejection),
         cmocka_unit_test(test_client_terminal_card),
         cmocka_unit_test(test_fence_and_paths),

@@ -270,7 +270,7 @@ static void test_background_job_does_not_hold(void **state)
     run_cmd(&r, cmd("sleep 1 & echo hi"));
     assert_string_equal(r.out.p, "hi\r\n");
     assert_int_equal(r.st.exit_code, 0);
-    assert_true(r.ms < 900); /* did not wait for the sleep */
+    assert_true(r.ms < 500); /* did not wait for the sleep (typically a few ms) */
     run_free(&r);
 }
 
@@ -448,6 +448,57 @@ static void test_concurrent_commands(void **state)
     run_free(&rb);
 }
 
+/* 13: the login-shell preflight recipe: `true` under -l with a 5 s timeout shows a profile that
+ * prints and is slow (the bridge warns on output or latency). */
+static void test_login_preflight_flags_noisy_profile(void **state)
+{
+    (void)state;
+    char home[] = "/tmp/shc-home-XXXXXX";
+    assert_non_null(mkdtemp(home));
+    char path[128], env_home[160];
+    snprintf(path, sizeof path, "%s/.profile", home);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("echo motd junk\nsleep 1\n", f);
+    fclose(f);
+    snprintf(env_home, sizeof env_home, "HOME=%s", home);
+    const char *env[] = {env_home, NULL};
+    shc_pty_opts o = cmd("true");
+    o.login = true;
+    o.env = env;
+    o.timeout_ms = 5000;
+    run_result r = {0};
+    run_cmd(&r, o);
+    assert_false(r.st.timed_out);
+    assert_int_equal(r.st.exit_code, 0);
+    assert_true(r.st.duration_ms >= 1000); /* slow: flagged */
+    assert_string_equal(r.model, "motd junk\n"); /* prints: flagged */
+    run_free(&r);
+    /* the same recipe without the profile: quick and silent */
+    snprintf(env_home, sizeof env_home, "HOME=%s/none", home);
+    run_cmd(&r, o);
+    assert_string_equal(r.model, "");
+    assert_true(r.st.duration_ms < 1000);
+    run_free(&r);
+    unlink(path);
+    rmdir(home);
+}
+
+/* 8: a dev-server style child (listening on loopback) dies with the command on timeout. */
+static void test_server_child_killed(void **state)
+{
+    (void)state;
+    shc_pty_opts o = cmd("python3 -m http.server 0 --bind 127.0.0.1 >/dev/null 2>&1 & echo $!; wait");
+    o.timeout_ms = 500;
+    run_result r = {0};
+    run_cmd(&r, o);
+    assert_true(r.st.timed_out);
+    pid_t v[1];
+    assert_int_equal(pids_in(r.out.p, v, 1), 1);
+    assert_true(pid_gone(v[0]));
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +521,8 @@ int main(void)
         cmocka_unit_test(test_resize),
         cmocka_unit_test(test_free_while_running),
         cmocka_unit_test(test_concurrent_commands),
+        cmocka_unit_test(test_login_preflight_flags_noisy_profile),
+        cmocka_unit_test(test_server_child_killed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -310,6 +310,27 @@ static void test_git_log_no_pager(void **state)
     }
 }
 
+/* The display stream stops at its cap and says how much it withheld; the model text does not. */
+static void test_display_limit(void **state)
+{
+    (void)state;
+    shc_pty_opts o = cmd("head -c 100000 /dev/zero | tr '\\0' x; echo; echo END");
+    o.display_limit = 20000;
+    run_result r = {0};
+    run_cmd(&r, o);
+    assert_int_equal(r.st.exit_code, 0);
+    assert_true(r.out.len < 20000 + 100);
+    assert_true(r.out.len > 20000 - 8192 - 100);
+    const char *note = strstr(r.out.p, "\r\n[shcard: ");
+    assert_non_null(note);
+    char *end;
+    unsigned long long hidden = strtoull(note + 11, &end, 10);
+    assert_string_equal(end, " more bytes not shown]\r\n");
+    assert_int_equal((size_t)(note - r.out.p) + hidden, 100000 + 2 + 5);
+    assert_non_null(strstr(r.model, "END\n"));
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_late_reader),
         cmocka_unit_test(test_utf8_across_reads),
         cmocka_unit_test(test_tail_limit_zero),
+        cmocka_unit_test(test_display_limit),
         cmocka_unit_test(test_model_text_from_program),
         cmocka_unit_test(test_git_log_no_pager),
     };

@@ -125,6 +125,12 @@ ok(typeof s1 === "string" && s1.length > 0, "session/new returns an id");
   ok(f[0].u.toolCallId !== first.toolCallId, "ids never reused across turns");
   updates.delete(s1);
 
+  // an agent's bash -lc wrapper: the card title is the script, rawInput the exact command
+  await prompt(ctx, s1, "bash -lc 'echo wrapped && true'");
+  const w = byCall(updates.get(s1))[0][0].u;
+  eq([w.title, w.rawInput.command], ["echo wrapped && true", "bash -lc 'echo wrapped && true'"], "wrapped: title is the script");
+  updates.delete(s1);
+
   // UTF-8 split across reads, raw ANSI and CRLF kept
   await prompt(ctx, s1, "printf 'caf\\303'; sleep 0.2; printf '\\251 \\033[1mbold\\033[0m\\n'");
   const u8 = byCall(updates.get(s1))[0].filter((x) => x.u._meta?.terminal_output).map((x) => x.u._meta.terminal_output.data).join("");
