@@ -314,6 +314,13 @@ json_t *shc_oai_delta_message(const shc_oai_delta *d, const char *id_prefix)
     if (json_object_set_new(m, "role", json_string("assistant")) ||
         json_object_set_new(m, "content", content))
         goto fail;
+    /* DeepSeek's thinking mode wants the reasoning of a message with tool calls back in every
+     * later request (400 without it); the reasoning of a plain answer is left out (older
+     * deepseek-reasoner refuses it, newer ignores it) */
+    if (n && d->reasoning.n &&
+        json_object_set_new(m, "reasoning_content",
+                            json_stringn(text_str(&d->reasoning), d->reasoning.n)))
+        goto fail;
     if (n) {
         json_t *arr = json_array();
         if (json_object_set_new(m, "tool_calls", arr))

@@ -54,7 +54,8 @@ size_t shc_oai_delta_ntools(const shc_oai_delta *d);
 /* The i-th tool call in index order (gaps skipped); false when i is out of range. */
 bool shc_oai_delta_tool(const shc_oai_delta *d, size_t i, shc_oai_tool_call *out);
 
-/* The assistant message for the history: {"role":"assistant","content":...,"tool_calls":[...]}.
+/* The assistant message for the history: {"role":"assistant","content":...,"tool_calls":[...]},
+ * with "reasoning_content" when it has both tool calls and reasoning (DeepSeek needs it back).
  * Tool calls without an id get "call_<prefix>_<i>".  Returns a new reference, NULL on OOM. */
 json_t *shc_oai_delta_message(const shc_oai_delta *d, const char *id_prefix);
 

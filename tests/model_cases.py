@@ -136,6 +136,18 @@ def reasoning_then_text():
 
 
 @case
+def reasoning_kept_for_tool_call_messages():
+    r = run("reasoning_tool.json", ["list", "again"])
+    common(r)
+    m = r.msgs(1)
+    eq(m[2].get("reasoning_content"), "I should list files.", "reasoning sent back with the tool call")
+    m = r.msgs(2)
+    eq(m[2].get("reasoning_content"), "I should list files.", "and in every later request")
+    eq([x["role"] for x in m], ["system", "user", "assistant", "tool", "assistant", "user"], "roles")
+    assert "reasoning_content" not in m[4], "a plain answer's reasoning is left out: %r" % m[4]
+
+
+@case
 def one_tool_call():
     r = run("one_tool.json", ["look"])
     common(r)

@@ -125,6 +125,14 @@ static void test_tool_calls_by_index(void **state)
         json_string_value(json_object_get(json_object_get(t1, "function"), "arguments")),
         "{\"command\":\"pwd\"}");
     assert_string_equal(json_string_value(json_object_get(m, "content")), "Running.");
+    assert_null(json_object_get(m, "reasoning_content")); /* none was streamed */
+    json_decref(m);
+
+    /* with reasoning, a message with tool calls keeps it (DeepSeek thinking mode needs it) */
+    assert_int_equal(
+        feed(d, "{\"choices\":[{\"delta\":{\"reasoning_content\":\"why\"}}]}", &s, err), 0);
+    m = shc_oai_delta_message(d, "p");
+    assert_string_equal(json_string_value(json_object_get(m, "reasoning_content")), "why");
     json_decref(m);
     shc_oai_delta_free(d);
 }
