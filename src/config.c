@@ -16,6 +16,7 @@ enum key {
     K_TIMEOUT,
     K_REQUEST_TIMEOUT,
     K_SYSTEM_PROMPT_FILE,
+    K_TOOL_OUTPUT_LIMIT,
     K_CONFIG,
     K_COUNT
 };
@@ -30,6 +31,7 @@ static const struct {
     [K_TIMEOUT] = {"--timeout", "timeout"},
     [K_REQUEST_TIMEOUT] = {"--request-timeout", "request_timeout"},
     [K_SYSTEM_PROMPT_FILE] = {"--system-prompt-file", "system_prompt_file"},
+    [K_TOOL_OUTPUT_LIMIT] = {"--tool-output-limit", "tool_output_limit"},
     [K_CONFIG] = {"--config", NULL},
 };
 
@@ -43,6 +45,8 @@ const char *shc_model_config_usage(void)
            "  --max-turn-requests N    model requests per prompt (default 50)\n"
            "  --request-timeout S      give up when the model stream is idle S s (default 120)\n"
            "  --system-prompt-file P   replace the built-in system prompt\n"
+           "  --tool-output-limit B    bytes of command output the model gets, head and tail\n"
+           "                           (default 65536)\n"
            "  --config PATH            settings file (default $SHCARD_CONFIG, else\n"
            "                           $XDG_CONFIG_HOME/shcard/config or ~/.config/shcard/config)\n"
            "  --shell                  shell mode even when a key is set\n";
@@ -53,6 +57,7 @@ void shc_model_config_init(shc_model_config *c)
     memset(c, 0, sizeof *c);
     c->max_turn_requests = SHC_MODEL_DEFAULT_MAX_TURN_REQUESTS;
     c->request_timeout_s = SHC_MODEL_DEFAULT_REQUEST_TIMEOUT;
+    c->tool_output_limit = SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT;
 }
 
 static void wipe_free(char *s)
@@ -134,6 +139,13 @@ set_key(shc_model_config *c, enum key k, const char *v, const char *where, char 
             return SHC_E_USAGE;
         }
         c->max_turn_requests = n;
+        return 0;
+    case K_TOOL_OUTPUT_LIMIT:
+        if (parse_long(v, 1024, 64L * 1024 * 1024, &n)) {
+            snprintf(err, errlen, "%s: expected bytes from 1024 to 67108864, got '%s'", where, v);
+            return SHC_E_USAGE;
+        }
+        c->tool_output_limit = n;
         return 0;
     case K_TIMEOUT:
     case K_REQUEST_TIMEOUT:

@@ -4,8 +4,8 @@
  * $SHCARD_CONFIG, else $XDG_CONFIG_HOME/shcard/config, else ~/.config/shcard/config
  * (`--config PATH` names another); lines are `key = value`, `#` starts a comment; keys are the
  * flag names without dashes and with '_' (model, base_url, api_key_env, max_turn_requests,
- * timeout, request_timeout, system_prompt_file).  The API key itself only comes from the
- * environment: --api-key-env VAR, else DEEPSEEK_API_KEY, else OPENAI_API_KEY.
+ * timeout, request_timeout, system_prompt_file, tool_output_limit).  The API key itself only comes
+ * from the environment: --api-key-env VAR, else DEEPSEEK_API_KEY, else OPENAI_API_KEY.
  *
  * Ownership: every string in shc_model_config is owned by it (shc_model_config_free). */
 #ifndef SHC_CONFIG_H
@@ -17,7 +17,8 @@
 #define SHC_MODEL_DEFAULT_BASE_URL          "https://api.deepseek.com"
 #define SHC_MODEL_DEFAULT_MODEL             "deepseek-chat"
 #define SHC_MODEL_DEFAULT_MAX_TURN_REQUESTS 50
-#define SHC_MODEL_DEFAULT_REQUEST_TIMEOUT   120 /* s without a byte from the model server */
+#define SHC_MODEL_DEFAULT_REQUEST_TIMEOUT   120   /* s without a byte from the model server */
+#define SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT 65536 /* bytes of command output for the model */
 #define SHC_MODEL_MAX_PROMPT_FILE           (256u * 1024u)
 
 typedef struct shc_model_config {
@@ -33,6 +34,7 @@ typedef struct shc_model_config {
     long max_turn_requests;
     long timeout_s;         /* per command; 0 = the bridge's default */
     long request_timeout_s; /* model stream idle timeout */
+    long tool_output_limit; /* bytes of model text per tool result (head + tail) */
     bool base_url_set;      /* from a flag or the file: the backend is wanted */
     bool force_shell;       /* --shell: shell mode even with a key */
     unsigned set_by_flag;   /* bit per key: flags win over the file */

@@ -246,6 +246,28 @@ static bool ends_with_exit_line(const char *s)
            !strncmp(l, "[timed out]", 11);
 }
 
+/* text cut to about limit bytes: its head and tail at UTF-8 boundaries around a marker.  Owned. */
+static char *clip(const char *text, size_t limit)
+{
+    size_t n = strlen(text);
+    if (n <= limit)
+        return strdup(text);
+    size_t h = limit / 2, tl = n - limit / 2;
+    while (h > 0 && ((unsigned char)text[h] & 0xC0) == 0x80)
+        h--;
+    while (tl < n && ((unsigned char)text[tl] & 0xC0) == 0x80)
+        tl++;
+    char mark[80];
+    int ml = snprintf(mark, sizeof mark, "\n[... %zu bytes omitted ...]\n", tl - h);
+    char *out = malloc(h + (size_t)ml + (n - tl) + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, text, h);
+    memcpy(out + h, mark, (size_t)ml);
+    memcpy(out + h + (size_t)ml, text + tl, n - tl + 1);
+    return out;
+}
+
 static void op_tool_result(shc_backend_turn *t, const shc_tool_result *r)
 {
     if (!t || !r || t->state != T_TOOLS || !t->waiting || !r->call_id ||
@@ -253,24 +275,30 @@ static void op_tool_result(shc_backend_turn *t, const shc_tool_result *r)
         return; /* late (after cancel) or unknown: nothing to do */
     const char *text = r->model_text ? r->model_text : "";
     char line[160];
-    if (!r->ran)
-        snprintf(line, sizeof line, "[not run: %.120s]",
-                 r->error ? r->error : (r->cancelled ? "cancelled" : "not run"));
-    else if (r->timed_out)
+    if (!r->ran) {
+        const char *why = r->error ? r->error : (r->cancelled ? "cancelled" : "not run");
+        snprintf(line, sizeof line, "[not run: %.120s]", why);
+        if (!strcmp(text, why))
+            text = ""; /* the bridge passes the reason as the output too */
+    } else if (r->timed_out) {
         snprintf(line, sizeof line, "[timed out]");
-    else if (r->signal)
+    } else if (r->signal) {
         snprintf(line, sizeof line, "[killed by signal: %.40s]", r->signal);
-    else
-        snprintf(line, sizeof line, "[exit code: %d]", r->exit_code);
-    char *content = NULL;
-    if (r->ran && ends_with_exit_line(text)) {
-        content = strdup(text);
     } else {
-        size_t n = strlen(text);
+        snprintf(line, sizeof line, "[exit code: %d]", r->exit_code);
+    }
+    char *body = clip(text, (size_t)t->be->tool_output_limit);
+    char *content = NULL;
+    if (body && r->ran && ends_with_exit_line(body)) {
+        content = body;
+        body = NULL;
+    } else if (body) {
+        size_t n = strlen(body);
         content = malloc(n + strlen(line) + 2);
         if (content)
-            sprintf(content, "%s%s%s", text, n && text[n - 1] != '\n' ? "\n" : "", line);
+            sprintf(content, "%s%s%s", body, n && body[n - 1] != '\n' ? "\n" : "", line);
     }
+    free(body);
     if (!content) {
         shc__oai_failf(t, "out of memory");
         return;
@@ -474,6 +502,8 @@ shc_backend *shc_openai_new(const shc_model_config *cfg, char *err, size_t errle
     be->max_requests =
         cfg->max_turn_requests > 0 ? cfg->max_turn_requests : SHC_MODEL_DEFAULT_MAX_TURN_REQUESTS;
     be->idle_timeout_s = cfg->request_timeout_s;
+    be->tool_output_limit =
+        cfg->tool_output_limit > 0 ? cfg->tool_output_limit : SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT;
     return &be->base;
 nomem:
     if (err && errlen)

@@ -35,6 +35,7 @@ typedef struct openai {
     char *system_prompt;
     long max_requests;
     long idle_timeout_s;
+    long tool_output_limit; /* bytes of a tool result's text for the model */
     shc_loop *loop;
     shc_http *http;
     session *sessions;

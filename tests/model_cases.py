@@ -357,6 +357,17 @@ def stalled_stream_times_out():
 
 
 @case
+def long_output_is_clipped_for_the_model():
+    r = run("big_output.json", ["go"], args=["--tool-output-limit", "4096"])
+    common(r)
+    c = r.msgs(1)[3]["content"]
+    assert c.startswith("1\n2\n3\n"), "head kept: %r" % c[:20]
+    assert c.endswith("\u00e9\u00e9\n[exit code: 0]"), "tail kept, whole characters: %r" % c[-40:]
+    assert "bytes omitted ...]" in c, "marker"
+    assert len(c.encode()) <= 4096 + 100, "clipped to the limit: %d bytes" % len(c.encode())
+
+
+@case
 def killed_by_signal_line():
     r = run("signal.json", ["go"])
     common(r)
