@@ -211,7 +211,7 @@ await withAgent("slow.json", [], {}, async ({ ctx, log, sid, prompt, server }) =
   await ctx.notify("session/cancel", { sessionId: sid });
   const r = await p1;
   eq(r.stopReason, "cancelled", "slow: cancelled");
-  ok(Date.now() - t0 < 1500, "slow: answered at once", Date.now() - t0);
+  ok(Date.now() - t0 < 2500, "slow: answered at once", Date.now() - t0);
   for (let i = 0; i < 40 && server.disconnects().length === 0; i++) await sleep(25);
   eq(server.disconnects().map((d) => d.request), [0], "slow: the server saw the transfer aborted");
   eq((await prompt("again")).stopReason, "end_turn", "slow: next prompt works");
