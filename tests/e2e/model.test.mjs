@@ -67,7 +67,7 @@ function connect(child, handlers = {}) {
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
   const conn = acp
     .client({ name: "shcard-model-e2e" })
-    .onNotification("session/update", (c) => { log.push({ kind: "update", u: c.params.update }); })
+    .onNotification("session/update", (c) => { log.push({ kind: "update", u: c.params.update, sid: c.params.sessionId }); })
     .onRequest("session/request_permission", async (c) => {
       log.push({ kind: "permission", p: c.params });
       if (handlers.permission) return handlers.permission(c.params, log);
@@ -263,6 +263,22 @@ await withAgent("slow.json", [], {}, async ({ log, prompt, server, child }) => {
 await withAgent("error_401.json", [], {}, async ({ prompt }) => {
   const e = await codeOf(prompt("a"));
   ok(/refused the API key/.test(e?.message), "keep-alive: 401 error", e?.message);
+});
+
+// two sessions stream at once; cancelling one leaves the other alone
+await withAgent("concurrent.json", [], {}, async ({ ctx, log, sid }) => {
+  const s2 = (await ctx.request("session/new", { cwd: "/tmp", mcpServers: [] })).sessionId;
+  const ask = (id, text) => ctx.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text }] });
+  const p1 = ask(sid, "one");
+  const p2 = ask(s2, "two");
+  const text = (id) => log.filter((e) => e.sid === id && e.u.sessionUpdate === "agent_message_chunk").map((e) => e.u.content.text).join("");
+  for (let i = 0; i < 200 && !(text(sid) && text(s2)); i++) await sleep(25);
+  eq([text(sid), text(s2)], ["A", "A"], "concurrent: both streaming");
+  await ctx.notify("session/cancel", { sessionId: sid });
+  eq((await p1).stopReason, "cancelled", "concurrent: the cancelled session");
+  eq((await p2).stopReason, "end_turn", "concurrent: the other session finishes");
+  eq(text(s2), "AB", "concurrent: the other session's text is whole");
+  eq(text(sid), "A", "concurrent: nothing more for the cancelled one");
 });
 
 // --timeout: the command is killed and the model sees [timed out]
