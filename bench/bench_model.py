@@ -45,7 +45,7 @@ class Agent:
     def __init__(self, url):
         home = tempfile.mkdtemp(prefix="shc-bench-home-")
         env = dict(os.environ, DEEPSEEK_API_KEY="sk-bench", HOME=home, XDG_CONFIG_HOME=home,
-                   SHCARD_CONFIG="")
+                   SHCARD_CONFIG="", NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
         self.p = subprocess.Popen([SHCARD, "acp", "--base-url", url, "--approve", "all"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, env=env)
@@ -107,7 +107,7 @@ def latency():
         curl = []
         for i in range(N_LAT):
             n_before = len(srv.requests)
-            p = subprocess.Popen(["curl", "-sN", "-X", "POST", "-H", "Content-Type: application/json",
+            p = subprocess.Popen(["curl", "--noproxy", "*", "-sN", "-X", "POST", "-H", "Content-Type: application/json",
                                   "-d", "{}", srv.base_url + "/chat/completions"],
                                  stdout=subprocess.PIPE)
             os.read(p.stdout.fileno(), 1)
@@ -141,7 +141,7 @@ def cpu():
         ours = cpu_of(agent.p.pid) - c0
         agent.close()
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(["curl", "-sN", "-o", "/dev/null", "-X", "POST", "-H",
+        subprocess.run(["curl", "--noproxy", "*", "-sN", "-o", "/dev/null", "-X", "POST", "-H",
                         "Content-Type: application/json", "-d", "{}",
                         srv.base_url + "/chat/completions"], check=True)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)

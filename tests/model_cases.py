@@ -49,6 +49,7 @@ def run(script, prompts, args=(), env_key=KEY, base_url=None, timeout=30, cwd=No
     env.pop("DEEPSEEK_API_KEY", None)
     env.pop("OPENAI_API_KEY", None)
     env["SHCARD_CONFIG"] = ""
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"  # the fake server is local
     env["HOME"] = tempfile.gettempdir()
     env["XDG_CONFIG_HOME"] = os.path.join(tempfile.gettempdir(), "shcard-no-config")
     if env_key:

@@ -53,7 +53,7 @@ function startAgent(server, args = []) {
   const child = spawn(SHCARD, ["acp", "--base-url", server.url, "--log-level", "debug", ...args], {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, DEEPSEEK_API_KEY: KEY, OPENAI_API_KEY: "", HOME: home,
-           XDG_CONFIG_HOME: home, SHCARD_CONFIG: "" },
+           XDG_CONFIG_HOME: home, SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost" },
   });
   child.stderrText = "";
   child.stderr.on("data", (d) => (child.stderrText += d.toString()));
