@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -235,7 +236,14 @@ static _Noreturn void child(int slave, int errw, const char *cwd, const char *sh
             child_fail(e2, STAGE_TTY);
         e2 = 3;
     }
-    close_range(4, ~0U, 0); /* every inherited fd; 3 is the CLOEXEC report pipe */
+    /* every inherited fd; 3 is the CLOEXEC report pipe */
+    if (close_range(4, ~0U, 0) != 0) {
+        struct rlimit rl;
+        int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur
+                                                                             : 65536;
+        for (int fd = 4; fd < max; fd++)
+            close(fd);
+    }
     if (chdir(cwd) != 0)
         child_fail(e2, STAGE_CHDIR);
 #ifdef SHC_FUZZING

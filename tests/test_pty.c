@@ -499,6 +499,23 @@ static void test_server_child_killed(void **state)
     run_free(&r);
 }
 
+/* 5: a straggler that ignores SIGHUP keeps the tty open after the shell exits: the command still
+ * completes after the short drain grace (150 ms), and the straggler is swept. */
+static void test_drain_grace_for_stragglers(void **state)
+{
+    (void)state;
+    run_result r = {0};
+    run_cmd(&r, cmd("(trap '' HUP; sleep 300) & echo $!; echo hi"));
+    assert_int_equal(r.st.exit_code, 0);
+    pid_t v[1];
+    assert_int_equal(pids_in(r.out.p, v, 1), 1);
+    assert_non_null(strstr(r.out.p, "\r\nhi\r\n"));
+    assert_true(r.ms >= 140);
+    assert_true(r.ms < 1500);
+    assert_true(pid_gone(v[0]));
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_commands),
         cmocka_unit_test(test_login_preflight_flags_noisy_profile),
         cmocka_unit_test(test_server_child_killed),
+        cmocka_unit_test(test_drain_grace_for_stragglers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
