@@ -62,8 +62,14 @@ static int set_value(shc_lexer *lx, shc_part *p, const void *v, size_t n)
 static int push_lit(shc_lexer *lx, size_t base, const unsigned char *s, const unsigned char *e,
                     const unsigned char *vs, size_t vn)
 {
-    if (lx->nparts > base && lx->parts[lx->nparts - 1].kind == SHC_PART_LIT) {
-        shc_part *p = &lx->parts[lx->nparts - 1];
+    shc_part *prev = lx->nparts > base ? &lx->parts[lx->nparts - 1] : NULL;
+    /* "$" + \<newline> + "x" stays two parts: merged, they would read as $x */
+    bool dollar = prev && prev->kind == SHC_PART_LIT && prev->len &&
+                  prev->value[prev->len - 1] == '$' && vn &&
+                  (strchr("_@*#?$!-{('\"", vs[0]) || (vs[0] >= '0' && vs[0] <= '9') ||
+                   ((vs[0] | 0x20) >= 'a' && (vs[0] | 0x20) <= 'z'));
+    if (prev && prev->kind == SHC_PART_LIT && !dollar) {
+        shc_part *p = prev;
         char *v = shc_arena_alloc(lx->arena, p->len + vn + 1);
         if (!v) {
             shc__nomem(lx);
@@ -1335,8 +1341,9 @@ static int check_command_word(shc_lexer *lx, const shc_word *w)
     if (w->nparts != 1 || w->parts[0].kind != SHC_PART_LIT || w->parts[0].len > 8 ||
         !strchr("iwucsftdeb{}[]", w->parts[0].value[0]))
         return 0;
+    const char *v = w->parts[0].value;
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
-        if (strcmp(w->parts[0].value, reserved[i].word) != 0)
+        if (reserved[i].word[0] != v[0] || strcmp(v, reserved[i].word) != 0)
             continue;
         if (reserved[i].what)
             shc__unsupported(lx, w->span.start, w->span.end, reserved[i].what);
@@ -1577,8 +1584,9 @@ yy128:
             return SHC_TOK_SHC_YYerror;
         }
     }
+    lx->last_assign = !target && lx->cmd_words == 0 && assignment_shaped(w);
     if (!target && lx->cmd_words == 0) {
-        if (assignment_shaped(w)) {
+        if (lx->last_assign) {
             const char *v = w->parts[0].value;
             if (v[strcspn(v, "=+[")] == '[') {
                 unsupported_at(lx, lx->tok, lx->cur, "array assignment `name[...]=`");
@@ -1608,7 +1616,7 @@ int shc_yylex(SHC_YYSTYPE *lval, SHC_YYLTYPE *lloc, shc_lexer *lx)
     lloc->end = (uint32_t)(lx->cur - lx->src);
     switch (t) {
     case SHC_TOK_WORD:
-        if (!target && !(lx->cmd_words == 0 && assignment_shaped(lval->word))) {
+        if (!target && !lx->last_assign) {
             lx->cmd_words++;
             lx->cmd_start = false;
         }

@@ -17,13 +17,32 @@ struct shc_arena {
     chunk *head;
     size_t max, total;
     int hit_cap;
+    chunk *first; /* lives in the same allocation, right after this header */
 };
+
+#define FIRST_CAP 4096u
 
 shc_arena *shc_arena_new(size_t max_bytes)
 {
+#ifdef SHC_ARENA_DEBUG
     shc_arena *a = calloc(1, sizeof *a);
-    if (a)
-        a->max = max_bytes;
+#else
+    size_t hdr = (sizeof(shc_arena) + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    shc_arena *a = malloc(hdr + sizeof(chunk) + FIRST_CAP);
+#endif
+    if (!a)
+        return NULL;
+    a->max = max_bytes;
+    a->total = 0;
+    a->hit_cap = 0;
+    a->head = a->first = NULL;
+#ifndef SHC_ARENA_DEBUG
+    a->first = (chunk *)(void *)((unsigned char *)a + hdr);
+    a->first->next = NULL;
+    a->first->cap = FIRST_CAP;
+    a->first->used = 0;
+    a->head = a->first;
+#endif
     return a;
 }
 
@@ -32,7 +51,7 @@ void shc_arena_free(shc_arena *a)
     if (!a)
         return;
     chunk *c = a->head;
-    while (c) {
+    while (c && c != a->first) {
         chunk *n = c->next;
         free(c);
         c = n;

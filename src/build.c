@@ -62,6 +62,7 @@ void shc__lexer_init(shc_lexer *lx, shc_arena *arena, const char *src, size_t le
     /* field by field: the inline scratch needs no zeroing */
     lx->mrk = lx->tok = NULL;
     lx->cmd_words = lx->last_tok = 0;
+    lx->last_assign = false;
     lx->root = NULL;
     lx->andor_depth = 0;
     lx->nparts = 0;
@@ -144,8 +145,71 @@ static bool brace_expansion(const char *m, size_t n)
     return false;
 }
 
+static bool name_start(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static bool name_char(char c)
+{
+    return name_start(c) || (c >= '0' && c <= '9');
+}
+
+/* Flags of the unquoted text m[0..n) (quoted parts appear as \1 bytes), in one pass. */
+static unsigned text_flags(const char *m, size_t n, bool assign_value)
+{
+    unsigned f = 0;
+    bool braces = false;
+    if (assign_value) {
+        for (size_t j = 0; j < n; j++)
+            if (m[j] == '~' && (j == 0 || m[j - 1] == ':'))
+                f |= SHC_WORD_ASSIGN_TILDE;
+        return f;
+    }
+    for (size_t j = 0; j < n; j++) {
+        switch (m[j]) {
+        case '*':
+        case '?':
+        case '[': f |= SHC_WORD_GLOB; break;
+        case '{': braces = true; break;
+        default: break;
+        }
+    }
+    if (braces && brace_expansion(m, n))
+        f |= SHC_WORD_BRACE;
+    if (n && m[0] == '~')
+        f |= SHC_WORD_TILDE;
+    /* bash also expands ~ after = and : in words shaped like assignments (not in posix mode) */
+    if (n && name_start(m[0])) {
+        size_t k = 1;
+        while (k < n && name_char(m[k]))
+            k++;
+        if (k + 1 < n && m[k] == '+')
+            k++;
+        if (k < n && m[k] == '=')
+            for (size_t j = k; j + 1 < n; j++)
+                if ((m[j] == '=' || m[j] == ':') && m[j + 1] == '~')
+                    f |= SHC_WORD_TILDE;
+    }
+    return f;
+}
+
 int shc__word_finish(shc_lexer *lx, shc_word *w, bool assign_value)
 {
+    w->value = NULL;
+    w->len = 0;
+    /* the common case, one part: no copies */
+    if (w->nparts == 1 && w->parts[0].kind != SHC_PART_DBL &&
+        w->parts[0].kind != SHC_PART_LOCALE && w->parts[0].kind != SHC_PART_PARAM) {
+        const shc_part *p = &w->parts[0];
+        if (p->kind == SHC_PART_LIT)
+            w->flags = text_flags(p->value, p->len, assign_value);
+        else
+            w->flags = SHC_WORD_QUOTED | (p->kind == SHC_PART_ESC ? SHC_WORD_ESCAPED : 0u);
+        w->value = p->value;
+        w->len = p->len;
+        return 0;
+    }
     unsigned f = 0;
     size_t srclen = (size_t)(w->span.end - w->span.start) + 1;
     char *mask = shc_arena_alloc(lx->arena, srclen + 1);
@@ -169,37 +233,8 @@ int shc__word_finish(shc_lexer *lx, shc_word *w, bool assign_value)
     }
     if (has_param(w->parts, w->nparts))
         f |= SHC_WORD_EXPANSION;
-    if (!assign_value) {
-        if (memchr(mask, '*', mn) || memchr(mask, '?', mn) || memchr(mask, '[', mn))
-            f |= SHC_WORD_GLOB;
-        if (brace_expansion(mask, mn))
-            f |= SHC_WORD_BRACE;
-        if (mn && mask[0] == '~')
-            f |= SHC_WORD_TILDE;
-        /* bash also expands ~ after = and : in words shaped like assignments (not in posix mode) */
-        size_t k = 0;
-        if (mn && ((mask[0] >= 'A' && mask[0] <= 'Z') || (mask[0] >= 'a' && mask[0] <= 'z') ||
-                   mask[0] == '_')) {
-            while (k < mn && ((mask[k] >= 'A' && mask[k] <= 'Z') ||
-                              (mask[k] >= 'a' && mask[k] <= 'z') ||
-                              (mask[k] >= '0' && mask[k] <= '9') || mask[k] == '_'))
-                k++;
-            if (k + 1 < mn && mask[k] == '+')
-                k++;
-            if (k < mn && mask[k] == '=') {
-                for (size_t j = k; j + 1 < mn; j++)
-                    if ((mask[j] == '=' || mask[j] == ':') && mask[j + 1] == '~')
-                        f |= SHC_WORD_TILDE;
-            }
-        }
-    } else {
-        for (size_t j = 0; j < mn; j++)
-            if (mask[j] == '~' && (j == 0 || mask[j - 1] == ':'))
-                f |= SHC_WORD_ASSIGN_TILDE;
-    }
+    f |= text_flags(mask, mn, assign_value);
     w->flags = f;
-    w->value = NULL;
-    w->len = 0;
     if (!(f & SHC_WORD_EXPANSION)) {
         char *v = mask; /* reuse: the value is never longer than the source */
         size_t n = 0;

@@ -23,6 +23,7 @@ struct shc_lexer {
     bool cmd_start;    /* the next word is in command position (reserved words, !, () */
     unsigned cmd_words; /* non-assignment words seen in the current simple command */
     unsigned last_tok; /* previous token (0 at the start) */
+    bool last_assign;  /* the last WORD was an assignment prefix */
     shc_node *root;    /* set by the grammar's start rule */
     size_t andor_depth; /* length of the longest && / || chain so far */
     /* scratch: a stack of parts under construction (inline first, then the arena) */

@@ -99,14 +99,14 @@ int shc_parse(shc_ast **out, const char *src, size_t len, bool unwrap, const shc
     memset(diag, 0, sizeof *diag);
     *out = NULL;
 
-    shc_ast *ast = calloc(1, sizeof *ast);
-    if (!ast)
-        return shc__diag_set(diag, SHC_E_NOMEM, 0, 0, "out of memory");
-    ast->arena = shc_arena_new(lim->max_arena);
-    if (!ast->arena) {
-        free(ast);
+    /* one allocation for the common case: the AST header lives in its own arena */
+    shc_arena *arena = shc_arena_new(lim->max_arena);
+    shc_ast *ast = arena ? shc_arena_alloc(arena, sizeof *ast) : NULL;
+    if (!ast) {
+        shc_arena_free(arena);
         return shc__diag_set(diag, SHC_E_NOMEM, 0, 0, "out of memory");
     }
+    ast->arena = arena;
     *out = ast;
     if (len > lim->max_input) {
         ast->script = "";
@@ -143,10 +143,8 @@ int shc_parse(shc_ast **out, const char *src, size_t len, bool unwrap, const shc
 
 void shc_ast_free(shc_ast *ast)
 {
-    if (!ast)
-        return;
-    shc_arena_free(ast->arena);
-    free(ast);
+    if (ast)
+        shc_arena_free(ast->arena); /* frees ast too */
 }
 
 static void each_call(const shc_node *n, shc_call_fn fn, void *payload)

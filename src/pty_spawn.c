@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -214,8 +215,19 @@ static _Noreturn void child(int slave, int errw, const char *cwd, const char *sh
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    for (int s = 1; s < NSIG; s++)
-        sigaction(s, &dfl, NULL);
+    for (int s = 1; s < NSIG; s++) {
+        if (sigaction(s, &dfl, NULL) == 0 || errno != EINVAL)
+            continue;
+        /* glibc refuses its reserved real-time signals (32 and 33); an ignored one would still
+         * survive exec, so reset it with the raw system call (kernel sigaction layout). */
+        struct {
+            void (*handler)(int);
+            unsigned long flags;
+            void (*restorer)(void);
+            unsigned long mask;
+        } k = {SIG_DFL, 0, NULL, 0};
+        syscall(SYS_rt_sigaction, s, &k, NULL, sizeof k.mask);
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

@@ -1,0 +1,574 @@
+/* The per-command rules: what a parsed argv of an allowlisted command means (read, search or
+ * list, with path, query and line), and the rules for stdin-only pipeline filters.  The option
+ * tables are in policy.def; `find` has its own predicate table in policy_find.c. */
+#include "policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ helpers */
+
+static const shc_optval *first_role(const shc_optres *res, shc_role role)
+{
+    for (size_t i = 0; i < res->nopts; i++)
+        if (res->opts[i].opt->role == role)
+            return &res->opts[i];
+    return NULL;
+}
+
+static size_t count_role(const shc_optres *res, shc_role role)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < res->nopts; i++)
+        n += res->opts[i].opt->role == role;
+    return n;
+}
+
+/* Parses a non-negative decimal number s[0..n) into *out (bounded).  Returns 0 or -1. */
+static int parse_num(const char *s, size_t n, long *out)
+{
+    if (n == 0 || n > 9)
+        return -1;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* A file or directory operand: "-" is stdin, "" is an error. */
+static int check_path(shc_rule *r, const char *cmd, const shc_operand *op)
+{
+    if (!strcmp(op->value, "-"))
+        return shc__reject(r, op->argi, "%s: '-' reads standard input", cmd);
+    if (op->value[0] == '\0')
+        return shc__reject(r, op->argi, "%s: empty file name", cmd);
+    return 0;
+}
+
+/* One file (or none: the caller may supply `< FILE`) for a read command. */
+static int read_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t first)
+{
+    size_t n = res->nops - first;
+    if (n == 0) {
+        r->wants_stdin = true;
+        r->kind = SHC_KIND_READ;
+        return 0;
+    }
+    if (n > 1)
+        return shc__reject(r, res->ops[first + 1].argi,
+                           "%s: several files have no single location", cmd);
+    if (check_path(r, cmd, &res->ops[first]) < 0)
+        return -1;
+    r->kind = SHC_KIND_READ;
+    r->path = res->ops[first].value;
+    r->paths[0] = r->path;
+    r->npaths = 1;
+    return 0;
+}
+
+/* Search roots / listed paths: every operand from `first` on. */
+static int root_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t first,
+                         bool single)
+{
+    for (size_t i = first; i < res->nops; i++) {
+        if (check_path(r, cmd, &res->ops[i]) < 0)
+            return -1;
+        if (single && i > first)
+            return shc__reject(r, res->ops[i].argi,
+                               "%s: several directories have no single location", cmd);
+        r->paths[r->npaths++] = res->ops[i].value;
+    }
+    r->path = r->npaths ? r->paths[0] : NULL;
+    return 0;
+}
+
+/* head/tail -n VALUE: [-+]digits.  tail +N / -n +N starts at line N. */
+static int check_count(shc_rule *r, const char *cmd, const shc_optval *ov, bool tail)
+{
+    const char *v = ov->value;
+    bool plus = v[0] == '+';
+    if (v[0] == '+' || v[0] == '-')
+        v++;
+    long n;
+    if (parse_num(v, strlen(v), &n) < 0)
+        return shc__reject(r, ov->argi, "%s: '%s' is not a line count", cmd, ov->value);
+    if (plus && tail) {
+        r->line = n == 0 ? 1 : n;
+        r->line_end = 0;
+    } else if (plus) {
+        return shc__reject(r, ov->argi, "%s: '%s' is not a line count", cmd, ov->value);
+    }
+    return 0;
+}
+
+static int check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail)
+{
+    for (size_t i = 0; i < res->nopts; i++) {
+        const shc_optval *ov = &res->opts[i];
+        if (ov->opt->role == SHC_ROLE_LINES && check_count(r, cmd, ov, tail) < 0)
+            return -1;
+        if (ov->opt->short_name == 'c' && ov->value) {
+            long n;
+            const char *v = ov->value + (ov->value[0] == '+' || ov->value[0] == '-');
+            if (parse_num(v, strlen(v), &n) < 0)
+                return shc__reject(r, ov->argi, "%s: '%s' is not a byte count", cmd, ov->value);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ sed */
+
+static size_t skip_ws(const char *s, size_t i)
+{
+    while (s[i] == ' ' || s[i] == '\t')
+        i++;
+    return i;
+}
+
+/* addr := N | $ ; returns index after it, or 0 */
+static size_t sed_addr(const char *s, size_t i, long *n, bool *dollar)
+{
+    *dollar = false;
+    if (s[i] == '$') {
+        *dollar = true;
+        return i + 1;
+    }
+    size_t j = i;
+    while (s[j] >= '0' && s[j] <= '9')
+        j++;
+    if (j == i || parse_num(s + i, j - i, n) < 0 || *n == 0)
+        return 0;
+    return j;
+}
+
+int shc__sed_range(const char *s, long *first, long *end, bool *last)
+{
+    long a = 0, b = 0;
+    bool da, db = false, range = false;
+    size_t i = skip_ws(s, 0);
+    i = sed_addr(s, i, &a, &da);
+    if (!i)
+        return -1;
+    i = skip_ws(s, i);
+    if (s[i] == ',') {
+        range = true;
+        i = sed_addr(s, skip_ws(s, i + 1), &b, &db);
+        if (!i)
+            return -1;
+        i = skip_ws(s, i);
+    }
+    if (s[i] != 'p')
+        return -1;
+    i = skip_ws(s, i + 1);
+    if (s[i] == ';')
+        i = skip_ws(s, i + 1);
+    if (s[i] != '\0')
+        return -1;
+    if (da && range)
+        return -1; /* `$,N p` */
+    if (range && !db && b < a)
+        return -1; /* `5,3p` prints one line; refuse the odd shape */
+    *last = da;
+    *first = da ? 0 : a;
+    *end = da ? 0 : range ? (db ? 0 : b) : a;
+    return 0;
+}
+
+/* sed under -n with one N[,M]p script; file operands from index *files on. */
+static int sed_script(shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end,
+                      bool *last)
+{
+    if (!first_role(res, SHC_ROLE_QUIET))
+        return shc__reject(r, 0, "sed: without -n it prints every line");
+    size_t ne = count_role(res, SHC_ROLE_SCRIPT);
+    const char *script;
+    size_t argi;
+    if (ne > 1)
+        return shc__reject(r, first_role(res, SHC_ROLE_SCRIPT)->argi,
+                           "sed: several scripts are outside the N[,M]p subset");
+    if (ne == 1) {
+        const shc_optval *ov = first_role(res, SHC_ROLE_SCRIPT);
+        script = ov->value;
+        argi = ov->argi;
+        *files = 0;
+    } else {
+        if (res->nops == 0)
+            return shc__reject(r, 0, "sed: no script");
+        script = res->ops[0].value;
+        argi = res->ops[0].argi;
+        *files = 1;
+    }
+    if (shc__sed_range(script, line, end, last) < 0)
+        return shc__reject(r, argi, "sed: script '%s' is not exactly N, N,M or $ with p", script);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ primary commands */
+
+static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
+{
+    switch (spec->id) {
+    case SHC_CMD_cat:
+        r->whole_output = true;
+        break;
+    case SHC_CMD_nl:
+        r->whole_output = true;
+        break;
+    case SHC_CMD_head:
+        if (check_counts(r, spec->name, res, false) < 0)
+            return;
+        break;
+    case SHC_CMD_tail:
+        if (check_counts(r, spec->name, res, true) < 0)
+            return;
+        for (size_t i = 0; i < res->nops; i++)
+            if (res->ops[i].value[0] == '+' && !res->ops[i].after_dashdash) {
+                shc__reject(r, res->ops[i].argi, "tail: obsolete '+N' form");
+                return;
+            }
+        break;
+    case SHC_CMD_bat: {
+        const shc_optval *pg = first_role(res, SHC_ROLE_PAGING);
+        if (pg && strcmp(pg->value, "never") != 0) {
+            shc__reject(r, pg->argi, "bat: --paging=%s may run a pager", pg->value);
+            return;
+        }
+        const shc_optval *rg = first_role(res, SHC_ROLE_RANGE);
+        r->whole_output = !rg;
+        if (rg) {
+            const char *v = rg->value, *colon = strchr(v, ':');
+            long a = 1, b = 0;
+            size_t alen = colon ? (size_t)(colon - v) : strlen(v);
+            if ((alen && parse_num(v, alen, &a) < 0) ||
+                (colon && colon[1] && parse_num(colon + 1, strlen(colon + 1), &b) < 0) ||
+                (!colon && alen == 0)) {
+                shc__reject(r, rg->argi, "bat: line range '%s' is not N:M", v);
+                return;
+            }
+            if (!colon)
+                b = a;
+            r->line = a == 0 ? 1 : a;
+            r->line_end = b;
+        }
+        break;
+    }
+    case SHC_CMD_sed: {
+        size_t files;
+        long a, b;
+        bool last;
+        if (sed_script(r, res, &files, &a, &b, &last) < 0)
+            return;
+        if (read_operands(r, spec->name, res, files) < 0)
+            return;
+        r->line = a;
+        r->line_end = b;
+        r->last_line = last;
+        return;
+    }
+    case SHC_CMD_rg:
+    case SHC_CMD_grep:
+    case SHC_CMD_ag:
+    case SHC_CMD_ack:
+    case SHC_CMD_git:
+    case SHC_CMD_git_grep:
+    case SHC_CMD_git_ls_files:
+    case SHC_CMD_fd:
+    case SHC_CMD_ls:
+    case SHC_CMD_tree:
+    case SHC_CMD_wc:
+    case SHC_CMD_sort:
+    case SHC_CMD_uniq:
+    case SHC_CMD_cut:
+    case SHC_CMD_tr:
+    case SHC_CMD_column:
+    case SHC_CMD_cd:
+    case SHC_CMD__COUNT:
+        break;
+    }
+    read_operands(r, spec->name, res, 0);
+}
+
+/* The pattern of a grep-like command: the first -e, else the first operand. */
+static int search_pattern(shc_rule *r, const char *cmd, const shc_optres *res, size_t *first_path)
+{
+    const shc_optval *e = first_role(res, SHC_ROLE_PATTERN);
+    if (e) {
+        r->query = e->value;
+        *first_path = 0;
+        return 0;
+    }
+    if (res->nops == 0)
+        return shc__reject(r, 0, "%s: no pattern", cmd);
+    r->query = res->ops[0].value;
+    *first_path = 1;
+    return 0;
+}
+
+static void rule_search(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
+{
+    size_t first = 0;
+    if (spec->id == SHC_CMD_rg && first_role(res, SHC_ROLE_FILES)) {
+        if (first_role(res, SHC_ROLE_PATTERN)) {
+            shc__reject(r, first_role(res, SHC_ROLE_PATTERN)->argi,
+                        "rg: --files takes no pattern");
+            return;
+        }
+        if (root_operands(r, spec->name, res, 0, true) == 0)
+            r->kind = SHC_KIND_LIST;
+        return;
+    }
+    if (spec->id == SHC_CMD_ag && !first_role(res, SHC_ROLE_NOVCS)) {
+        shc__reject(r, 0, "ag: without -U it runs `sh -c \"git config ...\"` to find excludes");
+        return;
+    }
+    if (search_pattern(r, spec->name, res, &first) < 0)
+        return;
+    if (root_operands(r, spec->name, res, first, false) < 0)
+        return;
+    if (spec->id == SHC_CMD_grep && r->npaths == 0) {
+        const shc_optval *d = first_role(res, SHC_ROLE_DIRACTION);
+        bool rec = first_role(res, SHC_ROLE_RECURSIVE) || (d && !strcmp(d->value, "recurse"));
+        if (!rec) {
+            shc__reject(r, 0, "%s: without a file it reads standard input", spec->name);
+            return;
+        }
+    }
+    r->kind = SHC_KIND_SEARCH;
+}
+
+static void rule_git(shc_rule *r, const char *const *argv, size_t argc)
+{
+    shc_optres res;
+    if (shc__opts_parse(&res, r, shc__policy_spec(SHC_CMD_git), argv, 1, argc, false) < 0)
+        return;
+    if (res.nops == 0) {
+        shc__reject(r, 0, "git: no subcommand");
+        return;
+    }
+    const shc_operand *sub = &res.ops[0];
+    shc_cmd_id id;
+    if (!strcmp(sub->value, "grep"))
+        id = SHC_CMD_git_grep;
+    else if (!strcmp(sub->value, "ls-files"))
+        id = SHC_CMD_git_ls_files;
+    else {
+        shc__reject(r, sub->argi, "git %s: only git grep and git ls-files are searches or lists",
+                    sub->value);
+        return;
+    }
+    const shc_cmdspec *spec = shc__policy_spec(id);
+    if (shc__opts_parse(&res, r, spec, argv, sub->argi + 1, argc, true) < 0)
+        return;
+    if (id == SHC_CMD_git_ls_files) {
+        if (root_operands(r, spec->name, &res, 0, true) == 0)
+            r->kind = SHC_KIND_LIST;
+        return;
+    }
+    rule_search(r, spec, &res);
+}
+
+static void rule_fd(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
+{
+    const char *pat = res->nops ? res->ops[0].value : NULL;
+    size_t pat_argi = res->nops ? res->ops[0].argi : 0;
+    if (root_operands(r, spec->name, res, pat ? 1 : 0, false) < 0)
+        return;
+    for (size_t i = 0; i < res->nopts; i++) {
+        if (res->opts[i].opt->role != SHC_ROLE_SEARCHPATH)
+            continue;
+        if (res->opts[i].value[0] == '\0' || !strcmp(res->opts[i].value, "-")) {
+            shc__reject(r, res->opts[i].argi, "fd: bad --search-path");
+            return;
+        }
+        r->paths[r->npaths++] = res->opts[i].value;
+    }
+    r->path = r->npaths ? r->paths[0] : NULL;
+    if (pat && strchr(pat, '/') && !first_role(res, SHC_ROLE_FULLPATH)) {
+        shc__reject(r, pat_argi, "fd: a pattern with '/' needs --full-path (fd reports an error)");
+        return;
+    }
+    if (!pat || !strcmp(pat, ".") || !strcmp(pat, "") || !strcmp(pat, "^")) {
+        if (r->npaths > 1) {
+            shc__reject(r, 0, "fd: several directories have no single location");
+            return;
+        }
+        r->kind = SHC_KIND_LIST;
+        return;
+    }
+    r->query = pat;
+    r->kind = SHC_KIND_SEARCH;
+}
+
+void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = SHC_KIND_TERMINAL;
+    if (argc > SHC_MAX_ARGS) {
+        shc__reject(r, 0, "%s: too many words", argv[0]);
+        return;
+    }
+    if (!strcmp(argv[0], "find")) {
+        shc__policy_find(r, argv, argc);
+        goto done;
+    }
+    const shc_cmdspec *spec = shc__policy_lookup(argv[0], strlen(argv[0]));
+    if (!spec) {
+        shc__reject(r, 0, "%s: not a read, search or list command", argv[0]);
+        return;
+    }
+    shc_optres res;
+    switch (spec->id) {
+    case SHC_CMD_git:
+        rule_git(r, argv, argc);
+        break;
+    case SHC_CMD_cat:
+    case SHC_CMD_head:
+    case SHC_CMD_tail:
+    case SHC_CMD_nl:
+    case SHC_CMD_bat:
+    case SHC_CMD_sed:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0)
+            rule_read(r, spec, &res);
+        break;
+    case SHC_CMD_rg:
+    case SHC_CMD_grep:
+    case SHC_CMD_ag:
+    case SHC_CMD_ack:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0)
+            rule_search(r, spec, &res);
+        break;
+    case SHC_CMD_fd:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0)
+            rule_fd(r, spec, &res);
+        break;
+    case SHC_CMD_ls:
+    case SHC_CMD_tree:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0 &&
+            root_operands(r, spec->name, &res, 0, true) == 0)
+            r->kind = SHC_KIND_LIST;
+        break;
+    case SHC_CMD_git_grep:
+    case SHC_CMD_git_ls_files:
+    case SHC_CMD_wc:
+    case SHC_CMD_sort:
+    case SHC_CMD_uniq:
+    case SHC_CMD_cut:
+    case SHC_CMD_tr:
+    case SHC_CMD_column:
+    case SHC_CMD_cd:
+    case SHC_CMD__COUNT:
+        shc__reject(r, 0, "%s: not a read, search or list command", argv[0]);
+        break;
+    }
+done:
+    if (r->kind != SHC_KIND_TERMINAL && !r->reason[0])
+        snprintf(r->reason, sizeof r->reason, "%s: %s", argv[0], shc_kind_name(r->kind));
+}
+
+/* ------------------------------------------------------------------ filters */
+
+static bool filter_reject_operands(shc_rule *r, const char *cmd, const shc_optres *res,
+                                   size_t allowed)
+{
+    if (res->nops > allowed) {
+        shc__reject(r, res->ops[allowed].argi,
+                    "%s: a filter with a file operand does not read the pipe", cmd);
+        return true;
+    }
+    return false;
+}
+
+bool shc__policy_filter(shc_rule *r, const char *const *argv, size_t argc, long *line,
+                        long *line_end)
+{
+    *line = 0;
+    *line_end = 0;
+    if (argc > SHC_MAX_ARGS) {
+        shc__reject(r, 0, "%s: too many words", argv[0]);
+        return false;
+    }
+    const shc_cmdspec *spec = shc__policy_lookup(argv[0], strlen(argv[0]));
+    if (!spec || strchr(argv[0], ' ')) {
+        shc__reject(r, 0, "%s: not a pure filter", argv[0]);
+        return false;
+    }
+    shc_optres res;
+    shc_rule tmp;
+    memset(&tmp, 0, sizeof tmp);
+    switch (spec->id) {
+    case SHC_CMD_head:
+    case SHC_CMD_tail:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        if (check_counts(&tmp, spec->name, &res, spec->id == SHC_CMD_tail) < 0) {
+            shc__reject(r, tmp.argi, "%s", tmp.reason);
+            return false;
+        }
+        if (filter_reject_operands(r, spec->name, &res, 0))
+            return false;
+        *line = tmp.line;
+        return true;
+    case SHC_CMD_sed: {
+        size_t files;
+        long a, b;
+        bool last;
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        if (sed_script(r, &res, &files, &a, &b, &last) < 0)
+            return false;
+        if (filter_reject_operands(r, spec->name, &res, files))
+            return false;
+        *line = a;
+        *line_end = b;
+        return true;
+    }
+    case SHC_CMD_grep: {
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        if (first_role(&res, SHC_ROLE_RECURSIVE) || first_role(&res, SHC_ROLE_DIRACTION)) {
+            shc__reject(r, 0, "%s: -r searches files, not the pipe", spec->name);
+            return false;
+        }
+        size_t pat = first_role(&res, SHC_ROLE_PATTERN) ? 0 : 1;
+        if (pat && res.nops == 0) {
+            shc__reject(r, 0, "%s: no pattern", spec->name);
+            return false;
+        }
+        return !filter_reject_operands(r, spec->name, &res, pat);
+    }
+    case SHC_CMD_tr:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        return !filter_reject_operands(r, spec->name, &res, 2);
+    case SHC_CMD_cat:
+    case SHC_CMD_nl:
+    case SHC_CMD_wc:
+    case SHC_CMD_sort:
+    case SHC_CMD_uniq:
+    case SHC_CMD_cut:
+    case SHC_CMD_column:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        return !filter_reject_operands(r, spec->name, &res, 0);
+    case SHC_CMD_bat:
+    case SHC_CMD_rg:
+    case SHC_CMD_ag:
+    case SHC_CMD_ack:
+    case SHC_CMD_git:
+    case SHC_CMD_git_grep:
+    case SHC_CMD_git_ls_files:
+    case SHC_CMD_fd:
+    case SHC_CMD_ls:
+    case SHC_CMD_tree:
+    case SHC_CMD_cd:
+    case SHC_CMD__COUNT:
+        break;
+    }
+    shc__reject(r, 0, "%s: not a pure filter", argv[0]);
+    return false;
+}

@@ -1,0 +1,16 @@
+/* Verdict -> JSON (jansson), shared by `shcard explain` and the ACP bridge.
+ * Fields: cmd, kind, title, path, query, line, locations [{path, line}], reason, span
+ * {start, end} (byte offsets into script), script, wrapped, argv; null where there is none. */
+#ifndef SHC_VERDICT_H
+#define SHC_VERDICT_H
+
+#include <jansson.h>
+
+#include "shc.h"
+
+/* Returns a new reference (owned by the caller, json_decref), or NULL when out of memory.
+ * cmd is the command as given (may be NULL: the field is then the verdict's script);
+ * v is borrowed. */
+json_t *shc_verdict_json(const shc_verdict *v, const char *cmd);
+
+#endif

@@ -1,0 +1,159 @@
+// Shared helpers for the end-to-end tests: spawn `shcard acp`, connect an
+// @agentclientprotocol/sdk client (or a raw NDJSON pipe), find descendants.
+import { spawn } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+
+export const SHCARD = process.env.SHCARD || new URL("../../shcard", import.meta.url).pathname;
+
+// Exactly the initialize Zed 1.13.2 sends (acp-protocol.md §1.3 / §6.1).
+export const ZED_INIT = {
+  protocolVersion: 1,
+  clientCapabilities: {
+    fs: { readTextFile: true, writeTextFile: true },
+    terminal: true,
+    auth: { terminal: true },
+    session: { configOptions: { boolean: {} } },
+    elicitation: { form: {}, url: {} },
+    _meta: { terminal_output: true, "terminal-auth": true },
+  },
+  clientInfo: { name: "zed", title: "Zed", version: "1.13.2+stable" },
+};
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+let passed = 0;
+let failed = 0;
+export function ok(cond, name, detail) {
+  if (cond) {
+    passed++;
+  } else {
+    failed++;
+    console.log(`FAIL: ${name}${detail !== undefined ? ": " + JSON.stringify(detail).slice(0, 800) : ""}`);
+  }
+  return cond;
+}
+// Key order does not matter.
+export function canon(v) {
+  if (Array.isArray(v)) return v.map(canon);
+  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon(v[k])]));
+  return v;
+}
+export function eq(got, want, name) {
+  return ok(JSON.stringify(canon(got)) === JSON.stringify(canon(want)), name, { got, want });
+}
+export function finish() {
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+export function startAgent(args = [], opts = {}) {
+  const child = spawn(SHCARD, ["acp", ...args], {
+    stdio: ["pipe", "pipe", "pipe"],
+    cwd: opts.cwd,
+    env: { ...process.env, ...(opts.env || {}) },
+  });
+  child.stderrText = "";
+  child.stderr.on("data", (d) => (child.stderrText += d.toString()));
+  child.exited = new Promise((resolve) => child.on("exit", (code, sig) => resolve({ code, sig, t: Date.now() })));
+  return child;
+}
+
+// An SDK client connection.  Records every session/update per session with a timestamp.
+// handlers: { permission: (params) => outcome }
+export function connect(child, handlers = {}) {
+  const updates = new Map();
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  let app = acp
+    .client({ name: "shcard-e2e" })
+    .onNotification("session/update", (ctx) => {
+      const p = ctx.params;
+      if (!updates.has(p.sessionId)) updates.set(p.sessionId, []);
+      updates.get(p.sessionId).push({ t: Date.now(), u: p.update });
+    })
+    .onRequest("session/request_permission", async (ctx) => {
+      if (handlers.permission) return handlers.permission(ctx.params);
+      return { outcome: { outcome: "selected", optionId: "allow" } };
+    });
+  const conn = app.connect(stream);
+  return { conn, ctx: conn.agent, updates };
+}
+
+// All descendants of pid (from /proc), as numbers.
+export function descendants(pid) {
+  const children = new Map();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(d));
+    } catch {}
+  }
+  const out = [];
+  const walk = (p) => {
+    for (const c of children.get(p) || []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+export function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+// A raw NDJSON connection: send strings, await parsed lines.
+export function raw(child) {
+  let buf = "";
+  const lines = [];
+  const waiters = [];
+  child.stdout.on("data", (d) => {
+    buf += d.toString();
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      lines.push(JSON.parse(line));
+      while (waiters.length) waiters.shift()();
+    }
+  });
+  return {
+    lines,
+    send(s) {
+      child.stdin.write(s);
+    },
+    async next(pred, ms = 5000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const i = lines.findIndex(pred);
+        if (i >= 0) return lines.splice(i, 1)[0];
+        if (Date.now() > deadline) return undefined;
+        await Promise.race([new Promise((r) => waiters.push(r)), sleep(50)]);
+      }
+    },
+  };
+}
+
+export async function within(ms, p) {
+  let timer;
+  const t = new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([p, t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function text(block) {
+  return block?.content?.text;
+}

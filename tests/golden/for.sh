@@ -1,0 +1,1 @@
+for f in *.c; do echo $f; done

@@ -1,0 +1,4 @@
+ls -la \
+  src # list it
+rg x &
+! true |& cat;

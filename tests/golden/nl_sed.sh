@@ -1,0 +1,1 @@
+nl -ba src/parse.c | sed -n '1,80p'

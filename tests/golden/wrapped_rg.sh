@@ -1,0 +1,1 @@
+bash -lc "rg -n 'shc_parse' src || true"
