@@ -161,6 +161,26 @@ static void test_model_cr_and_ansi(void **state)
     EXPECT_MODEL("\xe2\x82\xac\xe2\x82\xac\rx\n", "x\xe2\x82\xac\n"); /* overwrite a whole char */
     EXPECT_MODEL("tab\there\a\n", "tab\there\n");              /* BEL dropped, tab kept */
     EXPECT_MODEL("x\r\x1b[2Ky\n", "y\n");
+    /* the whole-line fast path and its neighbours */
+    EXPECT_MODEL("plain line one\r\nplain line two\n", "plain line one\nplain line two\n");
+    EXPECT_MODEL("0123456789abcdef0123\r", "0123456789abcdef0123");   /* CR without LF */
+    EXPECT_MODEL("0123456789abcdef\rXY\r\n", "XY23456789abcdef\n");  /* CR then more text */
+    EXPECT_MODEL("0123456789abcdef\x7fZ\n", "0123456789abcdefZ\n"); /* DEL dropped */
+    EXPECT_MODEL("0123456789abcdef\xc3\xa9\n", "0123456789abcdef\xc3\xa9\n");
+}
+
+/* A CRLF split across two feeds (two PTY reads) still gives one LF. */
+static void test_model_crlf_split_across_feeds(void **state)
+{
+    (void)state;
+    shc_model m;
+    assert_int_equal(shc_model_init(&m, 4096), 0);
+    assert_int_equal(shc_model_feed(&m, "abcdefghijkl\r", 13), 0);
+    assert_int_equal(shc_model_feed(&m, "\nxyz\n", 5), 0);
+    char *o = shc_model_render(&m, NULL);
+    assert_string_equal(o, "abcdefghijkl\nxyz\n");
+    free(o);
+    shc_model_fini(&m);
 }
 
 static void test_model_head_tail(void **state)
@@ -235,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_boundary),
         cmocka_unit_test(test_ring),
         cmocka_unit_test(test_model_cr_and_ansi),
+        cmocka_unit_test(test_model_crlf_split_across_feeds),
         cmocka_unit_test(test_model_head_tail),
         cmocka_unit_test(test_model_unbounded_line),
         cmocka_unit_test(test_signal_names),
