@@ -514,7 +514,9 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         ex->live->prev = p;
     ex->live = p;
 
-    p->pidfd = pidfd_open(p->pid, 0);
+    /* SHC_EXEC_NO_PIDFD=1 forces the polling fallback of kernels without pidfd (for tests). */
+    const char *nopidfd = getenv("SHC_EXEC_NO_PIDFD");
+    p->pidfd = nopidfd && *nopidfd == '1' ? -1 : pidfd_open(p->pid, 0);
     if (p->pidfd >= 0) {
         p->w_pidfd = shc_loop_watch(p->loop, p->pidfd, SHC_LOOP_READ, on_pidfd, p);
     } else {

@@ -517,6 +517,29 @@ static void test_drain_grace_for_stragglers(void **state)
     run_free(&r);
 }
 
+/* 7: without pidfd (old kernels) the exit is found by polling waitid: same results. */
+static void test_without_pidfd(void **state)
+{
+    (void)state;
+    setenv("SHC_EXEC_NO_PIDFD", "1", 1);
+    run_result r = {0};
+    run_cmd(&r, cmd("echo x; exit 7"));
+    assert_int_equal(r.st.exit_code, 7);
+    assert_string_equal(r.out.p, "x\r\n");
+    run_free(&r);
+    shc_pty_opts o = cmd("sleep 300 & echo $!; wait");
+    o.timeout_ms = 200;
+    run_cmd(&r, o);
+    assert_true(r.st.timed_out);
+    pid_t v[1];
+    assert_int_equal(pids_in(r.out.p, v, 1), 1);
+    assert_true(pid_gone(v[0]));
+    run_free(&r);
+    unsetenv("SHC_EXEC_NO_PIDFD");
+    int z = -1;
+    assert_int_equal(shc__count_children(&z), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -542,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_login_preflight_flags_noisy_profile),
         cmocka_unit_test(test_server_child_killed),
         cmocka_unit_test(test_drain_grace_for_stragglers),
+        cmocka_unit_test(test_without_pidfd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
