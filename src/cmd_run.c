@@ -1,6 +1,7 @@
 /* shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD: prints the classifier's card
- * for CMD on stderr, runs CMD through the PTY executor, streams its output to stdout (raw, or one JSON event per line) and exits with its
- * status: the exit code, 128+N for signal N, 124 for a timeout, 127 when it could not start. */
+ * for CMD on stderr, runs CMD through the PTY executor, streams its output to stdout (raw, or one
+ * JSON event per line) and exits with its status: the exit code, 128+N for signal N, 124 for a
+ * timeout, 127 when it could not start. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>

@@ -393,8 +393,7 @@ static void csi_final(shc_model *m, unsigned char f)
         if (m->csi_param <= 1)
             m->cursor = 0;
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -468,14 +467,15 @@ int shc_model_feed(shc_model *m, const char *text, size_t n)
                 i--;
             }
             continue;
-        default:
-            break;
+        default: break;
         }
         /* ST_TEXT.  Fastest path: a whole plain line ("text\n" or "text\r\n") at the start of
          * an empty line goes straight to the head/tail, without the line buffer. */
         if (m->line_len == 0 && c >= 0x20 && c < 0x7f) {
             size_t j = i + plain_run(s + i, n - i);
-            size_t eol = j < n && s[j] == '\n' ? 1 : j + 1 < n && s[j] == '\r' && s[j + 1] == '\n' ? 2 : 0;
+            size_t eol = j < n && s[j] == '\n'                           ? 1
+                         : j + 1 < n && s[j] == '\r' && s[j + 1] == '\n' ? 2
+                                                                         : 0;
             if (eol && j - i < LINE_MAX_BYTES) {
                 commit(m, s + i, j - i);
                 commit(m, (const unsigned char *)"\n", 1);
@@ -484,8 +484,7 @@ int shc_model_feed(shc_model *m, const char *text, size_t n)
             }
         }
         /* Fast path: a run of printable bytes appended at the end of the line. */
-        if (c >= 0x20 && c != 0x7f && m->cursor == m->line_len &&
-            m->line_len < LINE_MAX_BYTES) {
+        if (c >= 0x20 && c != 0x7f && m->cursor == m->line_len && m->line_len < LINE_MAX_BYTES) {
             size_t j = i + 1;
             size_t lim = i + (LINE_MAX_BYTES - m->line_len);
             if (lim > n)

@@ -227,8 +227,8 @@ static void take_bytes(shc_pty *p, const unsigned char *b, size_t n, bool final)
     if (p->disp.len >= p->chunk_bytes)
         flush_display(p, false);
     if (p->disp.len && !p->t_flush && !final)
-        p->t_flush = shc_loop_timer(p->loop, p->events >= 10000 ? 500 : p->chunk_ms,
-                                    on_flush_timer, p);
+        p->t_flush =
+            shc_loop_timer(p->loop, p->events >= 10000 ? 500 : p->chunk_ms, on_flush_timer, p);
 }
 
 /* ---------------------------------------------------------------- completion */
@@ -347,8 +347,9 @@ static void record_exit(shc_pty *p, const siginfo_t *si)
 static int peek_exit(shc_pty *p, siginfo_t *si)
 {
     memset(si, 0, sizeof *si);
-    int r = p->pidfd >= 0 ? waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, si, WEXITED | WNOHANG | WNOWAIT)
-                          : waitid(P_PID, (id_t)p->pid, si, WEXITED | WNOHANG | WNOWAIT);
+    int r = p->pidfd >= 0
+                ? waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, si, WEXITED | WNOHANG | WNOWAIT)
+                : waitid(P_PID, (id_t)p->pid, si, WEXITED | WNOHANG | WNOWAIT);
     return r == 0 && si->si_pid != 0;
 }
 

@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <fcntl.h>
 #include <sys/wait.h>
 
@@ -471,7 +473,7 @@ static void test_login_preflight_flags_noisy_profile(void **state)
     run_cmd(&r, o);
     assert_false(r.st.timed_out);
     assert_int_equal(r.st.exit_code, 0);
-    assert_true(r.st.duration_ms >= 1000); /* slow: flagged */
+    assert_true(r.st.duration_ms >= 1000);       /* slow: flagged */
     assert_string_equal(r.model, "motd junk\n"); /* prints: flagged */
     run_free(&r);
     /* the same recipe without the profile: quick and silent */
@@ -488,7 +490,8 @@ static void test_login_preflight_flags_noisy_profile(void **state)
 static void test_server_child_killed(void **state)
 {
     (void)state;
-    shc_pty_opts o = cmd("python3 -m http.server 0 --bind 127.0.0.1 >/dev/null 2>&1 & echo $!; wait");
+    shc_pty_opts o =
+        cmd("python3 -m http.server 0 --bind 127.0.0.1 >/dev/null 2>&1 & echo $!; wait");
     o.timeout_ms = 500;
     run_result r = {0};
     run_cmd(&r, o);
