@@ -543,6 +543,51 @@ static void test_without_pidfd(void **state)
     assert_int_equal(shc__count_children(&z), 0);
 }
 
+/* 16 commands at once, each leaving an escaped process: every command finishes normally (no
+ * sweep ends another's processes), and every escaped process is gone afterwards. */
+static void test_many_concurrent_with_orphans(void **state)
+{
+    (void)state;
+    enum { K = 16 };
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = shc_exec_new(loop);
+    static run_result r[K];
+    char cmds[K][160];
+    memset(r, 0, sizeof r);
+    for (int i = 0; i < K; i++) {
+        snprintf(cmds[i], sizeof cmds[i], "setsid sleep 300 & echo $!; sleep 0.%02d; echo done %d",
+                 (i * 7) % 40 + 5, i);
+        shc_pty_opts o = cmd(cmds[i]);
+        o.on_output = rr_output;
+        o.on_exit = rr_exit;
+        o.payload = &r[i];
+        assert_int_equal(shc_pty_spawn(&r[i].pty, ex, &o, NULL), 0);
+    }
+    for (;;) {
+        int left = 0;
+        for (int i = 0; i < K; i++)
+            left += !r[i].done;
+        if (!left)
+            break;
+        assert_int_equal(shc_loop_run_once(loop, 5000), 0);
+    }
+    for (int i = 0; i < K; i++) {
+        shc_outbuf_append(&r[i].out, "", 1);
+        char want[32];
+        snprintf(want, sizeof want, "done %d\r\n", i);
+        assert_int_equal(r[i].st.exit_code, 0);
+        assert_non_null(strstr(r[i].out.p, want));
+        pid_t v[1];
+        assert_int_equal(pids_in(r[i].out.p, v, 1), 1);
+        assert_true(pid_gone(v[0]));
+        run_free(&r[i]);
+    }
+    shc_exec_free(ex);
+    shc_loop_free(loop);
+    int z = -1;
+    assert_int_equal(shc__count_children(&z), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -569,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_server_child_killed),
         cmocka_unit_test(test_drain_grace_for_stragglers),
         cmocka_unit_test(test_without_pidfd),
+        cmocka_unit_test(test_many_concurrent_with_orphans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
