@@ -29,11 +29,12 @@ extern char **environ;
 enum {
     READ_SIZE = 65536,
     DRAIN_GRACE_MS = 150, /* after exit, wait this long for EOF before hanging up */
-    POLL_FALLBACK_MS = 10,
+    POLL_FALLBACK_MS = 250, /* without pidfd: SIGCHLD through the loop, and this safety poll */
 };
 
 struct shc_exec {
     shc_loop *loop; /* borrowed */
+    bool sigchld;   /* SIGCHLD registered on the loop (the fallback without pidfd) */
     shc_pty *live;  /* commands whose leader is not reaped yet (not owned) */
     uint64_t seq;
 };
@@ -158,10 +159,19 @@ static void kill_now(shc_pty *p)
     teardown(p);
 }
 
+static void on_sigchld_detached(shc_loop *loop, int signo, void *payload)
+{
+    (void)loop;
+    (void)signo;
+    (void)payload;
+}
+
 void shc_exec_free(shc_exec *ex)
 {
     if (!ex)
         return;
+    if (ex->sigchld) /* the loop has no unregister: leave it a handler that touches nothing */
+        shc_loop_signal(ex->loop, SIGCHLD, on_sigchld_detached, NULL);
     while (ex->live) {
         shc_pty *p = ex->live;
         kill_now(p);
@@ -364,6 +374,26 @@ static void on_pidfd(shc_loop *loop, int fd, unsigned events, void *payload)
         record_exit(p, &si);
 }
 
+/* Without pidfd: a SIGCHLD (several may coalesce into one) means any running command may have
+ * exited.  Handle one exit at a time and rescan, since an exit callback may free commands. */
+static void on_sigchld(shc_loop *loop, int signo, void *payload)
+{
+    (void)loop;
+    (void)signo;
+    shc_exec *ex = payload;
+    for (bool again = true; again;) {
+        again = false;
+        for (shc_pty *q = ex->live; q; q = q->next) {
+            siginfo_t si;
+            if (q->pidfd < 0 && !q->exited && peek_exit(q, &si)) {
+                record_exit(q, &si);
+                again = true;
+                break;
+            }
+        }
+    }
+}
+
 static void on_poll_timer(shc_loop *loop, void *payload)
 {
     shc_pty *p = payload;
@@ -521,6 +551,8 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
     if (p->pidfd >= 0) {
         p->w_pidfd = shc_loop_watch(p->loop, p->pidfd, SHC_LOOP_READ, on_pidfd, p);
     } else {
+        if (!ex->sigchld && shc_loop_signal(p->loop, SIGCHLD, on_sigchld, ex) == 0)
+            ex->sigchld = true;
         p->t_poll = shc_loop_timer(p->loop, POLL_FALLBACK_MS, on_poll_timer, p);
     }
     p->w_master = shc_loop_watch(p->loop, p->master, SHC_LOOP_READ, on_master, p);
@@ -530,6 +562,11 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         (opts->timeout_ms && p->t_timeout <= 0)) {
         shc_pty_free(p);
         goto nomem_nofree;
+    }
+    if (p->pidfd < 0) {
+        siginfo_t si; /* it may have exited before SIGCHLD was being watched */
+        if (peek_exit(p, &si))
+            record_exit(p, &si); /* output is not drained yet: no callback can run here */
     }
     *out = p;
     return 0;

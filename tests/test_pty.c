@@ -529,6 +529,7 @@ static void test_without_pidfd(void **state)
     run_cmd(&r, cmd("echo x; exit 7"));
     assert_int_equal(r.st.exit_code, 7);
     assert_string_equal(r.out.p, "x\r\n");
+    assert_true(r.ms < 200); /* SIGCHLD noticed it, not the 250 ms safety poll */
     run_free(&r);
     shc_pty_opts o = cmd("sleep 300 & echo $!; wait");
     o.timeout_ms = 200;
