@@ -28,7 +28,7 @@ extern char **environ;
 
 enum {
     READ_SIZE = 65536,
-    DRAIN_GRACE_MS = 150, /* after exit, wait this long for EOF before hanging up */
+    DRAIN_GRACE_MS = 150,   /* after exit, wait this long for EOF before hanging up */
     POLL_FALLBACK_MS = 250, /* without pidfd: SIGCHLD through the loop, and this safety poll */
 };
 
