@@ -35,9 +35,9 @@ static void print_text(const char *cmd, size_t len, const shc_ast *ast, int rc,
         fputs(buf, stdout);
         return;
     }
-    char *sx = shc_ast_sexpr(ast->root, false);
-    printf("ast: %s\n", sx ? sx : "(out of memory)");
-    free(sx);
+    char *tree = shc_ast_tree(ast->root);
+    fputs(tree ? tree : "(out of memory)\n", stdout);
+    free(tree);
 }
 
 static int parse_one(const char *cmd, size_t len, bool unwrap, bool json)

@@ -196,6 +196,97 @@ char *shc_ast_sexpr(const shc_node *root, bool spans)
     return shc_strbuf_take(&b);
 }
 
+/* ------------------------------------------------------------------ indented tree */
+
+static void indent(shc_strbuf *b, int depth)
+{
+    for (int i = 0; i < depth; i++)
+        shc_strbuf_puts(b, "  ");
+}
+
+static void tree_word(shc_strbuf *b, const shc_word *w)
+{
+    if (w->value)
+        cstr(b, w->value, w->len);
+    else
+        shc_strbuf_puts(b, "<expansion>");
+    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
+        if (w->flags & flag_names[i].bit)
+            shc_strbuf_printf(b, " [%s]", flag_names[i].name);
+}
+
+static void tree_node(shc_strbuf *b, const shc_node *n, int depth)
+{
+    indent(b, depth);
+    switch (n->kind) {
+    case SHC_NODE_LIST:
+        shc_strbuf_printf(b, "list %u-%u\n", n->span.start, n->span.end);
+        for (size_t i = 0; i < n->u.list.n; i++) {
+            tree_node(b, n->u.list.items[i], depth + 1);
+            static const char *sep[] = {NULL, ";", "&", "newline"};
+            if (sep[n->u.list.seps[i]]) {
+                indent(b, depth + 1);
+                shc_strbuf_printf(b, "sep %s\n", sep[n->u.list.seps[i]]);
+            }
+        }
+        break;
+    case SHC_NODE_AND:
+    case SHC_NODE_OR:
+        shc_strbuf_printf(b, "%s %u-%u\n", n->kind == SHC_NODE_AND ? "and (&&)" : "or (||)",
+                          n->span.start, n->span.end);
+        tree_node(b, n->u.binary.left, depth + 1);
+        tree_node(b, n->u.binary.right, depth + 1);
+        break;
+    case SHC_NODE_PIPE:
+        shc_strbuf_printf(b, "pipeline%s %u-%u\n", n->u.pipe.negated ? " (negated)" : "",
+                          n->span.start, n->span.end);
+        for (size_t i = 0; i < n->u.pipe.n; i++) {
+            if (i) {
+                indent(b, depth + 1);
+                shc_strbuf_puts(b, n->u.pipe.stderr_too[i - 1] ? "pipe |&\n" : "pipe |\n");
+            }
+            tree_node(b, n->u.pipe.cmds[i], depth + 1);
+        }
+        break;
+    case SHC_NODE_CALL: {
+        const shc_call *c = &n->u.call;
+        shc_strbuf_printf(b, "command %u-%u\n", n->span.start, n->span.end);
+        for (size_t i = 0; i < c->nassigns; i++) {
+            indent(b, depth + 1);
+            shc_strbuf_printf(b, "assign %s%s ", c->assigns[i].name,
+                              c->assigns[i].append ? "+=" : "=");
+            tree_word(b, &c->assigns[i].value);
+            shc_strbuf_putc(b, '\n');
+        }
+        for (size_t i = 0; i < c->nwords; i++) {
+            indent(b, depth + 1);
+            shc_strbuf_printf(b, "%s ", i == 0 ? "name" : "arg ");
+            tree_word(b, &c->words[i]);
+            shc_strbuf_putc(b, '\n');
+        }
+        for (size_t i = 0; i < c->nredirs; i++) {
+            const shc_redir *r = &c->redirs[i];
+            indent(b, depth + 1);
+            shc_strbuf_puts(b, "redirect ");
+            if (r->fd >= 0)
+                shc_strbuf_printf(b, "%d", r->fd);
+            shc_strbuf_printf(b, "%s ", shc_redir_op_name(r->op));
+            tree_word(b, &r->target);
+            shc_strbuf_putc(b, '\n');
+        }
+        break;
+    }
+    }
+}
+
+char *shc_ast_tree(const shc_node *root)
+{
+    shc_strbuf b = {0};
+    if (root)
+        tree_node(&b, root, 0);
+    return shc_strbuf_take(&b);
+}
+
 /* ------------------------------------------------------------------ shell text */
 
 static bool name_char(char c)

@@ -11,6 +11,8 @@
 
 /* "(list (pipe (call (word (lit \"ls\")))))"; with spans, each node carries @start-end. */
 char *shc_ast_sexpr(const shc_node *root, bool spans);
+/* An indented tree for people: one node per line, with spans and decoded words. */
+char *shc_ast_tree(const shc_node *root);
 /* Shell text that parses back to the same AST (spans aside). */
 char *shc_ast_print(const shc_node *root);
 
