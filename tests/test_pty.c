@@ -150,6 +150,15 @@ static void test_spawn_errors(void **state)
     assert_int_equal(r.err.err, EACCES);
     run_free(&r);
 
+    o = cmd("echo never");
+    o.shell = "/tmp"; /* passes the parent's X_OK check, fails execve in the child */
+    assert_int_equal(run_cmd(&r, o), SHC_E_IO);
+    assert_string_equal(r.err.stage, "exec");
+    assert_int_equal(r.err.err, EACCES);
+    assert_non_null(strstr(r.err.message, "cannot execute '/tmp'"));
+    assert_int_equal(r.out.len, 0);
+    run_free(&r);
+
     o = cmd(NULL);
     assert_int_equal(run_cmd(&r, o), SHC_E_USAGE);
     run_free(&r);
