@@ -152,7 +152,7 @@ fuzz-safety: shcard
 # safety oracle runs them for real), and what the executor and bridge tests use.
 DEB_PKGS := re2c bison pkg-config gcc clang make libjansson-dev libcmocka-dev libcurl4-openssl-dev \
             strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 \
-            util-linux procps bsdextrautils
+            util-linux procps bsdextrautils curl
 deps:
 	@bash tests/install-deps.sh $(DEB_PKGS)
 

@@ -8,12 +8,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/ioctl.h>
-#include <termios.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,8 +21,8 @@
 #include "pty.h"
 
 /* glibc's <pty.h> is shadowed by src/pty.h on the include path: declare forkpty here. */
-extern int forkpty(int *amaster, char *name, const struct termios *termp,
-                   const struct winsize *winp);
+extern int
+forkpty(int *amaster, char *name, const struct termios *termp, const struct winsize *winp);
 
 static double now_ms(void)
 {

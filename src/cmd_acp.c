@@ -8,6 +8,8 @@
 
 #include "bridge.h"
 #include "cmd.h"
+#include "config.h"
+#include "openai.h"
 #include "shc.h"
 
 static void usage(FILE *f)
@@ -28,6 +30,7 @@ static void usage(FILE *f)
             "  --output-limit BYTES     model text / outputByteLimit cap (default 1 MiB)\n"
             "  --chunk-bytes BYTES      terminal_output coalescing size (default 8192)\n"
             "  --chunk-ms MS            terminal_output coalescing delay (default 16)\n");
+    fprintf(f, "\n%s", shc_model_config_usage());
 }
 
 static int num(const char *flag, const char *s, unsigned long long max, unsigned long long *out)
@@ -51,6 +54,10 @@ int shc_cmd_acp(int argc, char **argv)
     cfg.in_fd = cfg.out_fd = -1;
     cfg.log.level = SHC_LOG_WARN;
     cfg.log.prefix = "shcard acp";
+    shc_model_config mcfg; /* the model backend's flags (config.h) */
+    shc_model_config_init(&mcfg);
+    char merr[256];
+    int mrc;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -107,13 +114,26 @@ int shc_cmd_acp(int argc, char **argv)
                 return 2;
             cfg.chunk_ms = (uint32_t)n;
             i++;
+        } else if ((mrc = shc_model_config_flag(&mcfg, argc, argv, &i, merr, sizeof merr))) {
+            if (mrc < 0) {
+                fprintf(stderr, "shcard acp: %s\n", merr);
+                shc_model_config_free(&mcfg);
+                return 2;
+            }
+            i--; /* it moved past the flag and its value; the loop adds one */
         } else {
             fprintf(stderr, "shcard acp: unknown option '%s'\n", a);
             usage(stderr);
             return 2;
         }
     }
-    /* Backend selection: shell mode unless another backend is configured here. */
+    /* Backend selection: the model backend with a key or a base URL, else shell mode. */
     cfg.backend = NULL;
+    mrc = shc_openai_select(&mcfg, &cfg.backend);
+    if (!cfg.timeout_ms && mcfg.timeout_s > 0) /* `timeout` from the config file */
+        cfg.timeout_ms = (uint64_t)mcfg.timeout_s * 1000;
+    shc_model_config_free(&mcfg);
+    if (mrc)
+        return 2;
     return shc_bridge_run(&cfg);
 }

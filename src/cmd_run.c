@@ -1,6 +1,7 @@
-/* shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD: runs CMD through the PTY
- * executor, streams its output to stdout (raw, or one JSON event per line) and exits with its
- * status: the exit code, 128+N for signal N, 124 for a timeout, 127 when it could not start. */
+/* shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD: prints the classifier's card
+ * for CMD on stderr, runs CMD through the PTY executor, streams its output to stdout (raw, or one
+ * JSON event per line) and exits with its status: the exit code, 128+N for signal N, 124 for a
+ * timeout, 127 when it could not start. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
@@ -96,6 +97,24 @@ static void on_signal(shc_loop *loop, int signo, void *payload)
         shc_pty_cancel(c->pty);
 }
 
+/* The card the classifier gives CMD, on stderr: "[read] Read file 'x'".  Control characters in
+ * the title (a terminal card's title is the command itself) are shown as spaces. */
+static void print_card(const char *cmd)
+{
+    shc_verdict *v = NULL;
+    if (shc_classify(&v, cmd, strlen(cmd), true) != 0 || !v) {
+        fprintf(stderr, "[terminal] (classifier out of memory)\n");
+        return;
+    }
+    const char *t = v->title ? v->title : cmd;
+    fprintf(stderr, "[%s] ", shc_kind_name(v->kind));
+    for (const unsigned char *q = (const unsigned char *)t; *q; q++)
+        fputc(*q < 0x20 || *q == 0x7f ? ' ' : *q, stderr);
+    fputc('\n', stderr);
+    fflush(stderr);
+    shc_verdict_free(v);
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD\n");
@@ -172,6 +191,7 @@ int shc_cmd_run(int argc, char **argv)
     o.on_exit = on_exit_cb;
     o.payload = &c;
 
+    print_card(o.command);
     int status = 127;
     shc_loop *loop = shc_loop_new();
     shc_exec *ex = loop ? shc_exec_new(loop) : NULL;

@@ -36,14 +36,14 @@ typedef struct sigrec {
 } sigrec;
 
 struct shc_loop {
-    watcher *w;  /* owned */
+    watcher *w; /* owned */
     size_t nw, capw;
-    timer *t;    /* owned */
+    timer *t; /* owned */
     size_t nt, capt;
     sigrec s[NSIG];
     size_t ns;
-    int sigfd;           /* -1 until a signal is registered */
-    sigset_t sigs;       /* signals delivered through sigfd */
+    int sigfd;              /* -1 until a signal is registered */
+    sigset_t sigs;          /* signals delivered through sigfd */
     sigset_t blocked_by_us; /* those we blocked (restored on free) */
     int next_id;
     int dispatching;

@@ -137,8 +137,15 @@ int shc_utf8_feed(shc_utf8 *u, shc_outbuf *out, const void *in, size_t n)
         u->npend = 0;
     }
     while (i < n) {
-        /* ASCII run */
+        /* ASCII run, eight bytes at a time */
         size_t j = i;
+        while (n - j >= 8) {
+            uint64_t w;
+            memcpy(&w, s + j, 8);
+            if (w & 0x8080808080808080ull)
+                break;
+            j += 8;
+        }
         while (j < n && s[j] < 0x80)
             j++;
         if (j > i) {
@@ -324,6 +331,25 @@ static int line_reserve(shc_model *m, size_t extra)
     return 0;
 }
 
+/* How many leading bytes of s[0..n) are printable ASCII (0x20-0x7e); eight at a time. */
+static size_t plain_run(const unsigned char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    size_t j = 0;
+    while (n - j >= 8) {
+        uint64_t w;
+        memcpy(&w, s + j, 8);
+        uint64_t del = w ^ (ones * 0x7f);
+        /* any byte >= 0x80, any byte < 0x20, any byte == 0x7f */
+        if ((w & highs) || ((w - ones * 0x20) & ~w & highs) || ((del - ones) & ~del & highs))
+            break;
+        j += 8;
+    }
+    while (j < n && s[j] >= 0x20 && s[j] < 0x7f)
+        j++;
+    return j;
+}
+
 static size_t char_len(unsigned char c)
 {
     return c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
@@ -367,8 +393,7 @@ static void csi_final(shc_model *m, unsigned char f)
         if (m->csi_param <= 1)
             m->cursor = 0;
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -442,12 +467,24 @@ int shc_model_feed(shc_model *m, const char *text, size_t n)
                 i--;
             }
             continue;
-        default:
-            break;
+        default: break;
         }
-        /* ST_TEXT.  Fast path: a run of printable bytes appended at the end of the line. */
-        if (c >= 0x20 && c != 0x7f && m->cursor == m->line_len &&
-            m->line_len < LINE_MAX_BYTES) {
+        /* ST_TEXT.  Fastest path: a whole plain line ("text\n" or "text\r\n") at the start of
+         * an empty line goes straight to the head/tail, without the line buffer. */
+        if (m->line_len == 0 && c >= 0x20 && c < 0x7f) {
+            size_t j = i + plain_run(s + i, n - i);
+            size_t eol = j < n && s[j] == '\n'                           ? 1
+                         : j + 1 < n && s[j] == '\r' && s[j + 1] == '\n' ? 2
+                                                                         : 0;
+            if (eol && j - i < LINE_MAX_BYTES) {
+                commit(m, s + i, j - i);
+                commit(m, (const unsigned char *)"\n", 1);
+                i = j + eol - 1;
+                continue;
+            }
+        }
+        /* Fast path: a run of printable bytes appended at the end of the line. */
+        if (c >= 0x20 && c != 0x7f && m->cursor == m->line_len && m->line_len < LINE_MAX_BYTES) {
             size_t j = i + 1;
             size_t lim = i + (LINE_MAX_BYTES - m->line_len);
             if (lim > n)

@@ -66,7 +66,7 @@ typedef struct shc_model {
     /* the line being written (not yet ended by \n): CR and erase-line act on it */
     unsigned char *line; /* owned */
     size_t line_len, line_cap, cursor;
-    int state;     /* escape-sequence parser state */
+    int state;          /* escape-sequence parser state */
     unsigned csi_param; /* first numeric CSI parameter */
     bool csi_private;
     bool csi_more; /* past the first parameter */

@@ -28,12 +28,13 @@ extern char **environ;
 
 enum {
     READ_SIZE = 65536,
-    DRAIN_GRACE_MS = 150, /* after exit, wait this long for EOF before hanging up */
-    POLL_FALLBACK_MS = 10,
+    DRAIN_GRACE_MS = 150,   /* after exit, wait this long for EOF before hanging up */
+    POLL_FALLBACK_MS = 250, /* without pidfd: SIGCHLD through the loop, and this safety poll */
 };
 
 struct shc_exec {
     shc_loop *loop; /* borrowed */
+    bool sigchld;   /* SIGCHLD registered on the loop (the fallback without pidfd) */
     shc_pty *live;  /* commands whose leader is not reaped yet (not owned) */
     uint64_t seq;
 };
@@ -158,10 +159,19 @@ static void kill_now(shc_pty *p)
     teardown(p);
 }
 
+static void on_sigchld_detached(shc_loop *loop, int signo, void *payload)
+{
+    (void)loop;
+    (void)signo;
+    (void)payload;
+}
+
 void shc_exec_free(shc_exec *ex)
 {
     if (!ex)
         return;
+    if (ex->sigchld) /* the loop has no unregister: leave it a handler that touches nothing */
+        shc_loop_signal(ex->loop, SIGCHLD, on_sigchld_detached, NULL);
     while (ex->live) {
         shc_pty *p = ex->live;
         kill_now(p);
@@ -227,8 +237,8 @@ static void take_bytes(shc_pty *p, const unsigned char *b, size_t n, bool final)
     if (p->disp.len >= p->chunk_bytes)
         flush_display(p, false);
     if (p->disp.len && !p->t_flush && !final)
-        p->t_flush = shc_loop_timer(p->loop, p->events >= 10000 ? 500 : p->chunk_ms,
-                                    on_flush_timer, p);
+        p->t_flush =
+            shc_loop_timer(p->loop, p->events >= 10000 ? 500 : p->chunk_ms, on_flush_timer, p);
 }
 
 /* ---------------------------------------------------------------- completion */
@@ -347,8 +357,9 @@ static void record_exit(shc_pty *p, const siginfo_t *si)
 static int peek_exit(shc_pty *p, siginfo_t *si)
 {
     memset(si, 0, sizeof *si);
-    int r = p->pidfd >= 0 ? waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, si, WEXITED | WNOHANG | WNOWAIT)
-                          : waitid(P_PID, (id_t)p->pid, si, WEXITED | WNOHANG | WNOWAIT);
+    int r = p->pidfd >= 0
+                ? waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, si, WEXITED | WNOHANG | WNOWAIT)
+                : waitid(P_PID, (id_t)p->pid, si, WEXITED | WNOHANG | WNOWAIT);
     return r == 0 && si->si_pid != 0;
 }
 
@@ -361,6 +372,26 @@ static void on_pidfd(shc_loop *loop, int fd, unsigned events, void *payload)
     siginfo_t si;
     if (peek_exit(p, &si))
         record_exit(p, &si);
+}
+
+/* Without pidfd: a SIGCHLD (several may coalesce into one) means any running command may have
+ * exited.  Handle one exit at a time and rescan, since an exit callback may free commands. */
+static void on_sigchld(shc_loop *loop, int signo, void *payload)
+{
+    (void)loop;
+    (void)signo;
+    shc_exec *ex = payload;
+    for (bool again = true; again;) {
+        again = false;
+        for (shc_pty *q = ex->live; q; q = q->next) {
+            siginfo_t si;
+            if (q->pidfd < 0 && !q->exited && peek_exit(q, &si)) {
+                record_exit(q, &si);
+                again = true;
+                break;
+            }
+        }
+    }
 }
 
 static void on_poll_timer(shc_loop *loop, void *payload)
@@ -514,10 +545,14 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         ex->live->prev = p;
     ex->live = p;
 
-    p->pidfd = pidfd_open(p->pid, 0);
+    /* SHC_EXEC_NO_PIDFD=1 forces the polling fallback of kernels without pidfd (for tests). */
+    const char *nopidfd = getenv("SHC_EXEC_NO_PIDFD");
+    p->pidfd = nopidfd && *nopidfd == '1' ? -1 : pidfd_open(p->pid, 0);
     if (p->pidfd >= 0) {
         p->w_pidfd = shc_loop_watch(p->loop, p->pidfd, SHC_LOOP_READ, on_pidfd, p);
     } else {
+        if (!ex->sigchld && shc_loop_signal(p->loop, SIGCHLD, on_sigchld, ex) == 0)
+            ex->sigchld = true;
         p->t_poll = shc_loop_timer(p->loop, POLL_FALLBACK_MS, on_poll_timer, p);
     }
     p->w_master = shc_loop_watch(p->loop, p->master, SHC_LOOP_READ, on_master, p);
@@ -527,6 +562,11 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         (opts->timeout_ms && p->t_timeout <= 0)) {
         shc_pty_free(p);
         goto nomem_nofree;
+    }
+    if (p->pidfd < 0) {
+        siginfo_t si; /* it may have exited before SIGCHLD was being watched */
+        if (peek_exit(p, &si))
+            record_exit(p, &si); /* output is not drained yet: no callback can run here */
     }
     *out = p;
     return 0;

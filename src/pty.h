@@ -38,11 +38,11 @@ typedef struct shc_pty shc_pty;
 
 /* How a command ended.  Exactly one of exit_code >= 0 / signal != NULL holds. */
 typedef struct shc_pty_status {
-    int exit_code;       /* WEXITSTATUS, or -1 (JSON null) when a signal ended it */
-    int signo;           /* the signal number, or 0 */
-    const char *signal;  /* static name from a table ("SIGKILL"), or NULL */
-    bool timed_out;      /* the timeout ran the kill ladder */
-    bool cancelled;      /* shc_pty_cancel ran the kill ladder */
+    int exit_code;        /* WEXITSTATUS, or -1 (JSON null) when a signal ended it */
+    int signo;            /* the signal number, or 0 */
+    const char *signal;   /* static name from a table ("SIGKILL"), or NULL */
+    bool timed_out;       /* the timeout ran the kill ladder */
+    bool cancelled;       /* shc_pty_cancel ran the kill ladder */
     uint64_t duration_ms; /* spawn to completion */
 } shc_pty_status;
 
@@ -51,9 +51,10 @@ int shc_pty_status_code(const shc_pty_status *st);
 
 /* A spawn failure, e.g. stage "chdir" with err ENOENT for a missing cwd. */
 typedef struct shc_pty_error {
-    int err;            /* errno value */
-    const char *stage;  /* static: "openpt", "fork", "chdir", "exec", "shell", "nomem", "args" */
-    char message[320];  /* human text: "cannot change directory to '/x': No such file or directory" */
+    int err;           /* errno value */
+    const char *stage; /* static: "openpt", "fork", "chdir", "exec", "shell", "nomem", "args" */
+    char
+        message[320]; /* human text: "cannot change directory to '/x': No such file or directory" */
 } shc_pty_error;
 
 /* A display chunk: valid UTF-8 (invalid bytes became U+FFFD, a split character is carried to
@@ -66,27 +67,27 @@ typedef void (*shc_pty_output_fn)(shc_pty *pty, const char *data, size_t len, vo
 typedef void (*shc_pty_exit_fn)(shc_pty *pty, const shc_pty_status *st, void *payload);
 
 typedef struct shc_pty_opts {
-    const char *command;        /* borrowed, required: the script given to bash -c */
-    const char *shell;          /* borrowed; NULL = "bash" looked up in PATH */
-    const char *cwd;            /* borrowed; NULL = the current directory */
-    const char *const *env;     /* borrowed, NULL-terminated: "NAME=value" sets, "NAME" unsets */
-    bool login;                 /* bash -lc instead of bash -c */
-    bool color;                 /* see the environment decision above */
-    uint16_t cols, rows;        /* window size; 0 = 120 x 40 */
-    uint64_t timeout_ms;        /* 0 = none; the deadline includes shell startup */
-    uint64_t kill_grace_ms;     /* SIGTERM to SIGKILL; 0 = 2000 */
-    size_t model_cap;           /* model text head+tail capacity in bytes; 0 = 1 MiB */
-    size_t tail_limit;          /* tail ring bytes (ACP outputByteLimit) when has_tail_limit */
-    bool has_tail_limit;        /* false = 1 MiB */
-    size_t chunk_bytes;         /* display chunk size cap; 0 = 8192 */
-    uint32_t chunk_ms;          /* display coalescing delay; 0 = 16 ms */
-    size_t display_limit;       /* display bytes per command; 0 = 80 MiB.  Past it no more
-                                 * chunks, then one closing notice "[shcard: N more bytes not
-                                 * shown]"; model text and tail still see everything.  After
-                                 * 10,000 chunks the coalescing delay grows to 500 ms. */
+    const char *command;         /* borrowed, required: the script given to bash -c */
+    const char *shell;           /* borrowed; NULL = "bash" looked up in PATH */
+    const char *cwd;             /* borrowed; NULL = the current directory */
+    const char *const *env;      /* borrowed, NULL-terminated: "NAME=value" sets, "NAME" unsets */
+    bool login;                  /* bash -lc instead of bash -c */
+    bool color;                  /* see the environment decision above */
+    uint16_t cols, rows;         /* window size; 0 = 120 x 40 */
+    uint64_t timeout_ms;         /* 0 = none; the deadline includes shell startup */
+    uint64_t kill_grace_ms;      /* SIGTERM to SIGKILL; 0 = 2000 */
+    size_t model_cap;            /* model text head+tail capacity in bytes; 0 = 1 MiB */
+    size_t tail_limit;           /* tail ring bytes (ACP outputByteLimit) when has_tail_limit */
+    bool has_tail_limit;         /* false = 1 MiB */
+    size_t chunk_bytes;          /* display chunk size cap; 0 = 8192 */
+    uint32_t chunk_ms;           /* display coalescing delay; 0 = 16 ms */
+    size_t display_limit;        /* display bytes per command; 0 = 80 MiB.  Past it no more
+                                  * chunks, then one closing notice "[shcard: N more bytes not
+                                  * shown]"; model text and tail still see everything.  After
+                                  * 10,000 chunks the coalescing delay grows to 500 ms. */
     shc_pty_output_fn on_output; /* may be NULL */
     shc_pty_exit_fn on_exit;     /* may be NULL */
-    void *payload;              /* passed to both callbacks */
+    void *payload;               /* passed to both callbacks */
 } shc_pty_opts;
 
 /* An owned executor context on a borrowed loop, or NULL.  It makes this process a child
@@ -109,8 +110,8 @@ void shc_pty_cancel(shc_pty *pty);
 /* Sets the window size (SIGWINCH to the foreground group).  0 or a negative SHC_E_*. */
 int shc_pty_resize(shc_pty *pty, uint16_t cols, uint16_t rows);
 
-pid_t shc_pty_pid(const shc_pty *pty);      /* the shell's pid (== pgid == sid) */
-bool shc_pty_done(const shc_pty *pty);      /* the exit callback has run (or is running) */
+pid_t shc_pty_pid(const shc_pty *pty); /* the shell's pid (== pgid == sid) */
+bool shc_pty_done(const shc_pty *pty); /* the exit callback has run (or is running) */
 /* The final status once done, else NULL.  Borrowed from the pty. */
 const shc_pty_status *shc_pty_status_get(const shc_pty *pty);
 

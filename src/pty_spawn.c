@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -24,17 +25,25 @@ enum { STAGE_TTY = 1, STAGE_CHDIR, STAGE_EXEC };
 
 /* Variables every command gets (see pty.h for the TERM decision). */
 static const char *const forced[] = {
-    "PAGER=cat",           "GIT_PAGER=cat",         "GH_PAGER=cat",   "MANPAGER=cat",
-    "SYSTEMD_PAGER=cat",   "LESS=-FRX",             "GIT_TERMINAL_PROMPT=0",
-    "GIT_EDITOR=:",        "GIT_MERGE_AUTOEDIT=no", "LANG=C.UTF-8",   "LC_CTYPE=C.UTF-8",
+    "PAGER=cat",
+    "GIT_PAGER=cat",
+    "GH_PAGER=cat",
+    "MANPAGER=cat",
+    "SYSTEMD_PAGER=cat",
+    "LESS=-FRX",
+    "GIT_TERMINAL_PROMPT=0",
+    "GIT_EDITOR=:",
+    "GIT_MERGE_AUTOEDIT=no",
+    "LANG=C.UTF-8",
+    "LC_CTYPE=C.UTF-8",
     "LC_ALL=C.UTF-8",
 };
 static const char *const plain_term[] = {"TERM=dumb", "NO_COLOR=1"};
 static const char *const color_term[] = {"TERM=xterm-256color", "COLORTERM=truecolor"};
 /* Removed from the inherited environment (multiplexer state, and what we set ourselves). */
-static const char *const dropped[] = {"STY",     "WINDOW",  "WINDOWID", "TERM",   "COLORTERM",
-                                      "NO_COLOR", "PWD",     "OLDPWD",   "COLUMNS", "LINES",
-                                      "SHCARD_CMD_ID"};
+static const char *const dropped[] = {"STY",       "WINDOW",   "WINDOWID",     "TERM",
+                                      "COLORTERM", "NO_COLOR", "PWD",          "OLDPWD",
+                                      "COLUMNS",   "LINES",    "SHCARD_CMD_ID"};
 
 static size_t name_len(const char *kv)
 {
@@ -64,8 +73,8 @@ static bool is_dropped(const char *kv, const shc_pty_opts *o)
     return false;
 }
 
-__attribute__((format(printf, 4, 5))) static void fail_msg(shc_pty_error *err, int e,
-                                                          const char *stage, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void
+fail_msg(shc_pty_error *err, int e, const char *stage, const char *fmt, ...)
 {
     char eb[128];
     err->err = e;
@@ -121,8 +130,8 @@ static void free_env(char **env)
 }
 
 /* Builds the child's envp (owned; NULL when out of memory). */
-static char **build_env(const shc_pty_opts *o, const char *pwd, const char *token, unsigned cols,
-                        unsigned rows)
+static char **
+build_env(const shc_pty_opts *o, const char *pwd, const char *token, unsigned cols, unsigned rows)
 {
     size_t n = 0, k = 0;
     for (char **e = environ; e && *e; e++)
@@ -134,10 +143,10 @@ static char **build_env(const shc_pty_opts *o, const char *pwd, const char *toke
     if (!env)
         return NULL;
     char buf[64];
-#define ADD(s)                                                                                      \
-    do {                                                                                           \
-        if (!(env[k++] = strdup(s)))                                                               \
-            goto nomem;                                                                            \
+#define ADD(s)                       \
+    do {                             \
+        if (!(env[k++] = strdup(s))) \
+            goto nomem;              \
     } while (0)
     for (char **e = environ; e && *e; e++)
         if (strchr(*e, '=') && !is_dropped(*e, o))
@@ -207,8 +216,8 @@ static _Noreturn void child_fail(int fd, int stage)
     _exit(127);
 }
 
-static _Noreturn void child(int slave, int errw, const char *cwd, const char *shell,
-                            char *const argv[], char *const envp[])
+static _Noreturn void child(
+    int slave, int errw, const char *cwd, const char *shell, char *const argv[], char *const envp[])
 {
     /* Dispositions and mask back to defaults: ignored signals and the mask survive exec. */
     struct sigaction dfl;
@@ -247,7 +256,14 @@ static _Noreturn void child(int slave, int errw, const char *cwd, const char *sh
             child_fail(e2, STAGE_TTY);
         e2 = 3;
     }
-    close_range(4, ~0U, 0); /* every inherited fd; 3 is the CLOEXEC report pipe */
+    /* every inherited fd; 3 is the CLOEXEC report pipe */
+    if (close_range(4, ~0U, 0) != 0) {
+        struct rlimit rl;
+        int max =
+            getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+        for (int fd = 4; fd < max; fd++)
+            close(fd);
+    }
     if (chdir(cwd) != 0)
         child_fail(e2, STAGE_CHDIR);
 #ifdef SHC_FUZZING
@@ -261,8 +277,8 @@ static _Noreturn void child(int slave, int errw, const char *cwd, const char *sh
     child_fail(e2, STAGE_EXEC);
 }
 
-int shc__pty_fork(pid_t *pid_out, int *master_out, const shc_pty_opts *o, const char *token,
-                  shc_pty_error *err)
+int shc__pty_fork(
+    pid_t *pid_out, int *master_out, const shc_pty_opts *o, const char *token, shc_pty_error *err)
 {
     int rc = SHC_E_IO, e = 0;
     int master = -1, slave = -1, pipefd[2] = {-1, -1};

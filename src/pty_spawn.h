@@ -13,7 +13,7 @@
  * failure is an error here and never output.  On success *pid is the leader and *master the
  * owned non-blocking, CLOEXEC master fd.  token ("NAME=value") is added to the environment.
  * 0 or a negative SHC_E_* with err filled. */
-int shc__pty_fork(pid_t *pid, int *master, const shc_pty_opts *o, const char *token,
-                  shc_pty_error *err);
+int shc__pty_fork(
+    pid_t *pid, int *master, const shc_pty_opts *o, const char *token, shc_pty_error *err);
 
 #endif

@@ -16,20 +16,20 @@
 #include "pty.h"
 
 typedef struct run_result {
-    int rc;              /* spawn result */
+    int rc; /* spawn result */
     shc_pty_error err;
-    shc_outbuf out;      /* display chunks concatenated */
+    shc_outbuf out; /* display chunks concatenated */
     size_t chunks, max_chunk;
     bool chunk_bad_utf8; /* some chunk was not valid UTF-8 on its own */
     shc_pty_status st;
     bool done;
-    char *model;         /* owned */
+    char *model; /* owned */
     size_t model_len;
-    char *tail;          /* owned */
+    char *tail; /* owned */
     size_t tail_len;
     bool tail_trunc;
     pid_t pid;
-    uint64_t ms;         /* wall time spawn to exit callback */
+    uint64_t ms; /* wall time spawn to exit callback */
     uint64_t bytes_read;
     int delay_ms;        /* sleep this long after spawn before running the loop */
     int cancel_after_ms; /* > 0: cancel from a timer */

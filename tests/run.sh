@@ -7,6 +7,11 @@ set -u
 BUILD=${BUILD:-build}
 export BUILD
 export SHCARD=${SHCARD:-$PWD/shcard}
+# A developer's model key or settings file must not turn shell-mode tests into model sessions:
+# the model suites set what they need themselves.
+unset DEEPSEEK_API_KEY OPENAI_API_KEY SHCARD_CONFIG
+XDG_CONFIG_HOME=$(mktemp -d); export XDG_CONFIG_HOME
+trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 limit=${SUITE_TIMEOUT:-900}
 total_pass=0
 total_fail=0

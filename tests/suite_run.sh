@@ -19,6 +19,21 @@ expect_eq "exit 3" "$rc" 3
 "$S" run echo several words >"$T/o" 2>/dev/null
 expect_eq "several words" "$(tr -d '\r' <"$T/o")" "several words"
 
+# the classifier's card goes to stderr, the output alone to stdout
+printf 'line one\n' >"$T/f.txt"
+out=$("$S" run "cat $T/f.txt" 2>"$T/err")
+expect_eq "card: stdout is the output only" "$out" $'line one\r'
+expect_eq "card: read" "$(cat "$T/err")" "[read] Read file '$T/f.txt'"
+"$S" run "bash -lc 'ls $T'" >/dev/null 2>"$T/err"
+expect_eq "card: wrapped list" "$(cat "$T/err")" "[list] List files in '$T'"
+"$S" run "rm -f $T/nothing; echo ok" >/dev/null 2>"$T/err"
+expect_eq "card: terminal" "$(cat "$T/err")" "[terminal] rm -f $T/nothing; echo ok"
+"$S" run --json "cat $T/f.txt" >"$T/j" 2>"$T/err"
+expect_eq "card: also with --json, on stderr" "$(cat "$T/err")" "[read] Read file '$T/f.txt'"
+check "card: --json stdout is only events" python3 -c '
+import json, sys
+for l in open(sys.argv[1]): assert "event" in json.loads(l)' "$T/j"
+
 # --json: one event per line
 "$S" run --json 'printf "a\342\202"; sleep 0.1; printf "\254b"; exit 4' >"$T/j" 2>/dev/null; rc=$?
 expect_eq "json rc" "$rc" 4

@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +14,8 @@
 #include "signame.h"
 
 /* Feeds the pieces in turn and returns the sanitized text (owned by buf). */
-static const char *sanitize(shc_outbuf *buf, const char *const *pieces, const size_t *lens,
-                            size_t n, int finish)
+static const char *
+sanitize(shc_outbuf *buf, const char *const *pieces, const size_t *lens, size_t n, int finish)
 {
     shc_utf8 u = {{0}, 0};
     for (size_t i = 0; i < n; i++)
@@ -65,7 +67,8 @@ static void test_invalid_bytes(void **state)
     /* a truncated sequence followed by ASCII: one U+FFFD, the ASCII kept */
     const char *r[] = {"\xe2\x82", "A"};
     size_t k[] = {2, 1};
-    assert_string_equal(sanitize(&b, r, k, 2, 1), "\xef\xbf\xbd" "A");
+    assert_string_equal(sanitize(&b, r, k, 2, 1), "\xef\xbf\xbd"
+                                                  "A");
     shc_outbuf_free(&b);
     /* surrogates and overlongs are invalid */
     const char *s[] = {"\xed\xa0\x80|\xc0\xaf"};
@@ -103,7 +106,10 @@ static void test_ring(void **state)
     assert_true(t);
     free(c);
     /* the kept tail starts at a character boundary: "€" cut in half is dropped */
-    shc_ring_push(&r, "xx\xe2\x82\xac" "abcdef", 11);
+    shc_ring_push(&r,
+                  "xx\xe2\x82\xac"
+                  "abcdef",
+                  11);
     uint64_t dropped;
     c = shc_ring_copy(&r, &n, &t, &dropped);
     assert_string_equal(c, "abcdef");
@@ -136,31 +142,51 @@ static char *model(const char *in, size_t cap)
     return out;
 }
 
-#define EXPECT_MODEL(in, want)                                                                     \
-    do {                                                                                           \
-        char *got_ = model(in, 4096);                                                              \
-        assert_string_equal(got_, want);                                                           \
-        free(got_);                                                                                \
+#define EXPECT_MODEL(in, want)           \
+    do {                                 \
+        char *got_ = model(in, 4096);    \
+        assert_string_equal(got_, want); \
+        free(got_);                      \
     } while (0)
 
 static void test_model_cr_and_ansi(void **state)
 {
     (void)state;
-    EXPECT_MODEL("a\r\nb\r\n", "a\nb\n");                      /* CRLF -> LF */
-    EXPECT_MODEL("\rHello\x1b[K", "Hello");                    /* vorn #470 */
+    EXPECT_MODEL("a\r\nb\r\n", "a\nb\n");   /* CRLF -> LF */
+    EXPECT_MODEL("\rHello\x1b[K", "Hello"); /* vorn #470 */
     EXPECT_MODEL("\x1b[?25lhidden cursor\x1b[?25h\n", "hidden cursor\n");
-    EXPECT_MODEL("10%\r20%\r30%\rdone\n", "done\n");           /* spinner: last frame */
-    EXPECT_MODEL("progress 50%\r\x1b[Kok\n", "ok\n");          /* codex#33638 */
-    EXPECT_MODEL("long line\rshort\n", "shortline\n");         /* CR overwrites, no erase */
+    EXPECT_MODEL("10%\r20%\r30%\rdone\n", "done\n");   /* spinner: last frame */
+    EXPECT_MODEL("progress 50%\r\x1b[Kok\n", "ok\n");  /* codex#33638 */
+    EXPECT_MODEL("long line\rshort\n", "shortline\n"); /* CR overwrites, no erase */
     EXPECT_MODEL("\x1b[1;31mred\x1b[0m plain\n", "red plain\n");
-    EXPECT_MODEL("\x1b]0;title\x07text\n", "text\n");          /* OSC ended by BEL */
+    EXPECT_MODEL("\x1b]0;title\x07text\n", "text\n");                     /* OSC ended by BEL */
     EXPECT_MODEL("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\n", "link\n"); /* OSC ended by ST */
-    EXPECT_MODEL("a\x1bPdcs stuff\x1b\\b\n", "ab\n");          /* DCS */
-    EXPECT_MODEL("a\x1b(Bb\x1b=c\n", "abc\n");                 /* two-byte and charset escapes */
-    EXPECT_MODEL("ab\bc\n", "ac\n");                           /* backspace */
+    EXPECT_MODEL("a\x1bPdcs stuff\x1b\\b\n", "ab\n");                     /* DCS */
+    EXPECT_MODEL("a\x1b(Bb\x1b=c\n", "abc\n"); /* two-byte and charset escapes */
+    EXPECT_MODEL("ab\bc\n", "ac\n");           /* backspace */
     EXPECT_MODEL("\xe2\x82\xac\xe2\x82\xac\rx\n", "x\xe2\x82\xac\n"); /* overwrite a whole char */
-    EXPECT_MODEL("tab\there\a\n", "tab\there\n");              /* BEL dropped, tab kept */
+    EXPECT_MODEL("tab\there\a\n", "tab\there\n");                     /* BEL dropped, tab kept */
     EXPECT_MODEL("x\r\x1b[2Ky\n", "y\n");
+    /* the whole-line fast path and its neighbours */
+    EXPECT_MODEL("plain line one\r\nplain line two\n", "plain line one\nplain line two\n");
+    EXPECT_MODEL("0123456789abcdef0123\r", "0123456789abcdef0123"); /* CR without LF */
+    EXPECT_MODEL("0123456789abcdef\rXY\r\n", "XY23456789abcdef\n"); /* CR then more text */
+    EXPECT_MODEL("0123456789abcdef\x7fZ\n", "0123456789abcdefZ\n"); /* DEL dropped */
+    EXPECT_MODEL("0123456789abcdef\xc3\xa9\n", "0123456789abcdef\xc3\xa9\n");
+}
+
+/* A CRLF split across two feeds (two PTY reads) still gives one LF. */
+static void test_model_crlf_split_across_feeds(void **state)
+{
+    (void)state;
+    shc_model m;
+    assert_int_equal(shc_model_init(&m, 4096), 0);
+    assert_int_equal(shc_model_feed(&m, "abcdefghijkl\r", 13), 0);
+    assert_int_equal(shc_model_feed(&m, "\nxyz\n", 5), 0);
+    char *o = shc_model_render(&m, NULL);
+    assert_string_equal(o, "abcdefghijkl\nxyz\n");
+    free(o);
+    shc_model_fini(&m);
 }
 
 static void test_model_head_tail(void **state)
@@ -235,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_boundary),
         cmocka_unit_test(test_ring),
         cmocka_unit_test(test_model_cr_and_ansi),
+        cmocka_unit_test(test_model_crlf_split_across_feeds),
         cmocka_unit_test(test_model_head_tail),
         cmocka_unit_test(test_model_unbounded_line),
         cmocka_unit_test(test_signal_names),

@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <fcntl.h>
 #include <sys/wait.h>
 
@@ -146,6 +148,15 @@ static void test_spawn_errors(void **state)
     o.shell = "/etc/passwd"; /* exists, not executable */
     assert_int_equal(run_cmd(&r, o), SHC_E_IO);
     assert_int_equal(r.err.err, EACCES);
+    run_free(&r);
+
+    o = cmd("echo never");
+    o.shell = "/tmp"; /* passes the parent's X_OK check, fails execve in the child */
+    assert_int_equal(run_cmd(&r, o), SHC_E_IO);
+    assert_string_equal(r.err.stage, "exec");
+    assert_int_equal(r.err.err, EACCES);
+    assert_non_null(strstr(r.err.message, "cannot execute '/tmp'"));
+    assert_int_equal(r.out.len, 0);
     run_free(&r);
 
     o = cmd(NULL);
@@ -471,7 +482,7 @@ static void test_login_preflight_flags_noisy_profile(void **state)
     run_cmd(&r, o);
     assert_false(r.st.timed_out);
     assert_int_equal(r.st.exit_code, 0);
-    assert_true(r.st.duration_ms >= 1000); /* slow: flagged */
+    assert_true(r.st.duration_ms >= 1000);       /* slow: flagged */
     assert_string_equal(r.model, "motd junk\n"); /* prints: flagged */
     run_free(&r);
     /* the same recipe without the profile: quick and silent */
@@ -488,7 +499,8 @@ static void test_login_preflight_flags_noisy_profile(void **state)
 static void test_server_child_killed(void **state)
 {
     (void)state;
-    shc_pty_opts o = cmd("python3 -m http.server 0 --bind 127.0.0.1 >/dev/null 2>&1 & echo $!; wait");
+    shc_pty_opts o =
+        cmd("python3 -m http.server 0 --bind 127.0.0.1 >/dev/null 2>&1 & echo $!; wait");
     o.timeout_ms = 500;
     run_result r = {0};
     run_cmd(&r, o);
@@ -497,6 +509,93 @@ static void test_server_child_killed(void **state)
     assert_int_equal(pids_in(r.out.p, v, 1), 1);
     assert_true(pid_gone(v[0]));
     run_free(&r);
+}
+
+/* 5: a straggler that ignores SIGHUP keeps the tty open after the shell exits: the command still
+ * completes after the short drain grace (150 ms), and the straggler is swept. */
+static void test_drain_grace_for_stragglers(void **state)
+{
+    (void)state;
+    run_result r = {0};
+    /* the trap comes first, so the background sleep starts with SIGHUP already ignored */
+    run_cmd(&r, cmd("trap '' HUP; sleep 300 & echo $!; echo hi"));
+    assert_int_equal(r.st.exit_code, 0);
+    pid_t v[1];
+    assert_int_equal(pids_in(r.out.p, v, 1), 1);
+    assert_non_null(strstr(r.out.p, "\r\nhi\r\n"));
+    assert_true(r.ms >= 140);
+    assert_true(r.ms < 1500);
+    assert_true(pid_gone(v[0]));
+    run_free(&r);
+}
+
+/* 7: without pidfd (old kernels) the exit is found by polling waitid: same results. */
+static void test_without_pidfd(void **state)
+{
+    (void)state;
+    setenv("SHC_EXEC_NO_PIDFD", "1", 1);
+    run_result r = {0};
+    run_cmd(&r, cmd("echo x; exit 7"));
+    assert_int_equal(r.st.exit_code, 7);
+    assert_string_equal(r.out.p, "x\r\n");
+    assert_true(r.ms < 200); /* SIGCHLD noticed it, not the 250 ms safety poll */
+    run_free(&r);
+    shc_pty_opts o = cmd("sleep 300 & echo $!; wait");
+    o.timeout_ms = 200;
+    run_cmd(&r, o);
+    assert_true(r.st.timed_out);
+    pid_t v[1];
+    assert_int_equal(pids_in(r.out.p, v, 1), 1);
+    assert_true(pid_gone(v[0]));
+    run_free(&r);
+    unsetenv("SHC_EXEC_NO_PIDFD");
+    int z = -1;
+    assert_int_equal(shc__count_children(&z), 0);
+}
+
+/* 16 commands at once, each leaving an escaped process: every command finishes normally (no
+ * sweep ends another's processes), and every escaped process is gone afterwards. */
+static void test_many_concurrent_with_orphans(void **state)
+{
+    (void)state;
+    enum { K = 16 };
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = shc_exec_new(loop);
+    static run_result r[K];
+    char cmds[K][160];
+    memset(r, 0, sizeof r);
+    for (int i = 0; i < K; i++) {
+        snprintf(cmds[i], sizeof cmds[i], "setsid sleep 300 & echo $!; sleep 0.%02d; echo done %d",
+                 (i * 7) % 40 + 5, i);
+        shc_pty_opts o = cmd(cmds[i]);
+        o.on_output = rr_output;
+        o.on_exit = rr_exit;
+        o.payload = &r[i];
+        assert_int_equal(shc_pty_spawn(&r[i].pty, ex, &o, NULL), 0);
+    }
+    for (;;) {
+        int left = 0;
+        for (int i = 0; i < K; i++)
+            left += !r[i].done;
+        if (!left)
+            break;
+        assert_int_equal(shc_loop_run_once(loop, 5000), 0);
+    }
+    for (int i = 0; i < K; i++) {
+        shc_outbuf_append(&r[i].out, "", 1);
+        char want[32];
+        snprintf(want, sizeof want, "done %d\r\n", i);
+        assert_int_equal(r[i].st.exit_code, 0);
+        assert_non_null(strstr(r[i].out.p, want));
+        pid_t v[1];
+        assert_int_equal(pids_in(r[i].out.p, v, 1), 1);
+        assert_true(pid_gone(v[0]));
+        run_free(&r[i]);
+    }
+    shc_exec_free(ex);
+    shc_loop_free(loop);
+    int z = -1;
+    assert_int_equal(shc__count_children(&z), 0);
 }
 
 int main(void)
@@ -523,6 +622,9 @@ int main(void)
         cmocka_unit_test(test_concurrent_commands),
         cmocka_unit_test(test_login_preflight_flags_noisy_profile),
         cmocka_unit_test(test_server_child_killed),
+        cmocka_unit_test(test_drain_grace_for_stragglers),
+        cmocka_unit_test(test_without_pidfd),
+        cmocka_unit_test(test_many_concurrent_with_orphans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

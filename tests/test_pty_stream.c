@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -295,7 +297,8 @@ static void test_git_log_no_pager(void **state)
     assert_int_equal(system(c), 0);
     char cwd[128];
     snprintf(cwd, sizeof cwd, "%s/repo", tmpdir);
-    const char *cmds[] = {"git log", "git -c core.pager=less log", "git -c core.pager='less -+F' log --oneline"};
+    const char *cmds[] = {"git log", "git -c core.pager=less log",
+                          "git -c core.pager='less -+F' log --oneline"};
     for (size_t i = 0; i < 3; i++) {
         shc_pty_opts o = cmd(cmds[i]);
         o.cwd = cwd;
