@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 out=$("$BUILD/bench/bench_classify") || exit 1
 echo "$out" | grep -v '_ns='
-c99=$(echo "$out" | sed -n 's/.*classify_p99_ns=\([0-9.]*\).*/\1/p')
+c99=$(echo "$out" | sed -n 's/^classify_p99_ns=\([0-9.]*\).*/\1/p')
 cm=$(echo "$out" | sed -n 's/.*classify_mean_ns=\([0-9.]*\).*/\1/p')
 pm=$(echo "$out" | sed -n 's/.* parse_mean_ns=\([0-9.]*\).*/\1/p')
-awk -v c="$cm" -v p="$pm" -v q="$c99" 'BEGIN {
+b99=$(echo "$out" | sed -n 's/.*best3_classify_p99_ns=\([0-9.]*\).*/\1/p')
+awk -v c="$cm" -v p="$pm" -v q="$c99" -v b="$b99" 'BEGIN {
   printf "ratio: parse + classify costs %.2fx parse alone (mean)\n", c / p;
-  printf "budget: p99 %.0f ns against 2000 ns: %s\n", q, (q <= 2000 ? "within" : "OVER") }'
+  printf "budget: p99 %.0f ns (best pass) against 2000 ns: %s\n", q, (q <= 2000 ? "within" : "OVER");
+  printf "budget: p99 %.0f ns (per-command best of 3) against 2000 ns: %s\n", b, (b <= 2000 ? "within" : "OVER") }'
