@@ -16,8 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_word(const shc_word *w)
 {
-    if (!w->value || (w->flags & (SHC_WORD_EXPANSION | SHC_WORD_GLOB | SHC_WORD_BRACE |
-                                  SHC_WORD_TILDE)))
+    if (!w->value ||
+        (w->flags & (SHC_WORD_EXPANSION | SHC_WORD_GLOB | SHC_WORD_BRACE | SHC_WORD_TILDE)))
         abort();
 }
 
@@ -58,11 +58,9 @@ static void check_call(const shc_node *n, void *payload)
             if (!digits_or_dash(r->target.value))
                 abort();
             break;
-        case SHC_REDIR_IN:
-            break;
+        case SHC_REDIR_IN: break;
         case SHC_REDIR_RDWR:
-        case SHC_REDIR_HERESTRING:
-            abort();
+        case SHC_REDIR_HERESTRING: abort();
         }
     }
 }
@@ -74,8 +72,7 @@ static void check_accepted(const uint8_t *data, size_t size, bool unwrap, const 
     if (shc_parse(&ast, (const char *)data, size, unwrap, NULL, &d) != 0)
         abort(); /* a label for something that does not parse */
     const shc_node *root = ast->root;
-    if (root->kind != SHC_NODE_LIST || root->u.list.n != 1 ||
-        root->u.list.seps[0] == SHC_SEP_AMP)
+    if (root->kind != SHC_NODE_LIST || root->u.list.n != 1 || root->u.list.seps[0] == SHC_SEP_AMP)
         abort();
     shc_ast_each_call(root, check_call, NULL);
     if (v->wrapped != ast->wrapper.present)

@@ -28,7 +28,8 @@ typedef struct ctx {
     bool has_cwd;
 } ctx;
 
-static int reject(ctx *c, shc_span span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int reject(ctx *c, shc_span span, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int reject(ctx *c, shc_span span, const char *fmt, ...)
 {
     if (c->rejected)
@@ -121,7 +122,8 @@ static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
     if (check_word(c, w0, "command name") < 0)
         return -1;
     if (w0->flags & (SHC_WORD_QUOTED | SHC_WORD_ESCAPED))
-        return reject(c, w0->span, "a quoted or escaped command name may bypass aliases and functions");
+        return reject(c, w0->span,
+                      "a quoted or escaped command name may bypass aliases and functions");
     if (strchr(w0->value, '/'))
         return reject(c, w0->span, "%s: a path-qualified command may not be the real tool",
                       w0->value);
@@ -187,8 +189,7 @@ static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
                 return reject(c, rd->span, "several input redirections");
             *in_file = &rd->target;
             break;
-        case SHC_REDIR_RDWR:
-            return reject(c, rd->span, "<> opens '%s' for writing", t);
+        case SHC_REDIR_RDWR: return reject(c, rd->span, "<> opens '%s' for writing", t);
         case SHC_REDIR_HERESTRING:
             return reject(c, rd->span, "a here-string feeds text, not a file");
         }

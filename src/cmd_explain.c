@@ -108,8 +108,8 @@ static json_t *batch_one(const char *cmd, size_t len, void *payload, int *status
     shc_verdict *v = NULL;
     if (shc_classify(&v, cmd, len, o->unwrap) < 0) {
         *status = 1;
-        json_t *e = json_pack("{s:{s:s,s:s}}", "error", "kind", "nomem", "message",
-                              "out of memory");
+        json_t *e =
+            json_pack("{s:{s:s,s:s}}", "error", "kind", "nomem", "message", "out of memory");
         return e;
     }
     json_t *j = shc_verdict_json_n(v, cmd, len);

@@ -11,10 +11,12 @@
 /* ------------------------------------------------------------------ the tables */
 
 #define SHC_CMD(id, name, abbrev, digits) static const shc_opt opts_##id[] = {
-#define SHC_OPT(s, l, a, r, d) {s, l, SHC_ARG_##a, SHC_ROLE_##r, d},
-#define SHC_END(id)                                                                                \
-    {0, NULL, SHC_ARG_NONE, SHC_ROLE_NONE, NULL}                                                   \
-    }                                                                                              \
+#define SHC_OPT(s, l, a, r, d)            {s, l, SHC_ARG_##a, SHC_ROLE_##r, d},
+#define SHC_END(id)                                \
+    {                                              \
+        0, NULL, SHC_ARG_NONE, SHC_ROLE_NONE, NULL \
+    }                                              \
+    }                                              \
     ;
 #include "policy.def"
 #undef SHC_CMD
@@ -105,8 +107,8 @@ static bool all_digits(const char *s);
 static int add_opt(shc_optres *res, shc_rule *r, const shc_opt *o, const char *value, size_t argi)
 {
     if (o->role == SHC_ROLE_NUMBER && value && !all_digits(value))
-        return shc__reject(r, argi, "'%s' is not a number (found by fuzz-safety: ag -A x never ends)",
-                           value);
+        return shc__reject(
+            r, argi, "'%s' is not a number (found by fuzz-safety: ag -A x never ends)", value);
     if (res->nopts >= SHC_MAX_ARGS)
         return shc__reject(r, argi, "too many options");
     res->opts[res->nopts++] = (shc_optval){o, value, argi};
@@ -122,8 +124,8 @@ static int add_operand(shc_optres *res, shc_rule *r, const char *value, size_t a
 }
 
 /* Resolves --name (name[0..n)) to an option, or rejects. */
-static const shc_opt *find_long(shc_rule *r, const shc_cmdspec *spec, const char *name, size_t n,
-                                size_t argi)
+static const shc_opt *
+find_long(shc_rule *r, const shc_cmdspec *spec, const char *name, size_t n, size_t argi)
 {
     const shc_opt *hit = NULL;
     size_t nhit = 0;
@@ -151,8 +153,13 @@ static const shc_opt *find_long(shc_rule *r, const shc_cmdspec *spec, const char
     return NULL;
 }
 
-static int take_value(shc_rule *r, const shc_cmdspec *spec, const char *const *argv, size_t *i,
-                      size_t argc, const char *shown, const char **value)
+static int take_value(shc_rule *r,
+                      const shc_cmdspec *spec,
+                      const char *const *argv,
+                      size_t *i,
+                      size_t argc,
+                      const char *shown,
+                      const char **value)
 {
     if (*i + 1 >= argc)
         return shc__reject(r, *i, "%s: %s needs a value", spec->name, shown);
@@ -160,8 +167,12 @@ static int take_value(shc_rule *r, const shc_cmdspec *spec, const char *const *a
     return 0;
 }
 
-static int parse_long(shc_optres *res, shc_rule *r, const shc_cmdspec *spec,
-                      const char *const *argv, size_t *i, size_t argc)
+static int parse_long(shc_optres *res,
+                      shc_rule *r,
+                      const shc_cmdspec *spec,
+                      const char *const *argv,
+                      size_t *i,
+                      size_t argc)
 {
     const char *a = argv[*i];
     const char *name = a + 2;
@@ -185,9 +196,7 @@ static int parse_long(shc_optres *res, shc_rule *r, const shc_cmdspec *spec,
         else if (take_value(r, spec, argv, i, argc, a, &value) < 0)
             return -1;
         break;
-    case SHC_ARG_OPT:
-        value = eq ? eq + 1 : NULL;
-        break;
+    case SHC_ARG_OPT: value = eq ? eq + 1 : NULL; break;
     }
     return add_opt(res, r, o, value, argi);
 }
@@ -202,8 +211,12 @@ static bool all_digits(const char *s)
     return true;
 }
 
-static int parse_short(shc_optres *res, shc_rule *r, const shc_cmdspec *spec,
-                       const char *const *argv, size_t *i, size_t argc)
+static int parse_short(shc_optres *res,
+                       shc_rule *r,
+                       const shc_cmdspec *spec,
+                       const char *const *argv,
+                       size_t *i,
+                       size_t argc)
 {
     const char *a = argv[*i];
     size_t argi = *i;
@@ -241,8 +254,13 @@ static int parse_short(shc_optres *res, shc_rule *r, const shc_cmdspec *spec,
     return 0;
 }
 
-int shc__opts_parse(shc_optres *res, shc_rule *r, const shc_cmdspec *spec, const char *const *argv,
-                    size_t start, size_t argc, bool permute)
+int shc__opts_parse(shc_optres *res,
+                    shc_rule *r,
+                    const shc_cmdspec *spec,
+                    const char *const *argv,
+                    size_t start,
+                    size_t argc,
+                    bool permute)
 {
     res->nopts = 0;
     res->nops = 0;

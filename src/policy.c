@@ -59,8 +59,8 @@ static int read_operands(shc_rule *r, const char *cmd, const shc_optres *res, si
         return 0;
     }
     if (n > 1)
-        return shc__reject(r, res->ops[first + 1].argi,
-                           "%s: several files have no single location", cmd);
+        return shc__reject(r, res->ops[first + 1].argi, "%s: several files have no single location",
+                           cmd);
     if (check_path(r, cmd, &res->ops[first]) < 0)
         return -1;
     r->kind = SHC_KIND_READ;
@@ -71,8 +71,8 @@ static int read_operands(shc_rule *r, const char *cmd, const shc_optres *res, si
 }
 
 /* Search roots / listed paths: every operand from `first` on. */
-static int root_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t first,
-                         bool single)
+static int
+root_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t first, bool single)
 {
     for (size_t i = first; i < res->nops; i++) {
         if (check_path(r, cmd, &res->ops[i]) < 0)
@@ -180,8 +180,8 @@ int shc__sed_range(const char *s, long *first, long *end, bool *last)
 }
 
 /* sed under -n with one N[,M]p script; file operands from index *files on. */
-static int sed_script(shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end,
-                      bool *last)
+static int
+sed_script(shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end, bool *last)
 {
     if (!first_role(res, SHC_ROLE_QUIET))
         return shc__reject(r, 0, "sed: without -n it prints every line");
@@ -213,12 +213,8 @@ static int sed_script(shc_rule *r, const shc_optres *res, size_t *files, long *l
 static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
 {
     switch (spec->id) {
-    case SHC_CMD_cat:
-        r->whole_output = true;
-        break;
-    case SHC_CMD_nl:
-        r->whole_output = true;
-        break;
+    case SHC_CMD_cat: r->whole_output = true; break;
+    case SHC_CMD_nl: r->whole_output = true; break;
     case SHC_CMD_head:
         if (check_counts(r, spec->name, res, false) < 0)
             return;
@@ -291,8 +287,7 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
     case SHC_CMD_tr:
     case SHC_CMD_column:
     case SHC_CMD_cd:
-    case SHC_CMD__COUNT:
-        break;
+    case SHC_CMD__COUNT: break;
     }
     read_operands(r, spec->name, res, 0);
 }
@@ -318,8 +313,7 @@ static void rule_search(shc_rule *r, const shc_cmdspec *spec, const shc_optres *
     size_t first = 0;
     if (spec->id == SHC_CMD_rg && first_role(res, SHC_ROLE_FILES)) {
         if (first_role(res, SHC_ROLE_PATTERN)) {
-            shc__reject(r, first_role(res, SHC_ROLE_PATTERN)->argi,
-                        "rg: --files takes no pattern");
+            shc__reject(r, first_role(res, SHC_ROLE_PATTERN)->argi, "rg: --files takes no pattern");
             return;
         }
         if (root_operands(r, spec->name, res, 0, true) == 0)
@@ -428,9 +422,7 @@ void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
     }
     shc_optres res;
     switch (spec->id) {
-    case SHC_CMD_git:
-        rule_git(r, argv, argc);
-        break;
+    case SHC_CMD_git: rule_git(r, argv, argc); break;
     case SHC_CMD_cat:
     case SHC_CMD_head:
     case SHC_CMD_tail:
@@ -484,8 +476,8 @@ done:
 
 /* ------------------------------------------------------------------ filters */
 
-static bool filter_reject_operands(shc_rule *r, const char *cmd, const shc_optres *res,
-                                   size_t allowed)
+static bool
+filter_reject_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t allowed)
 {
     if (res->nops > allowed) {
         shc__reject(r, res->ops[allowed].argi,
@@ -495,8 +487,8 @@ static bool filter_reject_operands(shc_rule *r, const char *cmd, const shc_optre
     return false;
 }
 
-bool shc__policy_filter(shc_rule *r, const char *const *argv, size_t argc, long *line,
-                        long *line_end)
+bool shc__policy_filter(
+    shc_rule *r, const char *const *argv, size_t argc, long *line, long *line_end)
 {
     *line = 0;
     *line_end = 0;
@@ -578,8 +570,7 @@ bool shc__policy_filter(shc_rule *r, const char *const *argv, size_t argc, long 
     case SHC_CMD_ls:
     case SHC_CMD_tree:
     case SHC_CMD_cd:
-    case SHC_CMD__COUNT:
-        break;
+    case SHC_CMD__COUNT: break;
     }
     shc__reject(r, 0, "%s: not a pure filter", argv[0]);
     return false;

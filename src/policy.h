@@ -21,20 +21,20 @@ typedef enum shc_arg {
 /* What an option means to the rules (most options mean nothing to them). */
 typedef enum shc_role {
     SHC_ROLE_NONE,
-    SHC_ROLE_PATTERN,   /* the value is a search pattern (-e) */
-    SHC_ROLE_LINES,     /* head/tail -n: the value is a line count (tail: +N = from line N) */
-    SHC_ROLE_RANGE,     /* bat -r N:M */
-    SHC_ROLE_FILES,     /* rg --files, ack -f: list files instead of searching */
-    SHC_ROLE_QUIET,     /* sed -n */
-    SHC_ROLE_SCRIPT,    /* sed -e SCRIPT */
-    SHC_ROLE_RECURSIVE, /* grep -r: no operand means the current directory */
-    SHC_ROLE_SEARCHPATH,/* fd --search-path DIR */
-    SHC_ROLE_PAGING,    /* bat --paging WHEN: only "never" keeps the label */
-    SHC_ROLE_FULLPATH,  /* fd -p: the pattern may contain '/' */
-    SHC_ROLE_DIRACTION, /* grep -d ACTION: "recurse" is -r */
-    SHC_ROLE_NOVCS,     /* ag -U: without it ag runs `git config` through sh */
-    SHC_ROLE_NOPAGER,   /* bat -P, git --no-pager: no pager even on a terminal */
-    SHC_ROLE_NUMBER,    /* the value must be a decimal number (ag -A x loops forever) */
+    SHC_ROLE_PATTERN,    /* the value is a search pattern (-e) */
+    SHC_ROLE_LINES,      /* head/tail -n: the value is a line count (tail: +N = from line N) */
+    SHC_ROLE_RANGE,      /* bat -r N:M */
+    SHC_ROLE_FILES,      /* rg --files, ack -f: list files instead of searching */
+    SHC_ROLE_QUIET,      /* sed -n */
+    SHC_ROLE_SCRIPT,     /* sed -e SCRIPT */
+    SHC_ROLE_RECURSIVE,  /* grep -r: no operand means the current directory */
+    SHC_ROLE_SEARCHPATH, /* fd --search-path DIR */
+    SHC_ROLE_PAGING,     /* bat --paging WHEN: only "never" keeps the label */
+    SHC_ROLE_FULLPATH,   /* fd -p: the pattern may contain '/' */
+    SHC_ROLE_DIRACTION,  /* grep -d ACTION: "recurse" is -r */
+    SHC_ROLE_NOVCS,      /* ag -U: without it ag runs `git config` through sh */
+    SHC_ROLE_NOPAGER,    /* bat -P, git --no-pager: no pager even on a terminal */
+    SHC_ROLE_NUMBER,     /* the value must be a decimal number (ag -A x loops forever) */
 } shc_role;
 
 typedef struct shc_opt {
@@ -95,26 +95,32 @@ typedef struct shc_optres {
 
 /* The outcome of a rule.  Strings are borrowed from the argv passed in (or static). */
 typedef struct shc_rule {
-    shc_kind kind;       /* SHC_KIND_TERMINAL when rejected */
-    const char *path;    /* file read / search root / listed directory, or NULL */
-    const char *query;   /* search pattern, or NULL */
-    long line;           /* first line shown (1-based), or 0 */
-    long line_end;       /* last line shown, 0 when open-ended or none */
-    bool last_line;      /* sed -n '$p' */
-    bool wants_stdin;    /* a read command without file operand: `< FILE` may supply it */
-    bool whole_output;   /* the output is the file line by line (cat, nl, bat): filters may set a line */
-    bool pages;          /* on a terminal it starts a pager (bat, git grep): only piped is it safe */
+    shc_kind kind;     /* SHC_KIND_TERMINAL when rejected */
+    const char *path;  /* file read / search root / listed directory, or NULL */
+    const char *query; /* search pattern, or NULL */
+    long line;         /* first line shown (1-based), or 0 */
+    long line_end;     /* last line shown, 0 when open-ended or none */
+    bool last_line;    /* sed -n '$p' */
+    bool wants_stdin;  /* a read command without file operand: `< FILE` may supply it */
+    bool whole_output; /* the output is the file line by line (cat, nl, bat): filters may set a line
+                        */
+    bool pages;        /* on a terminal it starts a pager (bat, git grep): only piped is it safe */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
-    char reason[160];    /* why terminal, or which rule accepted */
-    size_t argi;         /* the word that decided (0 = the command name) */
+    char reason[160]; /* why terminal, or which rule accepted */
+    size_t argi;      /* the word that decided (0 = the command name) */
 } shc_rule;
 
 /* Parses argv[start..argc) against spec: clusters, attached values, --opt=value, --, GNU
  * permutation and unique prefixes (when spec->abbrev; a prefix that could name a dangerous
  * option rejects).  Returns 0, or -1 with r->reason and r->argi set. */
-int shc__opts_parse(shc_optres *res, shc_rule *r, const shc_cmdspec *spec, const char *const *argv,
-                    size_t start, size_t argc, bool permute);
+int shc__opts_parse(shc_optres *res,
+                    shc_rule *r,
+                    const shc_cmdspec *spec,
+                    const char *const *argv,
+                    size_t start,
+                    size_t argc,
+                    bool permute);
 
 /* Classifies the primary command of a pipeline: argv[0] is the command name (already known
  * to be a plain word).  Fills r; r->kind is SHC_KIND_TERMINAL with a reason when rejected. */
@@ -126,8 +132,8 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc);
 /* Checks a later pipeline stage: a pure filter that reads only stdin.  Returns true when
  * allowed; otherwise fills r->reason and r->argi.  When the filter names the first line
  * shown (sed -n N,Mp, tail -n +N), *line and *line_end receive it. */
-bool shc__policy_filter(shc_rule *r, const char *const *argv, size_t argc, long *line,
-                        long *line_end);
+bool shc__policy_filter(
+    shc_rule *r, const char *const *argv, size_t argc, long *line, long *line_end);
 
 /* Parses a sed script under -n: exactly `N`, `N,M`, `$`, `N,$` followed by `p`.  Returns 0
  * and the range (end 0 for `$`, *last for `$p`), or -1. */
@@ -137,6 +143,7 @@ int shc__sed_range(const char *script, long *first, long *end, bool *last);
 void shc__rule_init(shc_rule *r);
 
 /* Sets r to terminal with a formatted reason; returns -1. */
-int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

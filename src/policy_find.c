@@ -110,8 +110,8 @@ static const find_pred *find_lookup(const char *w)
 
 static bool starts_expression(const char *w)
 {
-    return (w[0] == '-' && w[1] != '\0') || !strcmp(w, "(") || !strcmp(w, ")") ||
-           !strcmp(w, "!") || !strcmp(w, ",");
+    return (w[0] == '-' && w[1] != '\0') || !strcmp(w, "(") || !strcmp(w, ")") || !strcmp(w, "!") ||
+           !strcmp(w, ",");
 }
 
 void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
@@ -160,8 +160,7 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
                 nq--;
             break;
         case FIND_OPER:
-        case FIND_TEST:
-            break;
+        case FIND_TEST: break;
         }
         negated = p->role == FIND_OPER && (!strcmp(p->name, "!") || !strcmp(p->name, "-not"));
         last_was_query = this_query;

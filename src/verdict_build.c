@@ -100,8 +100,12 @@ static size_t strings_at(size_t fixed)
     return (fixed + alignof(max_align_t) - 1) / alignof(max_align_t) * alignof(max_align_t);
 }
 
-shc_verdict *shc__verdict_terminal(const char *script, size_t script_len, bool wrapped,
-                                   const char *reason, shc_span span, int parse_error)
+shc_verdict *shc__verdict_terminal(const char *script,
+                                   size_t script_len,
+                                   bool wrapped,
+                                   const char *reason,
+                                   shc_span span,
+                                   int parse_error)
 {
     const char *t = script;
     size_t tn = script_len;
@@ -143,9 +147,14 @@ static void line_suffix(char *buf, size_t cap, const shc_rule *r)
         snprintf(buf, cap, " (from line %ld)", r->line);
 }
 
-shc_verdict *shc__verdict_accepted(const char *script, size_t script_len, bool wrapped,
-                                   const char *cwd, const shc_rule *r, const char *const *argv,
-                                   size_t argc, shc_span span)
+shc_verdict *shc__verdict_accepted(const char *script,
+                                   size_t script_len,
+                                   bool wrapped,
+                                   const char *cwd,
+                                   const shc_rule *r,
+                                   const char *const *argv,
+                                   size_t argc,
+                                   shc_span span)
 {
     /* paths: the main one and every location (search roots), joined onto cwd */
     piece path_st[3], loc_st[SHC_MAX_ARGS][3], title_st[16 + 4 * SHC_MAX_ARGS];
@@ -189,8 +198,7 @@ shc_verdict *shc__verdict_accepted(const char *script, size_t script_len, bool w
         if (has_path)
             adds(&title, "'");
         break;
-    case SHC_KIND_TERMINAL:
-        break;
+    case SHC_KIND_TERMINAL: break;
     }
 
     size_t argvlen = 0;

@@ -32,8 +32,8 @@ static bool kind_allowed(const json_t *c, const char *kind, bool *exact)
     json_t *alt = json_object_get(c, "expect_alt");
     size_t i;
     json_t *a;
-    json_array_foreach(alt, i, a) if (json_is_string(a) && !strcmp(json_string_value(a), kind))
-        return true;
+    json_array_foreach(alt, i,
+                       a) if (json_is_string(a) && !strcmp(json_string_value(a), kind)) return true;
     return false;
 }
 
@@ -65,7 +65,8 @@ static void check_case(const json_t *c, const char *file, size_t lineno, stats *
         shc_verdict_free(v);
         return;
     }
-    bool gate = !strcmp(expect, "terminal") && json_array_size(json_object_get(c, "expect_alt")) == 0;
+    bool gate =
+        !strcmp(expect, "terminal") && json_array_size(json_object_get(c, "expect_alt")) == 0;
     if (gate) {
         st->gate_cases++;
         if (v->kind != SHC_KIND_TERMINAL) {
