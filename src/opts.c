@@ -92,6 +92,24 @@ int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...)
     return -1;
 }
 
+/* ------------------------------------------------------------------ results */
+
+const shc_optval *shc__opt_first(const shc_optres *res, shc_role role)
+{
+    for (size_t i = 0; i < res->nopts; i++)
+        if (res->opts[i].opt->role == role)
+            return &res->opts[i];
+    return NULL;
+}
+
+size_t shc__opt_count(const shc_optres *res, shc_role role)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < res->nopts; i++)
+        n += res->opts[i].opt->role == role;
+    return n;
+}
+
 /* ------------------------------------------------------------------ parsing */
 
 static const shc_opt *find_short(const shc_cmdspec *spec, char c)

@@ -8,24 +8,8 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static const shc_optval *first_role(const shc_optres *res, shc_role role)
-{
-    for (size_t i = 0; i < res->nopts; i++)
-        if (res->opts[i].opt->role == role)
-            return &res->opts[i];
-    return NULL;
-}
-
-static size_t count_role(const shc_optres *res, shc_role role)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < res->nopts; i++)
-        n += res->opts[i].opt->role == role;
-    return n;
-}
-
 /* Parses a non-negative decimal number s[0..n) into *out (bounded).  Returns 0 or -1. */
-static int parse_num(const char *s, size_t n, long *out)
+int shc__parse_num(const char *s, size_t n, long *out)
 {
     if (n == 0 || n > 9)
         return -1;
@@ -94,7 +78,7 @@ static int check_count(shc_rule *r, const char *cmd, const shc_optval *ov, bool 
     if (v[0] == '+' || v[0] == '-')
         v++;
     long n;
-    if (parse_num(v, strlen(v), &n) < 0)
+    if (shc__parse_num(v, strlen(v), &n) < 0)
         return shc__reject(r, ov->argi, "%s: '%s' is not a line count", cmd, ov->value);
     if (plus && tail) {
         r->line = n == 0 ? 1 : n;
@@ -105,7 +89,7 @@ static int check_count(shc_rule *r, const char *cmd, const shc_optval *ov, bool 
     return 0;
 }
 
-static int check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail)
+int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail)
 {
     for (size_t i = 0; i < res->nopts; i++) {
         const shc_optval *ov = &res->opts[i];
@@ -114,97 +98,10 @@ static int check_counts(shc_rule *r, const char *cmd, const shc_optres *res, boo
         if (ov->opt->short_name == 'c' && ov->value) {
             long n;
             const char *v = ov->value + (ov->value[0] == '+' || ov->value[0] == '-');
-            if (parse_num(v, strlen(v), &n) < 0)
+            if (shc__parse_num(v, strlen(v), &n) < 0)
                 return shc__reject(r, ov->argi, "%s: '%s' is not a byte count", cmd, ov->value);
         }
     }
-    return 0;
-}
-
-/* ------------------------------------------------------------------ sed */
-
-static size_t skip_ws(const char *s, size_t i)
-{
-    while (s[i] == ' ' || s[i] == '\t')
-        i++;
-    return i;
-}
-
-/* addr := N | $ ; returns index after it, or 0 */
-static size_t sed_addr(const char *s, size_t i, long *n, bool *dollar)
-{
-    *dollar = false;
-    if (s[i] == '$') {
-        *dollar = true;
-        return i + 1;
-    }
-    size_t j = i;
-    while (s[j] >= '0' && s[j] <= '9')
-        j++;
-    if (j == i || parse_num(s + i, j - i, n) < 0 || *n == 0)
-        return 0;
-    return j;
-}
-
-int shc__sed_range(const char *s, long *first, long *end, bool *last)
-{
-    long a = 0, b = 0;
-    bool da, db = false, range = false;
-    size_t i = skip_ws(s, 0);
-    i = sed_addr(s, i, &a, &da);
-    if (!i)
-        return -1;
-    i = skip_ws(s, i);
-    if (s[i] == ',') {
-        range = true;
-        i = sed_addr(s, skip_ws(s, i + 1), &b, &db);
-        if (!i)
-            return -1;
-        i = skip_ws(s, i);
-    }
-    if (s[i] != 'p')
-        return -1;
-    i = skip_ws(s, i + 1);
-    if (s[i] == ';')
-        i = skip_ws(s, i + 1);
-    if (s[i] != '\0')
-        return -1;
-    if (da && range)
-        return -1; /* `$,N p` */
-    if (range && !db && b < a)
-        return -1; /* `5,3p` prints one line; refuse the odd shape */
-    *last = da;
-    *first = da ? 0 : a;
-    *end = da ? 0 : range ? (db ? 0 : b) : a;
-    return 0;
-}
-
-/* sed under -n with one N[,M]p script; file operands from index *files on. */
-static int
-sed_script(shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end, bool *last)
-{
-    if (!first_role(res, SHC_ROLE_QUIET))
-        return shc__reject(r, 0, "sed: without -n it prints every line");
-    size_t ne = count_role(res, SHC_ROLE_SCRIPT);
-    const char *script;
-    size_t argi;
-    if (ne > 1)
-        return shc__reject(r, first_role(res, SHC_ROLE_SCRIPT)->argi,
-                           "sed: several scripts are outside the N[,M]p subset");
-    if (ne == 1) {
-        const shc_optval *ov = first_role(res, SHC_ROLE_SCRIPT);
-        script = ov->value;
-        argi = ov->argi;
-        *files = 0;
-    } else {
-        if (res->nops == 0)
-            return shc__reject(r, 0, "sed: no script");
-        script = res->ops[0].value;
-        argi = res->ops[0].argi;
-        *files = 1;
-    }
-    if (shc__sed_range(script, line, end, last) < 0)
-        return shc__reject(r, argi, "sed: script '%s' is not exactly N, N,M or $ with p", script);
     return 0;
 }
 
@@ -216,11 +113,11 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
     case SHC_CMD_cat: r->whole_output = true; break;
     case SHC_CMD_nl: r->whole_output = true; break;
     case SHC_CMD_head:
-        if (check_counts(r, spec->name, res, false) < 0)
+        if (shc__check_counts(r, spec->name, res, false) < 0)
             return;
         break;
     case SHC_CMD_tail:
-        if (check_counts(r, spec->name, res, true) < 0)
+        if (shc__check_counts(r, spec->name, res, true) < 0)
             return;
         for (size_t i = 0; i < res->nops; i++)
             if (res->ops[i].value[0] == '+' && !res->ops[i].after_dashdash) {
@@ -229,7 +126,7 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
             }
         break;
     case SHC_CMD_bat: {
-        const shc_optval *pg = first_role(res, SHC_ROLE_PAGING);
+        const shc_optval *pg = shc__opt_first(res, SHC_ROLE_PAGING);
         if (pg && strcmp(pg->value, "never") != 0) {
             shc__reject(r, pg->argi, "bat: --paging=%s may run a pager", pg->value);
             return;
@@ -237,15 +134,15 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
         size_t plain = 0;
         for (size_t i = 0; i < res->nopts; i++)
             plain += res->opts[i].opt->short_name == 'p';
-        r->pages = !first_role(res, SHC_ROLE_NOPAGER) && !pg && plain < 2;
-        const shc_optval *rg = first_role(res, SHC_ROLE_RANGE);
+        r->pages = !shc__opt_first(res, SHC_ROLE_NOPAGER) && !pg && plain < 2;
+        const shc_optval *rg = shc__opt_first(res, SHC_ROLE_RANGE);
         r->whole_output = !rg;
         if (rg) {
             const char *v = rg->value, *colon = strchr(v, ':');
             long a = 1, b = 0;
             size_t alen = colon ? (size_t)(colon - v) : strlen(v);
-            if ((alen && parse_num(v, alen, &a) < 0) ||
-                (colon && colon[1] && parse_num(colon + 1, strlen(colon + 1), &b) < 0) ||
+            if ((alen && shc__parse_num(v, alen, &a) < 0) ||
+                (colon && colon[1] && shc__parse_num(colon + 1, strlen(colon + 1), &b) < 0) ||
                 (!colon && alen == 0)) {
                 shc__reject(r, rg->argi, "bat: line range '%s' is not N:M", v);
                 return;
@@ -261,7 +158,7 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
         size_t files;
         long a, b;
         bool last;
-        if (sed_script(r, res, &files, &a, &b, &last) < 0)
+        if (shc__sed_script(r, res, &files, &a, &b, &last) < 0)
             return;
         if (read_operands(r, spec->name, res, files) < 0)
             return;
@@ -295,7 +192,7 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
 /* The pattern of a grep-like command: the first -e, else the first operand. */
 static int search_pattern(shc_rule *r, const char *cmd, const shc_optres *res, size_t *first_path)
 {
-    const shc_optval *e = first_role(res, SHC_ROLE_PATTERN);
+    const shc_optval *e = shc__opt_first(res, SHC_ROLE_PATTERN);
     if (e) {
         r->query = e->value;
         *first_path = 0;
@@ -311,16 +208,17 @@ static int search_pattern(shc_rule *r, const char *cmd, const shc_optres *res, s
 static void rule_search(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
 {
     size_t first = 0;
-    if (spec->id == SHC_CMD_rg && first_role(res, SHC_ROLE_FILES)) {
-        if (first_role(res, SHC_ROLE_PATTERN)) {
-            shc__reject(r, first_role(res, SHC_ROLE_PATTERN)->argi, "rg: --files takes no pattern");
+    if (spec->id == SHC_CMD_rg && shc__opt_first(res, SHC_ROLE_FILES)) {
+        if (shc__opt_first(res, SHC_ROLE_PATTERN)) {
+            shc__reject(r, shc__opt_first(res, SHC_ROLE_PATTERN)->argi,
+                        "rg: --files takes no pattern");
             return;
         }
         if (root_operands(r, spec->name, res, 0, true) == 0)
             r->kind = SHC_KIND_LIST;
         return;
     }
-    if (spec->id == SHC_CMD_ag && !first_role(res, SHC_ROLE_NOVCS)) {
+    if (spec->id == SHC_CMD_ag && !shc__opt_first(res, SHC_ROLE_NOVCS)) {
         shc__reject(r, 0, "ag: without -U it runs `sh -c \"git config ...\"` to find excludes");
         return;
     }
@@ -329,8 +227,8 @@ static void rule_search(shc_rule *r, const shc_cmdspec *spec, const shc_optres *
     if (root_operands(r, spec->name, res, first, false) < 0)
         return;
     if (spec->id == SHC_CMD_grep && r->npaths == 0) {
-        const shc_optval *d = first_role(res, SHC_ROLE_DIRACTION);
-        bool rec = first_role(res, SHC_ROLE_RECURSIVE) || (d && !strcmp(d->value, "recurse"));
+        const shc_optval *d = shc__opt_first(res, SHC_ROLE_DIRACTION);
+        bool rec = shc__opt_first(res, SHC_ROLE_RECURSIVE) || (d && !strcmp(d->value, "recurse"));
         if (!rec) {
             shc__reject(r, 0, "%s: without a file it reads standard input", spec->name);
             return;
@@ -359,7 +257,7 @@ static void rule_git(shc_rule *r, const char *const *argv, size_t argc)
                     sub->value);
         return;
     }
-    bool nopager = first_role(&res, SHC_ROLE_NOPAGER) != NULL;
+    bool nopager = shc__opt_first(&res, SHC_ROLE_NOPAGER) != NULL;
     const shc_cmdspec *spec = shc__policy_spec(id);
     if (shc__opts_parse(&res, r, spec, argv, sub->argi + 1, argc, true) < 0)
         return;
@@ -388,7 +286,7 @@ static void rule_fd(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
         r->paths[r->npaths++] = res->opts[i].value;
     }
     r->path = r->npaths ? r->paths[0] : NULL;
-    if (pat && strchr(pat, '/') && !first_role(res, SHC_ROLE_FULLPATH)) {
+    if (pat && strchr(pat, '/') && !shc__opt_first(res, SHC_ROLE_FULLPATH)) {
         shc__reject(r, pat_argi, "fd: a pattern with '/' needs --full-path (fd reports an error)");
         return;
     }
@@ -472,106 +370,4 @@ done:
             memcpy(r->reason + n + 2, shc_kind_name(r->kind), k + 1);
         }
     }
-}
-
-/* ------------------------------------------------------------------ filters */
-
-static bool
-filter_reject_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t allowed)
-{
-    if (res->nops > allowed) {
-        shc__reject(r, res->ops[allowed].argi,
-                    "%s: a filter with a file operand does not read the pipe", cmd);
-        return true;
-    }
-    return false;
-}
-
-bool shc__policy_filter(
-    shc_rule *r, const char *const *argv, size_t argc, long *line, long *line_end)
-{
-    *line = 0;
-    *line_end = 0;
-    if (argc > SHC_MAX_ARGS) {
-        shc__reject(r, 0, "%s: too many words", argv[0]);
-        return false;
-    }
-    const shc_cmdspec *spec = shc__policy_lookup(argv[0], strlen(argv[0]));
-    if (!spec || strchr(argv[0], ' ')) {
-        shc__reject(r, 0, "%s: not a pure filter", argv[0]);
-        return false;
-    }
-    shc_optres res;
-    shc_rule tmp;
-    shc__rule_init(&tmp);
-    switch (spec->id) {
-    case SHC_CMD_head:
-    case SHC_CMD_tail:
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
-            return false;
-        if (check_counts(&tmp, spec->name, &res, spec->id == SHC_CMD_tail) < 0) {
-            shc__reject(r, tmp.argi, "%s", tmp.reason);
-            return false;
-        }
-        if (filter_reject_operands(r, spec->name, &res, 0))
-            return false;
-        *line = tmp.line;
-        return true;
-    case SHC_CMD_sed: {
-        size_t files;
-        long a, b;
-        bool last;
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
-            return false;
-        if (sed_script(r, &res, &files, &a, &b, &last) < 0)
-            return false;
-        if (filter_reject_operands(r, spec->name, &res, files))
-            return false;
-        *line = a;
-        *line_end = b;
-        return true;
-    }
-    case SHC_CMD_grep: {
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
-            return false;
-        if (first_role(&res, SHC_ROLE_RECURSIVE) || first_role(&res, SHC_ROLE_DIRACTION)) {
-            shc__reject(r, 0, "%s: -r searches files, not the pipe", spec->name);
-            return false;
-        }
-        size_t pat = first_role(&res, SHC_ROLE_PATTERN) ? 0 : 1;
-        if (pat && res.nops == 0) {
-            shc__reject(r, 0, "%s: no pattern", spec->name);
-            return false;
-        }
-        return !filter_reject_operands(r, spec->name, &res, pat);
-    }
-    case SHC_CMD_tr:
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
-            return false;
-        return !filter_reject_operands(r, spec->name, &res, 2);
-    case SHC_CMD_cat:
-    case SHC_CMD_nl:
-    case SHC_CMD_wc:
-    case SHC_CMD_sort:
-    case SHC_CMD_uniq:
-    case SHC_CMD_cut:
-    case SHC_CMD_column:
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
-            return false;
-        return !filter_reject_operands(r, spec->name, &res, 0);
-    case SHC_CMD_bat:
-    case SHC_CMD_rg:
-    case SHC_CMD_ag:
-    case SHC_CMD_ack:
-    case SHC_CMD_git:
-    case SHC_CMD_git_grep:
-    case SHC_CMD_git_ls_files:
-    case SHC_CMD_fd:
-    case SHC_CMD_ls:
-    case SHC_CMD_tree:
-    case SHC_CMD_cd:
-    case SHC_CMD__COUNT: break;
-    }
-    shc__reject(r, 0, "%s: not a pure filter", argv[0]);
-    return false;
 }

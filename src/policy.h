@@ -111,6 +111,10 @@ typedef struct shc_rule {
     size_t argi;      /* the word that decided (0 = the command name) */
 } shc_rule;
 
+/* The first option with this role, or NULL; how many have it. */
+const shc_optval *shc__opt_first(const shc_optres *res, shc_role role);
+size_t shc__opt_count(const shc_optres *res, shc_role role);
+
 /* Parses argv[start..argc) against spec: clusters, attached values, --opt=value, --, GNU
  * permutation and unique prefixes (when spec->abbrev; a prefix that could name a dangerous
  * option rejects).  Returns 0, or -1 with r->reason and r->argi set. */
@@ -138,6 +142,17 @@ bool shc__policy_filter(
 /* Parses a sed script under -n: exactly `N`, `N,M`, `$`, `N,$` followed by `p`.  Returns 0
  * and the range (end 0 for `$`, *last for `$p`), or -1. */
 int shc__sed_range(const char *script, long *first, long *end, bool *last);
+
+/* A non-negative decimal number of at most 9 digits, s[0..n).  Returns 0 or -1. */
+int shc__parse_num(const char *s, size_t n, long *out);
+
+/* head/tail -n/-c values ([-+]digits; tail +N sets r->line).  Returns 0 or -1 (r rejected). */
+int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail);
+
+/* sed under -n with exactly one N[,M]p script (operand or single -e).  *files is the index of
+ * the first file operand.  Returns 0 or -1 (r rejected). */
+int shc__sed_script(
+    shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end, bool *last);
 
 /* Resets r to an empty terminal rule (cheaper than zeroing the whole struct). */
 void shc__rule_init(shc_rule *r);
