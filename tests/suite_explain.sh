@@ -63,6 +63,9 @@ expect_eq "batch 5" "$(echo "$got" | sed -n 5p)" "terminal cat f<NUL>x None True
 printf '%s\n' '{"cmd":"ls"}' '{"cmd":"cat f"}' | "$S" explain --batch >/dev/null
 expect_eq "batch exit (all good)" "$?" 0
 
+expect_eq "no-unwrap" "$("$S" explain --no-unwrap "bash -lc 'cat f'" | head -n1)" "terminal: bash -lc 'cat f'"
+expect_eq "unwrap" "$("$S" explain "bash -lc 'cat f'" | head -n1)" "read: Read file 'f'"
+
 "$S" explain >/dev/null 2>&1; expect_eq "no args" "$?" 2
 "$S" explain --bogus x >/dev/null 2>&1; expect_eq "bad option" "$?" 2
 "$S" explain --batch x </dev/null >/dev/null 2>&1; expect_eq "batch with args" "$?" 2
