@@ -55,7 +55,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: all test asan check run gen check-gen bench fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: all shcard build-tests test asan check run gen check-gen bench fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
