@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build.h"
 #include "lex.h"
 #include "shc_parser.h"
 #include "arena.h"
@@ -27,7 +28,7 @@ static shc_part *push_part(shc_lexer *lx, shc_part_kind kind, const unsigned cha
 {
     if (lx->nparts == lx->cap_parts) {
         size_t cap = lx->cap_parts ? lx->cap_parts * 2 : 32;
-        shc_part *p = shc_arena_alloc(lx->arena, cap * sizeof *p);
+        shc_part *p = shc_arena_alloc_raw(lx->arena, cap * sizeof *p);
         if (!p) {
             shc__nomem(lx);
             return NULL;
@@ -70,7 +71,7 @@ static int push_lit(shc_lexer *lx, size_t base, const unsigned char *s, const un
                    ((vs[0] | 0x20) >= 'a' && (vs[0] | 0x20) <= 'z'));
     if (prev && prev->kind == SHC_PART_LIT && !dollar) {
         shc_part *p = prev;
-        char *v = shc_arena_alloc(lx->arena, p->len + vn + 1);
+        char *v = shc_arena_alloc_raw(lx->arena, p->len + vn + 1);
         if (!v) {
             shc__nomem(lx);
             return -1;
@@ -92,7 +93,7 @@ static shc_part *pop_parts(shc_lexer *lx, size_t base, size_t *n)
     *n = lx->nparts - base;
     if (*n == 0)
         return NULL;
-    shc_part *arr = shc_arena_alloc(lx->arena, *n * sizeof *arr);
+    shc_part *arr = shc_arena_alloc_raw(lx->arena, *n * sizeof *arr);
     if (!arr) {
         shc__nomem(lx);
         return NULL;
@@ -453,7 +454,7 @@ static uint32_t hexval(const unsigned char *s, const unsigned char *e)
 static int lex_ansic(shc_lexer *lx, const unsigned char *s)
 {
     size_t cap = lx->len + 4;
-    unsigned char *out = shc_arena_alloc(lx->arena, cap);
+    unsigned char *out = shc_arena_alloc_raw(lx->arena, cap);
     if (!out) {
         shc__nomem(lx);
         return -1;
@@ -1277,18 +1278,26 @@ yy85:
 }
 
     }
-    shc_word *w = shc_arena_alloc(lx->arena, sizeof *w);
-    if (!w) {
+    shc_wordbox *box = shc_arena_alloc_raw(lx->arena, sizeof *box);
+    if (!box) {
         shc__nomem(lx);
         return -1;
     }
+    shc_word *w = &box->word;
+    box->assign = 0;
     w->span.start = (uint32_t)(start - lx->src);
     w->span.end = (uint32_t)(lx->cur - lx->src);
-    size_t n;
-    w->parts = pop_parts(lx, base, &n);
+    size_t n = lx->nparts - base;
+    if (n == 1) { /* the usual case: the part lives in the box */
+        box->part = lx->parts[base];
+        lx->nparts = base;
+        w->parts = &box->part;
+    } else {
+        w->parts = pop_parts(lx, base, &n);
+        if (n && !w->parts)
+            return -1;
+    }
     w->nparts = n;
-    if (n && !w->parts)
-        return -1;
     if (shc__word_finish(lx, w, false))
         return -1;
     *out = w;
@@ -1300,20 +1309,6 @@ yy85:
 static bool is_lit(const shc_word *w, const char *s)
 {
     return w->nparts == 1 && w->parts[0].kind == SHC_PART_LIT && !strcmp(w->parts[0].value, s);
-}
-
-/* NAME= or NAME+= at the start of the first (unquoted literal) part. */
-static bool assignment_shaped(const shc_word *w)
-{
-    if (w->nparts == 0 || w->parts[0].kind != SHC_PART_LIT)
-        return false;
-    const char *v = w->parts[0].value;
-    if (!((*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') || *v == '_'))
-        return false;
-    while ((*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') || (*v >= '0' && *v <= '9') ||
-           *v == '_')
-        v++;
-    return *v == '=' || (v[0] == '+' && v[1] == '=') || *v == '[';
 }
 
 static const struct {
@@ -1584,11 +1579,12 @@ yy128:
             return SHC_TOK_SHC_YYerror;
         }
     }
-    lx->last_assign = !target && lx->cmd_words == 0 && assignment_shaped(w);
+    char shape = !target && lx->cmd_words == 0 ? shc__assign_shape(w) : 0;
+    ((shc_wordbox *)(void *)w)->assign = shape;
+    lx->last_assign = shape != 0;
     if (!target && lx->cmd_words == 0) {
         if (lx->last_assign) {
-            const char *v = w->parts[0].value;
-            if (v[strcspn(v, "=+[")] == '[') {
+            if (shape == '[') {
                 unsupported_at(lx, lx->tok, lx->cur, "array assignment `name[...]=`");
                 return SHC_TOK_SHC_YYerror;
             }

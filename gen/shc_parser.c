@@ -129,19 +129,17 @@ enum yysymbol_kind_t
   YYSYMBOL_YYACCEPT = 26,                  /* $accept  */
   YYSYMBOL_program = 27,                   /* program  */
   YYSYMBOL_commands = 28,                  /* commands  */
-  YYSYMBOL_complete = 29,                  /* complete  */
-  YYSYMBOL_list = 30,                      /* list  */
-  YYSYMBOL_sep_op = 31,                    /* sep_op  */
-  YYSYMBOL_and_or = 32,                    /* and_or  */
-  YYSYMBOL_pipeline = 33,                  /* pipeline  */
-  YYSYMBOL_pipe_seq = 34,                  /* pipe_seq  */
-  YYSYMBOL_pipe_op = 35,                   /* pipe_op  */
-  YYSYMBOL_command = 36,                   /* command  */
-  YYSYMBOL_elements = 37,                  /* elements  */
-  YYSYMBOL_redirect = 38,                  /* redirect  */
-  YYSYMBOL_redir_op = 39,                  /* redir_op  */
-  YYSYMBOL_newline_list = 40,              /* newline_list  */
-  YYSYMBOL_linebreak = 41                  /* linebreak  */
+  YYSYMBOL_list = 29,                      /* list  */
+  YYSYMBOL_sep_op = 30,                    /* sep_op  */
+  YYSYMBOL_and_or = 31,                    /* and_or  */
+  YYSYMBOL_pipeline = 32,                  /* pipeline  */
+  YYSYMBOL_pipe_seq = 33,                  /* pipe_seq  */
+  YYSYMBOL_pipe_op = 34,                   /* pipe_op  */
+  YYSYMBOL_elements = 35,                  /* elements  */
+  YYSYMBOL_redirect = 36,                  /* redirect  */
+  YYSYMBOL_redir_op = 37,                  /* redir_op  */
+  YYSYMBOL_newline_list = 38,              /* newline_list  */
+  YYSYMBOL_linebreak = 39                  /* linebreak  */
 };
 typedef enum yysymbol_kind_t yysymbol_kind_t;
 
@@ -480,16 +478,16 @@ union yyalloc
 /* YYFINAL -- State number of the termination state.  */
 #define YYFINAL  5
 /* YYLAST -- Last index in YYTABLE.  */
-#define YYLAST   93
+#define YYLAST   97
 
 /* YYNTOKENS -- Number of terminals.  */
 #define YYNTOKENS  26
 /* YYNNTS -- Number of nonterminals.  */
-#define YYNNTS  16
+#define YYNNTS  14
 /* YYNRULES -- Number of rules.  */
-#define YYNRULES  41
+#define YYNRULES  40
 /* YYNSTATES -- Number of states.  */
-#define YYNSTATES  54
+#define YYNSTATES  53
 
 /* YYMAXUTOK -- Last valid token kind.  */
 #define YYMAXUTOK   280
@@ -541,11 +539,11 @@ static const yytype_int8 yytranslate[] =
 /* YYRLINE[YYN] -- Source line where rule number YYN was defined.  */
 static const yytype_uint8 yyrline[] =
 {
-       0,    74,    74,    75,    81,    82,    86,    87,    91,    92,
-      96,    97,   102,   103,   104,   108,   109,   113,   114,   118,
-     119,   123,   129,   130,   131,   132,   136,   137,   141,   142,
-     143,   144,   145,   146,   147,   148,   149,   150,   154,   155,
-     159,   160
+       0,    74,    74,    75,    81,    82,    83,    84,    88,    89,
+      93,    94,    99,   100,   101,   105,   106,   112,   113,   117,
+     118,   124,   125,   126,   127,   131,   132,   136,   137,   138,
+     139,   140,   141,   142,   143,   144,   145,   149,   150,   154,
+     155
 };
 #endif
 
@@ -565,15 +563,15 @@ yysymbol_name (yysymbol_kind_t yysymbol)
   "end of file", "error", "invalid token", "word",
   "file descriptor number", "&&", "||", "|", "|&", ";", ";;", "&",
   "newline", "!", "(", ")", "<", ">", ">>", ">|", "<>", ">&", "<&", "&>",
-  "&>>", "<<<", "$accept", "program", "commands", "complete", "list",
-  "sep_op", "and_or", "pipeline", "pipe_seq", "pipe_op", "command",
-  "elements", "redirect", "redir_op", "newline_list", "linebreak", YY_NULLPTR
+  "&>>", "<<<", "$accept", "program", "commands", "list", "sep_op",
+  "and_or", "pipeline", "pipe_seq", "pipe_op", "elements", "redirect",
+  "redir_op", "newline_list", "linebreak", YY_NULLPTR
   };
   return yy_sname[yysymbol];
 }
 #endif
 
-#define YYPACT_NINF (-17)
+#define YYPACT_NINF (-25)
 
 #define yypact_value_is_default(Yyn) \
   ((Yyn) == YYPACT_NINF)
@@ -587,12 +585,12 @@ yysymbol_name (yysymbol_kind_t yysymbol)
    STATE-NUM.  */
 static const yytype_int8 yypact[] =
 {
-      -8,   -17,     8,    12,    25,   -17,   -17,   -17,    68,    25,
-     -17,   -17,   -17,   -17,   -17,   -17,   -17,   -17,   -17,   -17,
-      -8,   -17,    -6,     1,   -17,     5,   -17,    48,   -17,    22,
-      28,   -17,    -2,   -17,   -17,   -17,    25,    -8,    -8,   -17,
-     -17,    -8,   -17,   -17,   -17,   -17,   -17,     1,    25,    25,
-      58,   -17,   -17,   -17
+      -7,   -25,     9,    -2,    23,   -25,   -25,   -25,    67,    23,
+     -25,   -25,   -25,   -25,   -25,   -25,   -25,   -25,   -25,   -25,
+      -7,    -5,     2,   -25,    24,    46,   -25,    10,    22,   -25,
+      -1,   -25,   -25,   -25,    23,    -7,    -7,   -25,   -25,    -7,
+     -25,   -25,   -25,   -25,    -5,     2,    23,    23,    56,    23,
+     -25,   -25,    46
 };
 
 /* YYDEFACT[STATE-NUM] -- Default reduction number in state STATE-NUM.
@@ -600,26 +598,26 @@ static const yytype_int8 yypact[] =
    means the default is an error.  */
 static const yytype_int8 yydefact[] =
 {
-      40,    38,     0,    41,     2,     1,    39,    22,     0,     0,
-      28,    29,    30,    31,    32,    33,    34,    35,    36,    37,
-      40,     4,     6,     8,    12,    15,    17,    21,    23,     0,
-       0,    16,    41,     3,    10,    11,     7,    40,    40,    19,
-      20,    40,    24,    25,    26,    27,     5,     9,     0,     0,
-       0,    13,    14,    18
+      39,    37,     0,    40,     2,     1,    38,    21,     0,     0,
+      27,    28,    29,    30,    31,    32,    33,    34,    35,    36,
+      39,     4,     8,    12,    15,    17,    22,     0,     0,    16,
+      40,     3,    10,    11,     5,    39,    39,    19,    20,    39,
+      23,    24,    25,    26,     6,     9,     0,     0,     0,     7,
+      13,    14,    18
 };
 
 /* YYPGOTO[NTERM-NUM].  */
 static const yytype_int8 yypgoto[] =
 {
-     -17,   -17,   -17,     0,   -17,   -17,    -3,    -9,   -17,   -17,
-     -16,   -17,     9,    27,    17,   -11
+     -25,   -25,   -25,     4,     7,    48,    -9,   -25,   -25,   -13,
+     -24,    44,    33,    -6
 };
 
 /* YYDEFGOTO[NTERM-NUM].  */
 static const yytype_int8 yydefgoto[] =
 {
-       0,     2,    20,    21,    22,    36,    23,    24,    25,    41,
-      26,    27,    28,    29,     3,     4
+       0,     2,    20,    21,    34,    22,    23,    24,    39,    25,
+      26,    27,     3,     4
 };
 
 /* YYTABLE[YYPACT[STATE-NUM]] -- What to do in state STATE-NUM.  If
@@ -627,62 +625,62 @@ static const yytype_int8 yydefgoto[] =
    number is the opposite.  If YYTABLE_NINF, syntax error.  */
 static const yytype_int8 yytable[] =
 {
-      31,     7,     8,    34,     1,    35,    37,    38,     5,    33,
-       6,     9,    39,    40,    10,    11,    12,    13,    14,    15,
-      16,    17,    18,    19,     6,    44,    48,    49,     7,     8,
-      50,    45,    46,    47,    53,    30,    43,    32,     9,    51,
-      52,    10,    11,    12,    13,    14,    15,    16,    17,    18,
-      19,    42,     8,     0,     0,     0,     0,     0,     0,     0,
-       0,     7,     8,     0,    10,    11,    12,    13,    14,    15,
-      16,    17,    18,    19,    10,    11,    12,    13,    14,    15,
-      16,    17,    18,    19,    10,    11,    12,    13,    14,    15,
-      16,    17,    18,    19
+      29,    41,     7,     8,    32,     1,    33,    35,    36,     5,
+       6,     6,     9,    42,    31,    10,    11,    12,    13,    14,
+      15,    16,    17,    18,    19,    43,     7,     8,    41,    46,
+      47,    37,    38,    48,    44,    52,     9,    50,    51,    10,
+      11,    12,    13,    14,    15,    16,    17,    18,    19,    40,
+       8,    49,    28,    30,     0,     0,     0,     0,     0,     7,
+       8,     0,    10,    11,    12,    13,    14,    15,    16,    17,
+      18,    19,    10,    11,    12,    13,    14,    15,    16,    17,
+      18,    19,    45,    10,    11,    12,    13,    14,    15,    16,
+      17,    18,    19,     0,     0,     0,     0,    45
 };
 
 static const yytype_int8 yycheck[] =
 {
-       9,     3,     4,     9,    12,    11,     5,     6,     0,    20,
-      12,    13,     7,     8,    16,    17,    18,    19,    20,    21,
-      22,    23,    24,    25,    12,     3,    37,    38,     3,     4,
-      41,     3,    32,    36,    50,     8,    27,    20,    13,    48,
-      49,    16,    17,    18,    19,    20,    21,    22,    23,    24,
-      25,     3,     4,    -1,    -1,    -1,    -1,    -1,    -1,    -1,
-      -1,     3,     4,    -1,    16,    17,    18,    19,    20,    21,
-      22,    23,    24,    25,    16,    17,    18,    19,    20,    21,
-      22,    23,    24,    25,    16,    17,    18,    19,    20,    21,
-      22,    23,    24,    25
+       9,    25,     3,     4,     9,    12,    11,     5,     6,     0,
+      12,    12,    13,     3,    20,    16,    17,    18,    19,    20,
+      21,    22,    23,    24,    25,     3,     3,     4,    52,    35,
+      36,     7,     8,    39,    30,    48,    13,    46,    47,    16,
+      17,    18,    19,    20,    21,    22,    23,    24,    25,     3,
+       4,    44,     8,    20,    -1,    -1,    -1,    -1,    -1,     3,
+       4,    -1,    16,    17,    18,    19,    20,    21,    22,    23,
+      24,    25,    16,    17,    18,    19,    20,    21,    22,    23,
+      24,    25,    34,    16,    17,    18,    19,    20,    21,    22,
+      23,    24,    25,    -1,    -1,    -1,    -1,    49
 };
 
 /* YYSTOS[STATE-NUM] -- The symbol kind of the accessing symbol of
    state STATE-NUM.  */
 static const yytype_int8 yystos[] =
 {
-       0,    12,    27,    40,    41,     0,    12,     3,     4,    13,
+       0,    12,    27,    38,    39,     0,    12,     3,     4,    13,
       16,    17,    18,    19,    20,    21,    22,    23,    24,    25,
-      28,    29,    30,    32,    33,    34,    36,    37,    38,    39,
-      39,    33,    40,    41,     9,    11,    31,     5,     6,     7,
-       8,    35,     3,    38,     3,     3,    29,    32,    41,    41,
-      41,    33,    33,    36
+      28,    29,    31,    32,    33,    35,    36,    37,    37,    32,
+      38,    39,     9,    11,    30,     5,     6,     7,     8,    34,
+       3,    36,     3,     3,    29,    31,    39,    39,    39,    30,
+      32,    32,    35
 };
 
 /* YYR1[RULE-NUM] -- Symbol kind of the left-hand side of rule RULE-NUM.  */
 static const yytype_int8 yyr1[] =
 {
-       0,    26,    27,    27,    28,    28,    29,    29,    30,    30,
-      31,    31,    32,    32,    32,    33,    33,    34,    34,    35,
-      35,    36,    37,    37,    37,    37,    38,    38,    39,    39,
-      39,    39,    39,    39,    39,    39,    39,    39,    40,    40,
-      41,    41
+       0,    26,    27,    27,    28,    28,    28,    28,    29,    29,
+      30,    30,    31,    31,    31,    32,    32,    33,    33,    34,
+      34,    35,    35,    35,    35,    36,    36,    37,    37,    37,
+      37,    37,    37,    37,    37,    37,    37,    38,    38,    39,
+      39
 };
 
 /* YYR2[RULE-NUM] -- Number of symbols on the right-hand side of rule RULE-NUM.  */
 static const yytype_int8 yyr2[] =
 {
-       0,     2,     1,     3,     1,     3,     1,     2,     1,     3,
+       0,     2,     1,     3,     1,     2,     3,     4,     1,     3,
        1,     1,     1,     4,     4,     1,     2,     1,     4,     1,
-       1,     1,     1,     1,     2,     2,     2,     3,     1,     1,
-       1,     1,     1,     1,     1,     1,     1,     1,     1,     2,
-       0,     1
+       1,     1,     1,     2,     2,     2,     3,     1,     1,     1,
+       1,     1,     1,     1,     1,     1,     1,     1,     2,     0,
+       1
 };
 
 
@@ -1347,20 +1345,20 @@ yyreduce:
                                     { (yyval.node) = (yyvsp[-1].node); shc__build_root(lx, (yyval.node)); }
     break;
 
-  case 4: /* commands: complete  */
-                                      { (yyval.node) = (yyvsp[0].node); }
+  case 4: /* commands: list  */
+                                            { (yyval.node) = (yyvsp[0].node); }
     break;
 
-  case 5: /* commands: commands newline_list complete  */
-                                      { CHECK((yyval.node) = shc__list_concat(lx, (yyvsp[-2].node), (yyvsp[0].node), (yyloc))); }
+  case 5: /* commands: list sep_op  */
+                                            { (yyval.node) = shc__list_sep((yyvsp[-1].node), (yyvsp[0].op), (yyloc)); }
     break;
 
-  case 6: /* complete: list  */
-                   { (yyval.node) = (yyvsp[0].node); }
+  case 6: /* commands: commands newline_list list  */
+                                            { CHECK((yyval.node) = shc__list_concat(lx, (yyvsp[-2].node), (yyvsp[0].node), (yyloc))); }
     break;
 
-  case 7: /* complete: list sep_op  */
-                   { (yyval.node) = shc__list_sep((yyvsp[-1].node), (yyvsp[0].op), (yyloc)); }
+  case 7: /* commands: commands newline_list list sep_op  */
+                                            { shc__list_sep((yyvsp[-1].node), (yyvsp[0].op), (yylsp[-1])); CHECK((yyval.node) = shc__list_concat(lx, (yyvsp[-3].node), (yyvsp[-1].node), (yyloc))); }
     break;
 
   case 8: /* list: and_or  */
@@ -1399,12 +1397,12 @@ yyreduce:
                           { CHECK((yyval.node) = shc__build_negate(lx, (yyvsp[0].node), (yyloc))); }
     break;
 
-  case 17: /* pipe_seq: command  */
-                                          { CHECK((yyval.node) = shc__build_pipe(lx, NULL, (yyvsp[0].node), 0, (yyloc))); }
+  case 17: /* pipe_seq: elements  */
+                                           { shc_node *c; CHECK(c = shc__build_call(lx, (yyvsp[0].elem), (yylsp[0]))); CHECK((yyval.node) = shc__build_pipe(lx, NULL, c, 0, (yyloc))); }
     break;
 
-  case 18: /* pipe_seq: pipe_seq pipe_op linebreak command  */
-                                          { CHECK((yyval.node) = shc__build_pipe(lx, (yyvsp[-3].node), (yyvsp[0].node), (yyvsp[-2].op), (yyloc))); }
+  case 18: /* pipe_seq: pipe_seq pipe_op linebreak elements  */
+                                           { shc_node *c; CHECK(c = shc__build_call(lx, (yyvsp[0].elem), (yylsp[0]))); CHECK((yyval.node) = shc__build_pipe(lx, (yyvsp[-3].node), c, (yyvsp[-2].op), (yyloc))); }
     break;
 
   case 19: /* pipe_op: "|"  */
@@ -1415,71 +1413,67 @@ yyreduce:
                 { (yyval.op) = 1; }
     break;
 
-  case 21: /* command: elements  */
-                { CHECK((yyval.node) = shc__build_call(lx, (yyvsp[0].elem), (yyloc))); }
-    break;
-
-  case 22: /* elements: "word"  */
+  case 21: /* elements: "word"  */
                         { CHECK((yyval.elem) = shc__elem_word(lx, NULL, (yyvsp[0].word))); }
     break;
 
-  case 23: /* elements: redirect  */
+  case 22: /* elements: redirect  */
                         { CHECK((yyval.elem) = shc__elem_redir(lx, NULL, (yyvsp[0].redir))); }
     break;
 
-  case 24: /* elements: elements "word"  */
+  case 23: /* elements: elements "word"  */
                         { CHECK((yyval.elem) = shc__elem_word(lx, (yyvsp[-1].elem), (yyvsp[0].word))); }
     break;
 
-  case 25: /* elements: elements redirect  */
+  case 24: /* elements: elements redirect  */
                         { CHECK((yyval.elem) = shc__elem_redir(lx, (yyvsp[-1].elem), (yyvsp[0].redir))); }
     break;
 
-  case 26: /* redirect: redir_op "word"  */
+  case 25: /* redirect: redir_op "word"  */
                                { CHECK((yyval.redir) = shc__build_redir(lx, -1, (yyvsp[-1].op), (yyvsp[0].word), (yyloc))); }
     break;
 
-  case 27: /* redirect: "file descriptor number" redir_op "word"  */
+  case 26: /* redirect: "file descriptor number" redir_op "word"  */
                                { CHECK((yyval.redir) = shc__build_redir(lx, (int)(yyvsp[-2].num), (yyvsp[-1].op), (yyvsp[0].word), (yyloc))); }
     break;
 
-  case 28: /* redir_op: "<"  */
+  case 27: /* redir_op: "<"  */
                  { (yyval.op) = SHC_REDIR_IN; }
     break;
 
-  case 29: /* redir_op: ">"  */
+  case 28: /* redir_op: ">"  */
                  { (yyval.op) = SHC_REDIR_OUT; }
     break;
 
-  case 30: /* redir_op: ">>"  */
+  case 29: /* redir_op: ">>"  */
                  { (yyval.op) = SHC_REDIR_APPEND; }
     break;
 
-  case 31: /* redir_op: ">|"  */
+  case 30: /* redir_op: ">|"  */
                  { (yyval.op) = SHC_REDIR_CLOBBER; }
     break;
 
-  case 32: /* redir_op: "<>"  */
+  case 31: /* redir_op: "<>"  */
                  { (yyval.op) = SHC_REDIR_RDWR; }
     break;
 
-  case 33: /* redir_op: ">&"  */
+  case 32: /* redir_op: ">&"  */
                  { (yyval.op) = SHC_REDIR_DUP_OUT; }
     break;
 
-  case 34: /* redir_op: "<&"  */
+  case 33: /* redir_op: "<&"  */
                  { (yyval.op) = SHC_REDIR_DUP_IN; }
     break;
 
-  case 35: /* redir_op: "&>"  */
+  case 34: /* redir_op: "&>"  */
                  { (yyval.op) = SHC_REDIR_ALL; }
     break;
 
-  case 36: /* redir_op: "&>>"  */
+  case 35: /* redir_op: "&>>"  */
                  { (yyval.op) = SHC_REDIR_ALL_APPEND; }
     break;
 
-  case 37: /* redir_op: "<<<"  */
+  case 36: /* redir_op: "<<<"  */
                  { (yyval.op) = SHC_REDIR_HERESTRING; }
     break;
 

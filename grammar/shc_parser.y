@@ -63,7 +63,7 @@ void shc_yyerror(const SHC_YYLTYPE *loc, shc_lexer *lx, const char *msg);
 %token LESS "<" GREAT ">" DGREAT ">>" CLOBBER ">|" LESSGREAT "<>" GREATAND ">&" LESSAND "<&"
 %token ANDGREAT "&>" ANDDGREAT "&>>" TLESS "<<<"
 
-%type <node> program commands complete list and_or pipeline pipe_seq command
+%type <node> program commands list and_or pipeline pipe_seq
 %type <elem> elements
 %type <redir> redirect
 %type <op> redir_op sep_op pipe_op
@@ -78,13 +78,10 @@ program
 /* One flat list: seps[i] is the separator written after items[i].  As in POSIX, a ; or & may
  * follow a command, and newlines separate complete commands, so `a ; ; b` and `a ;\n; b` fail. */
 commands
-    : complete                        { $$ = $1; }
-    | commands newline_list complete  { CHECK($$ = shc__list_concat(lx, $1, $3, @$)); }
-    ;
-
-complete
-    : list         { $$ = $1; }
-    | list sep_op  { $$ = shc__list_sep($1, $2, @$); }
+    : list                                  { $$ = $1; }
+    | list sep_op                           { $$ = shc__list_sep($1, $2, @$); }
+    | commands newline_list list            { CHECK($$ = shc__list_concat(lx, $1, $3, @$)); }
+    | commands newline_list list sep_op     { shc__list_sep($3, $4, @3); CHECK($$ = shc__list_concat(lx, $1, $3, @$)); }
     ;
 
 list
@@ -109,18 +106,16 @@ pipeline
     | BANG pipeline       { CHECK($$ = shc__build_negate(lx, $2, @$)); }
     ;
 
+/* A simple command is its words and redirections: building it here, not in a rule of its own,
+ * saves a reduction per command (the parser's hot path). */
 pipe_seq
-    : command                             { CHECK($$ = shc__build_pipe(lx, NULL, $1, 0, @$)); }
-    | pipe_seq pipe_op linebreak command  { CHECK($$ = shc__build_pipe(lx, $1, $4, $2, @$)); }
+    : elements                             { shc_node *c; CHECK(c = shc__build_call(lx, $1, @1)); CHECK($$ = shc__build_pipe(lx, NULL, c, 0, @$)); }
+    | pipe_seq pipe_op linebreak elements  { shc_node *c; CHECK(c = shc__build_call(lx, $4, @4)); CHECK($$ = shc__build_pipe(lx, $1, c, $2, @$)); }
     ;
 
 pipe_op
     : PIPE      { $$ = 0; }
     | PIPE_AMP  { $$ = 1; }
-    ;
-
-command
-    : elements  { CHECK($$ = shc__build_call(lx, $1, @$)); }
     ;
 
 /* Words, assignments and redirections in any order; build.c sorts out which words are

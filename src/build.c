@@ -155,32 +155,38 @@ static bool name_char(char c)
     return name_start(c) || (c >= '0' && c <= '9');
 }
 
-/* Flags of the unquoted text m[0..n) (quoted parts appear as \1 bytes), in one pass. */
+/* Flags of the unquoted text m[0..n) (quoted parts appear as \1 bytes), in one pass over a
+ * class table; the rarer checks (braces, ~ in assignment-shaped words) run only when their
+ * characters are there. */
+enum { C_GLOB = 1, C_BRACE = 2, C_TILDE = 4 };
+static const unsigned char char_class[256] = {
+    ['*'] = C_GLOB, ['?'] = C_GLOB, ['['] = C_GLOB, ['{'] = C_BRACE, ['~'] = C_TILDE,
+};
+
 static unsigned text_flags(const char *m, size_t n, bool assign_value)
 {
-    unsigned f = 0;
-    bool braces = false;
+    unsigned seen = 0, f = 0;
+    for (size_t j = 0; j < n; j++)
+        seen |= char_class[(unsigned char)m[j]];
+    if (!seen)
+        return 0;
     if (assign_value) {
-        for (size_t j = 0; j < n; j++)
-            if (m[j] == '~' && (j == 0 || m[j - 1] == ':'))
-                f |= SHC_WORD_ASSIGN_TILDE;
+        if (seen & C_TILDE)
+            for (size_t j = 0; j < n; j++)
+                if (m[j] == '~' && (j == 0 || m[j - 1] == ':'))
+                    f |= SHC_WORD_ASSIGN_TILDE;
         return f;
     }
-    for (size_t j = 0; j < n; j++) {
-        switch (m[j]) {
-        case '*':
-        case '?':
-        case '[': f |= SHC_WORD_GLOB; break;
-        case '{': braces = true; break;
-        default: break;
-        }
-    }
-    if (braces && brace_expansion(m, n))
+    if (seen & C_GLOB)
+        f |= SHC_WORD_GLOB;
+    if ((seen & C_BRACE) && brace_expansion(m, n))
         f |= SHC_WORD_BRACE;
-    if (n && m[0] == '~')
+    if (!(seen & C_TILDE))
+        return f;
+    if (m[0] == '~')
         f |= SHC_WORD_TILDE;
     /* bash also expands ~ after = and : in words shaped like assignments (not in posix mode) */
-    if (n && name_start(m[0])) {
+    if (name_start(m[0])) {
         size_t k = 1;
         while (k < n && name_char(m[k]))
             k++;
@@ -212,7 +218,7 @@ int shc__word_finish(shc_lexer *lx, shc_word *w, bool assign_value)
     }
     unsigned f = 0;
     size_t srclen = (size_t)(w->span.end - w->span.start) + 1;
-    char *mask = shc_arena_alloc(lx->arena, srclen + 1);
+    char *mask = shc_arena_alloc_raw(lx->arena, srclen + 1);
     if (!mask) {
         shc__nomem(lx);
         return -1;
@@ -269,7 +275,7 @@ static void *grow(shc_lexer *lx, void *arr, size_t n, size_t sz)
     size_t cap = n ? n * 2 : 4;
     if (n && n < 4)
         return arr;
-    void *p = shc_arena_alloc(lx->arena, cap * sz);
+    void *p = shc_arena_alloc_raw(lx->arena, cap * sz);
     if (!p) {
         shc__nomem(lx);
         return NULL;
@@ -392,12 +398,10 @@ shc_node *shc__build_pipe(shc_lexer *lx, shc_node *pipe, shc_node *cmd, int stde
 
 shc_elem *shc__elem_word(shc_lexer *lx, shc_elem *list, shc_word *w)
 {
-    shc_elem *e = shc_arena_alloc(lx->arena, sizeof *e);
-    if (!e) {
-        shc__nomem(lx);
-        return NULL;
-    }
+    (void)lx;
+    shc_elem *e = &((shc_wordbox *)(void *)w)->elem; /* every lexed word comes in a box */
     e->word = w;
+    e->redir = NULL;
     e->next = list; /* reversed; build_call puts them back in order */
     return e;
 }
@@ -468,17 +472,23 @@ static int make_assign(shc_lexer *lx, const shc_word *w, shc_assign *a)
     return shc__word_finish(lx, val, true);
 }
 
+char shc__assign_shape(const shc_word *w)
+{
+    if (w->nparts == 0 || w->parts[0].kind != SHC_PART_LIT || !name_start(w->parts[0].value[0]))
+        return 0;
+    const char *v = w->parts[0].value + 1;
+    while (name_char(*v))
+        v++;
+    if (*v == '=' || *v == '[')
+        return *v;
+    return v[0] == '+' && v[1] == '=' ? '+' : 0;
+}
+
+/* The lexer decided it (only words in assignment position can be assignments). */
 static bool is_assignment(const shc_word *w)
 {
-    if (w->nparts == 0 || w->parts[0].kind != SHC_PART_LIT)
-        return false;
-    const char *v = w->parts[0].value;
-    if (!((*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') || *v == '_'))
-        return false;
-    while ((*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') || (*v >= '0' && *v <= '9') ||
-           *v == '_')
-        v++;
-    return *v == '=' || (v[0] == '+' && v[1] == '=');
+    char c = ((const shc_wordbox *)(const void *)w)->assign;
+    return c == '=' || c == '+';
 }
 
 shc_node *shc__build_call(shc_lexer *lx, shc_elem *elems, shc_span span)
@@ -500,10 +510,18 @@ shc_node *shc__build_call(shc_lexer *lx, shc_elem *elems, shc_span span)
     if (!n)
         return NULL;
     shc_call *c = &n->u.call;
-    c->assigns = nw ? shc_arena_alloc(lx->arena, nw * sizeof *c->assigns) : NULL;
-    c->words = nw ? shc_arena_alloc(lx->arena, nw * sizeof *c->words) : NULL;
-    c->redirs = nr ? shc_arena_alloc(lx->arena, nr * sizeof *c->redirs) : NULL;
-    if ((nw && (!c->assigns || !c->words)) || (nr && !c->redirs)) {
+    size_t na = 0; /* assignments: the words before the first non-assignment word */
+    for (shc_elem *e = rev; e; e = e->next) {
+        if (!e->word)
+            continue;
+        if (!is_assignment(e->word))
+            break;
+        na++;
+    }
+    c->assigns = na ? shc_arena_alloc(lx->arena, na * sizeof *c->assigns) : NULL;
+    c->words = nw > na ? shc_arena_alloc_raw(lx->arena, (nw - na) * sizeof *c->words) : NULL;
+    c->redirs = nr ? shc_arena_alloc_raw(lx->arena, nr * sizeof *c->redirs) : NULL;
+    if ((na && !c->assigns) || (nw > na && !c->words) || (nr && !c->redirs)) {
         shc__nomem(lx);
         return NULL;
     }

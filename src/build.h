@@ -15,6 +15,15 @@ struct shc_elem {
     shc_redir *redir; /* or NULL */
 };
 
+/* What the lexer allocates for a word, in one piece: the word, room for its first part (most
+ * words have one), and the list cell the grammar links it with. */
+typedef struct shc_wordbox {
+    shc_word word; /* first: a shc_word * is a shc_wordbox * */
+    shc_part part;
+    shc_elem elem;
+    char assign; /* shc__assign_shape(), set by the lexer for words in assignment position */
+} shc_wordbox;
+
 shc_node *shc__build_list(shc_lexer *lx, shc_node *list, shc_node *item, int sep, shc_span span);
 shc_node *shc__list_sep(shc_node *list, int sep, shc_span span);
 shc_node *shc__list_concat(shc_lexer *lx, shc_node *a, shc_node *b, shc_span span);

@@ -143,16 +143,6 @@ static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
 
 /* ------------------------------------------------------------------ redirections */
 
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
 /* Allowed: to /dev/null, fd duplication, and (when in_file is given) `< FILE`. */
 static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
 {
@@ -173,7 +163,7 @@ static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
             break;
         case SHC_REDIR_DUP_OUT:
         case SHC_REDIR_DUP_IN:
-            if (!all_digits(t) && strcmp(t, "-") != 0)
+            if (!shc__all_digits(t) && strcmp(t, "-") != 0)
                 return reject(c, rd->span, ">&%s writes a file, it is not an fd duplication", t);
             break;
         case SHC_REDIR_IN:

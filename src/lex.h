@@ -46,6 +46,10 @@ void shc__limit(shc_lexer *lx, size_t start, size_t end, const char *what);
 /* An allocation failed: a limit error when the arena cap was hit, else nomem. */
 void shc__nomem(shc_lexer *lx);
 
+/* What follows NAME at the start of w's first (unquoted literal) part: '=' for NAME=, '+' for
+ * NAME+=, '[' for NAME[ (an array subscript), or 0 when w is not shaped like an assignment. */
+char shc__assign_shape(const shc_word *w);
+
 /* Computes SHC_WORD_* flags and the static value of w from its parts.  assign_value: the word
  * is an assignment's value (no globbing or brace expansion there; ~ after = or :). */
 int shc__word_finish(shc_lexer *lx, shc_word *w, bool assign_value);

@@ -120,11 +120,10 @@ static const shc_opt *find_short(const shc_cmdspec *spec, char c)
     return NULL;
 }
 
-static bool all_digits(const char *s);
 
 static int add_opt(shc_optres *res, shc_rule *r, const shc_opt *o, const char *value, size_t argi)
 {
-    if (o->role == SHC_ROLE_NUMBER && value && !all_digits(value))
+    if (o->role == SHC_ROLE_NUMBER && value && !shc__all_digits(value))
         return shc__reject(
             r, argi, "'%s' is not a number (found by fuzz-safety: ag -A x never ends)", value);
     if (res->nopts >= SHC_MAX_ARGS)
@@ -219,7 +218,7 @@ static int parse_long(shc_optres *res,
     return add_opt(res, r, o, value, argi);
 }
 
-static bool all_digits(const char *s)
+bool shc__all_digits(const char *s)
 {
     if (!*s)
         return false;
@@ -238,7 +237,7 @@ static int parse_short(shc_optres *res,
 {
     const char *a = argv[*i];
     size_t argi = *i;
-    if (spec->digits && all_digits(a + 1))
+    if (spec->digits && shc__all_digits(a + 1))
         return add_opt(res, r, &digits_opt, a + 1, argi);
     for (size_t j = 1; a[j]; j++) {
         const shc_opt *o = find_short(spec, a[j]);

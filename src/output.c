@@ -1,4 +1,5 @@
 #include "output.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,52 +62,6 @@ void shc_outbuf_free(shc_outbuf *b)
 
 static const unsigned char REPL[3] = {0xef, 0xbf, 0xbd};
 
-enum { DEC_OK = 1, DEC_SHORT = 0, DEC_BAD = -1 };
-
-/* Decodes one character at s[0..n), n >= 1.  *adv: its length (OK), the bytes seen so far
- * (SHORT: input ended inside a valid prefix), or the maximal invalid subpart (BAD, >= 1). */
-static int dec(const unsigned char *s, size_t n, size_t *adv)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned lo = 0x80, hi = 0xbf;
-    if (c < 0x80) {
-        *adv = 1;
-        return DEC_OK;
-    }
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        if (c == 0xe0)
-            lo = 0xa0;
-        if (c == 0xed)
-            hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        if (c == 0xf0)
-            lo = 0x90;
-        if (c == 0xf4)
-            hi = 0x8f;
-    } else {
-        *adv = 1;
-        return DEC_BAD;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if (i >= n) {
-            *adv = i;
-            return DEC_SHORT;
-        }
-        unsigned b = s[i];
-        unsigned l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xbf;
-        if (b < l || b > h) {
-            *adv = i;
-            return DEC_BAD;
-        }
-    }
-    *adv = len;
-    return DEC_OK;
-}
 
 int shc_utf8_feed(shc_utf8 *u, shc_outbuf *out, const void *in, size_t n)
 {
@@ -122,10 +77,10 @@ int shc_utf8_feed(shc_utf8 *u, shc_outbuf *out, const void *in, size_t n)
     while (u->npend && i < n) {
         u->pend[u->npend++] = s[i++];
         size_t adv;
-        int r = dec(u->pend, u->npend, &adv);
-        if (r == DEC_SHORT)
+        int r = shc_utf8_dec(u->pend, u->npend, &adv);
+        if (r == SHC_UTF8_SHORT)
             continue;
-        if (r == DEC_OK) {
+        if (r == SHC_UTF8_OK) {
             memcpy(o, u->pend, adv);
             o += adv;
         } else {
@@ -156,12 +111,12 @@ int shc_utf8_feed(shc_utf8 *u, shc_outbuf *out, const void *in, size_t n)
                 break;
         }
         size_t adv;
-        int r = dec(s + i, n - i, &adv);
-        if (r == DEC_OK) {
+        int r = shc_utf8_dec(s + i, n - i, &adv);
+        if (r == SHC_UTF8_OK) {
             memcpy(o, s + i, adv);
             o += adv;
             i += adv;
-        } else if (r == DEC_BAD) {
+        } else if (r == SHC_UTF8_BAD) {
             memcpy(o, REPL, 3);
             o += 3;
             i += adv;

@@ -1,4 +1,5 @@
 /* shc_parse: limits, the input checks, the bash -lc wrapper, and the bison parser. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,19 @@
  * tokenizers).  Returns 0 or the error. */
 static int check_bytes(const char *s, size_t len, shc_diag *diag)
 {
-    for (size_t i = 0; i < len; i++) {
+    /* eight bytes at a time: skip words with no byte below 0x20 and no 0x7f (the usual case) */
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+        uint64_t low = (x - ones * 0x20) & ~x & highs;           /* some byte < 0x20 */
+        uint64_t y = x ^ (ones * 0x7f);
+        uint64_t del = (y - ones) & ~y & highs;                  /* some byte == 0x7f */
+        if (low | del)
+            break;
+    }
+    for (; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == 0)
             return shc__diag_set(diag, SHC_E_SYNTAX, (uint32_t)i, (uint32_t)i + 1,

@@ -161,4 +161,7 @@ void shc__rule_init(shc_rule *r);
 int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Whether s is one or more ASCII digits. */
+bool shc__all_digits(const char *s);
+
 #endif

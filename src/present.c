@@ -5,6 +5,7 @@
  *  - a terminal card's updates never carry `content` (it would replace the terminal block);
  *  - signal deaths report exit_code null and the signal name. */
 #include "present.h"
+#include "utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -145,50 +146,6 @@ char *shc_present_fence(const char *text, size_t len, const char *info)
 
 /* ------------------------------------------------------------------ UTF-8 */
 
-/* 1: a valid sequence of *n bytes; 0: a valid but incomplete prefix; -1: invalid, *n bytes
- * (the maximal valid prefix, at least 1) become one U+FFFD. */
-static int utf8_seq(const unsigned char *p, size_t avail, size_t *n)
-{
-    unsigned char b = p[0];
-    size_t need;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (b < 0x80) {
-        *n = 1;
-        return 1;
-    }
-    if (b >= 0xC2 && b <= 0xDF)
-        need = 2;
-    else if (b >= 0xE0 && b <= 0xEF) {
-        need = 3;
-        if (b == 0xE0)
-            lo = 0xA0;
-        if (b == 0xED)
-            hi = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        need = 4;
-        if (b == 0xF0)
-            lo = 0x90;
-        if (b == 0xF4)
-            hi = 0x8F;
-    } else {
-        *n = 1;
-        return -1;
-    }
-    for (size_t i = 1; i < need; i++) {
-        if (i >= avail) {
-            *n = i;
-            return 0;
-        }
-        unsigned char c = p[i];
-        unsigned char l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xBF;
-        if (c < l || c > h) {
-            *n = i;
-            return -1;
-        }
-    }
-    *n = need;
-    return 1;
-}
 
 static int grow(char **buf, size_t *cap, size_t want)
 {
@@ -221,12 +178,12 @@ static int clean_into(shc_utf8_stream *st, const unsigned char *p, size_t len, b
             continue;
         }
         size_t k;
-        int r = utf8_seq(p + i, len - i, &k);
-        if (r == 1) {
+        int r = shc_utf8_dec(p + i, len - i, &k);
+        if (r == SHC_UTF8_OK) {
             memcpy(o, p + i, k);
             o += k;
             i += k;
-        } else if (r == 0 && !final) {
+        } else if (r == SHC_UTF8_SHORT && !final) {
             memcpy(st->pend, p + i, len - i);
             st->npend = len - i;
             i = len;

@@ -1,0 +1,74 @@
+/* The shared UTF-8 decoder and the lossy JSON string built on it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonutil.h"
+#include "utf8.h"
+
+static void test_decoder(void **state)
+{
+    (void)state;
+    size_t adv;
+    const unsigned char euro[] = {0xE2, 0x82, 0xAC};
+    assert_int_equal(shc_utf8_dec(euro, 3, &adv), SHC_UTF8_OK);
+    assert_int_equal(adv, 3);
+    /* input ends inside a valid prefix */
+    assert_int_equal(shc_utf8_dec(euro, 2, &adv), SHC_UTF8_SHORT);
+    assert_int_equal(adv, 2);
+    /* a lone continuation byte, a lone 0xFF, overlong and surrogate forms */
+    const unsigned char ff[] = {0xFF}, cont[] = {0x80}, overlong[] = {0xC0, 0xAF},
+                        surrogate[] = {0xED, 0xA0, 0x80}, e0bad[] = {0xE0, 0x80, 0x80};
+    assert_int_equal(shc_utf8_dec(ff, 1, &adv), SHC_UTF8_BAD);
+    assert_int_equal(adv, 1);
+    assert_int_equal(shc_utf8_dec(cont, 1, &adv), SHC_UTF8_BAD);
+    assert_int_equal(shc_utf8_dec(overlong, 2, &adv), SHC_UTF8_BAD);
+    assert_int_equal(adv, 1);
+    assert_int_equal(shc_utf8_dec(surrogate, 3, &adv), SHC_UTF8_BAD);
+    assert_int_equal(adv, 1);
+    assert_int_equal(shc_utf8_dec(e0bad, 3, &adv), SHC_UTF8_BAD);
+    /* a valid lead and one good continuation, then a bad byte: one maximal subpart of 2 */
+    const unsigned char cut[] = {0xE2, 0x82, 0x41};
+    assert_int_equal(shc_utf8_dec(cut, 3, &adv), SHC_UTF8_BAD);
+    assert_int_equal(adv, 2);
+    const unsigned char emoji[] = {0xF0, 0x9F, 0x98, 0x80};
+    assert_int_equal(shc_utf8_dec(emoji, 4, &adv), SHC_UTF8_OK);
+    assert_int_equal(adv, 4);
+    const unsigned char toobig[] = {0xF4, 0x90, 0x80, 0x80};
+    assert_int_equal(shc_utf8_dec(toobig, 4, &adv), SHC_UTF8_BAD);
+}
+
+static void test_json_str(void **state)
+{
+    (void)state;
+    /* E2 82 (cut) + 'A' + FF + valid euro: two replacement characters */
+    const char in[] = "\xE2\x82" "A\xFF\xE2\x82\xAC";
+    json_t *j = shc_json_str(in, sizeof in - 1);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(j), "\xEF\xBF\xBD" "A\xEF\xBF\xBD\xE2\x82\xAC");
+    json_decref(j);
+    /* NUL bytes are kept */
+    j = shc_json_str("a\0b", 3);
+    assert_int_equal(json_string_length(j), 3);
+    json_decref(j);
+    /* valid input is taken as it is */
+    j = shc_json_str("plain", 5);
+    assert_string_equal(json_string_value(j), "plain");
+    json_decref(j);
+    j = shc_json_cstr(NULL);
+    assert_true(json_is_null(j));
+    json_decref(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decoder),
+        cmocka_unit_test(test_json_str),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
