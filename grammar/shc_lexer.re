@@ -89,6 +89,7 @@ static int push_lit(shc_lexer *lx, size_t base, const unsigned char *s, const un
         }
         memcpy(v, p->value, p->len);
         memcpy(v + p->len, vs, vn);
+        v[p->len + vn] = '\0';
         p->value = v;
         p->len += vn;
         p->span.end = (uint32_t)(e - lx->src);
