@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonutil.h"
 #include "shc.h"
 
 typedef struct pending {
@@ -84,7 +85,18 @@ static int reserve(shc_rpc *rpc, size_t n)
     return 0;
 }
 
-/* Serialises msg (steals it) as one line into the queue.  JSON_COMPACT escapes every control
+/* jansson's dump callback: append straight into the queue (one pass over the message). */
+static int append_cb(const char *buf, size_t size, void *data)
+{
+    shc_rpc *rpc = data;
+    if (reserve(rpc, size + 1))
+        return -1;
+    memcpy(rpc->q + rpc->q_len, buf, size);
+    rpc->q_len += size;
+    return 0;
+}
+
+/* Serialises msg (steals it) as one line into the queue.  shc_json_write escapes every control
  * character inside strings, so a frame never holds a raw newline. */
 static int send_msg(shc_rpc *rpc, json_t *msg)
 {
@@ -94,14 +106,16 @@ static int send_msg(shc_rpc *rpc, json_t *msg)
         json_decref(msg);
         return SHC_E_IO;
     }
-    size_t n = json_dumpb(msg, NULL, 0, JSON_COMPACT);
-    int rc = n == 0 ? SHC_E_NOMEM : reserve(rpc, n + 1);
-    if (rc == 0 && json_dumpb(msg, rpc->q + rpc->q_len, n, JSON_COMPACT) != n)
-        rc = SHC_E_NOMEM;
+    size_t start = rpc->q_len, off = rpc->q_off;
+    int rc = shc_json_write(msg, append_cb, rpc) == 0 ? 0 : SHC_E_NOMEM;
     json_decref(msg);
-    if (rc)
+    if (rc == 0)
+        rc = reserve(rpc, 1);
+    if (rc) {
+        /* drop the partial frame (reserve may have compacted the queue meanwhile) */
+        rpc->q_len = start - (off - rpc->q_off);
         return rc;
-    rpc->q_len += n;
+    }
     rpc->q[rpc->q_len++] = '\n';
     return 0;
 }

@@ -5,6 +5,7 @@
  *  - a terminal card's updates never carry `content` (it would replace the terminal block);
  *  - signal deaths report exit_code null and the signal name. */
 #include "present.h"
+#include "jsonutil.h"
 #include "utf8.h"
 
 #include <stdlib.h>
@@ -450,9 +451,11 @@ json_t *shc_present_output(const shc_call_info *c, const char *data, size_t len)
 {
     if (c->card != SHC_CARD_TERMINAL)
         return NULL;
-    json_t *s = json_stringn(data, len);
+    if (!shc_utf8_valid(data, len))
+        return NULL; /* the caller must clean it first (the executor's chunks are clean) */
+    json_t *s = json_stringn_nocheck(data, len);
     if (!s)
-        return NULL; /* not valid UTF-8: the caller must clean it first */
+        return NULL;
     return json_pack("{s:s,s:s,s:{s:{s:s,s:o}}}", "sessionUpdate", "tool_call_update",
                      "toolCallId", c->call_id, "_meta", "terminal_output", "terminal_id",
                      c->call_id, "data", s);

@@ -64,11 +64,53 @@ static void test_json_str(void **state)
     json_decref(j);
 }
 
+static int put_buf(const char *b, size_t n, void *ctx)
+{
+    char **out = ctx;
+    size_t have = *out ? strlen(*out) : 0;
+    char *p = realloc(*out, have + n + 1);
+    if (!p)
+        return -1;
+    memcpy(p + have, b, n);
+    p[have + n] = '\0';
+    *out = p;
+    return 0;
+}
+
+/* The fast writer gives compact JSON that parses back to the same value. */
+static void test_json_write(void **state)
+{
+    (void)state;
+    json_t *v = json_pack("{s:s,s:i,s:f,s:b,s:n,s:[s,s,i],s:{s:s}}", "text",
+                          "quote \" back \\ nl \n cr \r tab \t bell \a esc \x1b del \x7f \xe2\x82\xac",
+                          "int", -42, "real", 1.5, "yes", 1, "none", "list", "a", "", 7, "obj",
+                          "k", "v");
+    json_object_set_new(v, "nul", json_stringn("a\0b", 3));
+    json_object_set_new(v, "whole", json_real(2.0));
+    char *out = NULL;
+    assert_int_equal(shc_json_write(v, put_buf, &out), 0);
+    assert_null(strchr(out, '\n')); /* one line */
+    assert_null(strchr(out, '\r'));
+    json_error_t err;
+    json_t *back = json_loads(out, JSON_ALLOW_NUL, &err);
+    if (!back)
+        fail_msg("does not parse: %s: %s", err.text, out);
+    assert_true(json_equal(v, back));
+    /* insertion order and compact form */
+    assert_int_equal(strncmp(out, "{\"text\":\"quote \\\" back \\\\ nl \\n", 31), 0);
+    assert_non_null(strstr(out, "\"nul\":\"a\\u0000b\""));
+    assert_non_null(strstr(out, "\"whole\":2.0"));
+    json_decref(back);
+    json_decref(v);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decoder),
         cmocka_unit_test(test_json_str),
+        cmocka_unit_test(test_json_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
