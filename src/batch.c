@@ -62,3 +62,24 @@ int shc__batch(FILE *in, shc_batch_fn fn, void *payload)
     free(line);
     return status;
 }
+
+int shc__run_commands(const char *prog, bool batch, int argc, char **argv, int first,
+                      shc_one_fn one, shc_batch_fn each, void *payload, void (*usage)(FILE *))
+{
+    if (batch) {
+        if (first < argc) {
+            fprintf(stderr, "shcard %s: --batch reads commands from stdin, not arguments\n", prog);
+            return 2;
+        }
+        return shc__batch(stdin, each, payload);
+    }
+    if (first >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    int status = 0;
+    for (int i = first; i < argc; i++)
+        if (one(argv[i], strlen(argv[i]), payload))
+            status = 1;
+    return status;
+}

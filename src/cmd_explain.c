@@ -84,8 +84,9 @@ static void print_text(const shc_verdict *v, const char *cmd, size_t len, const 
     print_caret(v->script, v->reason_span);
 }
 
-static int explain_one(const char *cmd, size_t len, const explain_opts *o)
+static int explain_one(const char *cmd, size_t len, void *payload)
 {
+    const explain_opts *o = payload;
     shc_verdict *v = NULL;
     if (shc_classify(&v, cmd, len, o->unwrap) < 0) {
         fprintf(stderr, "shcard explain: out of memory\n");
@@ -147,20 +148,5 @@ int shc_cmd_explain(int argc, char **argv)
             break;
         }
     }
-    if (batch) {
-        if (i < argc) {
-            fprintf(stderr, "shcard explain: --batch reads commands from stdin, not arguments\n");
-            return 2;
-        }
-        return shc__batch(stdin, batch_one, &o);
-    }
-    if (i >= argc) {
-        usage(stderr);
-        return 2;
-    }
-    int status = 0;
-    for (; i < argc; i++)
-        if (explain_one(argv[i], strlen(argv[i]), &o))
-            status = 1;
-    return status;
+    return shc__run_commands("explain", batch, argc, argv, i, explain_one, batch_one, &o, usage);
 }

@@ -40,8 +40,14 @@ static void print_text(const char *cmd, size_t len, const shc_ast *ast, int rc,
     free(tree);
 }
 
-static int parse_one(const char *cmd, size_t len, bool unwrap, bool json)
+typedef struct parse_opts {
+    bool unwrap, json;
+} parse_opts;
+
+static int parse_one(const char *cmd, size_t len, void *payload)
 {
+    const parse_opts *opts = payload;
+    bool unwrap = opts->unwrap, json = opts->json;
     shc_ast *ast = NULL;
     shc_diag diag;
     int rc = shc_parse(&ast, cmd, len, unwrap, NULL, &diag);
@@ -58,7 +64,7 @@ static int parse_one(const char *cmd, size_t len, bool unwrap, bool json)
 
 static json_t *batch_one(const char *cmd, size_t len, void *payload, int *status)
 {
-    bool unwrap = *(bool *)payload;
+    bool unwrap = ((const parse_opts *)payload)->unwrap;
     shc_ast *ast = NULL;
     shc_diag diag;
     int rc = shc_parse(&ast, cmd, len, unwrap, NULL, &diag);
@@ -94,20 +100,6 @@ int shc_cmd_parse(int argc, char **argv)
             break;
         }
     }
-    if (batch) {
-        if (i < argc) {
-            fprintf(stderr, "shcard parse: --batch reads commands from stdin, not arguments\n");
-            return 2;
-        }
-        return shc__batch(stdin, batch_one, &unwrap);
-    }
-    if (i >= argc) {
-        usage(stderr);
-        return 2;
-    }
-    int status = 0;
-    for (; i < argc; i++)
-        if (parse_one(argv[i], strlen(argv[i]), unwrap, json))
-            status = 1;
-    return status;
+    parse_opts o = {unwrap, json};
+    return shc__run_commands("parse", batch, argc, argv, i, parse_one, batch_one, &o, usage);
 }
