@@ -1,4 +1,4 @@
-/* A fixed-seed generator of realistic agent commands for the benchmarks (header-only, shared by
+/* A fixed-seed generator of realistic agent commands for the benchmarks, and timing helpers (header-only, shared by
  * bench_parse.c and bench_classify.c).  Templates follow executor-and-performance.md §2.1. */
 #ifndef SHC_BENCH_GENCMDS_H
 #define SHC_BENCH_GENCMDS_H
@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t gen_state = 42;
 
@@ -60,6 +61,20 @@ static inline size_t gen_command(char *buf, size_t cap)
     default: n = snprintf(buf, cap, "find %s -maxdepth 2 -type f -name '*.md' -not -path './node_modules/*'", d); break;
     }
     return n > 0 ? (size_t)n : 0;
+}
+
+/* Monotonic nanoseconds, and a qsort comparator for timings (shared by the benchmarks). */
+static inline double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 #endif

@@ -60,7 +60,7 @@ void shc_model_config_init(shc_model_config *c)
     c->tool_output_limit = SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT;
 }
 
-static void wipe_free(char *s)
+void shc__wipe_free(char *s)
 {
     if (!s)
         return;
@@ -77,7 +77,7 @@ void shc_model_config_free(shc_model_config *c)
     free(c->model);
     free(c->base_url);
     free(c->api_key_env);
-    wipe_free(c->api_key);
+    shc__wipe_free(c->api_key);
     free(c->system_prompt_file);
     free(c->system_prompt);
     free(c->config_path);

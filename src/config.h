@@ -66,4 +66,7 @@ bool shc_model_config_enabled(const shc_model_config *c);
 /* One line for --help. */
 const char *shc_model_config_usage(void);
 
+/* Overwrites a secret (the API key, the Authorization header) before freeing it; NULL-safe. */
+void shc__wipe_free(char *s);
+
 #endif

@@ -433,16 +433,6 @@ static void op_session_end(shc_backend *base, const char *session_id)
     }
 }
 
-static void wipe_free(char *s)
-{
-    if (!s)
-        return;
-    volatile char *p = s;
-    while (*p)
-        *p++ = '\0';
-    free(s);
-}
-
 static void op_free(shc_backend *base)
 {
     openai *be = (openai *)base;
@@ -457,8 +447,8 @@ static void op_free(shc_backend *base)
     free(be->model);
     free(be->url);
     free(be->base_url);
-    wipe_free(be->auth);
-    wipe_free(be->key);
+    shc__wipe_free(be->auth);
+    shc__wipe_free(be->key);
     free(be->system_prompt);
     free(be);
 }
