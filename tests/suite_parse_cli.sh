@@ -11,6 +11,8 @@ $S parse 'ls -la' >/dev/null; expect_eq "exit 0 when parsed" $? 0
 $S parse 'cat $(id)' >/dev/null; expect_eq "exit 1 when not parsed" $? 1
 $S parse >/dev/null 2>&1; expect_eq "exit 2 without a command" $? 2
 $S parse --bogus x >/dev/null 2>&1; expect_eq "exit 2 for an unknown option" $? 2
+$S parse --batch 'ls' </dev/null >/dev/null 2>&1; expect_eq "exit 2 for --batch with arguments" $? 2
+$S explain --batch 'ls' </dev/null >/dev/null 2>&1; expect_eq "explain: exit 2 for --batch with arguments" $? 2
 
 # text: a tree, and the diagnostic with a caret under the construct
 out=$($S parse 'nl -ba f | sed -n 1,5p')
