@@ -59,17 +59,13 @@ static int set_value(shc_lexer *lx, shc_part *p, const void *v, size_t n)
 }
 
 /* A literal run: merged into the previous part of the same frame when that one is a literal
- * too (after a \<newline> or a lone $), so printing and re-parsing gives the same parts. */
+ * too (after a \<newline> or a lone $), so printing and re-parsing gives the same parts.  (A $
+ * before a \<newline> is rejected: bash joins the lines first, so $\<newline>x is $x.) */
 static int push_lit(shc_lexer *lx, size_t base, const unsigned char *s, const unsigned char *e,
                     const unsigned char *vs, size_t vn)
 {
     shc_part *prev = lx->nparts > base ? &lx->parts[lx->nparts - 1] : NULL;
-    /* "$" + \<newline> + "x" stays two parts: merged, they would read as $x */
-    bool dollar = prev && prev->kind == SHC_PART_LIT && prev->len &&
-                  prev->value[prev->len - 1] == '$' && vn &&
-                  (strchr("_@*#?$!-{('\"", vs[0]) || (vs[0] >= '0' && vs[0] <= '9') ||
-                   ((vs[0] | 0x20) >= 'a' && (vs[0] | 0x20) <= 'z'));
-    if (prev && prev->kind == SHC_PART_LIT && !dollar) {
+    if (prev && prev->kind == SHC_PART_LIT) {
         shc_part *p = prev;
         char *v = shc_arena_alloc_raw(lx->arena, p->len + vn + 1);
         if (!v) {
@@ -113,24 +109,70 @@ static int unsupported_at(shc_lexer *lx, const unsigned char *s, const unsigned 
     return -1;
 }
 
-/* ${...}: scanned to the matching brace, honouring quotes, escapes and nested ${.  A command
- * substitution or arithmetic inside is unsupported; the part keeps the raw text. */
+static bool name_start(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static bool name_char(unsigned char c)
+{
+    return name_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool special_char(unsigned char c)
+{
+    return c && strchr("0123456789@*#?$!-", c) != NULL;
+}
+
+/* ${...}, in a form bash accepts and whose end bash and we agree on:
+ *   ${ [# or !] PARAM [OP WORD] }
+ * PARAM is a name, digits or one special character; OP is one of : - = ? + # % / ^ , @ (the
+ * operators, and : for ${x:1:2}); WORD holds no quote, backslash, `{`, newline or backquote,
+ * and a `$` in it starts $name, a special parameter or a nested ${...}.  Then the first `}`
+ * at depth 0 ends it, whatever the context.  Everything else is reported as unsupported:
+ * array subscripts, quotes, escapes and braces inside (bash matches those by rules of its own),
+ * $'...' and $(...) inside, and what bash itself would refuse as a bad substitution.  The part
+ * keeps the raw text. */
 static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
 {
     const unsigned char *p = lx->cur; /* just after "${" */
     size_t depth = 1;
-    while (*p) {
+    bool head = true; /* at the [#!]PARAM[OP] of the innermost ${ */
+    for (;;) {
         unsigned char c = *p;
-        if (c == '\\') {
-            p += p[1] ? 2 : 1;
+        if (head) {
+            head = false;
+            if ((c == '#' || c == '!') && p[1] != '}' && (name_start(p[1]) || special_char(p[1])))
+                c = *++p;
+            if (name_start(c)) {
+                while (name_char(*++p))
+                    ;
+            } else if (c >= '0' && c <= '9') {
+                while (*++p >= '0' && *p <= '9')
+                    ;
+            } else if (special_char(c)) {
+                p++;
+            } else if (c == '\0') {
+                continue;
+            } else {
+                return unsupported_at(lx, start, p + 1, "parameter expansion `${` of this form");
+            }
+            if (*p == '[')
+                return unsupported_at(lx, p, p + 1, "array subscript in `${`");
+            if (*p && *p != '}' && !strchr(":-=?+#%/^,@", *p))
+                return unsupported_at(lx, start, p + 1, "parameter expansion `${` of this form");
             continue;
         }
-        if (c == '\'') {
-            const unsigned char *q = (const unsigned char *)strchr((const char *)p + 1, '\'');
-            if (!q)
+        if (c == '}') {
+            p++;
+            if (--depth == 0)
                 break;
-            p = q + 1;
             continue;
+        }
+        if (c == '\0') {
+            shc__syntax_error(lx, (size_t)(start - lx->src), (size_t)(start - lx->src) + 2, true,
+                              "unterminated parameter expansion `${`");
+            return -1;
         }
         if (c == '`')
             return unsupported_at(lx, p, p + 1, "command substitution (backquote) `");
@@ -144,18 +186,28 @@ static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
                 return -1;
             }
             p += 2;
+            head = true;
             continue;
         }
-        if (c == '}' && --depth == 0) {
-            lx->cur = p + 1;
-            shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
-            return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
+        if (c == '$' && name_start(p[1])) {
+            for (p += 2; name_char(*p); p++)
+                ;
+            continue;
         }
+        if (c == '$' && special_char(p[1])) {
+            p += 2;
+            continue;
+        }
+        if (c == '$')
+            return unsupported_at(lx, p, p + 1, "`$` other than $name or ${ inside `${...}`");
+        if (c == '\'' || c == '"' || c == '\\' || c == '{' || c == '\n')
+            return unsupported_at(lx, p, p + 1,
+                                  "a quote, backslash, `{` or newline inside `${...}`");
         p++;
     }
-    shc__syntax_error(lx, (size_t)(start - lx->src), (size_t)(start - lx->src) + 2, true,
-                      "unterminated parameter expansion `${`");
-    return -1;
+    lx->cur = p;
+    shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
+    return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
 }
 
 static int lex_param(shc_lexer *lx, const unsigned char *s)
@@ -189,6 +241,7 @@ static int lex_double(shc_lexer *lx, const unsigned char *s, shc_part_kind kind)
         
 {
 	unsigned char yych;
+	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
 		case 0x00: goto yy1;
@@ -217,7 +270,8 @@ yy4:
 	++lx->cur;
 	{ break; }
 yy5:
-	yych = *++lx->cur;
+	yyaccept = 0;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
 		case '!':
 		case '#':
@@ -290,7 +344,9 @@ yy5:
 		case 'x':
 		case 'y':
 		case 'z': goto yy14;
-		case '{': goto yy15;
+		case '[': goto yy15;
+		case '\\': goto yy16;
+		case '{': goto yy18;
 		default: goto yy6;
 	}
 yy6:
@@ -298,11 +354,11 @@ yy6:
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy16;
+		case '\n': goto yy19;
 		case '"':
 		case '$':
 		case '\\':
-		case '`': goto yy17;
+		case '`': goto yy20;
 		default: goto yy8;
 	}
 yy8:
@@ -317,13 +373,14 @@ yy11:
 yy12:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '(': goto yy18;
+		case '(': goto yy21;
 		default: goto yy13;
 	}
 yy13:
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
 yy14:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
 		case '0':
 		case '1':
@@ -388,20 +445,49 @@ yy14:
 		case 'x':
 		case 'y':
 		case 'z': goto yy14;
+		case '\\': goto yy22;
 		default: goto yy11;
 	}
 yy15:
 	++lx->cur;
-	{ if (lex_brace_param(lx, ps)) return -1; continue; }
+	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
 yy16:
-	++lx->cur;
-	{ continue; }
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy23;
+		default: goto yy17;
+	}
 yy17:
-	++lx->cur;
-	{ if (push_part(lx, SHC_PART_ESC, ps, lx->cur) == NULL || set_value(lx, &lx->parts[lx->nparts - 1], ps + 1, 1)) return -1; continue; }
+	lx->cur = lx->mrk;
+	if (yyaccept == 0) {
+		goto yy6;
+	} else {
+		goto yy11;
+	}
 yy18:
 	++lx->cur;
+	{ if (lex_brace_param(lx, ps)) return -1; continue; }
+yy19:
+	++lx->cur;
+	{ continue; }
+yy20:
+	++lx->cur;
+	{ if (push_part(lx, SHC_PART_ESC, ps, lx->cur) == NULL || set_value(lx, &lx->parts[lx->nparts - 1], ps + 1, 1)) return -1; continue; }
+yy21:
+	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
+yy22:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy24;
+		default: goto yy17;
+	}
+yy23:
+	++lx->cur;
+	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
+yy24:
+	++lx->cur;
+	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$NAME`"); }
 }
 
     }
@@ -417,608 +503,128 @@ yy18:
     return 0;
 }
 
-static size_t put_utf8(unsigned char *o, uint32_t c)
+static int hexdigit(unsigned char c)
 {
-    if (c < 0x80) {
-        o[0] = (unsigned char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (c >> 6));
-        o[1] = (unsigned char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (c >> 12));
-        o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-        o[2] = (unsigned char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (c >> 18));
-    o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
-    o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-    o[3] = (unsigned char)(0x80 | (c & 0x3F));
-    return 4;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-static uint32_t hexval(const unsigned char *s, const unsigned char *e)
-{
-    uint32_t v = 0;
-    for (; s < e; s++)
-        v = v * 16 + (uint32_t)(*s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10);
-    return v;
-}
-
-/* $'...' decoded as bash decodes it (UTF-8 locale).  A NUL ends the value (bash drops the rest
- * of the string); the decoded bytes never exceed the source bytes, so a buffer of that size
- * suffices. */
+/* $'...' decoded as bash 5.2 decodes it, in two steps as bash does.  First the end: a backslash
+ * escapes the next byte whatever it is (so `\c\'` does not end the string), and the first
+ * unescaped ' ends it.  Then the escapes of the body, none of which looks past the body:
+ *   \a \b \e \E \f \n \r \t \v \\ \' \" \?   the usual bytes
+ *   \NNN      one to three octal digits, the value modulo 256 (\400 is NUL)
+ *   \xHH      one or two hex digits; \x with none stays \x
+ *   \x{H...}  every hex digit up to a non-digit, the value modulo 256; the } is optional; no
+ *             digit at all gives NUL
+ *   \uHHHH \UHHHHHHHH   one to four / eight hex digits; with none it stays \u / \U; a code
+ *             point up to U+007F is that byte; above it the bytes depend on the locale (UTF-8,
+ *             or the escape itself in the C locale), so such a word is unsupported
+ *   \cX       the control character of X (X upper-cased, then & 0x1F; \c? is DEL); \c\\
+ *             takes both backslashes; \c at the end of the body stays \c
+ *   \ + anything else   both bytes
+ * A NUL from an escape ends the value (bash drops the rest of the string, and only of this
+ * string).  The value is never longer than the body. */
 static int lex_ansic(shc_lexer *lx, const unsigned char *s)
 {
-    size_t cap = lx->len + 4;
-    unsigned char *out = shc_arena_alloc_raw(lx->arena, cap);
+    const unsigned char *b = lx->cur, *e = b;
+    while (*e != '\'') {
+        if (*e == '\0' || (*e == '\\' && e[1] == '\0')) {
+            lx->cur = e;
+            shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true,
+                              "unterminated ANSI-C string `$'`");
+            return -1;
+        }
+        e += *e == '\\' ? 2 : 1;
+    }
+    lx->cur = e + 1;
+    unsigned char *out = shc_arena_alloc_raw(lx->arena, (size_t)(e - b) + 1);
     if (!out) {
         shc__nomem(lx);
         return -1;
     }
     size_t n = 0;
-    bool cut = false;
-    for (;;) {
-        const unsigned char *ps = lx->cur;
-        unsigned char ch = 0;
-        uint32_t cp = 0;
-        
-{
-	unsigned char yych;
-	yych = *lx->cur;
-	switch (yych) {
-		case 0x00: goto yy20;
-		case '\'': goto yy23;
-		case '\\': goto yy24;
-		default: goto yy21;
-	}
-yy20:
-	++lx->cur;
-	{ lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
-yy21:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00:
-		case '\'':
-		case '\\': goto yy22;
-		default: goto yy21;
-	}
-yy22:
-	{ if (!cut) { memcpy(out + n, ps, (size_t)(lx->cur - ps)); n += (size_t)(lx->cur - ps); } continue; }
-yy23:
-	++lx->cur;
-	{ break; }
-yy24:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy25;
-		case '"':
-		case '\'':
-		case '?':
-		case '\\': goto yy28;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy29;
-		case 'E':
-		case 'e': goto yy31;
-		case 'U': goto yy32;
-		case 'a': goto yy33;
-		case 'b': goto yy34;
-		case 'c': goto yy35;
-		case 'f': goto yy36;
-		case 'n': goto yy37;
-		case 'r': goto yy38;
-		case 't': goto yy39;
-		case 'u': goto yy40;
-		case 'v': goto yy41;
-		case 'x': goto yy42;
-		default: goto yy26;
-	}
-yy25:
-	{ lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
-yy26:
-	++lx->cur;
-yy27:
-	{ if (!cut) { out[n++] = ps[0]; out[n++] = ps[1]; } continue; }
-yy28:
-	++lx->cur;
-	{ ch = ps[1]; goto byte; }
-yy29:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy43;
-		default: goto yy30;
-	}
-yy30:
-	{ unsigned v = 0; for (const unsigned char *q = ps + 1; q < lx->cur; q++) v = v * 8 + (unsigned)(*q - '0'); ch = (unsigned char)(v & 0xFF); goto byte; }
-yy31:
-	++lx->cur;
-	{ ch = 27; goto byte; }
-yy32:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy44;
-		default: goto yy27;
-	}
-yy33:
-	++lx->cur;
-	{ ch = 7; goto byte; }
-yy34:
-	++lx->cur;
-	{ ch = 8; goto byte; }
-yy35:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy27;
-		case '?': goto yy47;
-		default: goto yy46;
-	}
-yy36:
-	++lx->cur;
-	{ ch = 12; goto byte; }
-yy37:
-	++lx->cur;
-	{ ch = 10; goto byte; }
-yy38:
-	++lx->cur;
-	{ ch = 13; goto byte; }
-yy39:
-	++lx->cur;
-	{ ch = 9; goto byte; }
-yy40:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy48;
-		default: goto yy27;
-	}
-yy41:
-	++lx->cur;
-	{ ch = 11; goto byte; }
-yy42:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy50;
-		default: goto yy27;
-	}
-yy43:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy52;
-		default: goto yy30;
-	}
-yy44:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy53;
-		default: goto yy45;
-	}
-yy45:
-	{ cp = hexval(ps + 2, lx->cur); goto code; }
-yy46:
-	++lx->cur;
-	{ ch = (unsigned char)((ps[2] >= 'a' && ps[2] <= 'z' ? ps[2] - 32 : ps[2]) & 0x1F); goto byte; }
-yy47:
-	++lx->cur;
-	{ ch = 0x7F; goto byte; }
-yy48:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy54;
-		default: goto yy49;
-	}
-yy49:
-	{ cp = hexval(ps + 2, lx->cur); goto code; }
-yy50:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy55;
-		default: goto yy51;
-	}
-yy51:
-	{ ch = (unsigned char)hexval(ps + 2, lx->cur); goto byte; }
-yy52:
-	++lx->cur;
-	goto yy30;
-yy53:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy56;
-		default: goto yy45;
-	}
-yy54:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy57;
-		default: goto yy49;
-	}
-yy55:
-	++lx->cur;
-	goto yy51;
-yy56:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy58;
-		default: goto yy45;
-	}
-yy57:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy59;
-		default: goto yy49;
-	}
-yy58:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy60;
-		default: goto yy45;
-	}
-yy59:
-	++lx->cur;
-	goto yy49;
-yy60:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy61;
-		default: goto yy45;
-	}
-yy61:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy62;
-		default: goto yy45;
-	}
-yy62:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy63;
-		default: goto yy45;
-	}
-yy63:
-	++lx->cur;
-	goto yy45;
-}
-
-    byte:
-        if (!cut) {
-            if (ch == 0)
-                cut = true;
-            else
-                out[n++] = ch;
+    const unsigned char *p = b;
+    while (p < e) {
+        unsigned c = *p++;
+        if (c != '\\' || p == e) {
+            out[n++] = (unsigned char)c;
+            continue;
         }
-        continue;
-    code:
-        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return unsupported_at(lx, ps, lx->cur, "out-of-range Unicode escape in `$'`");
-        if (!cut) {
-            if (cp == 0)
-                cut = true;
-            else
-                n += put_utf8(out + n, cp);
+        const unsigned char *esc = p - 1;
+        c = *p++;
+        switch (c) {
+        case 'a': c = 7; break;
+        case 'b': c = 8; break;
+        case 'e': case 'E': c = 27; break;
+        case 'f': c = 12; break;
+        case 'n': c = 10; break;
+        case 'r': c = 13; break;
+        case 't': c = 9; break;
+        case 'v': c = 11; break;
+        case '\\': case '\'': case '"': case '?': break;
+        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+            c -= '0';
+            for (int k = 0; k < 2 && p < e && *p >= '0' && *p <= '7'; k++)
+                c = c * 8 + (unsigned)(*p++ - '0');
+            c &= 0xFF;
+            break;
+        case 'x': {
+            bool braced = p < e && *p == '{';
+            int k = 0, d;
+            p += braced;
+            for (c = 0; p < e && (braced || k < 2) && (d = hexdigit(*p)) >= 0; k++, p++)
+                c = (c * 16 + (unsigned)d) & 0xFF;
+            if (braced && p < e && *p == '}')
+                p++;
+            if (!braced && k == 0) {
+                out[n++] = '\\';
+                c = 'x';
+            }
+            break;
         }
+        case 'u': case 'U': {
+            int k = 0, d, max = c == 'u' ? 4 : 8;
+            uint32_t v = 0;
+            for (; p < e && k < max && (d = hexdigit(*p)) >= 0; k++, p++)
+                v = v * 16 + (uint32_t)d;
+            if (k == 0) {
+                out[n++] = '\\';
+                break;
+            }
+            if (v > 0x7F)
+                return unsupported_at(lx, esc, p,
+                                      "a `\\u` escape above U+007F in `$'` (its bytes depend on "
+                                      "the locale)");
+            c = v;
+            break;
+        }
+        case 'c':
+            if (p == e) {
+                out[n++] = '\\';
+                break;
+            }
+            c = *p++;
+            if (c == '\\' && p < e && *p == '\\')
+                p++;
+            c = c == '?' ? 0x7F : ((c >= 'a' && c <= 'z' ? c - 32 : c) & 0x1F);
+            break;
+        default:
+            out[n++] = '\\';
+            break;
+        }
+        if (c == 0)
+            break;
+        out[n++] = (unsigned char)c;
     }
-    shc_part *p = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
-    if (!p)
+    shc_part *part = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
+    if (!part)
         return -1;
     out[n] = '\0';
-    p->value = (const char *)out;
-    p->len = n;
+    part->value = (const char *)out;
+    part->len = n;
     return 0;
 }
 
@@ -1033,6 +639,7 @@ static int lex_word(shc_lexer *lx, shc_word **out)
         
 {
 	unsigned char yych;
+	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
 		case 0x00:
@@ -1045,18 +652,18 @@ static int lex_word(shc_lexer *lx, shc_word **out)
 		case ';':
 		case '<':
 		case '>':
-		case '|': goto yy65;
-		case '"': goto yy68;
-		case '$': goto yy69;
-		case '\'': goto yy71;
-		case '\\': goto yy72;
-		case '`': goto yy74;
-		default: goto yy66;
+		case '|': goto yy26;
+		case '"': goto yy29;
+		case '$': goto yy30;
+		case '\'': goto yy32;
+		case '\\': goto yy33;
+		case '`': goto yy35;
+		default: goto yy27;
 	}
-yy65:
+yy26:
 	++lx->cur;
 	{ lx->cur = ps; break; }
-yy66:
+yy27:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
@@ -1074,16 +681,17 @@ yy66:
 		case '>':
 		case '\\':
 		case '`':
-		case '|': goto yy67;
-		default: goto yy66;
+		case '|': goto yy28;
+		default: goto yy27;
 	}
-yy67:
+yy28:
 	{ if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
-yy68:
+yy29:
 	++lx->cur;
 	{ if (lex_double(lx, ps, SHC_PART_DBL)) return -1; continue; }
-yy69:
-	yych = *++lx->cur;
+yy30:
+	yyaccept = 0;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
 		case '!':
 		case '#':
@@ -1101,10 +709,10 @@ yy69:
 		case '8':
 		case '9':
 		case '?':
-		case '@': goto yy75;
-		case '"': goto yy77;
-		case '\'': goto yy78;
-		case '(': goto yy79;
+		case '@': goto yy36;
+		case '"': goto yy38;
+		case '\'': goto yy39;
+		case '(': goto yy40;
 		case 'A':
 		case 'B':
 		case 'C':
@@ -1157,47 +765,50 @@ yy69:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy81;
-		case '{': goto yy82;
-		default: goto yy70;
+		case 'z': goto yy42;
+		case '[': goto yy43;
+		case '\\': goto yy44;
+		case '{': goto yy46;
+		default: goto yy31;
 	}
-yy70:
+yy31:
 	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
-yy71:
+yy32:
 	++lx->cur;
 	{ if (lex_single(lx, ps)) return -1; continue; }
-yy72:
+yy33:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy73;
-		case '\n': goto yy84;
-		default: goto yy83;
+		case 0x00: goto yy34;
+		case '\n': goto yy48;
+		default: goto yy47;
 	}
-yy73:
+yy34:
 	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
-yy74:
+yy35:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
-yy75:
+yy36:
 	++lx->cur;
-yy76:
+yy37:
 	{ if (lex_param(lx, ps)) return -1; continue; }
-yy77:
+yy38:
 	++lx->cur;
 	{ if (lex_double(lx, ps, SHC_PART_LOCALE)) return -1; continue; }
-yy78:
+yy39:
 	++lx->cur;
 	{ if (lex_ansic(lx, ps)) return -1; continue; }
-yy79:
+yy40:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '(': goto yy85;
-		default: goto yy80;
+		case '(': goto yy49;
+		default: goto yy41;
 	}
-yy80:
+yy41:
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
-yy81:
-	yych = *++lx->cur;
+yy42:
+	yyaccept = 1;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
 		case '0':
 		case '1':
@@ -1261,21 +872,50 @@ yy81:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy81;
-		default: goto yy76;
+		case 'z': goto yy42;
+		case '\\': goto yy50;
+		default: goto yy37;
 	}
-yy82:
+yy43:
+	++lx->cur;
+	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
+yy44:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy51;
+		default: goto yy45;
+	}
+yy45:
+	lx->cur = lx->mrk;
+	if (yyaccept == 0) {
+		goto yy31;
+	} else {
+		goto yy37;
+	}
+yy46:
 	++lx->cur;
 	{ if (lex_brace_param(lx, ps)) return -1; continue; }
-yy83:
+yy47:
 	++lx->cur;
 	{ shc_part *p = push_part(lx, SHC_PART_ESC, ps, lx->cur); if (!p || set_value(lx, p, ps + 1, 1)) return -1; continue; }
-yy84:
+yy48:
 	++lx->cur;
 	{ continue; }
-yy85:
+yy49:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
+yy50:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy52;
+		default: goto yy45;
+	}
+yy51:
+	++lx->cur;
+	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
+yy52:
+	++lx->cur;
+	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$NAME`"); }
 }
 
     }
@@ -1370,181 +1010,225 @@ static int lex_token(shc_lexer *lx, SHC_YYSTYPE *lval)
         
 {
 	unsigned char yych;
+	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
-		case 0x00: goto yy87;
+		case 0x00: goto yy54;
 		case '\t':
-		case ' ': goto yy90;
-		case '\n': goto yy92;
-		case '#': goto yy93;
-		case '&': goto yy95;
-		case '(': goto yy97;
-		case ')': goto yy99;
-		case ';': goto yy100;
-		case '<': goto yy102;
-		case '>': goto yy104;
-		case '\\': goto yy106;
-		case '|': goto yy107;
-		default: goto yy88;
+		case ' ': goto yy57;
+		case '\n': goto yy59;
+		case '#': goto yy60;
+		case '&': goto yy62;
+		case '(': goto yy64;
+		case ')': goto yy66;
+		case ';': goto yy67;
+		case '<': goto yy69;
+		case '>': goto yy71;
+		case '\\': goto yy73;
+		case '|': goto yy74;
+		default: goto yy55;
 	}
-yy87:
+yy54:
 	++lx->cur;
 	{ lx->cur = ps; return SHC_TOK_YYEOF; }
-yy88:
+yy55:
 	++lx->cur;
-yy89:
+yy56:
 	{ lx->cur = ps; break; }
-yy90:
+yy57:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '\t':
-		case ' ': goto yy90;
-		default: goto yy91;
+		case ' ': goto yy57;
+		default: goto yy58;
 	}
-yy91:
+yy58:
 	{ continue; }
-yy92:
+yy59:
 	++lx->cur;
 	{ return SHC_TOK_NEWLINE; }
-yy93:
+yy60:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
-		case '\n': goto yy94;
-		default: goto yy93;
+		case '\n': goto yy61;
+		default: goto yy60;
 	}
-yy94:
+yy61:
 	{ continue; }
-yy95:
-	yych = *++lx->cur;
+yy62:
+	yyaccept = 0;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy109;
-		case '>': goto yy110;
-		default: goto yy96;
+		case '&': goto yy76;
+		case '>': goto yy77;
+		case '\\': goto yy79;
+		default: goto yy63;
 	}
-yy96:
+yy63:
 	{ return SHC_TOK_AMP; }
-yy97:
-	yych = *++lx->cur;
+yy64:
+	yyaccept = 1;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '(': goto yy112;
-		default: goto yy98;
+		case '(': goto yy81;
+		case '\\': goto yy79;
+		default: goto yy65;
 	}
-yy98:
+yy65:
 	{ goto paren; }
-yy99:
+yy66:
 	++lx->cur;
 	{ return SHC_TOK_RPAREN; }
-yy100:
-	yych = *++lx->cur;
+yy67:
+	yyaccept = 2;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case ';': goto yy113;
-		default: goto yy101;
+		case ';': goto yy82;
+		case '\\': goto yy79;
+		default: goto yy68;
 	}
-yy101:
+yy68:
 	{ return SHC_TOK_SEMI; }
-yy102:
-	yych = *++lx->cur;
+yy69:
+	yyaccept = 3;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy114;
-		case '(': goto yy115;
-		case '<': goto yy116;
-		case '>': goto yy118;
-		default: goto yy103;
+		case '&': goto yy83;
+		case '(': goto yy84;
+		case '<': goto yy85;
+		case '>': goto yy87;
+		case '\\': goto yy79;
+		default: goto yy70;
 	}
-yy103:
+yy70:
 	{ return SHC_TOK_LESS; }
-yy104:
-	yych = *++lx->cur;
+yy71:
+	yyaccept = 4;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy119;
-		case '(': goto yy120;
-		case '>': goto yy121;
-		case '|': goto yy122;
-		default: goto yy105;
+		case '&': goto yy88;
+		case '(': goto yy89;
+		case '>': goto yy90;
+		case '\\': goto yy79;
+		case '|': goto yy91;
+		default: goto yy72;
 	}
-yy105:
+yy72:
 	{ return SHC_TOK_GREAT; }
-yy106:
+yy73:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy123;
-		default: goto yy89;
+		case '\n': goto yy92;
+		default: goto yy56;
 	}
-yy107:
-	yych = *++lx->cur;
+yy74:
+	yyaccept = 5;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy124;
-		case '|': goto yy125;
-		default: goto yy108;
+		case '&': goto yy93;
+		case '\\': goto yy79;
+		case '|': goto yy94;
+		default: goto yy75;
 	}
-yy108:
+yy75:
 	{ return SHC_TOK_PIPE; }
-yy109:
+yy76:
 	++lx->cur;
 	{ return SHC_TOK_AND_IF; }
-yy110:
+yy77:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy126;
-		default: goto yy111;
+		case '>': goto yy95;
+		default: goto yy78;
 	}
-yy111:
+yy78:
 	{ return SHC_TOK_ANDGREAT; }
-yy112:
+yy79:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy96;
+		default: goto yy80;
+	}
+yy80:
+	lx->cur = lx->mrk;
+	switch (yyaccept) {
+		case 0: goto yy63;
+		case 1: goto yy65;
+		case 2: goto yy68;
+		case 3: goto yy70;
+		case 4: goto yy72;
+		default: goto yy75;
+	}
+yy81:
 	++lx->cur;
 	{ if (lx->cmd_start) { unsupported_at(lx, ps, lx->cur, "arithmetic command `((`"); return SHC_TOK_SHC_YYerror; } lx->cur = ps + 1; goto paren; }
-yy113:
+yy82:
 	++lx->cur;
 	{ return SHC_TOK_DSEMI; }
-yy114:
+yy83:
 	++lx->cur;
 	{ return SHC_TOK_LESSAND; }
-yy115:
+yy84:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "process substitution `<(`"); return SHC_TOK_SHC_YYerror; }
-yy116:
+yy85:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '-': goto yy127;
-		case '<': goto yy128;
-		default: goto yy117;
+		case '-': goto yy97;
+		case '<': goto yy98;
+		default: goto yy86;
 	}
-yy117:
+yy86:
 	{ unsupported_at(lx, ps, lx->cur, "here-document `<<`"); return SHC_TOK_SHC_YYerror; }
-yy118:
+yy87:
 	++lx->cur;
 	{ return SHC_TOK_LESSGREAT; }
-yy119:
+yy88:
 	++lx->cur;
 	{ return SHC_TOK_GREATAND; }
-yy120:
+yy89:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "process substitution `>(`"); return SHC_TOK_SHC_YYerror; }
-yy121:
+yy90:
 	++lx->cur;
 	{ return SHC_TOK_DGREAT; }
-yy122:
+yy91:
 	++lx->cur;
 	{ return SHC_TOK_CLOBBER; }
-yy123:
+yy92:
 	++lx->cur;
 	{ continue; }
-yy124:
+yy93:
 	++lx->cur;
 	{ return SHC_TOK_PIPE_AMP; }
-yy125:
+yy94:
 	++lx->cur;
 	{ return SHC_TOK_OR_IF; }
-yy126:
+yy95:
 	++lx->cur;
 	{ return SHC_TOK_ANDDGREAT; }
-yy127:
+yy96:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '&':
+		case '(':
+		case ';':
+		case '<':
+		case '>':
+		case '|': goto yy99;
+		case '\\': goto yy79;
+		default: goto yy80;
+	}
+yy97:
 	++lx->cur;
-	goto yy117;
-yy128:
+	goto yy86;
+yy98:
 	++lx->cur;
 	{ return SHC_TOK_TLESS; }
+yy99:
+	++lx->cur;
+	{ unsupported_at(lx, ps, lx->cur, "line continuation inside an operator"); return SHC_TOK_SHC_YYerror; }
 }
 
     paren:

@@ -70,17 +70,13 @@ static int set_value(shc_lexer *lx, shc_part *p, const void *v, size_t n)
 }
 
 /* A literal run: merged into the previous part of the same frame when that one is a literal
- * too (after a \<newline> or a lone $), so printing and re-parsing gives the same parts. */
+ * too (after a \<newline> or a lone $), so printing and re-parsing gives the same parts.  (A $
+ * before a \<newline> is rejected: bash joins the lines first, so $\<newline>x is $x.) */
 static int push_lit(shc_lexer *lx, size_t base, const unsigned char *s, const unsigned char *e,
                     const unsigned char *vs, size_t vn)
 {
     shc_part *prev = lx->nparts > base ? &lx->parts[lx->nparts - 1] : NULL;
-    /* "$" + \<newline> + "x" stays two parts: merged, they would read as $x */
-    bool dollar = prev && prev->kind == SHC_PART_LIT && prev->len &&
-                  prev->value[prev->len - 1] == '$' && vn &&
-                  (strchr("_@*#?$!-{('\"", vs[0]) || (vs[0] >= '0' && vs[0] <= '9') ||
-                   ((vs[0] | 0x20) >= 'a' && (vs[0] | 0x20) <= 'z'));
-    if (prev && prev->kind == SHC_PART_LIT && !dollar) {
+    if (prev && prev->kind == SHC_PART_LIT) {
         shc_part *p = prev;
         char *v = shc_arena_alloc_raw(lx->arena, p->len + vn + 1);
         if (!v) {
@@ -124,24 +120,70 @@ static int unsupported_at(shc_lexer *lx, const unsigned char *s, const unsigned 
     return -1;
 }
 
-/* ${...}: scanned to the matching brace, honouring quotes, escapes and nested ${.  A command
- * substitution or arithmetic inside is unsupported; the part keeps the raw text. */
+static bool name_start(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static bool name_char(unsigned char c)
+{
+    return name_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool special_char(unsigned char c)
+{
+    return c && strchr("0123456789@*#?$!-", c) != NULL;
+}
+
+/* ${...}, in a form bash accepts and whose end bash and we agree on:
+ *   ${ [# or !] PARAM [OP WORD] }
+ * PARAM is a name, digits or one special character; OP is one of : - = ? + # % / ^ , @ (the
+ * operators, and : for ${x:1:2}); WORD holds no quote, backslash, `{`, newline or backquote,
+ * and a `$` in it starts $name, a special parameter or a nested ${...}.  Then the first `}`
+ * at depth 0 ends it, whatever the context.  Everything else is reported as unsupported:
+ * array subscripts, quotes, escapes and braces inside (bash matches those by rules of its own),
+ * $'...' and $(...) inside, and what bash itself would refuse as a bad substitution.  The part
+ * keeps the raw text. */
 static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
 {
     const unsigned char *p = lx->cur; /* just after "${" */
     size_t depth = 1;
-    while (*p) {
+    bool head = true; /* at the [#!]PARAM[OP] of the innermost ${ */
+    for (;;) {
         unsigned char c = *p;
-        if (c == '\\') {
-            p += p[1] ? 2 : 1;
+        if (head) {
+            head = false;
+            if ((c == '#' || c == '!') && p[1] != '}' && (name_start(p[1]) || special_char(p[1])))
+                c = *++p;
+            if (name_start(c)) {
+                while (name_char(*++p))
+                    ;
+            } else if (c >= '0' && c <= '9') {
+                while (*++p >= '0' && *p <= '9')
+                    ;
+            } else if (special_char(c)) {
+                p++;
+            } else if (c == '\0') {
+                continue;
+            } else {
+                return unsupported_at(lx, start, p + 1, "parameter expansion `${` of this form");
+            }
+            if (*p == '[')
+                return unsupported_at(lx, p, p + 1, "array subscript in `${`");
+            if (*p && *p != '}' && !strchr(":-=?+#%/^,@", *p))
+                return unsupported_at(lx, start, p + 1, "parameter expansion `${` of this form");
             continue;
         }
-        if (c == '\'') {
-            const unsigned char *q = (const unsigned char *)strchr((const char *)p + 1, '\'');
-            if (!q)
+        if (c == '}') {
+            p++;
+            if (--depth == 0)
                 break;
-            p = q + 1;
             continue;
+        }
+        if (c == '\0') {
+            shc__syntax_error(lx, (size_t)(start - lx->src), (size_t)(start - lx->src) + 2, true,
+                              "unterminated parameter expansion `${`");
+            return -1;
         }
         if (c == '`')
             return unsupported_at(lx, p, p + 1, "command substitution (backquote) `");
@@ -155,18 +197,28 @@ static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
                 return -1;
             }
             p += 2;
+            head = true;
             continue;
         }
-        if (c == '}' && --depth == 0) {
-            lx->cur = p + 1;
-            shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
-            return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
+        if (c == '$' && name_start(p[1])) {
+            for (p += 2; name_char(*p); p++)
+                ;
+            continue;
         }
+        if (c == '$' && special_char(p[1])) {
+            p += 2;
+            continue;
+        }
+        if (c == '$')
+            return unsupported_at(lx, p, p + 1, "`$` other than $name or ${ inside `${...}`");
+        if (c == '\'' || c == '"' || c == '\\' || c == '{' || c == '\n')
+            return unsupported_at(lx, p, p + 1,
+                                  "a quote, backslash, `{` or newline inside `${...}`");
         p++;
     }
-    shc__syntax_error(lx, (size_t)(start - lx->src), (size_t)(start - lx->src) + 2, true,
-                      "unterminated parameter expansion `${`");
-    return -1;
+    lx->cur = p;
+    shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
+    return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
 }
 
 static int lex_param(shc_lexer *lx, const unsigned char *s)
@@ -207,6 +259,9 @@ static int lex_double(shc_lexer *lx, const unsigned char *s, shc_part_kind kind)
             "$("     { return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
             "`"      { return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
             "${"     { if (lex_brace_param(lx, ps)) return -1; continue; }
+            "$["     { return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
+            "$" "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
+            "$" name "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$NAME`"); }
             "$" name | "$" special_param { if (lex_param(lx, ps)) return -1; continue; }
             "$"      { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
             [^"\\$`\x00]+ { if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
@@ -224,101 +279,128 @@ static int lex_double(shc_lexer *lx, const unsigned char *s, shc_part_kind kind)
     return 0;
 }
 
-static size_t put_utf8(unsigned char *o, uint32_t c)
+static int hexdigit(unsigned char c)
 {
-    if (c < 0x80) {
-        o[0] = (unsigned char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (c >> 6));
-        o[1] = (unsigned char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (c >> 12));
-        o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-        o[2] = (unsigned char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (c >> 18));
-    o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
-    o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-    o[3] = (unsigned char)(0x80 | (c & 0x3F));
-    return 4;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-static uint32_t hexval(const unsigned char *s, const unsigned char *e)
-{
-    uint32_t v = 0;
-    for (; s < e; s++)
-        v = v * 16 + (uint32_t)(*s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10);
-    return v;
-}
-
-/* $'...' decoded as bash decodes it (UTF-8 locale).  A NUL ends the value (bash drops the rest
- * of the string); the decoded bytes never exceed the source bytes, so a buffer of that size
- * suffices. */
+/* $'...' decoded as bash 5.2 decodes it, in two steps as bash does.  First the end: a backslash
+ * escapes the next byte whatever it is (so `\c\'` does not end the string), and the first
+ * unescaped ' ends it.  Then the escapes of the body, none of which looks past the body:
+ *   \a \b \e \E \f \n \r \t \v \\ \' \" \?   the usual bytes
+ *   \NNN      one to three octal digits, the value modulo 256 (\400 is NUL)
+ *   \xHH      one or two hex digits; \x with none stays \x
+ *   \x{H...}  every hex digit up to a non-digit, the value modulo 256; the } is optional; no
+ *             digit at all gives NUL
+ *   \uHHHH \UHHHHHHHH   one to four / eight hex digits; with none it stays \u / \U; a code
+ *             point up to U+007F is that byte; above it the bytes depend on the locale (UTF-8,
+ *             or the escape itself in the C locale), so such a word is unsupported
+ *   \cX       the control character of X (X upper-cased, then & 0x1F; \c? is DEL); \c\\
+ *             takes both backslashes; \c at the end of the body stays \c
+ *   \ + anything else   both bytes
+ * A NUL from an escape ends the value (bash drops the rest of the string, and only of this
+ * string).  The value is never longer than the body. */
 static int lex_ansic(shc_lexer *lx, const unsigned char *s)
 {
-    size_t cap = lx->len + 4;
-    unsigned char *out = shc_arena_alloc_raw(lx->arena, cap);
+    const unsigned char *b = lx->cur, *e = b;
+    while (*e != '\'') {
+        if (*e == '\0' || (*e == '\\' && e[1] == '\0')) {
+            lx->cur = e;
+            shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true,
+                              "unterminated ANSI-C string `$'`");
+            return -1;
+        }
+        e += *e == '\\' ? 2 : 1;
+    }
+    lx->cur = e + 1;
+    unsigned char *out = shc_arena_alloc_raw(lx->arena, (size_t)(e - b) + 1);
     if (!out) {
         shc__nomem(lx);
         return -1;
     }
     size_t n = 0;
-    bool cut = false;
-    for (;;) {
-        const unsigned char *ps = lx->cur;
-        unsigned char ch = 0;
-        uint32_t cp = 0;
-        /*!re2c
-            end   { lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
-            "'"   { break; }
-            "\\a" { ch = 7; goto byte; }
-            "\\b" { ch = 8; goto byte; }
-            "\\" [eE] { ch = 27; goto byte; }
-            "\\f" { ch = 12; goto byte; }
-            "\\n" { ch = 10; goto byte; }
-            "\\r" { ch = 13; goto byte; }
-            "\\t" { ch = 9; goto byte; }
-            "\\v" { ch = 11; goto byte; }
-            "\\" [\\'"?] { ch = ps[1]; goto byte; }
-            "\\" [0-7]{1,3} { unsigned v = 0; for (const unsigned char *q = ps + 1; q < lx->cur; q++) v = v * 8 + (unsigned)(*q - '0'); ch = (unsigned char)(v & 0xFF); goto byte; }
-            "\\x" [0-9a-fA-F]{1,2} { ch = (unsigned char)hexval(ps + 2, lx->cur); goto byte; }
-            "\\u" [0-9a-fA-F]{1,4} { cp = hexval(ps + 2, lx->cur); goto code; }
-            "\\U" [0-9a-fA-F]{1,8} { cp = hexval(ps + 2, lx->cur); goto code; }
-            "\\c?" { ch = 0x7F; goto byte; }
-            "\\c" [^\x00] { ch = (unsigned char)((ps[2] >= 'a' && ps[2] <= 'z' ? ps[2] - 32 : ps[2]) & 0x1F); goto byte; }
-            "\\" [^\x00] { if (!cut) { out[n++] = ps[0]; out[n++] = ps[1]; } continue; }
-            [^'\\\x00]+ { if (!cut) { memcpy(out + n, ps, (size_t)(lx->cur - ps)); n += (size_t)(lx->cur - ps); } continue; }
-            *     { lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
-        */
-    byte:
-        if (!cut) {
-            if (ch == 0)
-                cut = true;
-            else
-                out[n++] = ch;
+    const unsigned char *p = b;
+    while (p < e) {
+        unsigned c = *p++;
+        if (c != '\\' || p == e) {
+            out[n++] = (unsigned char)c;
+            continue;
         }
-        continue;
-    code:
-        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return unsupported_at(lx, ps, lx->cur, "out-of-range Unicode escape in `$'`");
-        if (!cut) {
-            if (cp == 0)
-                cut = true;
-            else
-                n += put_utf8(out + n, cp);
+        const unsigned char *esc = p - 1;
+        c = *p++;
+        switch (c) {
+        case 'a': c = 7; break;
+        case 'b': c = 8; break;
+        case 'e': case 'E': c = 27; break;
+        case 'f': c = 12; break;
+        case 'n': c = 10; break;
+        case 'r': c = 13; break;
+        case 't': c = 9; break;
+        case 'v': c = 11; break;
+        case '\\': case '\'': case '"': case '?': break;
+        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+            c -= '0';
+            for (int k = 0; k < 2 && p < e && *p >= '0' && *p <= '7'; k++)
+                c = c * 8 + (unsigned)(*p++ - '0');
+            c &= 0xFF;
+            break;
+        case 'x': {
+            bool braced = p < e && *p == '{';
+            int k = 0, d;
+            p += braced;
+            for (c = 0; p < e && (braced || k < 2) && (d = hexdigit(*p)) >= 0; k++, p++)
+                c = (c * 16 + (unsigned)d) & 0xFF;
+            if (braced && p < e && *p == '}')
+                p++;
+            if (!braced && k == 0) {
+                out[n++] = '\\';
+                c = 'x';
+            }
+            break;
         }
+        case 'u': case 'U': {
+            int k = 0, d, max = c == 'u' ? 4 : 8;
+            uint32_t v = 0;
+            for (; p < e && k < max && (d = hexdigit(*p)) >= 0; k++, p++)
+                v = v * 16 + (uint32_t)d;
+            if (k == 0) {
+                out[n++] = '\\';
+                break;
+            }
+            if (v > 0x7F)
+                return unsupported_at(lx, esc, p,
+                                      "a `\\u` escape above U+007F in `$'` (its bytes depend on "
+                                      "the locale)");
+            c = v;
+            break;
+        }
+        case 'c':
+            if (p == e) {
+                out[n++] = '\\';
+                break;
+            }
+            c = *p++;
+            if (c == '\\' && p < e && *p == '\\')
+                p++;
+            c = c == '?' ? 0x7F : ((c >= 'a' && c <= 'z' ? c - 32 : c) & 0x1F);
+            break;
+        default:
+            out[n++] = '\\';
+            break;
+        }
+        if (c == 0)
+            break;
+        out[n++] = (unsigned char)c;
     }
-    shc_part *p = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
-    if (!p)
+    shc_part *part = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
+    if (!part)
         return -1;
     out[n] = '\0';
-    p->value = (const char *)out;
-    p->len = n;
+    part->value = (const char *)out;
+    part->len = n;
     return 0;
 }
 
@@ -344,6 +426,9 @@ static int lex_word(shc_lexer *lx, shc_word **out)
             "$("    { return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
             "`"     { return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
             "${"    { if (lex_brace_param(lx, ps)) return -1; continue; }
+            "$["    { return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
+            "$" "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
+            "$" name "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$NAME`"); }
             "$" name | "$" special_param { if (lex_param(lx, ps)) return -1; continue; }
             "$"     { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
         */
@@ -462,6 +547,7 @@ static int lex_token(shc_lexer *lx, SHC_YYSTYPE *lval)
             ">&"     { return SHC_TOK_GREATAND; }
             ">("     { unsupported_at(lx, ps, lx->cur, "process substitution `>(`"); return SHC_TOK_SHC_YYerror; }
             ">"      { return SHC_TOK_GREAT; }
+            [&|;<>(] "\\\n"+ [&|;<>(] { unsupported_at(lx, ps, lx->cur, "line continuation inside an operator"); return SHC_TOK_SHC_YYerror; }
             "(("     { if (lx->cmd_start) { unsupported_at(lx, ps, lx->cur, "arithmetic command `((`"); return SHC_TOK_SHC_YYerror; } lx->cur = ps + 1; goto paren; }
             "("      { goto paren; }
             ")"      { return SHC_TOK_RPAREN; }
