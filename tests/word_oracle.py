@@ -42,14 +42,23 @@ STATIC_BLOCK = 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4  # glob, brace, tilde, expansio
 EXPANSION, BRACE, ASSIGN_TILDE = 1 << 4, 1 << 2, 1 << 6
 
 PRELUDE = r"""set -f
-QQF() { printf 'C\0%s\0' "$#"; printf '%s\0' "$@"; printf 'A\0%s\0%s\0' "${QQA+1}" "${QQA-}"; }
+QQF() {
+  printf 'C\0%s\0' "$#"
+  if [ $# -gt 0 ]; then printf '%s\0' "$@"; fi
+  printf 'A\0%s\0%s\0' "${QQA+1}" "${QQA-}"
+}
 command_not_found_handle() { printf 'X\0%s\0' "$#"; printf '%s\0' "$@"; return 127; }
 y=Y1
 """
+# Each command comes as one line of \xHH escapes (ASCII: `read -d ''` in a UTF-8 locale would
+# swallow the NUL after a byte sequence that is not UTF-8); S is eval's status (1: an expansion
+# error such as a bad substitution, 2: a syntax error).
 SERVER = PRELUDE + r"""__n=0
-while IFS= read -r -d '' __c; do
+while IFS= read -r __l; do
+  printf -v __c '%b' "$__l"
   printf 'R\0%s\0' "$__n"
   eval "$__c" </dev/null
+  printf 'S\0%s\0' "$?"
   __n=$((__n + 1))
 done
 printf 'Z\0'
@@ -86,7 +95,7 @@ class Gen:
                           "{1..}", "{..2}", "{a.b}", "{a..}", ",}", "{,", "{a...b}"])
 
     def esc(self):
-        return "\\" + self.pick("{},.~#$'\"\\ \tanx*?[]!=:-\n" + "é")
+        return "\\" + self.pick("{},.~#$'\"\\ \tanx*?[]!=:-\n" + "é\udcff")
 
     def sq(self):
         body = "".join(self.pick(["a", "{", "}", ",", "\\", "\n", "\\\n", "$", '"', "~", "#",
@@ -143,7 +152,7 @@ class Gen:
                                                      for _ in range(self.r.randint(0, 9)))
         if k < 0.85:
             return "\\c" + self.pick(["A", "z", "?", "@", "[", "\\\\", "\\'", "\\", "{", "é", "1",
-                                      " ", "", "'", "\n", "\\x41", "c", "-"])
+                                      " ", "", "'", "\n", "\\x41", "c", "-", "\udcff", "~"])
         if k < 0.95:
             return "\\" + self.pick("q{,} é\n89z$~#-\udcff")
         return self.pick(["\\x01", "\\001", "\\177", "\\x7f", "\\0", "\\x00", "\\x{0}", "\\u0",
@@ -166,7 +175,7 @@ class Gen:
     def tilde(self):
         return self.pick(["~", "~/", "~root", "~+", "~-", "~nosuchuser9", "=~", ":~",
                           "--file=~/x", "a=~/b", "x:~", "a=b:~", "~:", "a=~", "a+=~",
-                          "a=x=~", "_=~", "a[1]=~", "--a=b:~/c", "-x=~"])
+                          "a=x=~", "_a=~", "a[1]=~", "--a=b:~/c", "-x=~"])
 
     def piece(self):
         k = self.r.random()
@@ -217,7 +226,7 @@ class Gen:
     def command(self):
         cmd = self.call()
         while self.r.random() < 0.1:
-            cmd += self.sep() + "#" + self.pick(["", " x", " {a,b} 'q", "$'\\'"]) + "\n" + self.call()
+            cmd += self.sep() + "#" + self.pick(["", " x", " {a,b} 'q", "$'\\'", " x \\", "\"", "#"]) + "\n" + self.call()
         return cmd
 
 
@@ -266,7 +275,7 @@ def shcard_words(dump, cmds):
 def parse_records(data):
     """Splits the server's output into per-command record lists."""
     toks = data.split(b"\0")
-    recs = {}
+    recs, status = {}, {}
     cur = None
     i = 0
     while i < len(toks):
@@ -285,27 +294,32 @@ def parse_records(data):
                 i += 3
             if cur is not None:
                 recs[cur].append(rec)
-        elif t == b"Z" or t == b"":
+        elif t == b"S":
+            if cur is not None:
+                status[cur] = int(toks[i + 1])
+            i += 2
+        elif t == b"Z" or (t == b"" and i == len(toks) - 1):
             i += 1
         else:
             raise RuntimeError("unexpected token from bash: %r" % t[:40])
-    return recs
+    return recs, status
 
 
 def bash_batch(cmds):
-    """Runs the commands through one sandboxed bash (eval each); returns the records per index.
+    """Runs the commands through one sandboxed bash (eval each); returns per index the records
+    and eval's status.
     A command that ends the shell is retried from the next one in a fresh shell."""
     result = {}
     start = 0
     while start < len(cmds):
-        inp = b"".join(c + b"\0" for c in cmds[start:])
+        inp = b"".join(b"".join(b"\\x%02x" % ch for ch in c) + b"\n" for c in cmds[start:])
         p = subprocess.run(SANDBOX + BASH + [SERVER], input=inp, stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, timeout=600)
-        recs = parse_records(p.stdout)
+        recs, status = parse_records(p.stdout)
         if not recs and p.returncode != 0:
             raise RuntimeError("bash sandbox failed (rc %d)" % p.returncode)
         for k, v in recs.items():
-            result[start + k] = v
+            result[start + k] = (v, status.get(k))
         last = max(recs) if recs else -1
         if p.stdout.endswith(b"Z\0") or last < 0:
             break
@@ -317,7 +331,7 @@ def bash_direct(cmd):
     p = subprocess.run(SANDBOX + BASH + [PRELUDE + "printf 'R\\0%s\\0' 0\n" + cmd.decode(
         "utf-8", "surrogateescape")], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, timeout=60)
-    return parse_records(p.stdout).get(0, [])
+    return parse_records(p.stdout)[0].get(0, [])
 
 
 # ------------------------------------------------------------------------------ comparison
@@ -347,19 +361,29 @@ def bgroups(args):
     return gs
 
 
-def compare(calls, recs, stats):
+def compare(calls, recs, status, stats):
     """Returns None when every static word matches, or a description of the first mismatch.
     The calls of QQF line up with bash's C records; another simple command (after a comment
     and a newline the generator always starts QQF again, but a command made only of an
     assignment, or a name with a / or starting with %, never reaches command_not_found_handle)
-    is not compared, but bash may not run more of them than shcard sees."""
+    is not compared, but bash may not run more of them than shcard sees.  A QQF call that bash
+    skips because an expansion failed (eval status 1: a bad substitution, which brace expansion
+    can also make, {$,}{x} giving ${x}) is no mismatch when shcard flagged a word of that
+    command as an expansion or a brace expansion."""
     fn = [c for c in calls if c[1] and c[1][0] == (0, FN.encode())]
     crecs = [r for r in recs if r[0] == "C"]
+    if len(fn) > len(crecs) and status == 1 and any(
+            fl & (EXPANSION | BRACE) for c in calls for fl, _ in c[1]):
+        stats["expansion_errors"] += 1
+        return None
     if len(fn) != len(crecs) or len(recs) - len(crecs) > len(calls) - len(fn):
-        return "shcard sees %d calls of %s in %d simple commands, bash ran %r" % (
-            len(fn), FN, len(calls), [(r[0], r[1][:8]) for r in recs])
+        return "shcard sees %d calls of %s in %d simple commands, bash ran %r (status %s)" % (
+            len(fn), FN, len(calls), [(r[0], r[1][:8]) for r in recs], status)
     for (assigns, words), (kind, args, aval) in zip(fn, crecs):
         sg, bg = groups(words[1:]), bgroups(args)
+        if len(sg) != len(bg) and any(fl & EXPANSION for fl, _ in words):
+            stats["flagged"] += len(words) - 1  # an expansion ($_) may give a sentinel
+            continue
         if len(sg) != len(bg):
             return "word groups differ: shcard %r, bash %r" % (
                 [[w[1] for w in g] for g in sg], bg)
@@ -390,7 +414,7 @@ def main():
     a = ap.parse_args()
     gen = Gen(a.seed)
     stats = {"commands": 0, "accepted": 0, "words": 0, "flagged": 0, "assigns": 0,
-             "mismatch": 0, "passed": 0}
+             "mismatch": 0, "passed": 0, "expansion_errors": 0}
     rejected = {}
     shown = 0
     direct_pool = []
@@ -412,11 +436,12 @@ def main():
         stats["accepted"] += len(todo)
         recs = bash_batch([c for c, _ in todo])
         for i, (c, p) in enumerate(todo):
-            why = compare(p, recs.get(i, []), stats)
+            r, st = recs.get(i, ([], None))
+            why = compare(p, r, st, stats)
             if why is None:
                 stats["passed"] += 1
                 if len(direct_pool) < a.direct:
-                    direct_pool.append((c, recs.get(i, [])))
+                    direct_pool.append((c, r))
                 continue
             stats["mismatch"] += 1
             if shown < a.show:
@@ -432,8 +457,10 @@ def main():
           (stats["commands"], a.seed, stats["accepted"],
            ", ".join("%s %d" % kv for kv in sorted(rejected.items())) or "none"))
     print("word oracle: %d static words and %d assignment values compared with bash, %d flagged "
-          "words not compared, %d commands with a mismatch" %
-          (stats["words"], stats["assigns"], stats["flagged"], stats["mismatch"]))
+          "words not compared, %d commands where bash's expansion of a flagged word failed, "
+          "%d commands with a mismatch" %
+          (stats["words"], stats["assigns"], stats["flagged"], stats["expansion_errors"],
+           stats["mismatch"]))
     if a.direct:
         print("word oracle: %d commands re-run as bash -c scripts, %d differ from eval" %
               (len(direct_pool), direct_bad))
