@@ -784,7 +784,7 @@ yy33:
 		default: goto yy47;
 	}
 yy34:
-	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
+	{ return unsupported_at(lx, ps, lx->cur, "backslash at the end of the input (bash drops it after a multi-line quote, keeps it otherwise)"); }
 yy35:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }

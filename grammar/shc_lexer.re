@@ -417,7 +417,7 @@ static int lex_word(shc_lexer *lx, shc_word **out)
             [^ \t\n;&|()<>\\'"$`\x00]+ { if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
             "\\\n"  { continue; }
             "\\" [^\x00\n] { shc_part *p = push_part(lx, SHC_PART_ESC, ps, lx->cur); if (!p || set_value(lx, p, ps + 1, 1)) return -1; continue; }
-            "\\"    { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
+            "\\"    { return unsupported_at(lx, ps, lx->cur, "backslash at the end of the input (bash drops it after a multi-line quote, keeps it otherwise)"); }
             "'"     { if (lex_single(lx, ps)) return -1; continue; }
             "\""    { if (lex_double(lx, ps, SHC_PART_DBL)) return -1; continue; }
             "$'"    { if (lex_ansic(lx, ps)) return -1; continue; }
