@@ -1,12 +1,13 @@
 /* libFuzzer target: the word oracle (tests/word_oracle.py) in process.
  *
  * The input is the tail of a command: the target parses "QQF " + input.  When shcard reads it
- * as exactly one simple command QQF WORD... (no assignment, redirection or &), with no word
- * that may change the number of arguments (a $ expansion or a brace flag), the text goes to a
- * bash 5.2 server that evals it with QQF a function printing its arguments NUL-separated, and
- * every word shcard calls static (no expansion, brace, tilde or glob flag) must be, byte for
- * byte, the argument bash passes; the number of arguments must match too.  A mismatch, a bash
- * that runs anything else, or one that hangs, aborts.
+ * as exactly one simple command QQF WORD... (no assignment, redirection or &), the text goes to
+ * a bash 5.2 server that evals it with QQF a function printing its arguments NUL-separated.
+ * Up to the first word that may change the number of arguments (a $ expansion, which may
+ * vanish or split, or a brace flag), every word shcard calls static (no expansion, brace,
+ * tilde or glob flag) must be, byte for byte, the argument bash passes at that position; with
+ * no such word the number of arguments must match too.  A mismatch, a bash that runs anything
+ * else, or one that hangs, aborts.
  *
  * The server is one bash started once per process, in bubblewrap (read-only file system, no
  * network, PATH=/nonexistent, globbing off, LC_ALL=C.UTF-8) and talked to over two pipes: a
@@ -214,10 +215,17 @@ static const shc_call *qqf_call(const shc_ast *ast)
     if (c->nassigns || c->nredirs || c->nwords == 0 || c->words[0].flags ||
         !c->words[0].value || strcmp(c->words[0].value, "QQF") != 0)
         return NULL;
-    for (size_t i = 1; i < c->nwords; i++)
-        if (c->words[i].flags & (SHC_WORD_EXPANSION | SHC_WORD_BRACE))
-            return NULL;
     return c;
+}
+
+/* Words before the first one that may change the number of arguments (a $ expansion, which may
+ * vanish or split, or a brace expansion): their positions in bash's argv are known. */
+static size_t aligned_words(const shc_call *c)
+{
+    size_t i = 1;
+    while (i < c->nwords && !(c->words[i].flags & (SHC_WORD_EXPANSION | SHC_WORD_BRACE)))
+        i++;
+    return i;
 }
 
 static void mismatch(const char *text, size_t len, const char *what, size_t i)
@@ -257,25 +265,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         long n = ask(text, len);
         if (n < 0)
             mismatch(text, len, "bash died or hung", 0);
-        /* exactly one C record: C, argc, then the arguments */
+        /* exactly one C record: C, argc, then the arguments; then E */
         const char *r = srv.buf;
-        if (strcmp(r, "C") != 0)
-            mismatch(text, len, "bash did not run QQF once", 0);
-        r += 2;
-        size_t argc = (size_t)strtoul(r, NULL, 10);
-        r += strlen(r) + 1;
-        if (argc != c->nwords - 1)
-            mismatch(text, len, "bash passes a different number of arguments", argc);
-        for (size_t i = 1; i < c->nwords; i++) {
-            size_t al = strlen(r);
-            const shc_word *w = &c->words[i];
-            if (is_static(w) && (al != w->len || memcmp(r, w->value, al) != 0))
-                mismatch(text, len, "a static word differs from bash's argument", i);
-            srv.words += is_static(w);
-            r += al + 1;
+        size_t known = aligned_words(c);
+        /* a bad substitution stops the command before QQF runs (brace expansion can make one:
+         * {$,}{x} gives ${x}): no mismatch when a word was flagged */
+        if (strcmp(r, "E") != 0 || known == c->nwords) {
+            if (strcmp(r, "C") != 0)
+                mismatch(text, len, "bash did not run QQF once", 0);
+            r += 2;
+            size_t argc = (size_t)strtoul(r, NULL, 10);
+            r += strlen(r) + 1;
+            if (known == c->nwords ? argc != c->nwords - 1 : argc < known - 1)
+                mismatch(text, len, "bash passes a different number of arguments", argc);
+            for (size_t i = 1; i < known; i++) {
+                size_t al = strlen(r);
+                const shc_word *w = &c->words[i];
+                if (is_static(w) && (al != w->len || memcmp(r, w->value, al) != 0))
+                    mismatch(text, len, "a static word differs from bash's argument", i);
+                srv.words += is_static(w);
+                r += al + 1;
+            }
+            for (size_t i = known; i < argc + 1; i++) /* the arguments from a flagged word on */
+                r += strlen(r) + 1;
+            if (strcmp(r, "E") != 0)
+                mismatch(text, len, "bash ran more than QQF", 0);
         }
-        if (strcmp(r, "E") != 0)
-            mismatch(text, len, "bash ran more than QQF", 0);
     }
     shc_ast_free(ast);
     free(text);

@@ -221,6 +221,8 @@ class Gen:
         out += FN + self.sep() + SENT
         for _ in range(self.r.randint(1, 4)):
             out += self.sep() + self.word() + self.sep() + SENT
+        if self.r.random() < 0.2:  # the input may end inside a word, too
+            out += self.sep() + self.word()
         return out
 
     def command(self):
