@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "pty.h"
+#include "base/loop.h"
+#include "exec/pty.h"
 
 /* glibc's <pty.h> is shadowed by src/pty.h on the include path: declare forkpty here. */
 extern int

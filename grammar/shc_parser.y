@@ -20,7 +20,7 @@
 %param {shc_lexer *lx}
 
 %code requires {
-#include "shc.h"
+#include "shcard.h"
 typedef struct shc_lexer shc_lexer;
 typedef struct shc_elem shc_elem;
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                                       \
@@ -40,7 +40,7 @@ void shc_yyerror(const SHC_YYLTYPE *loc, shc_lexer *lx, const char *msg);
 }
 
 %code {
-#include "build.h"
+#include "shell/build.h"
 #define YYMAXDEPTH 1000
 #define YYINITDEPTH 64
 /* Bail out when a builder failed (it has already recorded the diagnostic). */
