@@ -1,7 +1,7 @@
 /* shcard grammar: the conservative POSIX subset of shell that shcard classifies.
  *
  * Edit this file, then `make gen` (bison 3.8.2) and commit gen/.  Actions only call the AST
- * builders in src/build.h; all state hangs off the lexer passed in (%param), none is global.
+ * builders in src/shell/build.h; all state hangs off the lexer passed in (%param), none is global.
  *
  * Accepted: lists separated by ; & and newlines, && and || lists, pipelines (| and |&) with an
  * optional leading !, and simple commands with assignment prefixes, words and redirections in

@@ -1,6 +1,13 @@
-/* The ACP bridge: stdio transport on the loop, ACP methods, sessions, and the one teardown that
+/* src/acp/ owns the ACP agent on stdio: NDJSON JSON-RPC framing (jsonrpc.c), the bridge's
+ * methods, sessions and teardown (this file), turns and tool calls (turn.c), the writer and
+ * session/update notifications (wire.c), and the presenter (present.c: verdict + client
+ * capabilities -> card JSON, the only place that knows how a card looks on the wire).
+ * May use: agent/ (the seam, never a particular backend), exec/, classify/ (through the public
+ * API), base/.
+ *
+ * The ACP bridge: stdio transport on the loop, ACP methods, sessions, and the one teardown that
  * every exit path (stdin EOF, SIGTERM, SIGINT, a broken stdout) goes through.
- * Turns and tool calls live in bridge_turn.c. */
+ * Turns and tool calls live in turn.c, the writer in wire.c. */
 #define _GNU_SOURCE
 #include "acp/bridge_int.h"
 
@@ -13,60 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/shell.h"
-
-/* ------------------------------------------------------------------ output */
-
-static ssize_t write_out(void *io, const void *buf, size_t len)
-{
-    br_bridge *br = io;
-    return write(br->out_fd, buf, len);
-}
 
 static void teardown(br_bridge *br, const char *why);
-
-static void on_teardown_kick(shc_loop *loop, void *payload)
-{
-    (void)loop;
-    br_bridge *br = payload;
-    br->teardown_kick = 0;
-    teardown(br, "stdout is closed");
-}
-
-void shc__br_flush(br_bridge *br)
-{
-    int rc = shc_rpc_flush(br->rpc);
-    if (rc == 1) {
-        shc_loop_set_events(br->loop, br->out_watch, SHC_LOOP_WRITE);
-        return;
-    }
-    shc_loop_set_events(br->loop, br->out_watch, 0);
-    if (rc < 0 && !br->tearing && !br->teardown_kick) {
-        /* never tear down from inside whoever was writing: do it from the loop */
-        br->teardown_kick = shc_loop_timer(br->loop, 0, on_teardown_kick, br);
-    }
-    if (br->finished && (rc != 1))
-        shc_loop_stop(br->loop);
-}
-
-static void on_stdout(shc_loop *loop, int fd, unsigned events, void *payload)
-{
-    (void)loop;
-    (void)fd;
-    (void)events;
-    shc__br_flush(payload);
-}
-
-void shc__br_send_update(br_bridge *br, br_session *s, json_t *update)
-{
-    if (!update) {
-        shc_log_warn(br->log, "dropping an update that could not be built");
-        return;
-    }
-    shc_rpc_notify(br->rpc, "session/update",
-                   json_pack("{s:s,s:o}", "sessionId", s->id, "update", update));
-    shc__br_flush(br);
-}
 
 /* ------------------------------------------------------------------ sessions */
 
@@ -297,7 +252,7 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     else
         m_session_prompt(br, id, params);
 out:
-    shc__br_flush(br);
+    shc__wire_flush(br);
 }
 
 /* ------------------------------------------------------------------ input */
@@ -321,7 +276,7 @@ static void on_stdin(shc_loop *loop, int fd, unsigned events, void *payload)
     }
     if (shc_rpc_feed(br->rpc, buf, (size_t)n) != 0)
         shc_log_error(br->log, "out of memory reading a message");
-    shc__br_flush(br);
+    shc__wire_flush(br);
 }
 
 /* ------------------------------------------------------------------ teardown */
@@ -334,7 +289,7 @@ static bool all_idle(const br_bridge *br)
     return true;
 }
 
-void shc__br_teardown_check(br_bridge *br)
+static void teardown_check(br_bridge *br)
 {
     if (!br->tearing || br->finished || !all_idle(br))
         return;
@@ -349,7 +304,7 @@ void shc__br_teardown_check(br_bridge *br)
         session_free(br, s);
     }
     shc_log_info(br->log, "teardown complete");
-    shc__br_flush(br); /* stops the loop once the queue is written (or the writer broke) */
+    shc__wire_flush(br); /* stops the loop once the queue is written (or the writer broke) */
 }
 
 static void on_teardown_deadline(shc_loop *loop, void *payload)
@@ -382,7 +337,7 @@ static void teardown(br_bridge *br, const char *why)
     /* the client may be gone: requests it will never answer must not hold the teardown */
     if (br->in_eof || shc_rpc_broken(br->rpc))
         shc_rpc_abandon_all(br->rpc);
-    shc__br_teardown_check(br);
+    teardown_check(br);
 }
 
 static void on_signal(shc_loop *loop, int signo, void *payload)
@@ -428,10 +383,14 @@ int shc_bridge_run(shc_bridge_config *cfg)
     }
     br->cfg = *cfg;
     br->log = &cfg->log;
-    br->be = cfg->backend ? cfg->backend : shc_backend_shell_new();
+    br->hooks.teardown = teardown;
+    br->hooks.turn_gone = teardown_check;
+    br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */
-    if (!br->be)
+    if (!br->be) {
+        shc_log_error(br->log, "no agent backend");
         goto fail;
+    }
     br->approve = cfg->approve;
     if (br->approve == SHC_APPROVE_DEFAULT)
         br->approve = !strcmp(br->be->ops->name, "shell") ? SHC_APPROVE_ALL : SHC_APPROVE_ASK;
@@ -441,7 +400,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     signal(SIGPIPE, SIG_IGN); /* EPIPE comes back from write(); the executor resets children */
     set_nonblock(br->in_fd);
     set_nonblock(br->out_fd);
-    shc_rpc_config rc = {cfg->max_line, write_out, br, on_message, br};
+    shc_rpc_config rc = {cfg->max_line, shc__wire_writer(), br, on_message, br};
     br->loop = shc_loop_new();
     br->rpc = shc_rpc_new(&rc);
     if (!br->loop || !br->rpc)
@@ -450,7 +409,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     if (!br->exec)
         goto fail;
     br->in_watch = shc_loop_watch(br->loop, br->in_fd, SHC_LOOP_READ, on_stdin, br);
-    br->out_watch = shc_loop_watch(br->loop, br->out_fd, 0, on_stdout, br);
+    br->out_watch = shc_loop_watch(br->loop, br->out_fd, 0, shc__wire_on_writable, br);
     if (br->in_watch < 0 || br->out_watch < 0 ||
         shc_loop_signal(br->loop, SIGTERM, on_signal, br) != 0 ||
         shc_loop_signal(br->loop, SIGINT, on_signal, br) != 0)

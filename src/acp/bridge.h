@@ -3,8 +3,8 @@
  * NDJSON JSON-RPC on in_fd/out_fd (stdin/stdout) and renders every bash tool call of the
  * configured backend through the presenter.
  *
- * Picking a backend (cmd_acp.c): fill shc_bridge_config.backend with an owned shc_backend * (the
- * bridge frees it with ops->free when it exits), or leave it NULL for shell mode. */
+ * Picking a backend (cli/cmd_acp.c): fill shc_bridge_config.backend with an owned shc_backend *
+ * (shell mode or the model backend; the bridge frees it with ops->free when it exits). */
 #ifndef SHC_BRIDGE_H
 #define SHC_BRIDGE_H
 
@@ -22,7 +22,7 @@ typedef enum shc_approve {
 } shc_approve;
 
 typedef struct shc_bridge_config {
-    shc_backend *backend;     /* owned by the bridge once shc_bridge_run is called; NULL = shell */
+    shc_backend *backend;     /* required; owned by the bridge once shc_bridge_run is called */
     shc_approve approve;
     bool client_terminals;    /* run terminal commands through the client's terminal/create */
     size_t max_line;          /* longest accepted JSON-RPC line (0 = 16 MiB) */

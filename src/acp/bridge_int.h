@@ -1,5 +1,7 @@
-/* Internals shared by bridge.c (transport, methods, sessions, teardown) and bridge_turn.c
- * (turns, tool calls, permissions, client terminals).  Not a public header.
+/* Internals shared by the bridge's three parts, in dependency order (each uses only those after
+ * it): bridge.c (transport, methods, sessions, teardown) -> turn.c (turns, tool calls,
+ * permissions, client terminals) -> wire.c (the writer and session/update notifications).
+ * The lower parts reach the bridge's lifecycle only through br->hooks.  Not a public header.
  *
  * Re-entrancy rule: callbacks from the backend, the executor and the rpc only change state and
  * call shc__turn_kick(); the turn's progress (starting calls, delivering results to the
@@ -87,8 +89,15 @@ struct br_session {
     br_turn *active;              /* the turn that blocks a new prompt, or NULL */
 };
 
+/* Set by bridge.c, called by the parts below it. */
+typedef struct br_hooks {
+    void (*teardown)(br_bridge *br, const char *why); /* wire.c: stdout broke (from the loop) */
+    void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
+} br_hooks;
+
 struct br_bridge {
     shc_bridge_config cfg;
+    br_hooks hooks;
     shc_backend *be;              /* owned */
     shc_approve approve;          /* resolved: ALL or ASK */
     shc_loop *loop;               /* owned */
@@ -108,12 +117,15 @@ struct br_bridge {
     int teardown_kick;
 };
 
-/* bridge.c */
-void shc__br_send_update(br_bridge *br, br_session *s, json_t *update); /* steals update */
-void shc__br_flush(br_bridge *br);
-void shc__br_teardown_check(br_bridge *br);
+/* wire.c */
+shc_rpc_write_fn shc__wire_writer(void); /* writes to br->out_fd (io = the bridge) */
+void shc__wire_update(br_bridge *br, br_session *s, json_t *update); /* steals update */
+/* Writes what the rpc has queued; waits for POLLOUT when the pipe is full; a broken writer
+ * starts the teardown from the loop; once finished and drained, stops the loop. */
+void shc__wire_flush(br_bridge *br);
+void shc__wire_on_writable(shc_loop *loop, int fd, unsigned events, void *payload);
 
-/* bridge_turn.c */
+/* turn.c */
 int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const char *prompt);
 void shc__turn_cancel(br_turn *t);
 void shc__turn_kick(br_turn *t);

@@ -17,7 +17,7 @@ void shc__turn_kick(br_turn *t)
 
 static void send(br_turn *t, json_t *update)
 {
-    shc__br_send_update(t->br, t->sess, update);
+    shc__wire_update(t->br, t->sess, update);
 }
 
 /* ------------------------------------------------------------------ finishing a call */
@@ -128,7 +128,7 @@ static void ct_release(br_call *c)
     json_t *p = json_pack("{s:s,s:s}", "sessionId", c->turn->sess->id, "terminalId",
                           c->client_tid);
     shc_rpc_request(c->turn->br->rpc, "terminal/release", p, ignore_response, NULL, NULL);
-    shc__br_flush(c->turn->br);
+    shc__wire_flush(c->turn->br);
 }
 
 static void ct_end(br_call *c, bool exited, int code, const char *sig, const char *out)
@@ -213,7 +213,7 @@ static void ct_request(br_call *c, const char *method, json_t *params, shc_rpc_r
         return;
     }
     c->req_id = id;
-    shc__br_flush(c->turn->br);
+    shc__wire_flush(c->turn->br);
 }
 
 static void run_client_terminal(br_call *c)
@@ -311,7 +311,7 @@ static void start_call(br_call *c)
         return;
     }
     c->req_id = id;
-    shc__br_flush(br);
+    shc__wire_flush(br);
 }
 
 /* ------------------------------------------------------------------ backend host callbacks */
@@ -420,7 +420,7 @@ static void settle(br_turn *t)
     else
         shc_rpc_respond(br->rpc, t->prompt_id,
                         json_pack("{s:s}", "stopReason", stop_name(t->reason)));
-    shc__br_flush(br);
+    shc__wire_flush(br);
 }
 
 static bool busy(const br_turn *t)
@@ -455,7 +455,7 @@ static void turn_free(br_turn *t)
     json_decref(t->prompt_id);
     free(t->err_msg);
     free(t);
-    shc__br_teardown_check(br);
+    br->hooks.turn_gone(br);
 }
 
 static void progress(shc_loop *loop, void *payload)
@@ -547,7 +547,7 @@ void shc__turn_cancel(br_turn *t)
     }
     if (t->bt && !t->be_done)
         br->be->ops->cancel(t->bt);
-    shc__br_flush(br);
+    shc__wire_flush(br);
     shc__turn_kick(t);
 }
 

@@ -1,4 +1,8 @@
-/* The agent-backend seam of `shcard acp` (architecture.md, layer 6).
+/* src/agent/ owns the agent-backend seam (this header) and the shell-mode backend (shell.c:
+ * each prompt line is one `bash` call).  Other backends (model/) implement the same seam; the
+ * bridge (acp/) only ever sees it.  May use: base/ (the loop type).
+ *
+ * The agent-backend seam of `shcard acp` (architecture.md, layer 6).
  *
  * A backend receives a prompt and drives a turn: it emits text chunks, thought chunks and tool
  * calls through the host callbacks, and receives each tool call's result.  The bridge (host)

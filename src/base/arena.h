@@ -1,4 +1,10 @@
-/* Bump allocator: one arena per parse owns every node and string of that parse.
+/* src/base/ owns what every other folder leans on and that knows nothing of shells, cards,
+ * ACP or models: the arena (one per parse), the growable string, the UTF-8 decoder, JSON
+ * helpers (jansson values and the one-pass compact writer), stderr logging, signal names and
+ * the event loop (one ppoll, fd watchers, timers, signalfd).  May use: libc and jansson only;
+ * nothing under src/ (and the public header include/shcard.h, for error codes).
+ *
+ * This file: the bump allocator.  One arena per parse owns every node and string of that parse.
  * Freed at once by shc_arena_free.  With -DSHC_ARENA_DEBUG each allocation is its own
  * malloc, so AddressSanitizer sees overflows between objects. */
 #ifndef SHC_ARENA_H

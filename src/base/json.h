@@ -1,6 +1,6 @@
 /* Small jansson helpers shared by the JSON outputs. */
-#ifndef SHC_JSONUTIL_H
-#define SHC_JSONUTIL_H
+#ifndef SHC_BASE_JSON_H
+#define SHC_BASE_JSON_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-/* Option parsing over decoded argv words, driven by the tables in policy.def.  The parser
+/* Option parsing over decoded argv words, driven by the tables in tools.def.  The parser
  * follows GNU getopt_long closely enough to see every option the real tool would see:
  * clusters (-nS), attached values (-n5, --lines=5), `--`, permutation (options after
  * operands), and unique prefixes of long options.  Anything it does not recognise rejects. */

@@ -1,5 +1,5 @@
 /* The classifier's policy over decoded argv strings: which commands may be shown as read,
- * search or list, with every option of each command kept as data in policy.def.
+ * search or list, with every option of each command kept as data in tools.def (one file per tool under tools/).
  * Nothing here knows the AST: callers pass NUL-terminated argv words (borrowed) and get a
  * shc_rule result whose strings point into that argv.  No allocation, no global state.
  */
@@ -45,7 +45,7 @@ typedef struct shc_opt {
     const char *danger; /* NULL, or why the option makes the command a terminal command */
 } shc_opt;
 
-/* The commands the policy knows (expanded from policy.def). */
+/* The commands the policy knows (expanded from tools.def). */
 typedef enum shc_cmd_id {
 #define SHC_CMD(id, name, abbrev, digits) SHC_CMD_##id,
 #define SHC_OPT(s, l, a, r, d)
@@ -130,7 +130,7 @@ int shc__opts_parse(shc_optres *res,
  * to be a plain word).  Fills r; r->kind is SHC_KIND_TERMINAL with a reason when rejected. */
 void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc);
 
-/* find: its own predicate allowlist (policy_find.c).  Same contract as shc__policy_primary. */
+/* find: its own predicate allowlist (find.c).  Same contract as shc__policy_primary. */
 void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc);
 
 /* Checks a later pipeline stage: a pure filter that reads only stdin.  Returns true when
@@ -139,9 +139,18 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc);
 bool shc__policy_filter(
     shc_rule *r, const char *const *argv, size_t argc, long *line, long *line_end);
 
+/* ------------------------------------------------------------------ sed.c */
+
 /* Parses a sed script under -n: exactly `N`, `N,M`, `$`, `N,$` followed by `p`.  Returns 0
  * and the range (end 0 for `$`, *last for `$p`), or -1. */
 int shc__sed_range(const char *script, long *first, long *end, bool *last);
+
+/* sed under -n with exactly one N[,M]p script (operand or single -e).  *files is the index of
+ * the first file operand.  Returns 0 or -1 (r rejected). */
+int shc__sed_script(
+    shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end, bool *last);
+
+/* ------------------------------------------------------------------ values.c */
 
 /* A non-negative decimal number of at most 9 digits, s[0..n).  Returns 0 or -1. */
 int shc__parse_num(const char *s, size_t n, long *out);
@@ -149,10 +158,7 @@ int shc__parse_num(const char *s, size_t n, long *out);
 /* head/tail -n/-c values ([-+]digits; tail +N sets r->line).  Returns 0 or -1 (r rejected). */
 int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail);
 
-/* sed under -n with exactly one N[,M]p script (operand or single -e).  *files is the index of
- * the first file operand.  Returns 0 or -1 (r rejected). */
-int shc__sed_script(
-    shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end, bool *last);
+/* ------------------------------------------------------------------ opts.c: rule results */
 
 /* Resets r to an empty terminal rule (cheaper than zeroing the whole struct). */
 void shc__rule_init(shc_rule *r);

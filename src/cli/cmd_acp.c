@@ -1,12 +1,13 @@
 /* shcard acp: the ACP agent on stdio.  Thin glue: flags -> shc_bridge_config -> shc_bridge_run.
- * Backends: shell mode is the default (config.backend = NULL); another backend is picked here
- * by setting config.backend to an owned shc_backend * (see bridge.h). */
+ * The backend is picked here: the model backend (model/) with a key or a base URL, else shell
+ * mode (agent/shell.c); the bridge only sees the seam (agent/backend.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "acp/bridge.h"
+#include "agent/shell.h"
 #include "cli/cmd.h"
 #include "model/config.h"
 #include "model/openai.h"
@@ -44,6 +45,54 @@ static int num(const char *flag, const char *s, unsigned long long max, unsigned
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+static int shell_backend(shc_backend **out)
+{
+    *out = shc_backend_shell_new();
+    if (!*out) {
+        fprintf(stderr, "shcard acp: out of memory\n");
+        return SHC_E_NOMEM;
+    }
+    return 0;
+}
+
+static const char *real_env(const char *name)
+{
+    return getenv(name);
+}
+
+/* After the flags: resolves the model settings (config file, environment) and picks the backend:
+ * the model backend with a key or a base URL, else shell mode (said on stderr).  *out is an owned
+ * backend.  Returns 0, or a negative SHC_E_* after printing the error on stderr. */
+static int pick_backend(shc_model_config *cfg, shc_backend **out)
+{
+    char err[512];
+    *out = NULL;
+    int rc = shc_model_config_resolve(cfg, real_env, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "shcard acp: %s\n", err);
+        return rc;
+    }
+    if (cfg->force_shell) {
+        fprintf(stderr, "shcard acp: --shell: shell mode, each prompt line runs as one command\n");
+        return shell_backend(out);
+    }
+    if (!shc_model_config_enabled(cfg)) {
+        fprintf(stderr,
+                "shcard acp: no API key (%s) and no --base-url: shell mode, each prompt "
+                "line runs as one command\n",
+                cfg->api_key_env ? cfg->api_key_env : "DEEPSEEK_API_KEY or OPENAI_API_KEY");
+        return shell_backend(out);
+    }
+    *out = shc_openai_new(cfg, err, sizeof err);
+    if (!*out) {
+        fprintf(stderr, "shcard acp: %s\n", err);
+        return SHC_E_NOMEM;
+    }
+    fprintf(stderr, "shcard acp: model %s at %s (%s)\n", cfg->model, cfg->base_url,
+            cfg->key_source ? cfg->key_source : "no API key");
     return 0;
 }
 
@@ -127,9 +176,8 @@ int shc_cmd_acp(int argc, char **argv)
             return 2;
         }
     }
-    /* Backend selection: the model backend with a key or a base URL, else shell mode. */
     cfg.backend = NULL;
-    mrc = shc_openai_select(&mcfg, &cfg.backend);
+    mrc = pick_backend(&mcfg, &cfg.backend);
     if (!cfg.timeout_ms && mcfg.timeout_s > 0) /* `timeout` from the config file */
         cfg.timeout_ms = (uint64_t)mcfg.timeout_s * 1000;
     shc_model_config_free(&mcfg);

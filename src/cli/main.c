@@ -1,4 +1,8 @@
-/* shcard: one binary, four subcommands (parse, explain, run, acp). */
+/* src/cli/ owns the shcard binary: main (this file) dispatches the subcommands, each a thin
+ * cmd_NAME.c over the library (parse, explain, run, acp), and batch.c is the --batch loop that
+ * parse and explain share.  cmd_acp.c is where a backend is picked.  May use: every folder.
+ *
+ * shcard: one binary, four subcommands (parse, explain, run, acp). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,4 +1,9 @@
-/* The PTY executor: runs `bash -c CMD` (or `bash -lc CMD`) in a new session on a pseudo-terminal,
+/* src/exec/ owns running commands: the PTY executor (pty.c), the fork/exec of the child
+ * (pty_spawn.c), the output products (output.c: display chunks, model text, tail ring) and the
+ * orphan sweep (sweep.c).  It knows nothing of ACP or cards: callers get callbacks.  May use:
+ * base/ (the loop, signal names, UTF-8).
+ *
+ * The PTY executor: runs `bash -c CMD` (or `bash -lc CMD`) in a new session on a pseudo-terminal,
  * driven by an shc_loop the caller owns, and turns the one byte stream into three products:
  * display chunks (raw bytes as valid UTF-8, for a live terminal card), model text (CR/ANSI
  * applied, head+tail bounded) and a tail ring (last N bytes, the ACP outputByteLimit rule).

@@ -1,5 +1,5 @@
-/* The request body (system prompt, the `bash` tool, the conversation) and the choice between
- * the model backend and shell mode for `shcard acp`. */
+/* The request body of a chat completion: the system prompt (with the session's directory),
+ * the `bash` tool, and the conversation. */
 #include "model/openai_int.h"
 
 #include <stdio.h>
@@ -63,39 +63,4 @@ done:
     json_decref(req);
     free(sys);
     return out;
-}
-
-static const char *real_env(const char *name)
-{
-    return getenv(name);
-}
-
-int shc_openai_select(shc_model_config *cfg, shc_backend **out)
-{
-    char err[512];
-    *out = NULL;
-    int rc = shc_model_config_resolve(cfg, real_env, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "shcard acp: %s\n", err);
-        return rc;
-    }
-    if (cfg->force_shell) {
-        fprintf(stderr, "shcard acp: --shell: shell mode, each prompt line runs as one command\n");
-        return 0;
-    }
-    if (!shc_model_config_enabled(cfg)) {
-        fprintf(stderr,
-                "shcard acp: no API key (%s) and no --base-url: shell mode, each prompt "
-                "line runs as one command\n",
-                cfg->api_key_env ? cfg->api_key_env : "DEEPSEEK_API_KEY or OPENAI_API_KEY");
-        return 0;
-    }
-    *out = shc_openai_new(cfg, err, sizeof err);
-    if (!*out) {
-        fprintf(stderr, "shcard acp: %s\n", err);
-        return SHC_E_NOMEM;
-    }
-    fprintf(stderr, "shcard acp: model %s at %s (%s)\n", cfg->model, cfg->base_url,
-            cfg->key_source ? cfg->key_source : "no API key");
-    return 0;
 }

@@ -60,6 +60,16 @@ void shc_model_config_init(shc_model_config *c)
     c->tool_output_limit = SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT;
 }
 
+void shc__redact(const char *key, char *s)
+{
+    if (!key || !*key || !s)
+        return;
+    size_t kl = strlen(key);
+    char *p;
+    while ((p = strstr(s, key)))
+        memset(p, '*', kl);
+}
+
 void shc__wipe_free(char *s)
 {
     if (!s)

@@ -69,4 +69,8 @@ const char *shc_model_config_usage(void);
 /* Overwrites a secret (the API key, the Authorization header) before freeing it; NULL-safe. */
 void shc__wipe_free(char *s);
 
+/* Replaces every occurrence of key (when non-empty) in s, in place, with '*': every message that
+ * may carry server text goes through here before it is logged or sent. */
+void shc__redact(const char *key, char *s);
+
 #endif

@@ -1,4 +1,10 @@
-/* The model agent loop.  One turn is a small state machine driven by loop callbacks:
+/* src/model/ owns the OpenAI-compatible model backend: the turn state machine (this file), one
+ * streamed request (request.c), the request body (body.c), settings and secrets (config.c),
+ * libcurl on the loop (http.c), server-sent events (sse.c) and chunk accumulation
+ * (oai_delta.c).  It implements the seam in agent/backend.h and knows nothing of ACP, cards
+ * or the executor.  May use: agent/ and base/.
+ *
+ * The model agent loop.  One turn is a small state machine driven by loop callbacks:
  *
  *   REQUEST ──(stream ends with tool calls)──► TOOLS ──(all results in)──► REQUEST ...
  *      │ 429/5xx: BACKOFF, then REQUEST again (bounded)
@@ -16,18 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/config.h"
 #include "shcard.h"
-
-/* Replaces every occurrence of the key in s (in place) with '*'. */
-void shc__oai_redact(const openai *be, char *s)
-{
-    if (!be->key || !*be->key || !s)
-        return;
-    size_t kl = strlen(be->key);
-    char *p;
-    while ((p = strstr(s, be->key)))
-        memset(p, '*', kl);
-}
 
 static char *xstrdup(const char *s)
 {
@@ -73,7 +69,7 @@ static void session_unref(session *s)
 
 static void run_step(shc_loop *loop, void *payload);
 
-void shc__oai_schedule(shc_backend_turn *t, step st, uint64_t ms)
+static void schedule(shc_backend_turn *t, step st, uint64_t ms)
 {
     if (t->timer)
         shc_loop_cancel_timer(t->loop, t->timer);
@@ -92,7 +88,7 @@ static void add_history(shc_backend_turn *t, json_t *msg /* steals */)
 }
 
 /* Ends the turn: records the outcome, and reports it from the next loop iteration. */
-void shc__oai_finish(shc_backend_turn *t, shc_stop_reason reason, const char *error)
+static void finish(shc_backend_turn *t, shc_stop_reason reason, const char *error)
 {
     if (t->state == T_DONE)
         return;
@@ -102,7 +98,7 @@ void shc__oai_finish(shc_backend_turn *t, shc_stop_reason reason, const char *er
     t->code = error ? JSONRPC_INTERNAL : 0;
     if (error) {
         t->error = strdup(error);
-        shc__oai_redact(t->be, t->error);
+        shc__redact(t->be->key, t->error);
         /* nothing happened after the user message: forget it, so a retry starts clean */
         if (json_array_size(t->s->history) == t->history_at_start + 1)
             json_array_remove(t->s->history, t->history_at_start);
@@ -111,19 +107,20 @@ void shc__oai_finish(shc_backend_turn *t, shc_stop_reason reason, const char *er
                                      "[this turn ended with an error: ", t->error ? t->error : "",
                                      "]"));
     }
-    shc__oai_schedule(t, STEP_REPORT, 0);
+    schedule(t, STEP_REPORT, 0);
 }
 
-void shc__oai_failf(shc_backend_turn *t, const char *fmt, ...)
+static void failf(shc_backend_turn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void failf(shc_backend_turn *t, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    shc__oai_redact(t->be, msg);
+    shc__redact(t->be->key, msg);
     fprintf(stderr, "shcard: model: %s\n", msg);
-    shc__oai_finish(t, SHC_STOP_END_TURN, msg);
+    finish(t, SHC_STOP_END_TURN, msg);
 }
 
 /* ------------------------------------------------------------------ tool calls */
@@ -179,7 +176,7 @@ static void dispatch(shc_backend_turn *t)
         if (!t->waiting || !command || !description) {
             free(command);
             free(description);
-            shc__oai_failf(t, "out of memory");
+            failf(t, "out of memory");
             return;
         }
         t->state = T_TOOLS;
@@ -193,14 +190,14 @@ static void dispatch(shc_backend_turn *t)
     shc__oai_start_request(t);
 }
 
-void shc__oai_on_message(shc_backend_turn *t)
+static void on_message(shc_backend_turn *t)
 {
     t->attempt = 0;
     char prefix[32];
     snprintf(prefix, sizeof prefix, "t%ur%ld", t->s->turns, t->requests);
     json_t *msg = shc_oai_delta_message(t->delta, prefix);
     if (!msg) {
-        shc__oai_failf(t, "out of memory");
+        failf(t, "out of memory");
         return;
     }
     add_history(t, msg);
@@ -215,18 +212,18 @@ void shc__oai_on_message(shc_backend_turn *t)
             tool_message(t, json_string_value(json_object_get(c, "id")),
                          "error: not run: the reply was cut off by the token limit");
         }
-        shc__oai_finish(t, SHC_STOP_MAX_TOKENS, NULL);
+        finish(t, SHC_STOP_MAX_TOKENS, NULL);
         return;
     }
     if (fin && !strcmp(fin, "content_filter")) {
-        shc__oai_finish(t, SHC_STOP_REFUSAL, NULL);
+        finish(t, SHC_STOP_REFUSAL, NULL);
         return;
     }
     t->calls = json_object_get(msg, "tool_calls");
     t->next_call = 0;
     if (json_array_size(t->calls) == 0) {
         t->calls = NULL;
-        shc__oai_finish(t, SHC_STOP_END_TURN, NULL);
+        finish(t, SHC_STOP_END_TURN, NULL);
         return;
     }
     t->state = T_TOOLS;
@@ -300,14 +297,28 @@ static void op_tool_result(shc_backend_turn *t, const shc_tool_result *r)
     }
     free(body);
     if (!content) {
-        shc__oai_failf(t, "out of memory");
+        failf(t, "out of memory");
         return;
     }
     tool_message(t, t->waiting, content);
     free(content);
     free(t->waiting);
     t->waiting = NULL;
-    shc__oai_schedule(t, STEP_DISPATCH, 0);
+    schedule(t, STEP_DISPATCH, 0);
+}
+
+/* How request.c reports the end of a request (t->on_end). */
+static void on_request_end(shc_backend_turn *t, oai_end end, uint64_t retry_ms, const char *error)
+{
+    switch (end) {
+    case OAI_END_MESSAGE: on_message(t); break;
+    case OAI_END_RETRY:
+        t->state = T_BACKOFF;
+        schedule(t, STEP_REQUEST, retry_ms);
+        break;
+    case OAI_END_LIMIT: finish(t, SHC_STOP_MAX_TURN_REQUESTS, NULL); break;
+    case OAI_END_FAIL: finish(t, SHC_STOP_END_TURN, error ? error : "the request failed"); break;
+    }
 }
 
 /* ------------------------------------------------------------------ turn ops */
@@ -350,6 +361,7 @@ static shc_backend_turn *op_turn_start(shc_backend *base,
     t->be = be;
     t->loop = loop;
     t->host = *host;
+    t->on_end = on_request_end;
     t->cwd = strdup(cwd ? cwd : "");
     t->s = session_get(be, session_id, true);
     if (!t->cwd || !t->s)
@@ -361,7 +373,7 @@ static shc_backend_turn *op_turn_start(shc_backend *base,
                               json_pack("{s:s, s:s}", "role", "user", "content", prompt)))
         goto fail;
     t->state = T_BACKOFF; /* until the first request starts */
-    shc__oai_schedule(t, STEP_REQUEST, 0);
+    schedule(t, STEP_REQUEST, 0);
     if (!t->timer)
         goto fail;
     return t;
@@ -400,7 +412,7 @@ static void op_cancel(shc_backend_turn *t)
         add_history(t, json_pack("{s:s, s:s+}", "role", "assistant", "content", n ? partial : "",
                                  n ? "\n\n[cancelled by the user]" : "[cancelled by the user]"));
     }
-    shc__oai_finish(t, SHC_STOP_CANCELLED, NULL);
+    finish(t, SHC_STOP_CANCELLED, NULL);
 }
 
 static void op_turn_free(shc_backend_turn *t)

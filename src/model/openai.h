@@ -31,9 +31,4 @@ char *shc_openai_request_body(const char *model,
                               const char *cwd,
                               json_t *history);
 
-/* For `shcard acp`: after the flags, resolves the model settings (config file, environment) and
- * picks the backend.  *out is an owned model backend, or NULL for shell mode (no key and no base
- * URL; said on stderr).  Returns 0, or a negative SHC_E_* after printing the error on stderr. */
-int shc_openai_select(shc_model_config *cfg, shc_backend **out);
-
 #endif

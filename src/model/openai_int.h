@@ -1,6 +1,9 @@
 /* Internals of the model backend, shared by openai.c (the turn state machine and the seam's
- * ops), openai_stream.c (one HTTP request and its event stream) and openai_req.c (the request
- * body and the backend selection).  Not a public header. */
+ * ops) and request.c (one HTTP request and its event stream).  Not a public header.
+ *
+ * Dependency direction inside model/: openai.c -> request.c -> body.c, and both -> config.c
+ * (redaction), http.c, sse.c, oai_delta.c.  request.c never calls openai.c by name: it reports
+ * how a request ended through the turn's on_end function pointer. */
 #ifndef SHC_OPENAI_INT_H
 #define SHC_OPENAI_INT_H
 
@@ -42,6 +45,14 @@ typedef struct openai {
 } openai;
 
 typedef enum step { STEP_NONE, STEP_REQUEST, STEP_DISPATCH, STEP_REPORT } step;
+
+/* How a request ended, as request.c reports it to the turn. */
+typedef enum oai_end {
+    OAI_END_MESSAGE, /* a complete assistant message is in t->delta */
+    OAI_END_RETRY,   /* 429/5xx within the attempt budget: ask again after retry_ms */
+    OAI_END_FAIL,    /* error holds the message (already redacted) */
+    OAI_END_LIMIT,   /* the turn's request budget is spent (max_turn_requests) */
+} oai_end;
 typedef enum tstate { T_REQUEST, T_BACKOFF, T_TOOLS, T_DONE } tstate;
 
 struct shc_backend_turn {
@@ -75,20 +86,14 @@ struct shc_backend_turn {
     shc_stop_reason reason;
     int code;
     char *error;
+    /* set by openai.c: how request.c reports the end of a request (error: OAI_END_FAIL) */
+    void (*on_end)(shc_backend_turn *t, oai_end end, uint64_t retry_ms, const char *error);
 };
 
-/* Replaces every occurrence of the key in s (in place) with '*'. */
-void shc__oai_redact(const openai *be, char *s);
-/* Runs step st from a loop timer after ms (the turn's one pending step). */
-void shc__oai_schedule(shc_backend_turn *t, step st, uint64_t ms);
-/* Ends the turn (error NULL on success); reported to the bridge from the next loop iteration. */
-void shc__oai_finish(shc_backend_turn *t, shc_stop_reason reason, const char *error);
-void shc__oai_failf(shc_backend_turn *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* A complete assistant message arrived (in t->delta). */
-void shc__oai_on_message(shc_backend_turn *t);
-/* Streams the next request of the turn (openai_stream.c). */
+/* request.c: streams the next request of the turn; its end comes back through t->on_end
+ * (possibly from inside this call, when the request cannot start). */
 void shc__oai_start_request(shc_backend_turn *t);
+/* request.c: aborts the transfer in flight, if any (no on_end follows). */
 void shc__oai_stop_transfer(shc_backend_turn *t);
 
 #endif

@@ -1,4 +1,9 @@
-/* shc_parse: limits, the input checks, the bash -lc wrapper, and the bison parser. */
+/* src/shell/ owns the shell front end: the lexer glue and word facts (lex.h, build.c; the
+ * re2c/bison sources are in grammar/, their output in gen/), the AST builders, first-error-wins
+ * diagnostics (diag.c), renderings of the AST (dump.c) and the entry point shc_parse() with
+ * the `bash -lc` wrapper.  The AST types are public (include/shcard.h).  May use: base/.
+ *
+ * This file: shc_parse: limits, the input checks, the bash -lc wrapper, and the bison parser. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,30 @@
 /* One model request of a turn: POST the conversation, parse the event stream as it arrives,
- * pass text deltas on (joined per network read), and turn the HTTP outcome into the next step:
- * a complete message, a bounded retry with backoff, or a clear error. */
+ * pass text deltas on (joined per network read), and turn the HTTP outcome into one of the ends
+ * the turn acts on (openai_int.h): a complete message, a bounded retry with backoff, the request
+ * budget spent, or a clear error. */
 #include "model/openai_int.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/config.h"
 #include "shcard.h"
+
+/* Ends the request with an error message (redacted, and logged on stderr). */
+static void failf(shc_backend_turn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void failf(shc_backend_turn *t, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    shc__redact(t->be->key, msg);
+    fprintf(stderr, "shcard: model: %s\n", msg);
+    t->on_end(t, OAI_END_FAIL, 0, msg);
+}
 
 /* ------------------------------------------------------------------ streaming */
 
@@ -127,7 +144,7 @@ static void body_excerpt(shc_backend_turn *t, char *out, size_t n)
             *c = ' ';
     if (strlen(out) > 200)
         strcpy(out + 197, "...");
-    shc__oai_redact(t->be, out);
+    shc__redact(t->be->key, out);
 }
 
 static void on_done(void *p, const shc_http_result *res)
@@ -140,7 +157,7 @@ static void on_done(void *p, const shc_http_result *res)
     char ex[256];
     if (st == 401 || st == 403) {
         body_excerpt(t, ex, sizeof ex);
-        shc__oai_failf(t, "the model server refused the API key (HTTP %ld from %s)%s%s%s", st,
+        failf(t, "the model server refused the API key (HTTP %ld from %s)%s%s%s", st,
                        t->be->base_url, t->be->key ? "" : "; no key was sent: set DEEPSEEK_API_KEY",
                        ex[0] ? ": " : "", ex);
         return;
@@ -149,7 +166,7 @@ static void on_done(void *p, const shc_http_result *res)
         t->attempt++;
         body_excerpt(t, ex, sizeof ex);
         if (t->attempt >= SHC_OPENAI_MAX_ATTEMPTS) {
-            shc__oai_failf(t, "the model server answered HTTP %ld %d times; giving up%s%s", st,
+            failf(t, "the model server answered HTTP %ld %d times; giving up%s%s", st,
                            t->attempt, ex[0] ? ": " : "", ex);
             return;
         }
@@ -163,41 +180,40 @@ static void on_done(void *p, const shc_http_result *res)
         }
         fprintf(stderr, "shcard: model: HTTP %ld, retrying in %llu ms (attempt %d of %d)\n", st,
                 (unsigned long long)ms, t->attempt + 1, SHC_OPENAI_MAX_ATTEMPTS);
-        t->state = T_BACKOFF;
-        shc__oai_schedule(t, STEP_REQUEST, ms);
+        t->on_end(t, OAI_END_RETRY, ms, NULL);
         return;
     }
     if (st != 0 && (st < 200 || st > 299)) {
         body_excerpt(t, ex, sizeof ex);
-        shc__oai_failf(t, "the model server answered HTTP %ld%s%s", st, ex[0] ? ": " : "", ex);
+        failf(t, "the model server answered HTTP %ld%s%s", st, ex[0] ? ": " : "", ex);
         return;
     }
     if (t->stream_rc) {
-        shc__oai_failf(t, "the model server's response is not a chat completion stream: %s",
+        failf(t, "the model server's response is not a chat completion stream: %s",
                        t->stream_err);
         return;
     }
     if (res->failed) {
         if (st == 0)
-            shc__oai_failf(t, "cannot reach the model server at %s: %s", t->be->base_url,
+            failf(t, "cannot reach the model server at %s: %s", t->be->base_url,
                            res->error);
         else
-            shc__oai_failf(t, "the model stream from %s broke off: %s", t->be->base_url,
+            failf(t, "the model stream from %s broke off: %s", t->be->base_url,
                            res->error);
         return;
     }
     if (shc_sse_events(t->sse) == 0) {
-        shc__oai_failf(t, "the model server's response is not an event stream (did it ignore "
+        failf(t, "the model server's response is not an event stream (did it ignore "
                           "\"stream\": true?)");
         return;
     }
     const char *fin = shc_oai_delta_finish(t->delta);
     if (!fin && !shc_oai_delta_done(t->delta)) {
-        shc__oai_failf(t, "the model stream ended before the message was complete%s",
+        failf(t, "the model stream ended before the message was complete%s",
                        shc_sse_pending(t->sse) ? " (cut in the middle of an event)" : "");
         return;
     }
-    shc__oai_on_message(t);
+    t->on_end(t, OAI_END_MESSAGE, 0, NULL);
 }
 
 void shc__oai_start_request(shc_backend_turn *t)
@@ -207,13 +223,13 @@ void shc__oai_start_request(shc_backend_turn *t)
         be->loop = t->loop;
         be->http = shc_http_new(t->loop);
         if (!be->http) {
-            shc__oai_failf(t, "cannot start libcurl");
+            failf(t, "cannot start libcurl");
             return;
         }
     }
     if (t->attempt == 0) {
         if (t->requests >= be->max_requests) {
-            shc__oai_finish(t, SHC_STOP_MAX_TURN_REQUESTS, NULL);
+            t->on_end(t, OAI_END_LIMIT, 0, NULL);
             return;
         }
         t->requests++;
@@ -230,7 +246,7 @@ void shc__oai_start_request(shc_backend_turn *t)
     char *body = shc_openai_request_body(be->model, be->system_prompt, t->cwd, t->s->history);
     if (!t->sse || !t->delta || !body) {
         free(body);
-        shc__oai_failf(t, "out of memory building the request");
+        failf(t, "out of memory building the request");
         return;
     }
     const char *headers[] = {"Content-Type: application/json", "Accept: text/event-stream",
@@ -245,7 +261,7 @@ void shc__oai_start_request(shc_backend_turn *t)
     int rc = shc_http_post(&t->req, be->http, &o, &cbs, t);
     free(body);
     if (rc)
-        shc__oai_failf(t, "cannot start the request to %s", be->base_url);
+        failf(t, "cannot start the request to %s", be->base_url);
 }
 
 void shc__oai_stop_transfer(shc_backend_turn *t)
