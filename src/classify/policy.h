@@ -35,6 +35,8 @@ typedef enum shc_role {
     SHC_ROLE_NOVCS,      /* ag -U: without it ag runs `git config` through sh */
     SHC_ROLE_NOPAGER,    /* bat -P, git --no-pager: no pager even on a terminal */
     SHC_ROLE_NUMBER,     /* the value must be a decimal number (ag -A x loops forever) */
+    SHC_ROLE_FILE,       /* the value is a file the tool reads (--ignore-file F, grep -f F):
+                            it goes to shc_rule.inputs and is checked like an operand */
 } shc_role;
 
 typedef struct shc_opt {
@@ -107,6 +109,12 @@ typedef struct shc_rule {
     bool pages;        /* on a terminal it starts a pager (bat, git grep): only piped is it safe */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
+    /* Every other file the command opens for reading: values of file-valued options
+     * (SHC_ROLE_FILE).  classify.c joins each onto the cd prefix, normalises it and checks it
+     * as it checks paths[] (stdin '-', devices, process files). */
+    const char *inputs[SHC_MAX_ARGS];
+    size_t input_argi[SHC_MAX_ARGS]; /* the word that carried each input */
+    size_t ninputs;
     char reason[160]; /* why terminal, or which rule accepted */
     size_t argi;      /* the word that decided (0 = the command name) */
 } shc_rule;
