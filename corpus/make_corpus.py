@@ -161,7 +161,49 @@ case("read", "/bin/bash -lc 'sed -n '1,10p' Cargo.toml'", "read", "codex's absol
      path="Cargo.toml", line=1)
 case("read", "bash -c 'cat f'", "read", "bash -c wrapper", path="f")
 case("read", "sh -c 'cat f'", "read", "sh -c wrapper", path="f")
-case("read", "zsh -lc 'head -n 3 f'", "read", "zsh wrapper", path="f")
+case("terminal", "zsh -lc 'head -n 3 f'", "terminal", "zsh is not modelled: not unwrapped")
+case("read", "/usr/local/bin/bash -c 'cat f'", "read", "standard-directory wrapper", path="f")
+case("read", "/bin/sh -c 'cat f'", "read", "sh wrapper from /bin", path="f")
+
+# ------------------------------------------------------------------ red team: shells (class 3)
+# `sh` is dash: bash-only forms mean something else there, so an sh script that uses one is not
+# classified.  zsh is not unwrapped at all.
+for cmd, why in [
+    ("sh -c \"cat $'-n' f\"", "dash reads $'-n' as the literal $-n"),
+    ("sh -c \"grep -e $'x' f\"", "ANSI-C quoting is bash-only"),
+    ("sh -c 'cat $\"f\"'", "locale quoting is bash-only"),
+    ("sh -c 'cat f &>/dev/null'", "dash: cat f & then >/dev/null"),
+    ("sh -c 'cat f &>>/dev/null'", "dash: cat f & then >>/dev/null"),
+    ("sh -c 'rg foo . |& head'", "|& is bash-only"),
+    ("sh -c 'cat <<< f'", "here-strings are bash-only"),
+    ("/bin/sh -lc \"sed -n $'1p' f\"", "ANSI-C quoting under /bin/sh"),
+    ("zsh -c 'cat =ls'", "zsh expands =cmd to a path"),
+    ("zsh -c 'ls *(e:rm -rf x:)'", "zsh glob qualifiers run code"),
+    ("zsh -lc 'cat f'", "zsh is not unwrapped"),
+    ("/usr/bin/zsh -c 'ls'", "zsh is not unwrapped"),
+    ("dash -c 'cat f'", "dash by name is not a wrapper"),
+    ("ksh -c 'cat f'", "ksh is not a wrapper"),
+]:
+    case("terminal", cmd, "terminal", "red team (sh/zsh): " + why)
+
+# ------------------------------------------------------------------ red team: wrappers (class 8)
+# Only bash and sh, bare or in /bin, /usr/bin, /usr/local/bin: any other directory may hold a
+# program the repository planted.
+for cmd, why in [
+    ("./bash -lc 'cat f'", "a planted ./bash"),
+    ("./sh -c 'cat f'", "a planted ./sh"),
+    ("node_modules/.bin/sh -c 'cat f'", "npm bin directory"),
+    ("bin/bash -c 'ls'", "a relative directory"),
+    ("/tmp/bash -c 'ls'", "a writable directory"),
+    ("/opt/homebrew/bin/bash -c 'ls'", "an unlisted directory"),
+    ("/bin//bash -c 'ls'", "not the standard spelling"),
+    ("/usr/bin/../bin/bash -c 'ls'", "a path through .."),
+    ("/usr/./bin/bash -c 'ls'", "a path through ."),
+    ("../bash -lc 'cat f'", "a parent directory"),
+    ("~/bin/bash -c 'ls'", "a home directory"),
+    ("/usr/local/bin/zsh -c 'ls'", "zsh even in a standard directory"),
+]:
+    case("terminal", cmd, "terminal", "red team (wrapper): " + why)
 case("read", "/usr/bin/bash -lc \"nl -ba f | sed -n '1,80p'\"", "read", "double-quoted wrapper",
      path="f", line=1)
 
@@ -745,6 +787,40 @@ T("ls | while read f; do cat $f; done", "loop")
 T("cat $(git ls-files | head -1)", "command substitution")
 T("for f in src/*.c; do head -n 5 $f; done", "loop and glob")
 T("rg --files | xargs wc -l | sort -n | tail", "xargs")
+
+# ------------------------------------------------------------------ red team: paths (class 7)
+# Paths are normalised before every check; a `..` chain that climbs out of the starting
+# directory may reach `/`, so it is judged as if it did.
+for cmd, why in [
+    ("rg foo /proc", "/proc without a trailing slash: a walk of /proc may not end"),
+    ("grep -r foo /sys", "/sys"),
+    ("grep -r foo /dev", "/dev"),
+    ("cat /./dev/zero", "/./dev"),
+    ("cat //dev//zero", "doubled slashes"),
+    ("cat /usr/../dev/zero", "/usr/.."),
+    ("head -c 10 /usr/lib/../../dev/urandom", "two levels of .."),
+    ("ls /usr/..", "/usr/.. is the root"),
+    ("rg foo /usr/..", "a search of /"),
+    ("find /usr/.. -name passwd", "find from /"),
+    ("tree /usr/lib/../..", "tree of /"),
+    ("cat ../../../../../../../../dev/stdin", "a .. chain that reaches /dev"),
+    ("cat ../../../../../../../../proc/self/fd/0", "a .. chain that reaches /proc"),
+    ("rg foo ../../../../../../../..", "a .. chain that may reach /"),
+    ("ls -R ../../../../../../../../..", "a recursive listing that may start at /"),
+    ("rg foo ..", "the parent may be /"),
+    ("cd /usr/.. && rg foo", "cd to / through .."),
+    ("cd /./proc && cat self/status", "cd into /proc"),
+    ("cd /usr/../dev && cat zero", "cd into /dev through .."),
+    ("cd ../../../../../../../.. && cat dev/zero", "cd climbing to /"),
+    ("cd / && cat proc/self/fd/0", "cd / then a relative name"),
+    ("cd /run && cat initctl", "/run holds FIFOs and sockets"),
+    ("cat /var/run/initctl", "/var/run is /run"),
+    ("cat < /./dev/stdin", "< from /./dev"),
+    ("sed -n 1p /./proc/self/environ", "sed reading /proc"),
+    ("rg --ignore-file=/./dev/tty foo .", "an option value naming a device"),
+    ("grep -f /usr/../dev/stdin x", "a pattern file that is stdin"),
+]:
+    T(cmd, "red team (paths): " + why)
 
 
 # ------------------------------------------------------------------ red team: word decoding (class 1)

@@ -31,7 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shc.h"
+#include "shcard.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -66,6 +66,18 @@ expect_eq "batch exit (all good)" "$?" 0
 expect_eq "no-unwrap" "$("$S" explain --no-unwrap "bash -lc 'cat f'" | head -n1)" "terminal: bash -lc 'cat f'"
 expect_eq "unwrap" "$("$S" explain "bash -lc 'cat f'" | head -n1)" "read: Read file 'f'"
 
+# --cwd: relative names are judged from DIR and what the command would read is stat()ed
+d=$(mktemp -d); mkfifo "$d/fifo"; ln -s /dev/zero "$d/zero"; echo hi > "$d/ok.txt"
+expect_eq "cwd fifo" "$("$S" explain --cwd "$d" 'cat fifo' | head -n1)" "terminal: cat fifo"
+expect_eq "cwd fifo reason" "$("$S" explain -v --cwd "$d" 'cat fifo' | sed -n 's/^  reason: //p')" \
+  "cat: file 'fifo' is a FIFO (reading it waits for a writer)"
+expect_eq "cwd device link" "$("$S" explain --cwd="$d" 'head -n 1 zero' | head -n1)" "terminal: head -n 1 zero"
+expect_eq "cwd regular" "$("$S" explain --cwd "$d" 'cat ok.txt' | head -n1)" "read: Read file 'ok.txt'"
+expect_eq "cwd batch" "$(echo '{"cmd":"cat fifo"}' | "$S" explain --batch --cwd "$d" | python3 -c 'import json,sys; print(json.load(sys.stdin)["kind"])')" "terminal"
+expect_eq "no cwd: text only" "$(cd "$d" && "$S" explain 'cat fifo' | head -n1)" "read: Read file 'fifo'"
+"$S" explain --cwd "$d/missing" ls >/dev/null 2>&1; expect_eq "cwd missing" "$?" 2
+rm -rf "$d"
+
 "$S" explain >/dev/null 2>&1; expect_eq "no args" "$?" 2
 "$S" explain --bogus x >/dev/null 2>&1; expect_eq "bad option" "$?" 2
 "$S" explain --batch x </dev/null >/dev/null 2>&1; expect_eq "batch with args" "$?" 2

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shc.h"
+#include "shcard.h"
 
 static void hex(const char *v, size_t n)
 {
