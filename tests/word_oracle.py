@@ -23,8 +23,8 @@ Only commands shcard accepts go to bash; before that, any command whose text hol
 or a parenthesis is dropped (the generator never writes one), so nothing but QQF can run even if
 shcard were wrong about the quoting (and then the sandbox holds).
 
---direct K re-runs K accepted commands one by one as `bash -c` scripts and checks that eval gave
-the same result (the batching must not change what is compared).
+--direct K re-runs K accepted commands one by one as `bash -c` scripts and checks their static
+words against that too (the eval batching must not change what is compared).
 
 Usage: word_oracle.py [--shcard-dump PATH] [--n N] [--seed S] [--direct K] [--show K]
 Prints the counts and "N passed, N failed" (one per command compared).
@@ -443,18 +443,18 @@ def main():
             if why is None:
                 stats["passed"] += 1
                 if len(direct_pool) < a.direct:
-                    direct_pool.append((c, r))
+                    direct_pool.append((c, p, st))
                 continue
             stats["mismatch"] += 1
             if shown < a.show:
                 shown += 1
                 print("MISMATCH %r\n  %s" % (c.decode("utf-8", "surrogateescape"), why))
     direct_bad = 0
-    for c, r in direct_pool:
-        d = bash_direct(c)
-        if d != r:
+    for c, p, st in direct_pool:
+        why = compare(p, bash_direct(c), st, {k: 0 for k in stats})
+        if why is not None:
             direct_bad += 1
-            print("EVAL DIFFERS from bash -c for %r:\n  eval %r\n  -c   %r" % (c, r, d))
+            print("MISMATCH under bash -c %r\n  %s" % (c.decode("utf-8", "surrogateescape"), why))
     print("word oracle: %d commands generated (seed %d), %d accepted by shcard, rejected: %s" %
           (stats["commands"], a.seed, stats["accepted"],
            ", ".join("%s %d" % kv for kv in sorted(rejected.items())) or "none"))
@@ -464,7 +464,7 @@ def main():
           (stats["words"], stats["assigns"], stats["flagged"], stats["expansion_errors"],
            stats["mismatch"]))
     if a.direct:
-        print("word oracle: %d commands re-run as bash -c scripts, %d differ from eval" %
+        print("word oracle: %d commands re-run as bash -c scripts, %d with a mismatch there" %
               (len(direct_pool), direct_bad))
     failed = stats["mismatch"] + direct_bad
     print("%d passed, %d failed" % (stats["passed"] + len(direct_pool) - direct_bad, failed))
