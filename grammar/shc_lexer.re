@@ -2,9 +2,13 @@
  *
  * Bash's quoting rules for the subset: unquoted words with backslash escapes and \<newline>
  * continuations, '...', "..." (backslash escapes only $ ` " \ and newline), $'...' decoded as
- * bash decodes it, $"..." (as "..." in the C locale), $name / ${...} parameter expansions, and
- * # comments at the start of a word.  Substitutions, here-documents and compound commands are
- * recognised and reported as unsupported, naming the construct and its span.
+ * bash 5.2 decodes it, $"..." (parsed like "...", never static: build.c flags it), $name /
+ * ${...} parameter expansions, and # comments at the start of a word.  Substitutions,
+ * here-documents and compound commands are recognised and reported as unsupported, naming the
+ * construct and its span; so are the word forms bash decides by rules we do not model
+ * (grammar/SUBSET.md: $[...], $ before \<newline>, \<newline> inside an operator, ${...} with
+ * quotes or braces inside, \u above U+007F, a backslash at the very end).  The word oracle
+ * (tests/word_oracle.py) checks every static word against bash itself.
  *
  * The input is an arena copy with a NUL at src[len]; shc_parse rejects embedded NULs (with their
  * offset) before lexing, so a NUL here always means the end.  All state is in shc_lexer.
