@@ -87,12 +87,14 @@ static void start_server(void)
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclose(&fa, in[1]);
     posix_spawn_file_actions_addclose(&fa, out[0]);
+    /* clang-format off */
     const char *argv[] = {
         "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
         "--unshare-all", "--die-with-parent", "--new-session", "--chdir", "/tmp", "--clearenv",
         "--setenv", "PATH", "/nonexistent", "--setenv", "HOME", "/nonexistent-home",
         "--setenv", "OLDPWD", "/old-pwd", "--setenv", "LC_ALL", "C.UTF-8", "--",
         "/bin/bash", "--norc", "--noprofile", "-c", server_script, NULL};
+    /* clang-format on */
     int rc = posix_spawnp(&srv.pid, "bwrap", &fa, NULL, (char *const *)(uintptr_t)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(in[0]);
@@ -198,8 +200,8 @@ static long ask(const char *cmd, size_t len)
 
 static bool is_static(const shc_word *w)
 {
-    return w->value && !(w->flags & (SHC_WORD_EXPANSION | SHC_WORD_BRACE | SHC_WORD_TILDE |
-                                     SHC_WORD_GLOB));
+    return w->value &&
+           !(w->flags & (SHC_WORD_EXPANSION | SHC_WORD_BRACE | SHC_WORD_TILDE | SHC_WORD_GLOB));
 }
 
 /* The one QQF call the text must be, or NULL. */
@@ -212,8 +214,8 @@ static const shc_call *qqf_call(const shc_ast *ast)
     if (p->kind != SHC_NODE_PIPE || p->u.pipe.n != 1 || p->u.pipe.negated)
         return NULL;
     const shc_call *c = &p->u.pipe.cmds[0]->u.call;
-    if (c->nassigns || c->nredirs || c->nwords == 0 || c->words[0].flags ||
-        !c->words[0].value || strcmp(c->words[0].value, "QQF") != 0)
+    if (c->nassigns || c->nredirs || c->nwords == 0 || c->words[0].flags || !c->words[0].value ||
+        strcmp(c->words[0].value, "QQF") != 0)
         return NULL;
     return c;
 }
@@ -257,8 +259,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (shc_parse(&ast, text, len, false, NULL, &d) == 0)
         c = qqf_call(ast);
     /* never hand bash a substitution, whatever shcard thinks (it rejects them all) */
-    if (c && (memchr(text, '`', len) || strstr(text, "$(") || strstr(text, "<(") ||
-              strstr(text, ">(")))
+    if (c &&
+        (memchr(text, '`', len) || strstr(text, "$(") || strstr(text, "<(") || strstr(text, ">(")))
         c = NULL;
     if (c) {
         srv.checked++;
