@@ -265,6 +265,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (c) {
         srv.checked++;
         long n = ask(text, len);
+        /* ${x?msg} with x unset ends a non-interactive shell: no mismatch when a word was
+         * flagged as an expansion (the server starts again for the next input) */
+        if (n < 0 && aligned_words(c) < c->nwords)
+            goto done;
         if (n < 0)
             mismatch(text, len, "bash died or hung", 0);
         /* exactly one C record: C, argc, then the arguments; then E */
@@ -294,6 +298,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 mismatch(text, len, "bash ran more than QQF", 0);
         }
     }
+done:
     shc_ast_free(ast);
     free(text);
     return 0;

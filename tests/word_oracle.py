@@ -325,6 +325,8 @@ def bash_batch(cmds):
         last = max(recs) if recs else -1
         if p.stdout.endswith(b"Z\0") or last < 0:
             break
+        if last in result and result[last][1] is None:
+            result[last] = (result[last][0], "exit")
         start += last + 1  # the shell ended inside command `last`: go on after it
     return result
 
@@ -370,11 +372,11 @@ def compare(calls, recs, status, stats):
     assignment, or a name with a / or starting with %, never reaches command_not_found_handle)
     is not compared, but bash may not run more of them than shcard sees.  A QQF call that bash
     skips because an expansion failed (eval status 1: a bad substitution, which brace expansion
-    can also make, {$,}{x} giving ${x}) is no mismatch when shcard flagged a word of that
-    command as an expansion or a brace expansion."""
+    can also make, {$,}{x} giving ${x}; or ${x?msg}, which ends the shell) is no mismatch when
+    shcard flagged a word of that command as an expansion or a brace expansion."""
     fn = [c for c in calls if c[1] and c[1][0] == (0, FN.encode())]
     crecs = [r for r in recs if r[0] == "C"]
-    if len(fn) > len(crecs) and status == 1 and any(
+    if len(fn) > len(crecs) and status in (1, "exit") and any(
             fl & (EXPANSION | BRACE) for c in calls for fl, _ in c[1]):
         stats["expansion_errors"] += 1
         return None
