@@ -136,8 +136,9 @@ static bool special_char(unsigned char c)
  * at depth 0 ends it, whatever the context.  Everything else is reported as unsupported:
  * array subscripts, quotes, escapes and braces inside (bash matches those by rules of its own),
  * $'...' and $(...) inside, and what bash itself would refuse as a bad substitution.  The part
- * keeps the raw text. */
-static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
+ * keeps the raw text.  Out of line, like lex_ansic. */
+__attribute__((noinline)) static int lex_brace_param(shc_lexer *lx,
+                                                      const unsigned char *start)
 {
     const unsigned char *p = lx->cur; /* just after "${" */
     size_t depth = 1;
@@ -214,8 +215,13 @@ static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
     return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
 }
 
+/* $name, $1, $@...: bash drops \<newline> before it reads the name, so $NAME\<newline>X would
+ * be $NAMEX: rejected after a name. */
 static int lex_param(shc_lexer *lx, const unsigned char *s)
 {
+    if (lx->cur[0] == '\\' && lx->cur[1] == '\n' && name_char(lx->cur[-1]) &&
+        !(s[1] >= '0' && s[1] <= '9'))
+        return unsupported_at(lx, s, lx->cur + 2, "line continuation after `$NAME`");
     shc_part *p = push_part(lx, SHC_PART_PARAM, s, lx->cur);
     return p ? set_value(lx, p, s, (size_t)(lx->cur - s)) : -1;
 }
@@ -245,7 +251,6 @@ static int lex_double(shc_lexer *lx, const unsigned char *s, shc_part_kind kind)
         
 {
 	unsigned char yych;
-	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
 		case 0x00: goto yy1;
@@ -274,7 +279,6 @@ yy4:
 	++lx->cur;
 	{ break; }
 yy5:
-	yyaccept = 0;
 	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
 		case '!':
@@ -383,8 +387,7 @@ yy12:
 yy13:
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
 yy14:
-	yyaccept = 1;
-	yych = *(lx->mrk = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
 		case '1':
@@ -449,7 +452,6 @@ yy14:
 		case 'x':
 		case 'y':
 		case 'z': goto yy14;
-		case '\\': goto yy22;
 		default: goto yy11;
 	}
 yy15:
@@ -458,16 +460,12 @@ yy15:
 yy16:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy23;
+		case '\n': goto yy22;
 		default: goto yy17;
 	}
 yy17:
 	lx->cur = lx->mrk;
-	if (yyaccept == 0) {
-		goto yy6;
-	} else {
-		goto yy11;
-	}
+	goto yy6;
 yy18:
 	++lx->cur;
 	{ if (lex_brace_param(lx, ps)) return -1; continue; }
@@ -481,17 +479,8 @@ yy21:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
 yy22:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy24;
-		default: goto yy17;
-	}
-yy23:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
-yy24:
-	++lx->cur;
-	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$NAME`"); }
 }
 
     }
@@ -530,8 +519,9 @@ static int hexdigit(unsigned char c)
  *             takes both backslashes; \c at the end of the body stays \c
  *   \ + anything else   both bytes
  * A NUL from an escape ends the value (bash drops the rest of the string, and only of this
- * string).  The value is never longer than the body. */
-static int lex_ansic(shc_lexer *lx, const unsigned char *s)
+ * string).  The value is never longer than the body.  Out of line (rare): inlined into lex_word
+ * it costs the common path registers. */
+__attribute__((noinline)) static int lex_ansic(shc_lexer *lx, const unsigned char *s)
 {
     const unsigned char *b = lx->cur, *e = b;
     while (*e != '\'') {
@@ -643,7 +633,6 @@ static int lex_word(shc_lexer *lx, shc_word **out)
         
 {
 	unsigned char yych;
-	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
 		case 0x00:
@@ -656,18 +645,18 @@ static int lex_word(shc_lexer *lx, shc_word **out)
 		case ';':
 		case '<':
 		case '>':
-		case '|': goto yy26;
-		case '"': goto yy29;
-		case '$': goto yy30;
-		case '\'': goto yy32;
-		case '\\': goto yy33;
-		case '`': goto yy35;
-		default: goto yy27;
+		case '|': goto yy24;
+		case '"': goto yy27;
+		case '$': goto yy28;
+		case '\'': goto yy30;
+		case '\\': goto yy31;
+		case '`': goto yy33;
+		default: goto yy25;
 	}
-yy26:
+yy24:
 	++lx->cur;
 	{ lx->cur = ps; break; }
-yy27:
+yy25:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
@@ -685,16 +674,15 @@ yy27:
 		case '>':
 		case '\\':
 		case '`':
-		case '|': goto yy28;
-		default: goto yy27;
+		case '|': goto yy26;
+		default: goto yy25;
 	}
-yy28:
+yy26:
 	{ if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
-yy29:
+yy27:
 	++lx->cur;
 	{ if (lex_double(lx, ps, SHC_PART_DBL)) return -1; continue; }
-yy30:
-	yyaccept = 0;
+yy28:
 	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
 		case '!':
@@ -713,10 +701,10 @@ yy30:
 		case '8':
 		case '9':
 		case '?':
-		case '@': goto yy36;
-		case '"': goto yy38;
-		case '\'': goto yy39;
-		case '(': goto yy40;
+		case '@': goto yy34;
+		case '"': goto yy36;
+		case '\'': goto yy37;
+		case '(': goto yy38;
 		case 'A':
 		case 'B':
 		case 'C':
@@ -769,50 +757,49 @@ yy30:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy42;
-		case '[': goto yy43;
-		case '\\': goto yy44;
-		case '{': goto yy46;
-		default: goto yy31;
+		case 'z': goto yy40;
+		case '[': goto yy41;
+		case '\\': goto yy42;
+		case '{': goto yy44;
+		default: goto yy29;
 	}
-yy31:
+yy29:
 	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
-yy32:
+yy30:
 	++lx->cur;
 	{ if (lex_single(lx, ps)) return -1; continue; }
-yy33:
+yy31:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy34;
-		case '\n': goto yy48;
-		default: goto yy47;
+		case 0x00: goto yy32;
+		case '\n': goto yy46;
+		default: goto yy45;
 	}
-yy34:
+yy32:
 	{ return unsupported_at(lx, ps, lx->cur, "backslash at the end of the input (bash drops it after a multi-line quote, keeps it otherwise)"); }
-yy35:
+yy33:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
+yy34:
+	++lx->cur;
+yy35:
+	{ if (lex_param(lx, ps)) return -1; continue; }
 yy36:
 	++lx->cur;
-yy37:
-	{ if (lex_param(lx, ps)) return -1; continue; }
-yy38:
-	++lx->cur;
 	{ if (lex_double(lx, ps, SHC_PART_LOCALE)) return -1; continue; }
-yy39:
+yy37:
 	++lx->cur;
 	{ if (lex_ansic(lx, ps)) return -1; continue; }
-yy40:
+yy38:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '(': goto yy49;
-		default: goto yy41;
+		case '(': goto yy47;
+		default: goto yy39;
 	}
-yy41:
+yy39:
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
-yy42:
-	yyaccept = 1;
-	yych = *(lx->mrk = ++lx->cur);
+yy40:
+	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
 		case '1':
@@ -876,50 +863,36 @@ yy42:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy42;
-		case '\\': goto yy50;
-		default: goto yy37;
+		case 'z': goto yy40;
+		default: goto yy35;
 	}
-yy43:
+yy41:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
-yy44:
+yy42:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy51;
-		default: goto yy45;
+		case '\n': goto yy48;
+		default: goto yy43;
 	}
-yy45:
+yy43:
 	lx->cur = lx->mrk;
-	if (yyaccept == 0) {
-		goto yy31;
-	} else {
-		goto yy37;
-	}
-yy46:
+	goto yy29;
+yy44:
 	++lx->cur;
 	{ if (lex_brace_param(lx, ps)) return -1; continue; }
-yy47:
+yy45:
 	++lx->cur;
 	{ shc_part *p = push_part(lx, SHC_PART_ESC, ps, lx->cur); if (!p || set_value(lx, p, ps + 1, 1)) return -1; continue; }
-yy48:
+yy46:
 	++lx->cur;
 	{ continue; }
-yy49:
+yy47:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
-yy50:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy52;
-		default: goto yy45;
-	}
-yy51:
+yy48:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
-yy52:
-	++lx->cur;
-	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$NAME`"); }
 }
 
     }
@@ -1017,202 +990,202 @@ static int lex_token(shc_lexer *lx, SHC_YYSTYPE *lval)
 	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
-		case 0x00: goto yy54;
+		case 0x00: goto yy50;
 		case '\t':
-		case ' ': goto yy57;
-		case '\n': goto yy59;
-		case '#': goto yy60;
-		case '&': goto yy62;
-		case '(': goto yy64;
-		case ')': goto yy66;
-		case ';': goto yy67;
-		case '<': goto yy69;
-		case '>': goto yy71;
-		case '\\': goto yy73;
-		case '|': goto yy74;
-		default: goto yy55;
+		case ' ': goto yy53;
+		case '\n': goto yy55;
+		case '#': goto yy56;
+		case '&': goto yy58;
+		case '(': goto yy60;
+		case ')': goto yy62;
+		case ';': goto yy63;
+		case '<': goto yy65;
+		case '>': goto yy67;
+		case '\\': goto yy69;
+		case '|': goto yy70;
+		default: goto yy51;
 	}
-yy54:
+yy50:
 	++lx->cur;
 	{ lx->cur = ps; return SHC_TOK_YYEOF; }
-yy55:
+yy51:
 	++lx->cur;
-yy56:
+yy52:
 	{ lx->cur = ps; break; }
-yy57:
+yy53:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '\t':
-		case ' ': goto yy57;
-		default: goto yy58;
+		case ' ': goto yy53;
+		default: goto yy54;
 	}
-yy58:
+yy54:
 	{ continue; }
-yy59:
+yy55:
 	++lx->cur;
 	{ return SHC_TOK_NEWLINE; }
-yy60:
+yy56:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
-		case '\n': goto yy61;
-		default: goto yy60;
+		case '\n': goto yy57;
+		default: goto yy56;
 	}
-yy61:
+yy57:
 	{ continue; }
-yy62:
+yy58:
 	yyaccept = 0;
 	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy76;
-		case '>': goto yy77;
-		case '\\': goto yy79;
-		default: goto yy63;
+		case '&': goto yy72;
+		case '>': goto yy73;
+		case '\\': goto yy75;
+		default: goto yy59;
 	}
-yy63:
+yy59:
 	{ return SHC_TOK_AMP; }
-yy64:
+yy60:
 	yyaccept = 1;
 	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '(': goto yy81;
-		case '\\': goto yy79;
-		default: goto yy65;
+		case '(': goto yy77;
+		case '\\': goto yy75;
+		default: goto yy61;
 	}
-yy65:
+yy61:
 	{ goto paren; }
-yy66:
+yy62:
 	++lx->cur;
 	{ return SHC_TOK_RPAREN; }
-yy67:
+yy63:
 	yyaccept = 2;
 	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case ';': goto yy82;
-		case '\\': goto yy79;
-		default: goto yy68;
+		case ';': goto yy78;
+		case '\\': goto yy75;
+		default: goto yy64;
 	}
-yy68:
+yy64:
 	{ return SHC_TOK_SEMI; }
-yy69:
+yy65:
 	yyaccept = 3;
 	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy83;
-		case '(': goto yy84;
-		case '<': goto yy85;
-		case '>': goto yy87;
-		case '\\': goto yy79;
-		default: goto yy70;
+		case '&': goto yy79;
+		case '(': goto yy80;
+		case '<': goto yy81;
+		case '>': goto yy83;
+		case '\\': goto yy75;
+		default: goto yy66;
 	}
-yy70:
+yy66:
 	{ return SHC_TOK_LESS; }
-yy71:
+yy67:
 	yyaccept = 4;
 	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy88;
-		case '(': goto yy89;
-		case '>': goto yy90;
-		case '\\': goto yy79;
-		case '|': goto yy91;
-		default: goto yy72;
+		case '&': goto yy84;
+		case '(': goto yy85;
+		case '>': goto yy86;
+		case '\\': goto yy75;
+		case '|': goto yy87;
+		default: goto yy68;
 	}
-yy72:
+yy68:
 	{ return SHC_TOK_GREAT; }
-yy73:
+yy69:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy92;
-		default: goto yy56;
+		case '\n': goto yy88;
+		default: goto yy52;
 	}
-yy74:
+yy70:
 	yyaccept = 5;
 	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy93;
-		case '\\': goto yy79;
-		case '|': goto yy94;
-		default: goto yy75;
+		case '&': goto yy89;
+		case '\\': goto yy75;
+		case '|': goto yy90;
+		default: goto yy71;
 	}
-yy75:
+yy71:
 	{ return SHC_TOK_PIPE; }
-yy76:
+yy72:
 	++lx->cur;
 	{ return SHC_TOK_AND_IF; }
-yy77:
+yy73:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy95;
-		default: goto yy78;
+		case '>': goto yy91;
+		default: goto yy74;
 	}
-yy78:
+yy74:
 	{ return SHC_TOK_ANDGREAT; }
-yy79:
+yy75:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy96;
-		default: goto yy80;
+		case '\n': goto yy92;
+		default: goto yy76;
 	}
-yy80:
+yy76:
 	lx->cur = lx->mrk;
 	switch (yyaccept) {
-		case 0: goto yy63;
-		case 1: goto yy65;
-		case 2: goto yy68;
-		case 3: goto yy70;
-		case 4: goto yy72;
-		default: goto yy75;
+		case 0: goto yy59;
+		case 1: goto yy61;
+		case 2: goto yy64;
+		case 3: goto yy66;
+		case 4: goto yy68;
+		default: goto yy71;
 	}
-yy81:
+yy77:
 	++lx->cur;
 	{ if (lx->cmd_start) { unsupported_at(lx, ps, lx->cur, "arithmetic command `((`"); return SHC_TOK_SHC_YYerror; } lx->cur = ps + 1; goto paren; }
-yy82:
+yy78:
 	++lx->cur;
 	{ return SHC_TOK_DSEMI; }
-yy83:
+yy79:
 	++lx->cur;
 	{ return SHC_TOK_LESSAND; }
-yy84:
+yy80:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "process substitution `<(`"); return SHC_TOK_SHC_YYerror; }
-yy85:
+yy81:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '-': goto yy97;
-		case '<': goto yy98;
-		default: goto yy86;
+		case '-': goto yy93;
+		case '<': goto yy94;
+		default: goto yy82;
 	}
-yy86:
+yy82:
 	{ unsupported_at(lx, ps, lx->cur, "here-document `<<`"); return SHC_TOK_SHC_YYerror; }
-yy87:
+yy83:
 	++lx->cur;
 	{ return SHC_TOK_LESSGREAT; }
-yy88:
+yy84:
 	++lx->cur;
 	{ return SHC_TOK_GREATAND; }
-yy89:
+yy85:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "process substitution `>(`"); return SHC_TOK_SHC_YYerror; }
-yy90:
+yy86:
 	++lx->cur;
 	{ return SHC_TOK_DGREAT; }
-yy91:
+yy87:
 	++lx->cur;
 	{ return SHC_TOK_CLOBBER; }
-yy92:
+yy88:
 	++lx->cur;
 	{ continue; }
-yy93:
+yy89:
 	++lx->cur;
 	{ return SHC_TOK_PIPE_AMP; }
-yy94:
+yy90:
 	++lx->cur;
 	{ return SHC_TOK_OR_IF; }
-yy95:
+yy91:
 	++lx->cur;
 	{ return SHC_TOK_ANDDGREAT; }
-yy96:
+yy92:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '&':
@@ -1220,17 +1193,17 @@ yy96:
 		case ';':
 		case '<':
 		case '>':
-		case '|': goto yy99;
-		case '\\': goto yy79;
-		default: goto yy80;
+		case '|': goto yy95;
+		case '\\': goto yy75;
+		default: goto yy76;
 	}
-yy97:
+yy93:
 	++lx->cur;
-	goto yy86;
-yy98:
+	goto yy82;
+yy94:
 	++lx->cur;
 	{ return SHC_TOK_TLESS; }
-yy99:
+yy95:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "line continuation inside an operator"); return SHC_TOK_SHC_YYerror; }
 }

@@ -147,8 +147,9 @@ static bool special_char(unsigned char c)
  * at depth 0 ends it, whatever the context.  Everything else is reported as unsupported:
  * array subscripts, quotes, escapes and braces inside (bash matches those by rules of its own),
  * $'...' and $(...) inside, and what bash itself would refuse as a bad substitution.  The part
- * keeps the raw text. */
-static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
+ * keeps the raw text.  Out of line, like lex_ansic. */
+__attribute__((noinline)) static int lex_brace_param(shc_lexer *lx,
+                                                      const unsigned char *start)
 {
     const unsigned char *p = lx->cur; /* just after "${" */
     size_t depth = 1;
@@ -225,8 +226,13 @@ static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
     return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
 }
 
+/* $name, $1, $@...: bash drops \<newline> before it reads the name, so $NAME\<newline>X would
+ * be $NAMEX: rejected after a name. */
 static int lex_param(shc_lexer *lx, const unsigned char *s)
 {
+    if (lx->cur[0] == '\\' && lx->cur[1] == '\n' && name_char(lx->cur[-1]) &&
+        !(s[1] >= '0' && s[1] <= '9'))
+        return unsupported_at(lx, s, lx->cur + 2, "line continuation after `$NAME`");
     shc_part *p = push_part(lx, SHC_PART_PARAM, s, lx->cur);
     return p ? set_value(lx, p, s, (size_t)(lx->cur - s)) : -1;
 }
@@ -265,7 +271,6 @@ static int lex_double(shc_lexer *lx, const unsigned char *s, shc_part_kind kind)
             "${"     { if (lex_brace_param(lx, ps)) return -1; continue; }
             "$["     { return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
             "$" "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
-            "$" name "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$NAME`"); }
             "$" name | "$" special_param { if (lex_param(lx, ps)) return -1; continue; }
             "$"      { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
             [^"\\$`\x00]+ { if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
@@ -306,8 +311,9 @@ static int hexdigit(unsigned char c)
  *             takes both backslashes; \c at the end of the body stays \c
  *   \ + anything else   both bytes
  * A NUL from an escape ends the value (bash drops the rest of the string, and only of this
- * string).  The value is never longer than the body. */
-static int lex_ansic(shc_lexer *lx, const unsigned char *s)
+ * string).  The value is never longer than the body.  Out of line (rare): inlined into lex_word
+ * it costs the common path registers. */
+__attribute__((noinline)) static int lex_ansic(shc_lexer *lx, const unsigned char *s)
 {
     const unsigned char *b = lx->cur, *e = b;
     while (*e != '\'') {
@@ -432,7 +438,6 @@ static int lex_word(shc_lexer *lx, shc_word **out)
             "${"    { if (lex_brace_param(lx, ps)) return -1; continue; }
             "$["    { return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
             "$" "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
-            "$" name "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$NAME`"); }
             "$" name | "$" special_param { if (lex_param(lx, ps)) return -1; continue; }
             "$"     { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
         */

@@ -178,6 +178,8 @@ static void test_unmodelled(void **state)
     ERR("echo $\\\n'x'", SHC_E_UNSUPPORTED, 5, 8, "line continuation after `$`");
     ERR("cat \"$\\\n(id)\"", SHC_E_UNSUPPORTED, 5, 8, "line continuation after `$`");
     ERR("echo $HOME\\\nx", SHC_E_UNSUPPORTED, 5, 12, "line continuation after `$NAME`");
+    /* after $1 or $@ a continuation joins nothing bash would read differently */
+    OK("echo $1\\\n0 $@\\\nx", "(list (pipe (call (word (lit \"echo\")) (word :expansion (param \"$1\") (lit \"0\")) (word :expansion (param \"$@\") (lit \"x\")))))");
     ERR("a &\\\n> f", SHC_E_UNSUPPORTED, 2, 6, "line continuation inside an operator");
     ERR("a |\\\n| b", SHC_E_UNSUPPORTED, 2, 6, "line continuation inside an operator");
     /* ${...}: only [#!]PARAM[OP WORD] with a plain WORD */

@@ -157,13 +157,11 @@ static const unsigned char char_class[256] = {
     ['*'] = C_GLOB, ['?'] = C_GLOB, ['['] = C_GLOB, ['{'] = C_BRACE, ['~'] = C_TILDE,
 };
 
-static unsigned text_flags(const char *m, size_t n, bool assign_value)
+/* The flags of text that holds some of * ? [ { ~ (seen: their classes).  Not inlined: that
+ * keeps text_flags, which runs on every word, a leaf without register spills. */
+__attribute__((noinline)) static unsigned rare_flags(const char *m, size_t n, bool assign_value, unsigned seen)
 {
-    unsigned seen = 0, f = 0;
-    for (size_t j = 0; j < n; j++)
-        seen |= char_class[(unsigned char)m[j]];
-    if (!seen)
-        return 0;
+    unsigned f = 0;
     if (assign_value) {
         if (seen & C_TILDE)
             for (size_t j = 0; j < n; j++)
@@ -186,6 +184,14 @@ static unsigned text_flags(const char *m, size_t n, bool assign_value)
         if (m[j] == '~' && (m[j - 1] == '=' || m[j - 1] == ':'))
             f |= SHC_WORD_TILDE;
     return f;
+}
+
+static unsigned text_flags(const char *m, size_t n, bool assign_value)
+{
+    unsigned seen = 0;
+    for (size_t j = 0; j < n; j++)
+        seen |= char_class[(unsigned char)m[j]];
+    return seen ? rare_flags(m, n, assign_value, seen) : 0;
 }
 
 int shc__word_finish(shc_lexer *lx, shc_word *w, bool assign_value)
