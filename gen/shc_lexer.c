@@ -113,104 +113,13 @@ static int unsupported_at(shc_lexer *lx, const unsigned char *s, const unsigned 
     return -1;
 }
 
-static bool name_start(unsigned char c)
+/* ${...}, in the form whose end bash and we agree on (src/shell/words.c). */
+static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
-
-static bool name_char(unsigned char c)
-{
-    return name_start(c) || (c >= '0' && c <= '9');
-}
-
-static bool special_char(unsigned char c)
-{
-    return c && strchr("0123456789@*#?$!-", c) != NULL;
-}
-
-/* ${...}, in a form bash accepts and whose end bash and we agree on:
- *   ${ [# or !] PARAM [OP WORD] }
- * PARAM is a name, digits or one special character; OP is one of : - = ? + # % / ^ , @ (the
- * operators, and : for ${x:1:2}); WORD holds no quote, backslash, `{`, newline or backquote,
- * and a `$` in it starts $name, a special parameter or a nested ${...}.  Then the first `}`
- * at depth 0 ends it, whatever the context.  Everything else is reported as unsupported:
- * array subscripts, quotes, escapes and braces inside (bash matches those by rules of its own),
- * $'...' and $(...) inside, and what bash itself would refuse as a bad substitution.  The part
- * keeps the raw text.  Out of line, like lex_ansic. */
-__attribute__((noinline)) static int lex_brace_param(shc_lexer *lx,
-                                                      const unsigned char *start)
-{
-    const unsigned char *p = lx->cur; /* just after "${" */
-    size_t depth = 1;
-    bool head = true; /* at the [#!]PARAM[OP] of the innermost ${ */
-    for (;;) {
-        unsigned char c = *p;
-        if (head) {
-            head = false;
-            if ((c == '#' || c == '!') && p[1] != '}' && (name_start(p[1]) || special_char(p[1])))
-                c = *++p;
-            if (name_start(c)) {
-                while (name_char(*++p))
-                    ;
-            } else if (c >= '0' && c <= '9') {
-                while (*++p >= '0' && *p <= '9')
-                    ;
-            } else if (special_char(c)) {
-                p++;
-            } else if (c == '\0') {
-                continue;
-            } else {
-                return unsupported_at(lx, start, p + 1, "parameter expansion `${` of this form");
-            }
-            if (*p == '[')
-                return unsupported_at(lx, p, p + 1, "array subscript in `${`");
-            if (*p && *p != '}' && !strchr(":-=?+#%/^,@", *p))
-                return unsupported_at(lx, start, p + 1, "parameter expansion `${` of this form");
-            continue;
-        }
-        if (c == '}') {
-            p++;
-            if (--depth == 0)
-                break;
-            continue;
-        }
-        if (c == '\0') {
-            shc__syntax_error(lx, (size_t)(start - lx->src), (size_t)(start - lx->src) + 2, true,
-                              "unterminated parameter expansion `${`");
-            return -1;
-        }
-        if (c == '`')
-            return unsupported_at(lx, p, p + 1, "command substitution (backquote) `");
-        if (c == '$' && p[1] == '(')
-            return unsupported_at(lx, p, p + 2, p[2] == '(' ? "arithmetic expansion `$((`"
-                                                             : "command substitution `$(`");
-        if (c == '$' && p[1] == '{') {
-            if (++depth > lx->limits->max_depth) {
-                shc__limit(lx, (size_t)(p - lx->src), (size_t)(p - lx->src) + 2,
-                           "nesting of `${` deeper than the limit");
-                return -1;
-            }
-            p += 2;
-            head = true;
-            continue;
-        }
-        if (c == '$' && name_start(p[1])) {
-            for (p += 2; name_char(*p); p++)
-                ;
-            continue;
-        }
-        if (c == '$' && special_char(p[1])) {
-            p += 2;
-            continue;
-        }
-        if (c == '$')
-            return unsupported_at(lx, p, p + 1, "`$` other than $name or ${ inside `${...}`");
-        if (c == '\'' || c == '"' || c == '\\' || c == '{' || c == '\n')
-            return unsupported_at(lx, p, p + 1,
-                                  "a quote, backslash, `{` or newline inside `${...}`");
-        p++;
-    }
-    lx->cur = p;
+    const unsigned char *e = shc__brace_param_end(lx, start);
+    if (!e)
+        return -1;
+    lx->cur = e;
     shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
     return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
 }
@@ -219,7 +128,7 @@ __attribute__((noinline)) static int lex_brace_param(shc_lexer *lx,
  * be $NAMEX: rejected after a name. */
 static int lex_param(shc_lexer *lx, const unsigned char *s)
 {
-    if (lx->cur[0] == '\\' && lx->cur[1] == '\n' && name_char(lx->cur[-1]) &&
+    if (lx->cur[0] == '\\' && lx->cur[1] == '\n' && shc__name_char(lx->cur[-1]) &&
         !(s[1] >= '0' && s[1] <= '9'))
         return unsupported_at(lx, s, lx->cur + 2, "line continuation after `$NAME`");
     shc_part *p = push_part(lx, SHC_PART_PARAM, s, lx->cur);
@@ -496,127 +405,24 @@ yy22:
     return 0;
 }
 
-static int hexdigit(unsigned char c)
+/* $'...': the end and the value as bash 5.2 finds them (src/shell/words.c). */
+static int lex_ansic(shc_lexer *lx, const unsigned char *s)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* $'...' decoded as bash 5.2 decodes it, in two steps as bash does.  First the end: a backslash
- * escapes the next byte whatever it is (so `\c\'` does not end the string), and the first
- * unescaped ' ends it.  Then the escapes of the body, none of which looks past the body:
- *   \a \b \e \E \f \n \r \t \v \\ \' \" \?   the usual bytes
- *   \NNN      one to three octal digits, the value modulo 256 (\400 is NUL)
- *   \xHH      one or two hex digits; \x with none stays \x
- *   \x{H...}  every hex digit up to a non-digit, the value modulo 256; the } is optional; no
- *             digit at all gives NUL
- *   \uHHHH \UHHHHHHHH   one to four / eight hex digits; with none it stays \u / \U; a code
- *             point up to U+007F is that byte; above it the bytes depend on the locale (UTF-8,
- *             or the escape itself in the C locale), so such a word is unsupported
- *   \cX       the control character of X (X upper-cased, then & 0x1F; \c? is DEL); \c\\
- *             takes both backslashes; \c at the end of the body stays \c
- *   \ + anything else   both bytes
- * A NUL from an escape ends the value (bash drops the rest of the string, and only of this
- * string).  The value is never longer than the body.  Out of line (rare): inlined into lex_word
- * it costs the common path registers. */
-__attribute__((noinline)) static int lex_ansic(shc_lexer *lx, const unsigned char *s)
-{
-    const unsigned char *b = lx->cur, *e = b;
-    while (*e != '\'') {
-        if (*e == '\0' || (*e == '\\' && e[1] == '\0')) {
-            lx->cur = e;
-            shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true,
-                              "unterminated ANSI-C string `$'`");
-            return -1;
-        }
-        e += *e == '\\' ? 2 : 1;
-    }
-    lx->cur = e + 1;
-    unsigned char *out = shc_arena_alloc_raw(lx->arena, (size_t)(e - b) + 1);
+    const unsigned char *e = shc__ansic_end(lx, s);
+    if (!e)
+        return -1;
+    unsigned char *out = shc_arena_alloc_raw(lx->arena, (size_t)(e - lx->cur) + 1);
     if (!out) {
         shc__nomem(lx);
         return -1;
     }
-    size_t n = 0;
-    const unsigned char *p = b;
-    while (p < e) {
-        unsigned c = *p++;
-        if (c != '\\' || p == e) {
-            out[n++] = (unsigned char)c;
-            continue;
-        }
-        const unsigned char *esc = p - 1;
-        c = *p++;
-        switch (c) {
-        case 'a': c = 7; break;
-        case 'b': c = 8; break;
-        case 'e': case 'E': c = 27; break;
-        case 'f': c = 12; break;
-        case 'n': c = 10; break;
-        case 'r': c = 13; break;
-        case 't': c = 9; break;
-        case 'v': c = 11; break;
-        case '\\': case '\'': case '"': case '?': break;
-        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
-            c -= '0';
-            for (int k = 0; k < 2 && p < e && *p >= '0' && *p <= '7'; k++)
-                c = c * 8 + (unsigned)(*p++ - '0');
-            c &= 0xFF;
-            break;
-        case 'x': {
-            bool braced = p < e && *p == '{';
-            int k = 0, d;
-            p += braced;
-            for (c = 0; p < e && (braced || k < 2) && (d = hexdigit(*p)) >= 0; k++, p++)
-                c = (c * 16 + (unsigned)d) & 0xFF;
-            if (braced && p < e && *p == '}')
-                p++;
-            if (!braced && k == 0) {
-                out[n++] = '\\';
-                c = 'x';
-            }
-            break;
-        }
-        case 'u': case 'U': {
-            int k = 0, d, max = c == 'u' ? 4 : 8;
-            uint32_t v = 0;
-            for (; p < e && k < max && (d = hexdigit(*p)) >= 0; k++, p++)
-                v = v * 16 + (uint32_t)d;
-            if (k == 0) {
-                out[n++] = '\\';
-                break;
-            }
-            if (v > 0x7F)
-                return unsupported_at(lx, esc, p,
-                                      "a `\\u` escape above U+007F in `$'` (its bytes depend on "
-                                      "the locale)");
-            c = v;
-            break;
-        }
-        case 'c':
-            if (p == e) {
-                out[n++] = '\\';
-                break;
-            }
-            c = *p++;
-            if (c == '\\' && p < e && *p == '\\')
-                p++;
-            c = c == '?' ? 0x7F : ((c >= 'a' && c <= 'z' ? c - 32 : c) & 0x1F);
-            break;
-        default:
-            out[n++] = '\\';
-            break;
-        }
-        if (c == 0)
-            break;
-        out[n++] = (unsigned char)c;
-    }
+    size_t n;
+    if (shc__ansic_decode(lx, lx->cur, e, out, &n))
+        return -1;
+    lx->cur = e + 1;
     shc_part *part = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
     if (!part)
         return -1;
-    out[n] = '\0';
     part->value = (const char *)out;
     part->len = n;
     return 0;
