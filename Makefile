@@ -32,13 +32,16 @@ ifneq ($(SAN),)
   LDSAN := -fsanitize=$(SAN)
 endif
 
-CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(DEFS) $(HARDEN) -Isrc -Igen $(PKG_CFLAGS) -MMD -MP
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(DEFS) $(HARDEN) -Iinclude -Isrc -Igen $(PKG_CFLAGS) -MMD -MP
 # bison output trips a few warnings that only generated code raises (house-style §11.12)
 GEN_CFLAGS = $(CFLAGS_ALL) -Wno-unused-macros -Wno-switch-default -Wno-conversion -Wno-sign-conversion -Wno-unused-function
 LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(LDSAN)
 
-# Every src/*.c except main.c is the library; gen/*.c are the generated lexer and parser.
-LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c))
+# src/ is one folder per subsystem (ARCHITECTURE.md); includes are written from src/
+# ("base/arena.h"), the public header is include/shcard.h.  Every src/*/*.c except the CLI's
+# main.c is the library; gen/*.c are the generated lexer and parser.
+SRC_DIRS := base shell classify exec agent acp model cli
+LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard $(SRC_DIRS:%=src/%/*.c)))
 GEN_SRC  := $(wildcard gen/*.c)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/gen/%.o)
 LIB      := $(BUILD)/libshc.a
@@ -75,7 +78,7 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/src/main.o $(LIB)
+$(BIN): $(BUILD)/src/cli/main.o $(LIB)
 	$(CC) $(LDFLAGS_ALL) $(OPT) -o $@ $< $(LIB) $(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/%.c $(LIB) $(wildcard tests/*.h)
@@ -132,7 +135,7 @@ bench: deps
 	@BUILD=$(BUILD) bash bench/run.sh
 
 FUZZ_CFLAGS = $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DSHC_FUZZING \
-              -D_POSIX_C_SOURCE=200809L -DSHC_ARENA_DEBUG -Isrc -Igen $(PKG_CFLAGS)
+              -D_POSIX_C_SOURCE=200809L -DSHC_ARENA_DEBUG -Iinclude -Isrc -Igen $(PKG_CFLAGS)
 FUZZ_LIBSRC = $(LIB_SRC) $(GEN_SRC)
 
 fuzz: deps
@@ -168,10 +171,10 @@ npm-deps:
 	fi
 
 format:
-	clang-format -i src/*.c src/*.h tests/*.c fuzz/*.c bench/*.c
+	clang-format -i src/*/*.c src/*/*.h include/*.h tests/*.c fuzz/*.c bench/*.c
 
 format-check:
-	clang-format --dry-run -Werror src/*.c src/*.h tests/*.c fuzz/*.c bench/*.c
+	clang-format --dry-run -Werror src/*/*.c src/*/*.h include/*.h tests/*.c fuzz/*.c bench/*.c
 
 clean:
 	rm -rf build build-san shcard

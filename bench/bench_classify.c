@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "gencmds.h"
-#include "shc.h"
+#include "shcard.h"
 
 #define N 100000
 

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "pty.h"
+#include "base/loop.h"
+#include "exec/pty.h"
 
-/* glibc's <pty.h> is shadowed by src/pty.h on the include path: declare forkpty here. */
-extern int
-forkpty(int *amaster, char *name, const struct termios *termp, const struct winsize *winp);
 
 static double now_ms(void)
 {

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "gencmds.h"
-#include "shc.h"
+#include "shcard.h"
 
 #define N 100000
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shc.h"
-#include "verdict.h"
+#include "shcard.h"
+#include "classify/verdict.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

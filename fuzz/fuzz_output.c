@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "exec/output.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump.h"
-#include "shc.h"
+#include "shell/dump.h"
+#include "shcard.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oai_delta.h"
-#include "sse.h"
+#include "model/oai_delta.h"
+#include "model/sse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

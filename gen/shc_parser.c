@@ -147,7 +147,7 @@ typedef enum yysymbol_kind_t yysymbol_kind_t;
 
 /* Unqualified %code blocks.  */
 
-#include "build.h"
+#include "shell/build.h"
 #define YYMAXDEPTH 1000
 #define YYINITDEPTH 64
 /* Bail out when a builder failed (it has already recorded the diagnostic). */

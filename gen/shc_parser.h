@@ -54,7 +54,7 @@ extern int shc_yydebug;
 #endif
 /* "%code requires" blocks.  */
 
-#include "shc.h"
+#include "shcard.h"
 typedef struct shc_lexer shc_lexer;
 typedef struct shc_elem shc_elem;
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                                       \

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
-#include "lex.h"
+#include "shell/build.h"
+#include "shell/lex.h"
 #include "shc_parser.h"
-#include "arena.h"
+#include "base/arena.h"
 
 /*!re2c
     re2c:api:style = free-form;

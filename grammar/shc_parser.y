@@ -1,7 +1,7 @@
 /* shcard grammar: the conservative POSIX subset of shell that shcard classifies.
  *
  * Edit this file, then `make gen` (bison 3.8.2) and commit gen/.  Actions only call the AST
- * builders in src/build.h; all state hangs off the lexer passed in (%param), none is global.
+ * builders in src/shell/build.h; all state hangs off the lexer passed in (%param), none is global.
  *
  * Accepted: lists separated by ; & and newlines, && and || lists, pipelines (| and |&) with an
  * optional leading !, and simple commands with assignment prefixes, words and redirections in
@@ -20,7 +20,7 @@
 %param {shc_lexer *lx}
 
 %code requires {
-#include "shc.h"
+#include "shcard.h"
 typedef struct shc_lexer shc_lexer;
 typedef struct shc_elem shc_elem;
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                                       \
@@ -40,7 +40,7 @@ void shc_yyerror(const SHC_YYLTYPE *loc, shc_lexer *lx, const char *msg);
 }
 
 %code {
-#include "build.h"
+#include "shell/build.h"
 #define YYMAXDEPTH 1000
 #define YYINITDEPTH 64
 /* Bail out when a builder failed (it has already recorded the diagnostic). */

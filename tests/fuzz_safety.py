@@ -42,23 +42,39 @@ PIECES = [
 ]
 
 
+def table_lines():
+    """The lines of the classifier's option tables: src/classify/tools.def with its
+    #include "tools/NAME.def" lines expanded, in order."""
+    base = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "classify")
+    inc = re.compile(r'^#include "(tools/[\w.]+\.def)"')
+    out = []
+    with open(os.path.join(base, "tools.def")) as f:
+        for line in f:
+            m = inc.match(line)
+            if m:
+                with open(os.path.join(base, m.group(1))) as g:
+                    out.extend(g.readlines())
+            else:
+                out.append(line)
+    return out
+
+
 def table_options():
-    """Every option in src/policy.def, as it would be written (with a value when it takes one):
-    mutants then try the allowlisted options themselves, so the oracle checks the tables."""
+    """Every option in the tables (src/classify/tools/*.def), as it would be written (with a
+    value when it takes one): mutants then try the allowlisted options themselves, so the oracle checks the tables."""
     here = os.path.dirname(os.path.abspath(__file__))
     out = []
     pat = re.compile(r"^SHC_OPT\((0|'(.)'), (NULL|\"([^\"]*)\"), (NONE|REQ|OPT),")
-    with open(os.path.join(here, "..", "src", "policy.def")) as f:
-        for line in f:
-            m = pat.match(line)
-            if not m:
-                continue
-            short, long_, arg = m.group(2), m.group(4), m.group(5)
-            for v in (["1", "x", "never"] if arg == "REQ" else [""]):
-                if short:
-                    out.append("-" + short + (" " + v if v else ""))
-                if long_:
-                    out.append("--" + long_ + ("=" + v if v else ""))
+    for line in table_lines():
+        m = pat.match(line)
+        if not m:
+            continue
+        short, long_, arg = m.group(2), m.group(4), m.group(5)
+        for v in (["1", "x", "never"] if arg == "REQ" else [""]):
+            if short:
+                out.append("-" + short + (" " + v if v else ""))
+            if long_:
+                out.append("--" + long_ + ("=" + v if v else ""))
     return out
 
 
@@ -81,25 +97,24 @@ def sweep_commands():
     cmd_re = re.compile(r'^SHC_CMD\((\w+),')
     opt_re = re.compile(r"^SHC_OPT\((0|'(.)'), (NULL|\"([^\"]*)\"), (NONE|REQ|OPT),")
     out, cur = [], None
-    with open(os.path.join(here, "..", "src", "policy.def")) as f:
-        for line in f:
-            m = cmd_re.match(line)
-            if m:
-                cur = m.group(1)
-                continue
-            m = opt_re.match(line)
-            if not m or cur not in SWEEP_TEMPLATES:
-                continue
-            short, long_, arg = m.group(2), m.group(4), m.group(5)
-            values = ["1", "x", "never"] if arg == "REQ" else ([""] if arg == "NONE" else ["", "1"])
-            for v in values:
-                forms = []
-                if short:
-                    forms.append("-" + short + ((" " if arg == "REQ" else "") + v if v else ""))
-                if long_:
-                    forms.append("--" + long_ + ("=" + v if v else ""))
-                for form in forms:
-                    out.append(SWEEP_TEMPLATES[cur].format(o=form))
+    for line in table_lines():
+        m = cmd_re.match(line)
+        if m:
+            cur = m.group(1)
+            continue
+        m = opt_re.match(line)
+        if not m or cur not in SWEEP_TEMPLATES:
+            continue
+        short, long_, arg = m.group(2), m.group(4), m.group(5)
+        values = ["1", "x", "never"] if arg == "REQ" else ([""] if arg == "NONE" else ["", "1"])
+        for v in values:
+            forms = []
+            if short:
+                forms.append("-" + short + ((" " if arg == "REQ" else "") + v if v else ""))
+            if long_:
+                forms.append("--" + long_ + ("=" + v if v else ""))
+            for form in forms:
+                out.append(SWEEP_TEMPLATES[cur].format(o=form))
     return out
 
 

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "output.h"
-#include "pty.h"
+#include "base/loop.h"
+#include "exec/output.h"
+#include "exec/pty.h"
 
 typedef struct run_result {
     int rc; /* spawn result */

@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "base/arena.h"
+#include "shell/diag.h"
 
 static void test_alloc_zeroed_aligned(void **state)
 {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend_shell.h"
+#include "agent/shell.h"
 
 typedef struct rec {
     char calls[8][64];

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shc.h"
-#include "verdict.h"
+#include "shcard.h"
+#include "classify/verdict.h"
 
 static shc_verdict *classify(const char *cmd)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "shc.h"
+#include "model/config.h"
+#include "shcard.h"
 
 /* A fake environment: NAME=value pairs. */
 static const char *const *fake_env;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonrpc.h"
+#include "acp/jsonrpc.h"
 
 typedef struct sink {
     char buf[1 << 16];

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "loop.h"
+#include "base/loop.h"
 
 typedef struct rec {
     int calls;

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "oai_delta.h"
-#include "shc.h"
-#include "sse.h"
+#include "model/oai_delta.h"
+#include "shcard.h"
+#include "model/sse.h"
 
 typedef struct seen {
     char content[1024];

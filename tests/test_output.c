@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "signame.h"
+#include "exec/output.h"
+#include "base/signame.h"
 
 /* Feeds the pieces in turn and returns the sanitized text (owned by buf). */
 static const char *

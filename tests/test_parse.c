@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump.h"
-#include "shc.h"
+#include "shell/dump.h"
+#include "shcard.h"
 
 /* Parses src (no unwrap) and returns its S-expression (owned), or NULL on error. */
 static char *sx(const char *src, size_t len, bool unwrap, shc_diag *d)

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "policy.h"
+#include "classify/policy.h"
 
 #define ARGC(a) (sizeof(a) / sizeof((a)[0]))
 

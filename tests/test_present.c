@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "present.h"
+#include "acp/present.h"
 
 static const char *sget(json_t *o, const char *path)
 {

@@ -12,8 +12,8 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 
-#include "shc.h"
-#include "sweep.h"
+#include "shcard.h"
+#include "exec/sweep.h"
 
 static shc_pty_opts cmd(const char *c)
 {

@@ -12,7 +12,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "shc.h"
+#include "shcard.h"
 
 static char tmpdir[64];
 

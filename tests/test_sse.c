@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shc.h"
-#include "sse.h"
+#include "shcard.h"
+#include "model/sse.h"
 
 typedef struct rec {
     char log[4096]; /* "event|data\n" per event */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
-#include "utf8.h"
+#include "base/json.h"
+#include "base/utf8.h"
 
 static void test_decoder(void **state)
 {

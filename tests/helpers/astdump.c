@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump.h"
-#include "shc.h"
+#include "shell/dump.h"
+#include "shcard.h"
 
 int main(int argc, char **argv)
 {

@@ -17,10 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "config.h"
-#include "loop.h"
-#include "openai.h"
+#include "agent/backend.h"
+#include "model/config.h"
+#include "base/loop.h"
+#include "model/openai.h"
 
 typedef struct host {
     shc_loop *loop;

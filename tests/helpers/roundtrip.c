@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump.h"
-#include "shc.h"
+#include "shell/dump.h"
+#include "shcard.h"
 
 int main(void)
 {

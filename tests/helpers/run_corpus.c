@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shc.h"
+#include "shcard.h"
 
 typedef struct stats {
     size_t pass, fail, gate_cases, gate_leaks;

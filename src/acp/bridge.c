@@ -1,0 +1,442 @@
+/* src/acp/ owns the ACP agent on stdio: NDJSON JSON-RPC framing (jsonrpc.c), the bridge's
+ * methods, sessions and teardown (this file), turns and tool calls (turn.c), the writer and
+ * session/update notifications (wire.c), and the presenter (present.c: verdict + client
+ * capabilities -> card JSON, the only place that knows how a card looks on the wire).
+ * May use: agent/ (the seam, never a particular backend), exec/, classify/ (through the public
+ * API), base/.
+ *
+ * The ACP bridge: stdio transport on the loop, ACP methods, sessions, and the one teardown that
+ * every exit path (stdin EOF, SIGTERM, SIGINT, a broken stdout) goes through.
+ * Turns and tool calls live in turn.c, the writer in wire.c. */
+#define _GNU_SOURCE
+#include "acp/bridge_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+static void teardown(br_bridge *br, const char *why);
+
+/* ------------------------------------------------------------------ sessions */
+
+static br_session *find_session(br_bridge *br, const char *id)
+{
+    for (br_session *s = br->sessions; s && id; s = s->next)
+        if (!strcmp(s->id, id))
+            return s;
+    return NULL;
+}
+
+static void session_free(br_bridge *br, br_session *s)
+{
+    br->be->ops->session_end(br->be, s->id);
+    free(s->cwd);
+    free(s);
+}
+
+/* ------------------------------------------------------------------ methods */
+
+static void invalid(br_bridge *br, json_t *id, const char *msg)
+{
+    shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS, msg, NULL);
+}
+
+static void m_initialize(br_bridge *br, json_t *id, json_t *params)
+{
+    json_t *cc = json_object_get(params, "clientCapabilities");
+    br->caps.terminal = json_is_true(json_object_get(cc, "terminal"));
+    br->caps.terminal_output =
+        json_is_true(json_object_get(json_object_get(cc, "_meta"), "terminal_output"));
+    br->caps.client_terminals = br->cfg.client_terminals;
+    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d", br->caps.terminal,
+                 br->caps.terminal_output);
+    shc_rpc_respond(
+        br->rpc, id,
+        json_pack("{s:i,s:{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:{}},s:[],s:{s:s,s:s,s:s}}",
+                  "protocolVersion", 1, "agentCapabilities", "loadSession", 0,
+                  "promptCapabilities", "image", 0, "audio", 0, "embeddedContext", 0,
+                  "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", "authMethods",
+                  "agentInfo", "name", "shcard", "title", "shcard", "version", SHC_VERSION));
+}
+
+static void m_session_new(br_bridge *br, json_t *id, json_t *params)
+{
+    if (br->tearing) {
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
+        return;
+    }
+    const char *cwd = json_string_value(json_object_get(params, "cwd"));
+    json_t *mcp = json_object_get(params, "mcpServers");
+    json_t *dirs = json_object_get(params, "additionalDirectories");
+    struct stat st;
+    if (!cwd || cwd[0] != '/') {
+        invalid(br, id, "session/new: cwd must be an absolute path");
+        return;
+    }
+    if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        invalid(br, id, "session/new: cwd is not an existing directory");
+        return;
+    }
+    if (mcp && !json_is_array(mcp)) {
+        invalid(br, id, "session/new: mcpServers must be an array");
+        return;
+    }
+    if (json_array_size(mcp) > 0) {
+        invalid(br, id, "session/new: MCP servers are not supported by shcard (send an empty "
+                        "mcpServers list)");
+        return;
+    }
+    if (dirs && (!json_is_array(dirs) || json_array_size(dirs) > 0)) {
+        invalid(br, id, "session/new: additionalDirectories are not supported");
+        return;
+    }
+    br_session *s = calloc(1, sizeof *s);
+    if (!s || !(s->cwd = strdup(cwd))) {
+        free(s);
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+        return;
+    }
+    snprintf(s->id, sizeof s->id, "sess_%s%llu", br->sess_prefix, ++br->nsessions);
+    s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
+    s->next = br->sessions;
+    br->sessions = s;
+    shc_log_info(br->log, "session/new %s in %s", s->id, s->cwd);
+    shc_rpc_respond(br->rpc, id, json_pack("{s:s}", "sessionId", s->id));
+}
+
+/* Joins text blocks (and resource links as their URIs) with newlines.  Returns an owned
+ * string, or NULL with *why set. */
+static char *prompt_text(json_t *prompt, const char **why)
+{
+    size_t n = 0, cap = 256;
+    char *out = malloc(cap);
+    if (!out) {
+        *why = "out of memory";
+        return NULL;
+    }
+    out[0] = 0;
+    size_t i;
+    json_t *b;
+    json_array_foreach(prompt, i, b)
+    {
+        const char *type = json_string_value(json_object_get(b, "type"));
+        const char *piece = NULL;
+        if (type && !strcmp(type, "text"))
+            piece = json_string_value(json_object_get(b, "text"));
+        else if (type && !strcmp(type, "resource_link"))
+            piece = json_string_value(json_object_get(b, "uri"));
+        else {
+            *why = "session/prompt: unsupported content block (only text and resource_link are "
+                   "accepted)";
+            free(out);
+            return NULL;
+        }
+        if (!piece) {
+            *why = type[0] == 't' ? "session/prompt: a text block needs a string \"text\""
+                                  : "session/prompt: a resource_link block needs a string \"uri\"";
+            free(out);
+            return NULL;
+        }
+        size_t k = strlen(piece);
+        if (n + k + 2 > cap) {
+            while (n + k + 2 > cap)
+                cap *= 2;
+            char *p = realloc(out, cap);
+            if (!p) {
+                free(out);
+                *why = "out of memory";
+                return NULL;
+            }
+            out = p;
+        }
+        if (n)
+            out[n++] = '\n';
+        memcpy(out + n, piece, k);
+        n += k;
+        out[n] = 0;
+    }
+    return out;
+}
+
+static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
+{
+    if (br->tearing) {
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
+        return;
+    }
+    br_session *s = find_session(br, json_string_value(json_object_get(params, "sessionId")));
+    json_t *prompt = json_object_get(params, "prompt");
+    if (!s) {
+        invalid(br, id, "session/prompt: unknown session");
+        return;
+    }
+    if (!json_is_array(prompt) || json_array_size(prompt) == 0) {
+        invalid(br, id, "session/prompt: prompt must be a non-empty array of content blocks");
+        return;
+    }
+    if (s->active) {
+        invalid(br, id, "session/prompt: a prompt is already in flight for this session");
+        return;
+    }
+    const char *why = NULL;
+    char *text = prompt_text(prompt, &why);
+    if (!text) {
+        invalid(br, id, why);
+        return;
+    }
+    bool blank = true;
+    for (const char *p = text; *p && blank; p++)
+        blank = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+    if (blank) {
+        free(text);
+        invalid(br, id, "session/prompt: empty prompt");
+        return;
+    }
+    if (shc__turn_start(br, s, id, text) != 0)
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+    free(text);
+}
+
+static void m_session_cancel(br_bridge *br, json_t *params)
+{
+    br_session *s = find_session(br, json_string_value(json_object_get(params, "sessionId")));
+    if (!s || !s->active)
+        return; /* unknown or idle: nothing to do, and nothing to say */
+    shc_log_info(br->log, "session/cancel %s", s->id);
+    shc__turn_cancel(s->active);
+}
+
+static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *method,
+                       json_t *params)
+{
+    br_bridge *br = payload;
+    (void)rpc;
+    bool known = !strcmp(method, "initialize") || !strcmp(method, "authenticate") ||
+                 !strcmp(method, "session/new") || !strcmp(method, "session/prompt") ||
+                 !strcmp(method, "session/cancel");
+    if (!known) {
+        if (id)
+            shc_rpc_error(br->rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found",
+                          json_pack("{s:s}", "method", method));
+        else
+            shc_log_debug(br->log, "ignoring notification %s", method);
+        goto out;
+    }
+    if (params && !json_is_object(params)) {
+        if (id)
+            invalid(br, id, "params must be an object");
+        goto out;
+    }
+    if (!strcmp(method, "session/cancel")) {
+        m_session_cancel(br, params);
+        if (id) /* a notification in ACP; a client that sent it as a request still gets one answer */
+            shc_rpc_respond(br->rpc, id, json_object());
+        goto out;
+    }
+    if (!id) {
+        shc_log_warn(br->log, "%s sent as a notification: ignored", method);
+        goto out;
+    }
+    if (!strcmp(method, "initialize"))
+        m_initialize(br, id, params);
+    else if (!strcmp(method, "authenticate"))
+        shc_rpc_respond(br->rpc, id, json_object());
+    else if (!strcmp(method, "session/new"))
+        m_session_new(br, id, params);
+    else
+        m_session_prompt(br, id, params);
+out:
+    shc__wire_flush(br);
+}
+
+/* ------------------------------------------------------------------ input */
+
+static void on_stdin(shc_loop *loop, int fd, unsigned events, void *payload)
+{
+    (void)loop;
+    (void)events;
+    br_bridge *br = payload;
+    char buf[65536];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        shc_rpc_feed_eof(br->rpc);
+        br->in_eof = true;
+        shc_loop_unwatch(br->loop, br->in_watch);
+        br->in_watch = 0;
+        teardown(br, n < 0 ? "stdin read error" : "stdin closed");
+        return;
+    }
+    if (shc_rpc_feed(br->rpc, buf, (size_t)n) != 0)
+        shc_log_error(br->log, "out of memory reading a message");
+    shc__wire_flush(br);
+}
+
+/* ------------------------------------------------------------------ teardown */
+
+static bool all_idle(const br_bridge *br)
+{
+    for (const br_session *s = br->sessions; s; s = s->next)
+        if (s->turns)
+            return false;
+    return true;
+}
+
+static void teardown_check(br_bridge *br)
+{
+    if (!br->tearing || br->finished || !all_idle(br))
+        return;
+    br->finished = true;
+    if (br->teardown_timer) {
+        shc_loop_cancel_timer(br->loop, br->teardown_timer);
+        br->teardown_timer = 0;
+    }
+    while (br->sessions) {
+        br_session *s = br->sessions;
+        br->sessions = s->next;
+        session_free(br, s);
+    }
+    shc_log_info(br->log, "teardown complete");
+    shc__wire_flush(br); /* stops the loop once the queue is written (or the writer broke) */
+}
+
+static void on_teardown_deadline(shc_loop *loop, void *payload)
+{
+    (void)loop;
+    br_bridge *br = payload;
+    br->teardown_timer = 0;
+    shc_log_warn(br->log, "teardown: children still running after the grace period; killing");
+    for (br_session *s = br->sessions; s; s = s->next)
+        for (br_turn *t = s->turns; t; t = t->next)
+            shc__turn_force(t);
+    shc_rpc_abandon_all(br->rpc);
+}
+
+static void teardown(br_bridge *br, const char *why)
+{
+    if (br->tearing)
+        return; /* once: a second trigger waits for the same completion */
+    br->tearing = true;
+    shc_log_info(br->log, "teardown: %s", why);
+    if (br->in_watch) {
+        shc_loop_unwatch(br->loop, br->in_watch);
+        br->in_watch = 0;
+    }
+    uint64_t ms = br->cfg.teardown_ms ? br->cfg.teardown_ms : 3000;
+    br->teardown_timer = shc_loop_timer(br->loop, ms, on_teardown_deadline, br);
+    for (br_session *s = br->sessions; s; s = s->next)
+        for (br_turn *t = s->turns; t; t = t->next)
+            shc__turn_cancel(t);
+    /* the client may be gone: requests it will never answer must not hold the teardown */
+    if (br->in_eof || shc_rpc_broken(br->rpc))
+        shc_rpc_abandon_all(br->rpc);
+    teardown_check(br);
+}
+
+static void on_signal(shc_loop *loop, int signo, void *payload)
+{
+    (void)loop;
+    teardown(payload, signo == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+/* ------------------------------------------------------------------ run */
+
+static void set_nonblock(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return; /* a terminal or file: leave the shared file description alone */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static void random_prefix(char *out, size_t cap)
+{
+    unsigned char r[6] = {0};
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, r, sizeof r) != (ssize_t)sizeof r)
+            memset(r, 0, sizeof r);
+        close(fd);
+    }
+    unsigned long long pid = (unsigned long long)getpid();
+    snprintf(out, cap, "%02x%02x%02x%02x%02x%02x%llx_", r[0], r[1], r[2], r[3], r[4], r[5],
+             pid & 0xfff);
+}
+
+int shc_bridge_run(shc_bridge_config *cfg)
+{
+    int status = 1;
+    br_bridge *br = calloc(1, sizeof *br);
+    if (!br) {
+        if (cfg->backend)
+            cfg->backend->ops->free(cfg->backend);
+        return 1;
+    }
+    br->cfg = *cfg;
+    br->log = &cfg->log;
+    br->hooks.teardown = teardown;
+    br->hooks.turn_gone = teardown_check;
+    br->be = cfg->backend;
+    cfg->backend = NULL; /* ours now */
+    if (!br->be) {
+        shc_log_error(br->log, "no agent backend");
+        goto fail;
+    }
+    br->approve = cfg->approve;
+    if (br->approve == SHC_APPROVE_DEFAULT)
+        br->approve = !strcmp(br->be->ops->name, "shell") ? SHC_APPROVE_ALL : SHC_APPROVE_ASK;
+    br->in_fd = cfg->in_fd >= 0 ? cfg->in_fd : 0;
+    br->out_fd = cfg->out_fd >= 0 ? cfg->out_fd : 1;
+    random_prefix(br->sess_prefix, sizeof br->sess_prefix);
+    signal(SIGPIPE, SIG_IGN); /* EPIPE comes back from write(); the executor resets children */
+    set_nonblock(br->in_fd);
+    set_nonblock(br->out_fd);
+    shc_rpc_config rc = {cfg->max_line, shc__wire_writer(), br, on_message, br};
+    br->loop = shc_loop_new();
+    br->rpc = shc_rpc_new(&rc);
+    if (!br->loop || !br->rpc)
+        goto fail;
+    br->exec = shc_exec_new(br->loop);
+    if (!br->exec)
+        goto fail;
+    br->in_watch = shc_loop_watch(br->loop, br->in_fd, SHC_LOOP_READ, on_stdin, br);
+    br->out_watch = shc_loop_watch(br->loop, br->out_fd, 0, shc__wire_on_writable, br);
+    if (br->in_watch < 0 || br->out_watch < 0 ||
+        shc_loop_signal(br->loop, SIGTERM, on_signal, br) != 0 ||
+        shc_loop_signal(br->loop, SIGINT, on_signal, br) != 0)
+        goto fail;
+    shc_log_info(br->log, "ready (%s backend, approve %s%s)", br->be->ops->name,
+                 br->approve == SHC_APPROVE_ASK ? "ask" : "all",
+                 cfg->client_terminals ? ", client terminals" : "");
+    int lr = shc_loop_run(br->loop);
+    if (lr != 0)
+        shc_log_error(br->log, "event loop failed: %s", strerror(-lr));
+    status = br->finished && lr == 0 ? 0 : 1;
+    shc_rpc_close_output(br->rpc); /* nothing is written after teardown */
+fail:
+    if (status != 0 && !br->finished)
+        shc_log_error(br->log, "could not start or finish cleanly");
+    while (br->sessions) { /* only on a failure path: normal teardown emptied it */
+        br_session *s = br->sessions;
+        br->sessions = s->next;
+        while (s->turns)
+            shc__turn_force(s->turns), s->turns = s->turns->next;
+        session_free(br, s);
+    }
+    shc_exec_free(br->exec);
+    shc_rpc_free(br->rpc);
+    shc_loop_free(br->loop);
+    if (br->be)
+        br->be->ops->free(br->be);
+    free(br);
+    return status;
+}

@@ -1,0 +1,46 @@
+/* The ACP bridge (architecture.md, layer 5): ACP methods, sessions, turns, the per-session
+ * capability snapshot, permissions and teardown, on one loop with the PTY executor.  It speaks
+ * NDJSON JSON-RPC on in_fd/out_fd (stdin/stdout) and renders every bash tool call of the
+ * configured backend through the presenter.
+ *
+ * Picking a backend (cli/cmd_acp.c): fill shc_bridge_config.backend with an owned shc_backend *
+ * (shell mode or the model backend; the bridge frees it with ops->free when it exits). */
+#ifndef SHC_BRIDGE_H
+#define SHC_BRIDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent/backend.h"
+#include "base/log.h"
+
+typedef enum shc_approve {
+    SHC_APPROVE_DEFAULT, /* shell backend: run without asking; any other backend: ask */
+    SHC_APPROVE_ALL,     /* never ask */
+    SHC_APPROVE_ASK,     /* session/request_permission before every command */
+} shc_approve;
+
+typedef struct shc_bridge_config {
+    shc_backend *backend;     /* required; owned by the bridge once shc_bridge_run is called */
+    shc_approve approve;
+    bool client_terminals;    /* run terminal commands through the client's terminal/create */
+    size_t max_line;          /* longest accepted JSON-RPC line (0 = 16 MiB) */
+    size_t output_byte_limit; /* terminal/create outputByteLimit and model text cap (0 = 1 MiB) */
+    bool login;               /* bash -lc instead of bash -c */
+    uint64_t timeout_ms;      /* per command, 0 = none */
+    uint64_t kill_grace_ms;   /* SIGTERM -> SIGKILL on cancel/timeout (0 = 1000) */
+    uint64_t teardown_ms;     /* longest wait for children at teardown before SIGKILL (0 = 3000) */
+    size_t chunk_bytes;       /* terminal_output coalescing: bytes (0 = executor default) */
+    uint32_t chunk_ms;        /* terminal_output coalescing: delay (0 = executor default) */
+    bool color;               /* TERM=xterm-256color for commands (default TERM=dumb, NO_COLOR) */
+    int in_fd, out_fd;        /* -1 = 0 / 1 */
+    shc_log log;
+} shc_bridge_config;
+
+/* Runs the bridge until stdin EOF, SIGTERM, SIGINT or a broken stdout, then tears down once
+ * (cancel every turn, end every process group, wait for all of them, flush) and returns the
+ * process exit status (0 after a clean teardown). */
+int shc_bridge_run(shc_bridge_config *cfg);
+
+#endif

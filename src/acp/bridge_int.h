@@ -1,0 +1,135 @@
+/* Internals shared by the bridge's three parts, in dependency order (each uses only those after
+ * it): bridge.c (transport, methods, sessions, teardown) -> turn.c (turns, tool calls,
+ * permissions, client terminals) -> wire.c (the writer and session/update notifications).
+ * The lower parts reach the bridge's lifecycle only through br->hooks.  Not a public header.
+ *
+ * Re-entrancy rule: callbacks from the backend, the executor and the rpc only change state and
+ * call shc__turn_kick(); the turn's progress (starting calls, delivering results to the
+ * backend, answering the prompt, freeing) runs from a zero-delay loop timer, never inside
+ * another module's callback. */
+#ifndef SHC_BRIDGE_INT_H
+#define SHC_BRIDGE_INT_H
+
+#include <jansson.h>
+
+#include "acp/bridge.h"
+#include "acp/jsonrpc.h"
+#include "base/loop.h"
+#include "acp/present.h"
+#include "exec/pty.h"
+#include "shcard.h"
+
+typedef struct br_call br_call;
+typedef struct br_turn br_turn;
+typedef struct br_session br_session;
+typedef struct br_bridge br_bridge;
+
+typedef enum br_call_state {
+    CALL_QUEUED,  /* emitted by the backend, not shown yet */
+    CALL_ASKING,  /* tool_call sent (pending), waiting for session/request_permission */
+    CALL_RUNNING, /* running on our PTY or in a client terminal */
+    CALL_DONE,    /* final update sent; result waiting for the backend */
+} br_call_state;
+
+typedef enum br_ct_step {
+    CT_NONE,
+    CT_CREATE, /* terminal/create sent */
+    CT_WAIT,   /* terminal/wait_for_exit sent */
+    CT_OUTPUT, /* terminal/output sent */
+} br_ct_step;
+
+struct br_call {
+    br_call *next;
+    br_turn *turn;                /* borrowed: the turn owns its calls */
+    char id[48];                  /* toolCallId and `_meta` terminal id */
+    char *be_call_id;             /* owned: the backend's id, echoed in tool_result */
+    char *command;                /* owned */
+    char *description;            /* owned, may be NULL */
+    shc_verdict *verdict;         /* owned, may be NULL */
+    shc_call_info info;           /* borrows the fields above */
+    br_call_state state;
+    shc_pty *pty;                 /* owned while running locally */
+    int64_t req_id;               /* our outstanding rpc request for this call, or 0 */
+    br_ct_step ct_step;
+    char *client_tid;             /* owned: the client's terminal id */
+    bool cancel_requested;
+    int give_up_timer;            /* client-terminal cancel deadline, or 0 */
+    /* the result, once DONE */
+    shc_tool_result res;          /* strings below are owned by the call */
+    char *res_text;
+    char *res_error;
+    char *res_signal;
+};
+
+struct br_turn {
+    br_turn *next;
+    br_session *sess;             /* borrowed */
+    br_bridge *br;                /* borrowed */
+    json_t *prompt_id;            /* owned reference: the session/prompt request id */
+    shc_backend_host host;        /* payload = this turn */
+    shc_backend_turn *bt;         /* the backend's turn, or NULL */
+    bool be_done;                 /* the backend called turn_done */
+    shc_stop_reason reason;
+    int err_code;
+    char *err_msg;                /* owned, when the turn failed */
+    bool cancelled;
+    bool settled;                 /* the prompt was answered */
+    br_call *calls;               /* owned queue; the head is the current call */
+    int kick_timer;
+};
+
+struct br_session {
+    br_session *next;
+    char id[48];
+    char *cwd;                    /* owned, absolute */
+    shc_client_caps caps;         /* snapshot at session/new */
+    bool approve_always;          /* the user picked "Always Allow" */
+    unsigned long long ncalls;
+    br_turn *turns;               /* owned: live and winding-down turns */
+    br_turn *active;              /* the turn that blocks a new prompt, or NULL */
+};
+
+/* Set by bridge.c, called by the parts below it. */
+typedef struct br_hooks {
+    void (*teardown)(br_bridge *br, const char *why); /* wire.c: stdout broke (from the loop) */
+    void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
+} br_hooks;
+
+struct br_bridge {
+    shc_bridge_config cfg;
+    br_hooks hooks;
+    shc_backend *be;              /* owned */
+    shc_approve approve;          /* resolved: ALL or ASK */
+    shc_loop *loop;               /* owned */
+    shc_exec *exec;               /* owned */
+    shc_rpc *rpc;                 /* owned */
+    const shc_log *log;           /* borrowed from cfg */
+    int in_fd, out_fd;
+    int in_watch, out_watch;
+    bool in_eof;
+    shc_client_caps caps;         /* from the latest initialize */
+    br_session *sessions;         /* owned */
+    unsigned long long nsessions;
+    char sess_prefix[20];
+    bool tearing;
+    bool finished;
+    int teardown_timer;
+    int teardown_kick;
+};
+
+/* wire.c */
+shc_rpc_write_fn shc__wire_writer(void); /* writes to br->out_fd (io = the bridge) */
+void shc__wire_update(br_bridge *br, br_session *s, json_t *update); /* steals update */
+/* Writes what the rpc has queued; waits for POLLOUT when the pipe is full; a broken writer
+ * starts the teardown from the loop; once finished and drained, stops the loop. */
+void shc__wire_flush(br_bridge *br);
+void shc__wire_on_writable(shc_loop *loop, int fd, unsigned events, void *payload);
+
+/* turn.c */
+int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const char *prompt);
+void shc__turn_cancel(br_turn *t);
+void shc__turn_kick(br_turn *t);
+/* Kills everything of the turn now (teardown deadline): no callback will run for its calls. */
+void shc__turn_force(br_turn *t);
+
+#endif

@@ -1,0 +1,84 @@
+/* src/agent/ owns the agent-backend seam (this header) and the shell-mode backend (shell.c:
+ * each prompt line is one `bash` call).  Other backends (model/) implement the same seam; the
+ * bridge (acp/) only ever sees it.  May use: base/ (the loop type).
+ *
+ * The agent-backend seam of `shcard acp` (architecture.md, layer 6).
+ *
+ * A backend receives a prompt and drives a turn: it emits text chunks, thought chunks and tool
+ * calls through the host callbacks, and receives each tool call's result.  The bridge (host)
+ * renders every tool call as a card, runs it, and reports the result back.  Shell mode (each
+ * prompt line is one `bash` call) and the OpenAI-compatible model backend are the two
+ * implementations; the bridge never knows which one runs.
+ *
+ * Ownership: strings passed to callbacks are borrowed for the duration of the call. */
+#ifndef SHC_BACKEND_H
+#define SHC_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/loop.h"
+
+typedef struct shc_backend shc_backend;
+typedef struct shc_backend_turn shc_backend_turn;
+
+typedef enum shc_stop_reason {
+    SHC_STOP_END_TURN,
+    SHC_STOP_MAX_TOKENS,
+    SHC_STOP_MAX_TURN_REQUESTS,
+    SHC_STOP_REFUSAL,
+    SHC_STOP_CANCELLED,
+} shc_stop_reason;
+
+/* What the bridge gives a backend for one turn. */
+typedef struct shc_backend_host {
+    void *payload; /* passed back as the first argument of every callback */
+    /* agent_message_chunk / agent_thought_chunk */
+    void (*message_chunk)(void *payload, const char *text, size_t len);
+    void (*thought_chunk)(void *payload, const char *text, size_t len);
+    /* A bash tool call.  call_id is the backend's id (the model's tool_call_id, or made up);
+     * the bridge renders the card, asks permission if configured, runs the command, and later
+     * calls the turn's tool_result with the same call_id. */
+    void (*tool_call)(void *payload, const char *call_id, const char *command,
+                      const char *description);
+    /* The turn is over: exactly once per turn.  error is NULL on success, or a message for a
+     * JSON-RPC error response (code is then the JSON-RPC code to use). */
+    void (*turn_done)(void *payload, shc_stop_reason reason, int code, const char *error);
+} shc_backend_host;
+
+/* A tool call's outcome, as the model should see it. */
+typedef struct shc_tool_result {
+    const char *call_id;
+    const char *model_text; /* ANSI stripped, head+tail truncated output */
+    bool ran;               /* false when rejected or not run */
+    int exit_code;          /* when ran and exited */
+    const char *signal;     /* "SIGKILL" etc. when killed by a signal, else NULL */
+    bool timed_out;
+    bool cancelled;
+    const char *error;      /* e.g. "rejected by the user", or a spawn failure; else NULL */
+} shc_tool_result;
+
+typedef struct shc_backend_ops {
+    const char *name; /* "shell", "openai" */
+    /* Start a turn for session_id with the prompt text (text blocks joined by newlines, and
+     * resource links as their URIs).  cwd is the session's absolute cwd.  Returns a turn or NULL
+     * (then turn_done has already been called with an error). */
+    shc_backend_turn *(*turn_start)(shc_backend *be, shc_loop *loop, const char *session_id,
+                                    const char *cwd, const char *prompt,
+                                    const shc_backend_host *host);
+    /* A tool call the backend emitted has finished (or was rejected). */
+    void (*tool_result)(shc_backend_turn *turn, const shc_tool_result *result);
+    /* session/cancel: stop at once; turn_done(SHC_STOP_CANCELLED) follows (possibly inside). */
+    void (*cancel)(shc_backend_turn *turn);
+    /* Free a finished turn (after turn_done). */
+    void (*turn_free)(shc_backend_turn *turn);
+    /* A session ended: drop its history. */
+    void (*session_end)(shc_backend *be, const char *session_id);
+    void (*free)(shc_backend *be);
+} shc_backend_ops;
+
+struct shc_backend {
+    const shc_backend_ops *ops;
+};
+
+#endif

@@ -1,0 +1,155 @@
+/* Shell mode: each non-empty prompt line is one bash call, in order.  A failing line does not
+ * stop the next one (like a script without -e); the summary says how many failed. */
+#include "agent/shell.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct shell_turn {
+    shc_backend_host host;      /* copied: valid for the whole turn */
+    char **lines;               /* owned */
+    size_t nlines, next;
+    size_t ok, failed, not_run;
+    bool done;                  /* turn_done was called */
+    char call_id[32];
+} shell_turn;
+
+static void turn_finish(shell_turn *t, shc_stop_reason reason)
+{
+    if (t->done)
+        return;
+    t->done = true;
+    if (reason == SHC_STOP_END_TURN) {
+        char msg[160];
+        size_t ran = t->ok + t->failed;
+        if (t->nlines == 1)
+            snprintf(msg, sizeof msg, "Ran 1 command: %s.",
+                     t->ok ? "it succeeded" : t->failed ? "it failed" : "it did not run");
+        else
+            snprintf(msg, sizeof msg, "Ran %zu of %zu commands: %zu succeeded, %zu failed%s.", ran,
+                     t->nlines, t->ok, t->failed, t->not_run ? ", some were not run" : "");
+        if (t->host.message_chunk)
+            t->host.message_chunk(t->host.payload, msg, strlen(msg));
+    }
+    t->host.turn_done(t->host.payload, reason, 0, NULL);
+}
+
+static void issue_next(shell_turn *t)
+{
+    if (t->done)
+        return;
+    if (t->next >= t->nlines) {
+        turn_finish(t, SHC_STOP_END_TURN);
+        return;
+    }
+    size_t i = t->next++;
+    snprintf(t->call_id, sizeof t->call_id, "line_%zu", i + 1);
+    t->host.tool_call(t->host.payload, t->call_id, t->lines[i], NULL);
+}
+
+static void free_lines(char **lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+}
+
+static shc_backend_turn *shell_turn_start(shc_backend *be, shc_loop *loop, const char *session_id,
+                                          const char *cwd, const char *prompt,
+                                          const shc_backend_host *host)
+{
+    (void)be;
+    (void)loop;
+    (void)session_id;
+    (void)cwd;
+    shell_turn *t = calloc(1, sizeof *t);
+    if (!t)
+        goto nomem;
+    t->host = *host;
+    /* split into trimmed non-empty lines */
+    for (const char *p = prompt; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        const char *s = p, *e = p + n;
+        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+            s++;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+            e--;
+        if (e > s) {
+            char **l = realloc(t->lines, (t->nlines + 1) * sizeof *l);
+            if (!l)
+                goto nomem;
+            t->lines = l;
+            t->lines[t->nlines] = strndup(s, (size_t)(e - s));
+            if (!t->lines[t->nlines])
+                goto nomem;
+            t->nlines++;
+        }
+        p = nl ? nl + 1 : p + n;
+    }
+    issue_next(t);
+    return (shc_backend_turn *)t;
+nomem:
+    if (t)
+        free_lines(t->lines, t->nlines);
+    free(t);
+    host->turn_done(host->payload, SHC_STOP_END_TURN, -32603, "out of memory");
+    return NULL;
+}
+
+static void shell_tool_result(shc_backend_turn *bt, const shc_tool_result *r)
+{
+    shell_turn *t = (shell_turn *)bt;
+    if (t->done)
+        return;
+    if (!r->ran)
+        t->not_run++;
+    else if (r->exit_code == 0 && !r->signal && !r->timed_out)
+        t->ok++;
+    else
+        t->failed++;
+    if (r->cancelled) {
+        turn_finish(t, SHC_STOP_CANCELLED);
+        return;
+    }
+    issue_next(t);
+}
+
+static void shell_cancel(shc_backend_turn *bt)
+{
+    turn_finish((shell_turn *)bt, SHC_STOP_CANCELLED);
+}
+
+static void shell_turn_free(shc_backend_turn *bt)
+{
+    shell_turn *t = (shell_turn *)bt;
+    if (!t)
+        return;
+    free_lines(t->lines, t->nlines);
+    free(t);
+}
+
+static void shell_session_end(shc_backend *be, const char *session_id)
+{
+    (void)be;
+    (void)session_id; /* shell mode keeps no history */
+}
+
+static void shell_free(shc_backend *be)
+{
+    free(be);
+}
+
+static const shc_backend_ops shell_ops = {
+    "shell", shell_turn_start, shell_tool_result, shell_cancel, shell_turn_free, shell_session_end,
+    shell_free,
+};
+
+shc_backend *shc_backend_shell_new(void)
+{
+    shc_backend *be = calloc(1, sizeof *be);
+    if (be)
+        be->ops = &shell_ops;
+    return be;
+}

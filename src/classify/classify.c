@@ -1,0 +1,442 @@
+/* src/classify/ owns the classifier: the AST walk (this file), the per-tool option tables
+ * (tools.def and tools/NAME.def), option parsing (opts.c), the per-command rules (policy.c),
+ * find's predicates (find.c), pipeline filters (filter.c), the sed grammar (sed.c), option
+ * values (values.c) and verdicts (verdict_build.c, verdict.c: names, free, JSON).  Entry point:
+ * shc_classify() (include/shcard.h).  May use: shell/ and base/.
+ *
+ * The classifier: walks the AST and decides which card a command gets.  Display-only and
+ * fail-closed: every path that is not positively recognised ends in a terminal verdict with
+ * the rule that decided and the span of the word or construct.
+ *
+ * Accepted shape (anything else is terminal):
+ *   [cd DIR && | true &&]... PRIMARY [| FILTER]... [|| true | && true]...
+ * with PRIMARY an allowlisted command (policy.c), FILTERs stdin-only pure filters, every word
+ * static (no expansion, glob, brace, tilde), a plain unquoted command name, no assignments,
+ * and redirections only to /dev/null, fd duplications, or `< FILE` for a read. */
+#include "shcard.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/policy.h"
+#include "classify/verdict_build.h"
+
+#define MAX_ANDOR 32
+
+typedef struct ctx {
+    const shc_ast *ast;
+    bool rejected;
+    char reason[200];
+    shc_span span;
+    char cwd[1024]; /* joined cd operands, "" when none */
+    bool has_cwd;
+} ctx;
+
+static int reject(ctx *c, shc_span span, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int reject(ctx *c, shc_span span, const char *fmt, ...)
+{
+    if (c->rejected)
+        return -1;
+    c->rejected = true;
+    c->span = span;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ words */
+
+/* Unicode look-alikes of shell separators, as UTF-8. */
+static const char *const lookalikes[] = {
+    "\xef\xbc\x9b", /* U+FF1B fullwidth semicolon */
+    "\xef\xbc\x86", /* U+FF06 fullwidth ampersand */
+    "\xef\xbd\x9c", /* U+FF5C fullwidth vertical line */
+    "\xcd\xbe",     /* U+037E greek question mark */
+    "\xef\xb9\x94", /* U+FE54 small semicolon */
+    "\xe2\x80\xa8", /* U+2028 line separator */
+    "\xe2\x80\xa9", /* U+2029 paragraph separator */
+    "\xc2\x85",     /* U+0085 next line */
+};
+
+/* A word whose value is exactly what the program will see. */
+static int check_word(ctx *c, const shc_word *w, const char *what)
+{
+    if (!w->value || (w->flags & SHC_WORD_EXPANSION))
+        return reject(c, w->span, "%s: $ expansion is not known statically", what);
+    if (w->flags & SHC_WORD_GLOB)
+        return reject(c, w->span, "%s: unquoted glob may expand to other words", what);
+    if (w->flags & SHC_WORD_BRACE)
+        return reject(c, w->span, "%s: brace expansion makes several words", what);
+    if (w->flags & SHC_WORD_TILDE)
+        return reject(c, w->span, "%s: ~ expands to a home directory", what);
+    if (strlen(w->value) != w->len)
+        return reject(c, w->span, "%s: NUL byte in a word", what);
+    bool high = false;
+    for (size_t i = 0; i < w->len; i++) {
+        unsigned char b = (unsigned char)w->value[i];
+        if (b < 0x20 && b != '\t')
+            return reject(c, w->span, "%s: control character 0x%02x in a word", what, b);
+        if (b == 0x7f)
+            return reject(c, w->span, "%s: control character 0x7f in a word", what);
+        high |= b >= 0x80;
+    }
+    for (size_t i = 0; high && i < sizeof lookalikes / sizeof lookalikes[0]; i++)
+        if (strstr(w->value, lookalikes[i]))
+            return reject(c, w->span, "%s: Unicode look-alike of a shell separator", what);
+    return 0;
+}
+
+/* Names a device, process or kernel file (/dev/stdin, /dev/zero, /proc/self/fd/0): reading it
+ * may block or never end, and what it holds cannot be seen in the text. */
+static bool names_special(const char *s)
+{
+    for (const char *p = strchr(s, '/'); p; p = strchr(p + 1, '/'))
+        if (!strncmp(p + 1, "dev/", 4) || !strncmp(p + 1, "proc/", 5) || !strncmp(p + 1, "sys/", 4))
+            return true;
+    return false;
+}
+
+/* "/", "//", "/.", "/./": the filesystem root. */
+static bool is_root(const char *s)
+{
+    if (s[0] != '/')
+        return false;
+    for (; *s; s++)
+        if (*s != '/' && *s != '.')
+            return false;
+    return true;
+}
+
+/* Checks a call's words and assignments and fills argv (borrowed values). */
+static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
+{
+    const shc_call *call = &n->u.call;
+    if (call->nassigns)
+        return reject(c, call->assigns[0].span,
+                      "assignment prefix %s= may change how the command behaves",
+                      call->assigns[0].name);
+    if (call->nwords == 0)
+        return reject(c, n->span, "a redirection without a command");
+    if (call->nwords > SHC_MAX_ARGS)
+        return reject(c, n->span, "too many words");
+    const shc_word *w0 = &call->words[0];
+    if (check_word(c, w0, "command name") < 0)
+        return -1;
+    if (w0->flags & (SHC_WORD_QUOTED | SHC_WORD_ESCAPED))
+        return reject(c, w0->span,
+                      "a quoted or escaped command name may bypass aliases and functions");
+    if (strchr(w0->value, '/'))
+        return reject(c, w0->span, "%s: a path-qualified command may not be the real tool",
+                      w0->value);
+    for (size_t i = 0; i < call->nwords; i++) {
+        if (check_word(c, &call->words[i], w0->value) < 0)
+            return -1;
+        if (names_special(call->words[i].value))
+            return reject(c, call->words[i].span,
+                          "%s: '%s' names a device or process file (may block or never end)",
+                          w0->value, call->words[i].value);
+        argv[i] = call->words[i].value;
+    }
+    argv[call->nwords] = NULL;
+    *argc = call->nwords;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ redirections */
+
+/* Allowed: to /dev/null, fd duplication, and (when in_file is given) `< FILE`. */
+static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
+{
+    const shc_call *call = &n->u.call;
+    for (size_t i = 0; i < call->nredirs; i++) {
+        const shc_redir *rd = &call->redirs[i];
+        if (check_word(c, &rd->target, "redirection") < 0)
+            return -1;
+        const char *t = rd->target.value;
+        switch (rd->op) {
+        case SHC_REDIR_OUT:
+        case SHC_REDIR_APPEND:
+        case SHC_REDIR_CLOBBER:
+        case SHC_REDIR_ALL:
+        case SHC_REDIR_ALL_APPEND:
+            if (strcmp(t, "/dev/null") != 0)
+                return reject(c, rd->span, "redirection writes the file '%s'", t);
+            break;
+        case SHC_REDIR_DUP_OUT:
+        case SHC_REDIR_DUP_IN:
+            if (!shc__all_digits(t) && strcmp(t, "-") != 0)
+                return reject(c, rd->span, ">&%s writes a file, it is not an fd duplication", t);
+            break;
+        case SHC_REDIR_IN:
+            if (!strcmp(t, "/dev/null"))
+                break;
+            if (names_special(t))
+                return reject(c, rd->span, "< '%s' is a device or process file", t);
+            if (rd->fd > 0)
+                return reject(c, rd->span, "input redirection of fd %d", rd->fd);
+            if (!in_file)
+                return reject(c, rd->span, "< feeds a file to a command that does not read it");
+            if (*in_file)
+                return reject(c, rd->span, "several input redirections");
+            *in_file = &rd->target;
+            break;
+        case SHC_REDIR_RDWR: return reject(c, rd->span, "<> opens '%s' for writing", t);
+        case SHC_REDIR_HERESTRING:
+            return reject(c, rd->span, "a here-string feeds text, not a file");
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ shape */
+
+typedef struct andor {
+    const shc_node *elems[MAX_ANDOR];
+    shc_node_kind ops[MAX_ANDOR]; /* ops[i] joins elems[i-1] and elems[i] */
+    size_t n;
+} andor;
+
+static int flatten(ctx *c, const shc_node *n, andor *ao, shc_node_kind op)
+{
+    if (n->kind == SHC_NODE_AND || n->kind == SHC_NODE_OR) {
+        if (flatten(c, n->u.binary.left, ao, op) < 0)
+            return -1;
+        return flatten(c, n->u.binary.right, ao, n->kind);
+    }
+    if (n->kind != SHC_NODE_PIPE && n->kind != SHC_NODE_CALL)
+        return reject(c, n->span, "nested command lists are not one command");
+    if (ao->n >= MAX_ANDOR)
+        return reject(c, n->span, "too many commands");
+    ao->ops[ao->n] = op;
+    ao->elems[ao->n++] = n;
+    return 0;
+}
+
+/* The single call of an and-or element, or NULL when it is a real pipeline. */
+static const shc_node *single_call(const shc_node *n)
+{
+    if (n->kind == SHC_NODE_CALL)
+        return n;
+    if (n->kind == SHC_NODE_PIPE && n->u.pipe.n == 1 && !n->u.pipe.negated)
+        return n->u.pipe.cmds[0];
+    return NULL;
+}
+
+/* Is this element exactly the word `w` (true, :)? */
+static bool is_word_call(const shc_node *n, const char *w)
+{
+    const shc_node *call = single_call(n);
+    if (!call || call->u.call.nwords != 1 || call->u.call.nassigns || call->u.call.nredirs)
+        return false;
+    const shc_word *w0 = &call->u.call.words[0];
+    return w0->value && w0->flags == 0 && !strcmp(w0->value, w);
+}
+
+static bool is_cd(const shc_node *n)
+{
+    const shc_node *call = single_call(n);
+    if (!call || call->u.call.nwords == 0)
+        return false;
+    const shc_word *w0 = &call->u.call.words[0];
+    return w0->value && w0->flags == 0 && !strcmp(w0->value, "cd");
+}
+
+/* cd [-L|-P] DIR: joins DIR onto the running directory. */
+static int take_cd(ctx *c, const shc_node *n)
+{
+    const shc_node *call = single_call(n);
+    const char *argv[SHC_MAX_ARGS + 1];
+    size_t argc;
+    if (call_argv(c, call, argv, &argc) < 0 || check_redirs(c, call, NULL) < 0)
+        return -1;
+    shc_rule r;
+    shc__rule_init(&r);
+    shc_optres res;
+    if (shc__opts_parse(&res, &r, shc__policy_spec(SHC_CMD_cd), argv, 1, argc, false) < 0)
+        return reject(c, call->u.call.words[r.argi].span, "%s", r.reason);
+    if (res.nops != 1)
+        return reject(c, call->span, "cd: needs exactly one directory (bash refuses more)");
+    const char *d = res.ops[0].value;
+    if (!strcmp(d, "-") || d[0] == '\0')
+        return reject(c, call->u.call.words[res.ops[0].argi].span,
+                      "cd: '%s' is not a directory that can be seen", d);
+    char tmp[sizeof c->cwd];
+    int w;
+    if (d[0] == '/' || !c->has_cwd)
+        w = snprintf(tmp, sizeof tmp, "%s", d);
+    else
+        w = snprintf(tmp, sizeof tmp, "%s%s%s", c->cwd,
+                     c->cwd[strlen(c->cwd) - 1] == '/' ? "" : "/", d);
+    if (w < 0 || (size_t)w >= sizeof tmp)
+        return reject(c, call->span, "cd: directory name too long");
+    if (names_special(tmp) || !strcmp(tmp, "/dev") || !strcmp(tmp, "/proc") || !strcmp(tmp, "/sys"))
+        return reject(c, call->span, "cd: '%s' is a device or process directory", tmp);
+    memcpy(c->cwd, tmp, (size_t)w + 1);
+    c->has_cwd = true;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the walk */
+
+/* Decides the command; on acceptance fills *r, argv and argc (argv borrows the AST). */
+static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
+{
+    const shc_node *root = c->ast->root;
+    if (!root || root->kind != SHC_NODE_LIST || root->u.list.n == 0)
+        return reject(c, root ? root->span : (shc_span){0, 0}, "empty command");
+    const shc_list *l = &root->u.list;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->seps[i] == SHC_SEP_AMP)
+            return reject(c, l->items[i]->span, "& runs a command in the background");
+    if (l->n > 1)
+        return reject(c, l->items[1]->span, "several commands: only one is shown as a card");
+    andor ao = {.n = 0};
+    if (flatten(c, l->items[0], &ao, SHC_NODE_LIST) < 0)
+        return -1;
+    size_t i = 0;
+    /* prefixes: cd DIR && / true && */
+    for (; i + 1 < ao.n && ao.ops[i + 1] == SHC_NODE_AND; i++) {
+        if (is_word_call(ao.elems[i], "true") || is_word_call(ao.elems[i], ":"))
+            continue;
+        if (!is_cd(ao.elems[i]))
+            break;
+        if (take_cd(c, ao.elems[i]) < 0)
+            return -1;
+    }
+    size_t prim = i;
+    for (i = prim + 1; i < ao.n; i++)
+        if (!is_word_call(ao.elems[i], "true") && !is_word_call(ao.elems[i], ":"))
+            return reject(c, ao.elems[i]->span, "several commands: only one is shown as a card");
+    for (i = 0; i < prim; i++)
+        if (i > 0 && ao.ops[i] != SHC_NODE_AND)
+            return reject(c, ao.elems[i]->span, "several commands: only one is shown as a card");
+
+    const shc_node *p = ao.elems[prim];
+    const shc_node *const *stages = &p;
+    size_t nstages = 1;
+    if (p->kind == SHC_NODE_PIPE) {
+        if (p->u.pipe.negated)
+            return reject(c, p->span, "! negates the exit status");
+        stages = (const shc_node *const *)p->u.pipe.cmds;
+        nstages = p->u.pipe.n;
+    }
+    if (nstages == 0)
+        return reject(c, p->span, "empty pipeline");
+    for (size_t s = 0; s < nstages; s++)
+        if (stages[s]->kind != SHC_NODE_CALL)
+            return reject(c, stages[s]->span, "not a simple command");
+
+    /* the primary */
+    const shc_word *in_file = NULL;
+    if (call_argv(c, stages[0], argv, argc) < 0 || check_redirs(c, stages[0], &in_file) < 0)
+        return -1;
+    shc__policy_primary(r, argv, *argc);
+    if (r->kind == SHC_KIND_TERMINAL)
+        return reject(c, stages[0]->u.call.words[r->argi < *argc ? r->argi : 0].span, "%s",
+                      r->reason);
+    if (r->pages && nstages == 1)
+        return reject(c, stages[0]->u.call.words[0].span,
+                      "%s: on a terminal it starts a pager and waits for keys (pipe it, or "
+                      "--no-pager / --paging=never)",
+                      strcmp(argv[0], "git") ? argv[0] : "git grep");
+    if (r->wants_stdin) {
+        if (!in_file)
+            return reject(c, stages[0]->span, "%s: without a file it reads standard input",
+                          argv[0]);
+        r->path = in_file->value;
+        r->paths[0] = r->path;
+        r->npaths = 1;
+    } else if (in_file) {
+        return reject(c, in_file->span, "< feeds a file to a command that does not read it");
+    }
+
+    /* a search or listing of the whole filesystem may not end in any useful time */
+    if (r->kind == SHC_KIND_SEARCH || r->kind == SHC_KIND_LIST) {
+        for (size_t k = 0; k <= r->npaths; k++) {
+            const char *q = k < r->npaths ? r->paths[k] : r->path;
+            if (!q && k == r->npaths && r->npaths == 0 && c->has_cwd)
+                q = c->cwd;
+            else if (q && c->has_cwd && is_root(c->cwd) && (!strcmp(q, ".") || !strcmp(q, "./")))
+                q = c->cwd;
+            if (q && is_root(q))
+                return reject(c, stages[0]->span, "%s: '%s' is the whole filesystem", argv[0], q);
+        }
+    }
+
+    /* paths joined onto cd DIR may name device files (cd / && cat dev/zero) */
+    for (size_t k = 0; c->has_cwd && k <= r->npaths; k++) {
+        const char *q = k < r->npaths ? r->paths[k] : r->path;
+        char joined[sizeof c->cwd * 2];
+        if (!q || q[0] == '/')
+            continue;
+        snprintf(joined, sizeof joined, "%s/%s", c->cwd, q);
+        if (names_special(joined))
+            return reject(c, stages[0]->span, "'%s' is a device or process file", joined);
+    }
+
+    /* the filters */
+    for (size_t s = 1; s < nstages; s++) {
+        const char *fargv[SHC_MAX_ARGS + 1];
+        size_t fargc;
+        shc_rule fr;
+        shc__rule_init(&fr);
+        long line, end;
+        if (call_argv(c, stages[s], fargv, &fargc) < 0 || check_redirs(c, stages[s], NULL) < 0)
+            return -1;
+        if (!shc__policy_filter(&fr, fargv, fargc, &line, &end))
+            return reject(c, stages[s]->u.call.words[fr.argi < fargc ? fr.argi : 0].span, "%s",
+                          fr.reason);
+        if (s == 1 && line && r->kind == SHC_KIND_READ && r->whole_output && !r->line) {
+            r->line = line;
+            r->line_end = end;
+        }
+    }
+    return 0;
+}
+
+int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap)
+{
+    *out = NULL;
+    shc_diag diag;
+    diag.code = 0;
+    diag.text[0] = '\0';
+    shc_ast *ast = NULL;
+    int rc = shc_parse(&ast, cmd, len, unwrap, NULL, &diag);
+    if (!ast)
+        return SHC_E_NOMEM;
+    bool wrapped = ast->wrapper.present;
+    const char *script = ast->script ? ast->script : "";
+    size_t script_len = ast->script ? ast->script_len : 0;
+    shc_verdict *v = NULL;
+    if (rc < 0) {
+        if (rc != SHC_E_NOMEM) {
+            char reason[200];
+            snprintf(reason, sizeof reason, "%s error: %s", shc_err_kind(rc), diag.text);
+            v = shc__verdict_terminal(script, script_len, wrapped, reason, diag.span, rc);
+        }
+    } else {
+        ctx c;
+        c.ast = ast;
+        c.rejected = false;
+        c.has_cwd = false;
+        c.cwd[0] = '\0';
+        shc_rule r;
+        const char *argv[SHC_MAX_ARGS + 1];
+        size_t argc = 0;
+        if (decide(&c, &r, argv, &argc) < 0)
+            v = shc__verdict_terminal(script, script_len, wrapped, c.reason, c.span, 0);
+        else
+            v = shc__verdict_accepted(script, script_len, wrapped, c.has_cwd ? c.cwd : NULL, &r,
+                                      argv, argc, ast->root->u.list.items[0]->span);
+    }
+    shc_ast_free(ast);
+    if (!v)
+        return SHC_E_NOMEM;
+    *out = v;
+    return 0;
+}

@@ -1,0 +1,108 @@
+/* The rules for pipeline filters: later stages that read only the pipe (head/tail -n N,
+ * sed -n range, nl, cat -n, wc, sort, uniq, cut, tr, column, grep), with no file operand and
+ * no output option.  The sed grammar is in sed.c, counts in values.c. */
+#include "classify/policy.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------ filters */
+
+static bool
+filter_reject_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t allowed)
+{
+    if (res->nops > allowed) {
+        shc__reject(r, res->ops[allowed].argi,
+                    "%s: a filter with a file operand does not read the pipe", cmd);
+        return true;
+    }
+    return false;
+}
+
+bool shc__policy_filter(
+    shc_rule *r, const char *const *argv, size_t argc, long *line, long *line_end)
+{
+    *line = 0;
+    *line_end = 0;
+    if (argc > SHC_MAX_ARGS) {
+        shc__reject(r, 0, "%s: too many words", argv[0]);
+        return false;
+    }
+    const shc_cmdspec *spec = shc__policy_lookup(argv[0], strlen(argv[0]));
+    if (!spec || strchr(argv[0], ' ')) {
+        shc__reject(r, 0, "%s: not a pure filter", argv[0]);
+        return false;
+    }
+    shc_optres res;
+    shc_rule tmp;
+    shc__rule_init(&tmp);
+    switch (spec->id) {
+    case SHC_CMD_head:
+    case SHC_CMD_tail:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        if (shc__check_counts(&tmp, spec->name, &res, spec->id == SHC_CMD_tail) < 0) {
+            shc__reject(r, tmp.argi, "%s", tmp.reason);
+            return false;
+        }
+        if (filter_reject_operands(r, spec->name, &res, 0))
+            return false;
+        *line = tmp.line;
+        return true;
+    case SHC_CMD_sed: {
+        size_t files;
+        long a, b;
+        bool last;
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        if (shc__sed_script(r, &res, &files, &a, &b, &last) < 0)
+            return false;
+        if (filter_reject_operands(r, spec->name, &res, files))
+            return false;
+        *line = a;
+        *line_end = b;
+        return true;
+    }
+    case SHC_CMD_grep: {
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        if (shc__opt_first(&res, SHC_ROLE_RECURSIVE) || shc__opt_first(&res, SHC_ROLE_DIRACTION)) {
+            shc__reject(r, 0, "%s: -r searches files, not the pipe", spec->name);
+            return false;
+        }
+        size_t pat = shc__opt_first(&res, SHC_ROLE_PATTERN) ? 0 : 1;
+        if (pat && res.nops == 0) {
+            shc__reject(r, 0, "%s: no pattern", spec->name);
+            return false;
+        }
+        return !filter_reject_operands(r, spec->name, &res, pat);
+    }
+    case SHC_CMD_tr:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        return !filter_reject_operands(r, spec->name, &res, 2);
+    case SHC_CMD_cat:
+    case SHC_CMD_nl:
+    case SHC_CMD_wc:
+    case SHC_CMD_sort:
+    case SHC_CMD_uniq:
+    case SHC_CMD_cut:
+    case SHC_CMD_column:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+            return false;
+        return !filter_reject_operands(r, spec->name, &res, 0);
+    case SHC_CMD_bat:
+    case SHC_CMD_rg:
+    case SHC_CMD_ag:
+    case SHC_CMD_ack:
+    case SHC_CMD_git:
+    case SHC_CMD_git_grep:
+    case SHC_CMD_git_ls_files:
+    case SHC_CMD_fd:
+    case SHC_CMD_ls:
+    case SHC_CMD_tree:
+    case SHC_CMD_cd:
+    case SHC_CMD__COUNT: break;
+    }
+    shc__reject(r, 0, "%s: not a pure filter", argv[0]);
+    return false;
+}

@@ -1,0 +1,180 @@
+/* find: predicates are allowlisted (not actions blocklisted).  GNU find's grammar is
+ *   find [-H|-L|-P]... [starting-point...] [expression]
+ * where the expression starts at the first word that begins with '-' (and is longer than
+ * "-") or is one of ( ) ! ,  Paths after the expression are an error in GNU find. */
+#include "classify/policy.h"
+
+#include <string.h>
+
+typedef enum find_role {
+    FIND_TEST,  /* a test or option: no effect outside find */
+    FIND_QUERY, /* a name test whose value is the query */
+    FIND_OPER,  /* ( ) ! -not -a -o , */
+    FIND_PRUNE, /* -prune: the test before it names what is skipped, not what is searched */
+} find_role;
+
+typedef struct find_pred {
+    const char *name;
+    unsigned nargs;
+    find_role role;
+    const char *danger;
+} find_pred;
+
+static const find_pred preds[] = {
+    {"-name", 1, FIND_QUERY, NULL},
+    {"-iname", 1, FIND_QUERY, NULL},
+    {"-path", 1, FIND_QUERY, NULL},
+    {"-ipath", 1, FIND_QUERY, NULL},
+    {"-wholename", 1, FIND_QUERY, NULL},
+    {"-iwholename", 1, FIND_QUERY, NULL},
+    {"-regex", 1, FIND_QUERY, NULL},
+    {"-iregex", 1, FIND_QUERY, NULL},
+    {"-lname", 1, FIND_TEST, NULL},
+    {"-ilname", 1, FIND_TEST, NULL},
+    {"-regextype", 1, FIND_TEST, NULL},
+    {"-type", 1, FIND_TEST, NULL},
+    {"-xtype", 1, FIND_TEST, NULL},
+    {"-maxdepth", 1, FIND_TEST, NULL},
+    {"-mindepth", 1, FIND_TEST, NULL},
+    {"-mtime", 1, FIND_TEST, NULL},
+    {"-mmin", 1, FIND_TEST, NULL},
+    {"-atime", 1, FIND_TEST, NULL},
+    {"-amin", 1, FIND_TEST, NULL},
+    {"-ctime", 1, FIND_TEST, NULL},
+    {"-cmin", 1, FIND_TEST, NULL},
+    {"-newer", 1, FIND_TEST, NULL},
+    {"-anewer", 1, FIND_TEST, NULL},
+    {"-cnewer", 1, FIND_TEST, NULL},
+    {"-used", 1, FIND_TEST, NULL},
+    {"-size", 1, FIND_TEST, NULL},
+    {"-perm", 1, FIND_TEST, NULL},
+    {"-user", 1, FIND_TEST, NULL},
+    {"-group", 1, FIND_TEST, NULL},
+    {"-uid", 1, FIND_TEST, NULL},
+    {"-gid", 1, FIND_TEST, NULL},
+    {"-links", 1, FIND_TEST, NULL},
+    {"-inum", 1, FIND_TEST, NULL},
+    {"-samefile", 1, FIND_TEST, NULL},
+    {"-fstype", 1, FIND_TEST, NULL},
+    {"-empty", 0, FIND_TEST, NULL},
+    {"-readable", 0, FIND_TEST, NULL},
+    {"-writable", 0, FIND_TEST, NULL},
+    {"-executable", 0, FIND_TEST, NULL},
+    {"-nouser", 0, FIND_TEST, NULL},
+    {"-nogroup", 0, FIND_TEST, NULL},
+    {"-true", 0, FIND_TEST, NULL},
+    {"-false", 0, FIND_TEST, NULL},
+    {"-depth", 0, FIND_TEST, NULL},
+    {"-mount", 0, FIND_TEST, NULL},
+    {"-xdev", 0, FIND_TEST, NULL},
+    {"-noleaf", 0, FIND_TEST, NULL},
+    {"-follow", 0, FIND_TEST, NULL},
+    {"-daystart", 0, FIND_TEST, NULL},
+    {"-ignore_readdir_race", 0, FIND_TEST, NULL},
+    {"-noignore_readdir_race", 0, FIND_TEST, NULL},
+    {"-nowarn", 0, FIND_TEST, NULL},
+    {"-warn", 0, FIND_TEST, NULL},
+    {"-print", 0, FIND_TEST, NULL},
+    {"-print0", 0, FIND_TEST, NULL},
+    {"-printf", 1, FIND_TEST, NULL},
+    {"-ls", 0, FIND_TEST, NULL},
+    {"-quit", 0, FIND_TEST, NULL},
+    {"-prune", 0, FIND_PRUNE, NULL},
+    {"-not", 0, FIND_OPER, NULL},
+    {"!", 0, FIND_OPER, NULL},
+    {"-a", 0, FIND_OPER, NULL},
+    {"-and", 0, FIND_OPER, NULL},
+    {"-o", 0, FIND_OPER, NULL},
+    {"-or", 0, FIND_OPER, NULL},
+    {"(", 0, FIND_OPER, NULL},
+    {")", 0, FIND_OPER, NULL},
+    {",", 0, FIND_OPER, NULL},
+    {"-exec", 0, FIND_TEST, "find: -exec runs a program"},
+    {"-execdir", 0, FIND_TEST, "find: -execdir runs a program"},
+    {"-ok", 0, FIND_TEST, "find: -ok runs a program"},
+    {"-okdir", 0, FIND_TEST, "find: -okdir runs a program"},
+    {"-delete", 0, FIND_TEST, "find: -delete deletes files"},
+    {"-fprint", 0, FIND_TEST, "find: -fprint writes a file"},
+    {"-fprint0", 0, FIND_TEST, "find: -fprint0 writes a file"},
+    {"-fprintf", 0, FIND_TEST, "find: -fprintf writes a file"},
+    {"-fls", 0, FIND_TEST, "find: -fls writes a file"},
+};
+
+static const find_pred *find_lookup(const char *w)
+{
+    for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++)
+        if (!strcmp(preds[i].name, w))
+            return &preds[i];
+    return NULL;
+}
+
+static bool starts_expression(const char *w)
+{
+    return (w[0] == '-' && w[1] != '\0') || !strcmp(w, "(") || !strcmp(w, ")") || !strcmp(w, "!") ||
+           !strcmp(w, ",");
+}
+
+void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
+{
+    size_t i = 1;
+    while (i < argc && (!strcmp(argv[i], "-H") || !strcmp(argv[i], "-L") || !strcmp(argv[i], "-P")))
+        i++;
+    for (; i < argc && !starts_expression(argv[i]); i++) {
+        if (argv[i][0] == '\0') {
+            shc__reject(r, i, "find: empty starting point");
+            return;
+        }
+        r->paths[r->npaths++] = argv[i];
+    }
+    /* query candidates: name tests not negated and not followed by -prune */
+    const char *query[SHC_MAX_ARGS];
+    size_t nq = 0;
+    bool negated = false, last_was_query = false;
+    for (; i < argc; i++) {
+        const find_pred *p = find_lookup(argv[i]);
+        if (!p) {
+            if (!starts_expression(argv[i]))
+                shc__reject(r, i, "find: paths must precede the expression ('%s')", argv[i]);
+            else
+                shc__reject(r, i, "find: %s is not an allowed predicate", argv[i]);
+            return;
+        }
+        if (p->danger) {
+            shc__reject(r, i, "%s", p->danger);
+            return;
+        }
+        if (p->nargs && i + p->nargs >= argc) {
+            shc__reject(r, i, "find: %s needs a value", p->name);
+            return;
+        }
+        bool this_query = false;
+        switch (p->role) {
+        case FIND_QUERY:
+            if (!negated) {
+                query[nq++] = argv[i + 1];
+                this_query = true;
+            }
+            break;
+        case FIND_PRUNE:
+            if (last_was_query)
+                nq--;
+            break;
+        case FIND_OPER:
+        case FIND_TEST: break;
+        }
+        negated = p->role == FIND_OPER && (!strcmp(p->name, "!") || !strcmp(p->name, "-not"));
+        last_was_query = this_query;
+        i += p->nargs;
+    }
+    r->path = r->npaths ? r->paths[0] : NULL;
+    if (nq) {
+        r->query = query[0];
+        r->kind = SHC_KIND_SEARCH;
+        return;
+    }
+    if (r->npaths > 1) {
+        shc__reject(r, 0, "find: several directories have no single location");
+        return;
+    }
+    r->kind = SHC_KIND_LIST;
+}

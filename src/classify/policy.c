@@ -1,0 +1,324 @@
+/* The per-command rules: what a parsed argv of an allowlisted command means (read, search or
+ * list, with path, query and line).  The option tables are in tools.def (one file per tool
+ * under tools/); `find` has its own predicate table in find.c, pipeline filters are in filter.c,
+ * the sed grammar in sed.c, numeric option values in values.c. */
+#include "classify/policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ helpers */
+
+/* A file or directory operand: "-" is stdin, "" is an error. */
+static int check_path(shc_rule *r, const char *cmd, const shc_operand *op)
+{
+    if (!strcmp(op->value, "-"))
+        return shc__reject(r, op->argi, "%s: '-' reads standard input", cmd);
+    if (op->value[0] == '\0')
+        return shc__reject(r, op->argi, "%s: empty file name", cmd);
+    return 0;
+}
+
+/* One file (or none: the caller may supply `< FILE`) for a read command. */
+static int read_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t first)
+{
+    size_t n = res->nops - first;
+    if (n == 0) {
+        r->wants_stdin = true;
+        r->kind = SHC_KIND_READ;
+        return 0;
+    }
+    if (n > 1)
+        return shc__reject(r, res->ops[first + 1].argi, "%s: several files have no single location",
+                           cmd);
+    if (check_path(r, cmd, &res->ops[first]) < 0)
+        return -1;
+    r->kind = SHC_KIND_READ;
+    r->path = res->ops[first].value;
+    r->paths[0] = r->path;
+    r->npaths = 1;
+    return 0;
+}
+
+/* Search roots / listed paths: every operand from `first` on. */
+static int
+root_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t first, bool single)
+{
+    for (size_t i = first; i < res->nops; i++) {
+        if (check_path(r, cmd, &res->ops[i]) < 0)
+            return -1;
+        if (single && i > first)
+            return shc__reject(r, res->ops[i].argi,
+                               "%s: several directories have no single location", cmd);
+        r->paths[r->npaths++] = res->ops[i].value;
+    }
+    r->path = r->npaths ? r->paths[0] : NULL;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ primary commands */
+
+static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
+{
+    switch (spec->id) {
+    case SHC_CMD_cat: r->whole_output = true; break;
+    case SHC_CMD_nl: r->whole_output = true; break;
+    case SHC_CMD_head:
+        if (shc__check_counts(r, spec->name, res, false) < 0)
+            return;
+        break;
+    case SHC_CMD_tail:
+        if (shc__check_counts(r, spec->name, res, true) < 0)
+            return;
+        for (size_t i = 0; i < res->nops; i++)
+            if (res->ops[i].value[0] == '+' && !res->ops[i].after_dashdash) {
+                shc__reject(r, res->ops[i].argi, "tail: obsolete '+N' form");
+                return;
+            }
+        break;
+    case SHC_CMD_bat: {
+        const shc_optval *pg = shc__opt_first(res, SHC_ROLE_PAGING);
+        if (pg && strcmp(pg->value, "never") != 0) {
+            shc__reject(r, pg->argi, "bat: --paging=%s may run a pager", pg->value);
+            return;
+        }
+        size_t plain = 0;
+        for (size_t i = 0; i < res->nopts; i++)
+            plain += res->opts[i].opt->short_name == 'p';
+        r->pages = !shc__opt_first(res, SHC_ROLE_NOPAGER) && !pg && plain < 2;
+        const shc_optval *rg = shc__opt_first(res, SHC_ROLE_RANGE);
+        r->whole_output = !rg;
+        if (rg) {
+            const char *v = rg->value, *colon = strchr(v, ':');
+            long a = 1, b = 0;
+            size_t alen = colon ? (size_t)(colon - v) : strlen(v);
+            if ((alen && shc__parse_num(v, alen, &a) < 0) ||
+                (colon && colon[1] && shc__parse_num(colon + 1, strlen(colon + 1), &b) < 0) ||
+                (!colon && alen == 0)) {
+                shc__reject(r, rg->argi, "bat: line range '%s' is not N:M", v);
+                return;
+            }
+            if (!colon)
+                b = a;
+            r->line = a == 0 ? 1 : a;
+            r->line_end = b;
+        }
+        break;
+    }
+    case SHC_CMD_sed: {
+        size_t files;
+        long a, b;
+        bool last;
+        if (shc__sed_script(r, res, &files, &a, &b, &last) < 0)
+            return;
+        if (read_operands(r, spec->name, res, files) < 0)
+            return;
+        r->line = a;
+        r->line_end = b;
+        r->last_line = last;
+        return;
+    }
+    case SHC_CMD_rg:
+    case SHC_CMD_grep:
+    case SHC_CMD_ag:
+    case SHC_CMD_ack:
+    case SHC_CMD_git:
+    case SHC_CMD_git_grep:
+    case SHC_CMD_git_ls_files:
+    case SHC_CMD_fd:
+    case SHC_CMD_ls:
+    case SHC_CMD_tree:
+    case SHC_CMD_wc:
+    case SHC_CMD_sort:
+    case SHC_CMD_uniq:
+    case SHC_CMD_cut:
+    case SHC_CMD_tr:
+    case SHC_CMD_column:
+    case SHC_CMD_cd:
+    case SHC_CMD__COUNT: break;
+    }
+    read_operands(r, spec->name, res, 0);
+}
+
+/* The pattern of a grep-like command: the first -e, else the first operand. */
+static int search_pattern(shc_rule *r, const char *cmd, const shc_optres *res, size_t *first_path)
+{
+    const shc_optval *e = shc__opt_first(res, SHC_ROLE_PATTERN);
+    if (e) {
+        r->query = e->value;
+        *first_path = 0;
+        return 0;
+    }
+    if (res->nops == 0)
+        return shc__reject(r, 0, "%s: no pattern", cmd);
+    r->query = res->ops[0].value;
+    *first_path = 1;
+    return 0;
+}
+
+static void rule_search(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
+{
+    size_t first = 0;
+    if (spec->id == SHC_CMD_rg && shc__opt_first(res, SHC_ROLE_FILES)) {
+        if (shc__opt_first(res, SHC_ROLE_PATTERN)) {
+            shc__reject(r, shc__opt_first(res, SHC_ROLE_PATTERN)->argi,
+                        "rg: --files takes no pattern");
+            return;
+        }
+        if (root_operands(r, spec->name, res, 0, true) == 0)
+            r->kind = SHC_KIND_LIST;
+        return;
+    }
+    if (spec->id == SHC_CMD_ag && !shc__opt_first(res, SHC_ROLE_NOVCS)) {
+        shc__reject(r, 0, "ag: without -U it runs `sh -c \"git config ...\"` to find excludes");
+        return;
+    }
+    if (search_pattern(r, spec->name, res, &first) < 0)
+        return;
+    if (root_operands(r, spec->name, res, first, false) < 0)
+        return;
+    if (spec->id == SHC_CMD_grep && r->npaths == 0) {
+        const shc_optval *d = shc__opt_first(res, SHC_ROLE_DIRACTION);
+        bool rec = shc__opt_first(res, SHC_ROLE_RECURSIVE) || (d && !strcmp(d->value, "recurse"));
+        if (!rec) {
+            shc__reject(r, 0, "%s: without a file it reads standard input", spec->name);
+            return;
+        }
+    }
+    r->kind = SHC_KIND_SEARCH;
+}
+
+static void rule_git(shc_rule *r, const char *const *argv, size_t argc)
+{
+    shc_optres res;
+    if (shc__opts_parse(&res, r, shc__policy_spec(SHC_CMD_git), argv, 1, argc, false) < 0)
+        return;
+    if (res.nops == 0) {
+        shc__reject(r, 0, "git: no subcommand");
+        return;
+    }
+    const shc_operand *sub = &res.ops[0];
+    shc_cmd_id id;
+    if (!strcmp(sub->value, "grep"))
+        id = SHC_CMD_git_grep;
+    else if (!strcmp(sub->value, "ls-files"))
+        id = SHC_CMD_git_ls_files;
+    else {
+        shc__reject(r, sub->argi, "git %s: only git grep and git ls-files are searches or lists",
+                    sub->value);
+        return;
+    }
+    bool nopager = shc__opt_first(&res, SHC_ROLE_NOPAGER) != NULL;
+    const shc_cmdspec *spec = shc__policy_spec(id);
+    if (shc__opts_parse(&res, r, spec, argv, sub->argi + 1, argc, true) < 0)
+        return;
+    r->pages = id == SHC_CMD_git_grep && !nopager;
+    if (id == SHC_CMD_git_ls_files) {
+        if (root_operands(r, spec->name, &res, 0, true) == 0)
+            r->kind = SHC_KIND_LIST;
+        return;
+    }
+    rule_search(r, spec, &res);
+}
+
+static void rule_fd(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
+{
+    const char *pat = res->nops ? res->ops[0].value : NULL;
+    size_t pat_argi = res->nops ? res->ops[0].argi : 0;
+    if (root_operands(r, spec->name, res, pat ? 1 : 0, false) < 0)
+        return;
+    for (size_t i = 0; i < res->nopts; i++) {
+        if (res->opts[i].opt->role != SHC_ROLE_SEARCHPATH)
+            continue;
+        if (res->opts[i].value[0] == '\0' || !strcmp(res->opts[i].value, "-")) {
+            shc__reject(r, res->opts[i].argi, "fd: bad --search-path");
+            return;
+        }
+        r->paths[r->npaths++] = res->opts[i].value;
+    }
+    r->path = r->npaths ? r->paths[0] : NULL;
+    if (pat && strchr(pat, '/') && !shc__opt_first(res, SHC_ROLE_FULLPATH)) {
+        shc__reject(r, pat_argi, "fd: a pattern with '/' needs --full-path (fd reports an error)");
+        return;
+    }
+    if (!pat || !strcmp(pat, ".") || !strcmp(pat, "") || !strcmp(pat, "^")) {
+        if (r->npaths > 1) {
+            shc__reject(r, 0, "fd: several directories have no single location");
+            return;
+        }
+        r->kind = SHC_KIND_LIST;
+        return;
+    }
+    r->query = pat;
+    r->kind = SHC_KIND_SEARCH;
+}
+
+void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
+{
+    shc__rule_init(r);
+    if (argc > SHC_MAX_ARGS) {
+        shc__reject(r, 0, "%s: too many words", argv[0]);
+        return;
+    }
+    if (!strcmp(argv[0], "find")) {
+        shc__policy_find(r, argv, argc);
+        goto done;
+    }
+    const shc_cmdspec *spec = shc__policy_lookup(argv[0], strlen(argv[0]));
+    if (!spec) {
+        shc__reject(r, 0, "%s: not a read, search or list command", argv[0]);
+        return;
+    }
+    shc_optres res;
+    switch (spec->id) {
+    case SHC_CMD_git: rule_git(r, argv, argc); break;
+    case SHC_CMD_cat:
+    case SHC_CMD_head:
+    case SHC_CMD_tail:
+    case SHC_CMD_nl:
+    case SHC_CMD_bat:
+    case SHC_CMD_sed:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0)
+            rule_read(r, spec, &res);
+        break;
+    case SHC_CMD_rg:
+    case SHC_CMD_grep:
+    case SHC_CMD_ag:
+    case SHC_CMD_ack:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0)
+            rule_search(r, spec, &res);
+        break;
+    case SHC_CMD_fd:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0)
+            rule_fd(r, spec, &res);
+        break;
+    case SHC_CMD_ls:
+    case SHC_CMD_tree:
+        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0 &&
+            root_operands(r, spec->name, &res, 0, true) == 0)
+            r->kind = SHC_KIND_LIST;
+        break;
+    case SHC_CMD_git_grep:
+    case SHC_CMD_git_ls_files:
+    case SHC_CMD_wc:
+    case SHC_CMD_sort:
+    case SHC_CMD_uniq:
+    case SHC_CMD_cut:
+    case SHC_CMD_tr:
+    case SHC_CMD_column:
+    case SHC_CMD_cd:
+    case SHC_CMD__COUNT:
+        shc__reject(r, 0, "%s: not a read, search or list command", argv[0]);
+        break;
+    }
+done:
+    if (r->kind != SHC_KIND_TERMINAL && !r->reason[0]) {
+        /* "cmd: kind" without printf: this is the hot path */
+        size_t n = strlen(argv[0]), k = strlen(shc_kind_name(r->kind));
+        if (n + k + 3 <= sizeof r->reason) {
+            memcpy(r->reason, argv[0], n);
+            memcpy(r->reason + n, ": ", 2);
+            memcpy(r->reason + n + 2, shc_kind_name(r->kind), k + 1);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+/* The classifier's policy over decoded argv strings: which commands may be shown as read,
+ * search or list, with every option of each command kept as data in tools.def (one file per tool under tools/).
+ * Nothing here knows the AST: callers pass NUL-terminated argv words (borrowed) and get a
+ * shc_rule result whose strings point into that argv.  No allocation, no global state.
+ */
+#ifndef SHC_POLICY_H
+#define SHC_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "shcard.h"
+
+/* What an option takes. */
+typedef enum shc_arg {
+    SHC_ARG_NONE, /* a flag */
+    SHC_ARG_REQ,  /* a value: attached (-n5, --lines=5) or the next word */
+    SHC_ARG_OPT,  /* an optional value, attached only (--color[=WHEN]) */
+} shc_arg;
+
+/* What an option means to the rules (most options mean nothing to them). */
+typedef enum shc_role {
+    SHC_ROLE_NONE,
+    SHC_ROLE_PATTERN,    /* the value is a search pattern (-e) */
+    SHC_ROLE_LINES,      /* head/tail -n: the value is a line count (tail: +N = from line N) */
+    SHC_ROLE_RANGE,      /* bat -r N:M */
+    SHC_ROLE_FILES,      /* rg --files, ack -f: list files instead of searching */
+    SHC_ROLE_QUIET,      /* sed -n */
+    SHC_ROLE_SCRIPT,     /* sed -e SCRIPT */
+    SHC_ROLE_RECURSIVE,  /* grep -r: no operand means the current directory */
+    SHC_ROLE_SEARCHPATH, /* fd --search-path DIR */
+    SHC_ROLE_PAGING,     /* bat --paging WHEN: only "never" keeps the label */
+    SHC_ROLE_FULLPATH,   /* fd -p: the pattern may contain '/' */
+    SHC_ROLE_DIRACTION,  /* grep -d ACTION: "recurse" is -r */
+    SHC_ROLE_NOVCS,      /* ag -U: without it ag runs `git config` through sh */
+    SHC_ROLE_NOPAGER,    /* bat -P, git --no-pager: no pager even on a terminal */
+    SHC_ROLE_NUMBER,     /* the value must be a decimal number (ag -A x loops forever) */
+} shc_role;
+
+typedef struct shc_opt {
+    char short_name;       /* 0 when the option has no short form */
+    const char *long_name; /* without the dashes; NULL when none */
+    shc_arg arg;
+    shc_role role;
+    const char *danger; /* NULL, or why the option makes the command a terminal command */
+} shc_opt;
+
+/* The commands the policy knows (expanded from tools.def). */
+typedef enum shc_cmd_id {
+#define SHC_CMD(id, name, abbrev, digits) SHC_CMD_##id,
+#define SHC_OPT(s, l, a, r, d)
+#define SHC_END(id)
+#include "classify/tools.def"
+#undef SHC_CMD
+#undef SHC_OPT
+#undef SHC_END
+    SHC_CMD__COUNT
+} shc_cmd_id;
+
+typedef struct shc_cmdspec {
+    const char *name;
+    shc_cmd_id id;
+    const shc_opt *opts; /* terminated by an all-zero entry */
+    bool abbrev;         /* accepts unique prefixes of long options (getopt_long, git) */
+    bool digits;         /* -NUM is a count (head -50, tail -20, grep -3) */
+} shc_cmdspec;
+
+/* The spec for a command name (egrep/fgrep/batcat/fdfind are aliases), or NULL. */
+const shc_cmdspec *shc__policy_lookup(const char *name, size_t len);
+/* The spec for an internal table (git's sub-tables), never NULL. */
+const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
+
+/* ------------------------------------------------------------------ option parsing */
+
+#define SHC_MAX_ARGS 64
+
+typedef struct shc_optval {
+    const shc_opt *opt;
+    const char *value; /* borrowed; NULL for a flag */
+    size_t argi;       /* index of the word that carried it (or its value) */
+} shc_optval;
+
+typedef struct shc_operand {
+    const char *value;
+    size_t argi;
+    bool after_dashdash;
+} shc_operand;
+
+typedef struct shc_optres {
+    shc_optval opts[SHC_MAX_ARGS];
+    size_t nopts;
+    shc_operand ops[SHC_MAX_ARGS];
+    size_t nops;
+} shc_optres;
+
+/* The outcome of a rule.  Strings are borrowed from the argv passed in (or static). */
+typedef struct shc_rule {
+    shc_kind kind;     /* SHC_KIND_TERMINAL when rejected */
+    const char *path;  /* file read / search root / listed directory, or NULL */
+    const char *query; /* search pattern, or NULL */
+    long line;         /* first line shown (1-based), or 0 */
+    long line_end;     /* last line shown, 0 when open-ended or none */
+    bool last_line;    /* sed -n '$p' */
+    bool wants_stdin;  /* a read command without file operand: `< FILE` may supply it */
+    bool whole_output; /* the output is the file line by line (cat, nl, bat): filters may set a line
+                        */
+    bool pages;        /* on a terminal it starts a pager (bat, git grep): only piped is it safe */
+    const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
+    size_t npaths;
+    char reason[160]; /* why terminal, or which rule accepted */
+    size_t argi;      /* the word that decided (0 = the command name) */
+} shc_rule;
+
+/* The first option with this role, or NULL; how many have it. */
+const shc_optval *shc__opt_first(const shc_optres *res, shc_role role);
+size_t shc__opt_count(const shc_optres *res, shc_role role);
+
+/* Parses argv[start..argc) against spec: clusters, attached values, --opt=value, --, GNU
+ * permutation and unique prefixes (when spec->abbrev; a prefix that could name a dangerous
+ * option rejects).  Returns 0, or -1 with r->reason and r->argi set. */
+int shc__opts_parse(shc_optres *res,
+                    shc_rule *r,
+                    const shc_cmdspec *spec,
+                    const char *const *argv,
+                    size_t start,
+                    size_t argc,
+                    bool permute);
+
+/* Classifies the primary command of a pipeline: argv[0] is the command name (already known
+ * to be a plain word).  Fills r; r->kind is SHC_KIND_TERMINAL with a reason when rejected. */
+void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc);
+
+/* find: its own predicate allowlist (find.c).  Same contract as shc__policy_primary. */
+void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc);
+
+/* Checks a later pipeline stage: a pure filter that reads only stdin.  Returns true when
+ * allowed; otherwise fills r->reason and r->argi.  When the filter names the first line
+ * shown (sed -n N,Mp, tail -n +N), *line and *line_end receive it. */
+bool shc__policy_filter(
+    shc_rule *r, const char *const *argv, size_t argc, long *line, long *line_end);
+
+/* ------------------------------------------------------------------ sed.c */
+
+/* Parses a sed script under -n: exactly `N`, `N,M`, `$`, `N,$` followed by `p`.  Returns 0
+ * and the range (end 0 for `$`, *last for `$p`), or -1. */
+int shc__sed_range(const char *script, long *first, long *end, bool *last);
+
+/* sed under -n with exactly one N[,M]p script (operand or single -e).  *files is the index of
+ * the first file operand.  Returns 0 or -1 (r rejected). */
+int shc__sed_script(
+    shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end, bool *last);
+
+/* ------------------------------------------------------------------ values.c */
+
+/* A non-negative decimal number of at most 9 digits, s[0..n).  Returns 0 or -1. */
+int shc__parse_num(const char *s, size_t n, long *out);
+
+/* head/tail -n/-c values ([-+]digits; tail +N sets r->line).  Returns 0 or -1 (r rejected). */
+int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail);
+
+/* ------------------------------------------------------------------ opts.c: rule results */
+
+/* Resets r to an empty terminal rule (cheaper than zeroing the whole struct). */
+void shc__rule_init(shc_rule *r);
+
+/* Sets r to terminal with a formatted reason; returns -1. */
+int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Whether s is one or more ASCII digits. */
+bool shc__all_digits(const char *s);
+
+#endif

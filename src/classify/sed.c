@@ -1,0 +1,91 @@
+/* The sed script grammar the classifier accepts: under -n, exactly `N`, `N,M`, `$` or `N,$`
+ * followed by `p` (one script, as an operand or a single -e).  Used by the read rule
+ * (`sed -n 1,40p FILE`) and the pipeline-filter rule (`... | sed -n 5,9p`). */
+#include "classify/policy.h"
+
+#include <string.h>
+
+static size_t skip_ws(const char *s, size_t i)
+{
+    while (s[i] == ' ' || s[i] == '\t')
+        i++;
+    return i;
+}
+
+/* addr := N | $ ; returns index after it, or 0 */
+static size_t sed_addr(const char *s, size_t i, long *n, bool *dollar)
+{
+    *dollar = false;
+    if (s[i] == '$') {
+        *dollar = true;
+        return i + 1;
+    }
+    size_t j = i;
+    while (s[j] >= '0' && s[j] <= '9')
+        j++;
+    if (j == i || shc__parse_num(s + i, j - i, n) < 0 || *n == 0)
+        return 0;
+    return j;
+}
+
+int shc__sed_range(const char *s, long *first, long *end, bool *last)
+{
+    long a = 0, b = 0;
+    bool da, db = false, range = false;
+    size_t i = skip_ws(s, 0);
+    i = sed_addr(s, i, &a, &da);
+    if (!i)
+        return -1;
+    i = skip_ws(s, i);
+    if (s[i] == ',') {
+        range = true;
+        i = sed_addr(s, skip_ws(s, i + 1), &b, &db);
+        if (!i)
+            return -1;
+        i = skip_ws(s, i);
+    }
+    if (s[i] != 'p')
+        return -1;
+    i = skip_ws(s, i + 1);
+    if (s[i] == ';')
+        i = skip_ws(s, i + 1);
+    if (s[i] != '\0')
+        return -1;
+    if (da && range)
+        return -1; /* `$,N p` */
+    if (range && !db && b < a)
+        return -1; /* `5,3p` prints one line; refuse the odd shape */
+    *last = da;
+    *first = da ? 0 : a;
+    *end = da ? 0 : range ? (db ? 0 : b) : a;
+    return 0;
+}
+
+/* sed under -n with one N[,M]p script; file operands from index *files on. */
+int shc__sed_script(
+    shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end, bool *last)
+{
+    if (!shc__opt_first(res, SHC_ROLE_QUIET))
+        return shc__reject(r, 0, "sed: without -n it prints every line");
+    size_t ne = shc__opt_count(res, SHC_ROLE_SCRIPT);
+    const char *script;
+    size_t argi;
+    if (ne > 1)
+        return shc__reject(r, shc__opt_first(res, SHC_ROLE_SCRIPT)->argi,
+                           "sed: several scripts are outside the N[,M]p subset");
+    if (ne == 1) {
+        const shc_optval *ov = shc__opt_first(res, SHC_ROLE_SCRIPT);
+        script = ov->value;
+        argi = ov->argi;
+        *files = 0;
+    } else {
+        if (res->nops == 0)
+            return shc__reject(r, 0, "sed: no script");
+        script = res->ops[0].value;
+        argi = res->ops[0].argi;
+        *files = 1;
+    }
+    if (shc__sed_range(script, line, end, last) < 0)
+        return shc__reject(r, argi, "sed: script '%s' is not exactly N, N,M or $ with p", script);
+    return 0;
+}

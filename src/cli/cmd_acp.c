@@ -1,0 +1,187 @@
+/* shcard acp: the ACP agent on stdio.  Thin glue: flags -> shc_bridge_config -> shc_bridge_run.
+ * The backend is picked here: the model backend (model/) with a key or a base URL, else shell
+ * mode (agent/shell.c); the bridge only sees the seam (agent/backend.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acp/bridge.h"
+#include "agent/shell.h"
+#include "cli/cmd.h"
+#include "model/config.h"
+#include "model/openai.h"
+#include "shcard.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: shcard acp [options]\n"
+            "  ACP (Agent Client Protocol) agent on stdin/stdout; logs go to stderr.\n"
+            "  Shell mode: each non-empty line of a prompt runs as one bash tool call.\n\n"
+            "  --approve all|ask        ask the client before each command (default: all in\n"
+            "                           shell mode, ask for model backends)\n"
+            "  --client-terminals       run terminal commands through the client's\n"
+            "                           terminal/create when it has no _meta.terminal_output\n"
+            "  --log-level LEVEL        error, warn (default), info or debug\n"
+            "  --timeout SECONDS        per-command timeout (default none)\n"
+            "  --login                  run commands with bash -lc (default bash -c)\n"
+            "  --color                  TERM=xterm-256color (default TERM=dumb, NO_COLOR=1)\n"
+            "  --max-line BYTES         longest accepted JSON-RPC line (default 16 MiB)\n"
+            "  --output-limit BYTES     model text / outputByteLimit cap (default 1 MiB)\n"
+            "  --chunk-bytes BYTES      terminal_output coalescing size (default 8192)\n"
+            "  --chunk-ms MS            terminal_output coalescing delay (default 16)\n");
+    fprintf(f, "\n%s", shc_model_config_usage());
+}
+
+static int num(const char *flag, const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+    if (!s || !*s || *end || errno || v > max || s[0] == '-') {
+        fprintf(stderr, "shcard acp: %s needs a number (0-%llu), got '%s'\n", flag, max,
+                s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int shell_backend(shc_backend **out)
+{
+    *out = shc_backend_shell_new();
+    if (!*out) {
+        fprintf(stderr, "shcard acp: out of memory\n");
+        return SHC_E_NOMEM;
+    }
+    return 0;
+}
+
+static const char *real_env(const char *name)
+{
+    return getenv(name);
+}
+
+/* After the flags: resolves the model settings (config file, environment) and picks the backend:
+ * the model backend with a key or a base URL, else shell mode (said on stderr).  *out is an owned
+ * backend.  Returns 0, or a negative SHC_E_* after printing the error on stderr. */
+static int pick_backend(shc_model_config *cfg, shc_backend **out)
+{
+    char err[512];
+    *out = NULL;
+    int rc = shc_model_config_resolve(cfg, real_env, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "shcard acp: %s\n", err);
+        return rc;
+    }
+    if (cfg->force_shell) {
+        fprintf(stderr, "shcard acp: --shell: shell mode, each prompt line runs as one command\n");
+        return shell_backend(out);
+    }
+    if (!shc_model_config_enabled(cfg)) {
+        fprintf(stderr,
+                "shcard acp: no API key (%s) and no --base-url: shell mode, each prompt "
+                "line runs as one command\n",
+                cfg->api_key_env ? cfg->api_key_env : "DEEPSEEK_API_KEY or OPENAI_API_KEY");
+        return shell_backend(out);
+    }
+    *out = shc_openai_new(cfg, err, sizeof err);
+    if (!*out) {
+        fprintf(stderr, "shcard acp: %s\n", err);
+        return SHC_E_NOMEM;
+    }
+    fprintf(stderr, "shcard acp: model %s at %s (%s)\n", cfg->model, cfg->base_url,
+            cfg->key_source ? cfg->key_source : "no API key");
+    return 0;
+}
+
+int shc_cmd_acp(int argc, char **argv)
+{
+    shc_bridge_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.in_fd = cfg.out_fd = -1;
+    cfg.log.level = SHC_LOG_WARN;
+    cfg.log.prefix = "shcard acp";
+    shc_model_config mcfg; /* the model backend's flags (config.h) */
+    shc_model_config_init(&mcfg);
+    char merr[256];
+    int mrc;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned long long n = 0;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--approve")) {
+            if (v && !strcmp(v, "all"))
+                cfg.approve = SHC_APPROVE_ALL;
+            else if (v && !strcmp(v, "ask"))
+                cfg.approve = SHC_APPROVE_ASK;
+            else {
+                fprintf(stderr, "shcard acp: --approve takes all or ask\n");
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--client-terminals")) {
+            cfg.client_terminals = true;
+        } else if (!strcmp(a, "--login")) {
+            cfg.login = true;
+        } else if (!strcmp(a, "--color")) {
+            cfg.color = true;
+        } else if (!strcmp(a, "--log-level")) {
+            if (shc_log_parse_level(&cfg.log.level, v) != 0) {
+                fprintf(stderr, "shcard acp: --log-level takes error, warn, info or debug\n");
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--timeout")) {
+            if (num(a, v, 86400ull * 365, &n))
+                return 2;
+            cfg.timeout_ms = n * 1000;
+            i++;
+        } else if (!strcmp(a, "--max-line")) {
+            if (num(a, v, 1ull << 32, &n) || n < 1024) {
+                fprintf(stderr, "shcard acp: --max-line must be at least 1024\n");
+                return 2;
+            }
+            cfg.max_line = (size_t)n;
+            i++;
+        } else if (!strcmp(a, "--output-limit")) {
+            if (num(a, v, 1ull << 32, &n))
+                return 2;
+            cfg.output_byte_limit = (size_t)n;
+            i++;
+        } else if (!strcmp(a, "--chunk-bytes")) {
+            if (num(a, v, 1ull << 24, &n))
+                return 2;
+            cfg.chunk_bytes = (size_t)n;
+            i++;
+        } else if (!strcmp(a, "--chunk-ms")) {
+            if (num(a, v, 10000, &n))
+                return 2;
+            cfg.chunk_ms = (uint32_t)n;
+            i++;
+        } else if ((mrc = shc_model_config_flag(&mcfg, argc, argv, &i, merr, sizeof merr))) {
+            if (mrc < 0) {
+                fprintf(stderr, "shcard acp: %s\n", merr);
+                shc_model_config_free(&mcfg);
+                return 2;
+            }
+            i--; /* it moved past the flag and its value; the loop adds one */
+        } else {
+            fprintf(stderr, "shcard acp: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    cfg.backend = NULL;
+    mrc = pick_backend(&mcfg, &cfg.backend);
+    if (!cfg.timeout_ms && mcfg.timeout_s > 0) /* `timeout` from the config file */
+        cfg.timeout_ms = (uint64_t)mcfg.timeout_s * 1000;
+    shc_model_config_free(&mcfg);
+    if (mrc)
+        return 2;
+    return shc_bridge_run(&cfg);
+}

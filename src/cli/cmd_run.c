@@ -1,0 +1,236 @@
+/* shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD: prints the classifier's card
+ * for CMD on stderr, runs CMD through the PTY executor, streams its output to stdout (raw, or one
+ * JSON event per line) and exits with its status: the exit code, 128+N for signal N, 124 for a
+ * timeout, 127 when it could not start. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "base/loop.h"
+#include "exec/pty.h"
+#include "shcard.h"
+
+typedef struct run_ctx {
+    bool json;
+    bool out_broken; /* stdout went away: keep running, stop writing */
+    bool finished;
+    shc_pty_status st;
+    shc_pty *pty;
+} run_ctx;
+
+static void write_all(run_ctx *c, const char *p, size_t n)
+{
+    while (n && !c->out_broken) {
+        ssize_t w = write(1, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            c->out_broken = true;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Steals obj; writes it as one line. */
+static void emit(run_ctx *c, json_t *obj)
+{
+    if (!obj)
+        return;
+    char *s = json_dumps(obj, JSON_COMPACT);
+    json_decref(obj);
+    if (!s) {
+        fprintf(stderr, "shcard run: cannot encode an event\n");
+        return;
+    }
+    size_t n = strlen(s);
+    write_all(c, s, n);
+    write_all(c, "\n", 1);
+    free(s);
+}
+
+static void on_output(shc_pty *pty, const char *data, size_t len, void *payload)
+{
+    (void)pty;
+    run_ctx *c = payload;
+    if (!c->json) {
+        write_all(c, data, len);
+        return;
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "event", json_string("output"));
+    json_object_set_new(o, "data", json_stringn(data, len));
+    emit(c, o);
+}
+
+static void on_exit_cb(shc_pty *pty, const shc_pty_status *st, void *payload)
+{
+    (void)pty;
+    run_ctx *c = payload;
+    c->st = *st;
+    c->finished = true;
+    if (c->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "event", json_string("exit"));
+        json_object_set_new(o, "exit_code", st->signo ? json_null() : json_integer(st->exit_code));
+        json_object_set_new(o, "signal", st->signal ? json_string(st->signal) : json_null());
+        json_object_set_new(o, "timed_out", json_boolean(st->timed_out));
+        json_object_set_new(o, "cancelled", json_boolean(st->cancelled));
+        json_object_set_new(o, "duration_ms", json_integer((json_int_t)st->duration_ms));
+        emit(c, o);
+    }
+}
+
+static void on_signal(shc_loop *loop, int signo, void *payload)
+{
+    (void)loop;
+    (void)signo;
+    run_ctx *c = payload;
+    if (c->pty)
+        shc_pty_cancel(c->pty);
+}
+
+/* The card the classifier gives CMD, on stderr: "[read] Read file 'x'".  Control characters in
+ * the title (a terminal card's title is the command itself) are shown as spaces. */
+static void print_card(const char *cmd)
+{
+    shc_verdict *v = NULL;
+    if (shc_classify(&v, cmd, strlen(cmd), true) != 0 || !v) {
+        fprintf(stderr, "[terminal] (classifier out of memory)\n");
+        return;
+    }
+    const char *t = v->title ? v->title : cmd;
+    fprintf(stderr, "[%s] ", shc_kind_name(v->kind));
+    for (const unsigned char *q = (const unsigned char *)t; *q; q++)
+        fputc(*q < 0x20 || *q == 0x7f ? ' ' : *q, stderr);
+    fputc('\n', stderr);
+    fflush(stderr);
+    shc_verdict_free(v);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD\n");
+    return 2;
+}
+
+static int spawn_error(run_ctx *c, const char *msg)
+{
+    if (c->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "event", json_string("error"));
+        json_object_set_new(o, "message", json_string(msg));
+        emit(c, o);
+    } else {
+        fprintf(stderr, "shcard run: %s\n", msg);
+    }
+    return 127;
+}
+
+int shc_cmd_run(int argc, char **argv)
+{
+    run_ctx c = {0};
+    shc_pty_opts o = {0};
+    char *joined = NULL;
+    int i = 0;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (!strcmp(a, "--json")) {
+            c.json = true;
+        } else if (!strcmp(a, "--login")) {
+            o.login = true;
+        } else if (!strcmp(a, "--cwd") && i + 1 < argc) {
+            o.cwd = argv[++i];
+        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
+            char *end;
+            double t = strtod(argv[++i], &end);
+            if (*end || !(t >= 0) || t > 1e9) {
+                fprintf(stderr, "shcard run: bad --timeout '%s' (seconds, e.g. 2.5)\n", argv[i]);
+                return 2;
+            }
+            o.timeout_ms = (uint64_t)(t * 1000.0 + 0.5);
+            if (t > 0 && !o.timeout_ms)
+                o.timeout_ms = 1;
+        } else if (a[0] == '-' && a[1] == '-') {
+            fprintf(stderr, "shcard run: unknown option '%s'\n", a);
+            return usage();
+        } else {
+            break;
+        }
+    }
+    if (i >= argc)
+        return usage();
+    if (argc - i == 1) {
+        o.command = argv[i];
+    } else { /* several words: run them as one command line */
+        size_t n = 0;
+        for (int k = i; k < argc; k++)
+            n += strlen(argv[k]) + 1;
+        joined = malloc(n);
+        if (!joined)
+            return 127;
+        joined[0] = 0;
+        for (int k = i; k < argc; k++) {
+            strcat(joined, argv[k]);
+            if (k + 1 < argc)
+                strcat(joined, " ");
+        }
+        o.command = joined;
+    }
+    o.on_output = on_output;
+    o.on_exit = on_exit_cb;
+    o.payload = &c;
+
+    print_card(o.command);
+    int status = 127;
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = loop ? shc_exec_new(loop) : NULL;
+    if (!ex) {
+        fprintf(stderr, "shcard run: out of memory\n");
+        goto done;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    /* A shell starts background jobs with SIGINT ignored, and an ignored signal is discarded
+     * even while blocked: take the default back so the signalfd sees it. */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    shc_loop_signal(loop, SIGINT, on_signal, &c);
+    shc_loop_signal(loop, SIGTERM, on_signal, &c);
+    shc_loop_signal(loop, SIGHUP, on_signal, &c);
+
+    shc_pty_error err;
+    if (shc_pty_spawn(&c.pty, ex, &o, &err) != 0) {
+        status = spawn_error(&c, err.message);
+        goto done;
+    }
+    if (c.json) {
+        json_t *s = json_object();
+        json_object_set_new(s, "event", json_string("start"));
+        json_object_set_new(s, "pid", json_integer(shc_pty_pid(c.pty)));
+        emit(&c, s);
+    }
+    while (!c.finished) {
+        int rc = shc_loop_run_once(loop, -1);
+        if (rc) {
+            fprintf(stderr, "shcard run: event loop failed: %s\n", strerror(-rc));
+            break;
+        }
+    }
+    status = c.finished ? shc_pty_status_code(&c.st) : 127;
+done:
+    shc_pty_free(c.pty);
+    shc_exec_free(ex);
+    shc_loop_free(loop);
+    free(joined);
+    return status;
+}

@@ -1,0 +1,19 @@
+/* The fork/exec half of the executor (pty.c drives it): environment, PTY pair, child setup.
+ * Internal to the executor. */
+#ifndef SHC_PTY_SPAWN_H
+#define SHC_PTY_SPAWN_H
+
+#include <sys/types.h>
+
+#include "exec/pty.h"
+
+/* Opens a PTY, forks, and in the child: resets signals, setsid, sets the controlling tty, puts
+ * /dev/null on fd 0 and the tty on 1 and 2, closes every other fd, chdir, execve.  Waits until
+ * the exec happened or failed (a CLOEXEC pipe carries the child's errno), so a chdir or exec
+ * failure is an error here and never output.  On success *pid is the leader and *master the
+ * owned non-blocking, CLOEXEC master fd.  token ("NAME=value") is added to the environment.
+ * 0 or a negative SHC_E_* with err filled. */
+int shc__pty_fork(
+    pid_t *pid, int *master, const shc_pty_opts *o, const char *token, shc_pty_error *err);
+
+#endif

@@ -1,0 +1,367 @@
+/* Model backend settings.  Each key has one table row so flags, file keys and help agree. */
+#include "model/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shcard.h"
+
+enum key {
+    K_MODEL,
+    K_BASE_URL,
+    K_API_KEY_ENV,
+    K_MAX_TURN_REQUESTS,
+    K_TIMEOUT,
+    K_REQUEST_TIMEOUT,
+    K_SYSTEM_PROMPT_FILE,
+    K_TOOL_OUTPUT_LIMIT,
+    K_CONFIG,
+    K_COUNT
+};
+
+static const struct {
+    const char *flag, *file_key;
+} keys[K_COUNT] = {
+    [K_MODEL] = {"--model", "model"},
+    [K_BASE_URL] = {"--base-url", "base_url"},
+    [K_API_KEY_ENV] = {"--api-key-env", "api_key_env"},
+    [K_MAX_TURN_REQUESTS] = {"--max-turn-requests", "max_turn_requests"},
+    [K_TIMEOUT] = {"--timeout", "timeout"},
+    [K_REQUEST_TIMEOUT] = {"--request-timeout", "request_timeout"},
+    [K_SYSTEM_PROMPT_FILE] = {"--system-prompt-file", "system_prompt_file"},
+    [K_TOOL_OUTPUT_LIMIT] = {"--tool-output-limit", "tool_output_limit"},
+    [K_CONFIG] = {"--config", NULL},
+};
+
+const char *shc_model_config_usage(void)
+{
+    return "model backend (used when an API key or --base-url is given; else shell mode):\n"
+           "  --model NAME             default deepseek-chat\n"
+           "  --base-url URL           default https://api.deepseek.com ({URL}/chat/completions)\n"
+           "  --api-key-env VAR        read the key from VAR (default DEEPSEEK_API_KEY, then\n"
+           "                           OPENAI_API_KEY)\n"
+           "  --max-turn-requests N    model requests per prompt (default 50)\n"
+           "  --request-timeout S      give up when the model stream is idle S s (default 120)\n"
+           "  --system-prompt-file P   replace the built-in system prompt\n"
+           "  --tool-output-limit B    bytes of command output the model gets, head and tail\n"
+           "                           (default 65536)\n"
+           "  --config PATH            settings file (default $SHCARD_CONFIG, else\n"
+           "                           $XDG_CONFIG_HOME/shcard/config or ~/.config/shcard/config)\n"
+           "  --shell                  shell mode even when a key is set\n";
+}
+
+void shc_model_config_init(shc_model_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->max_turn_requests = SHC_MODEL_DEFAULT_MAX_TURN_REQUESTS;
+    c->request_timeout_s = SHC_MODEL_DEFAULT_REQUEST_TIMEOUT;
+    c->tool_output_limit = SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT;
+}
+
+void shc__redact(const char *key, char *s)
+{
+    if (!key || !*key || !s)
+        return;
+    size_t kl = strlen(key);
+    char *p;
+    while ((p = strstr(s, key)))
+        memset(p, '*', kl);
+}
+
+void shc__wipe_free(char *s)
+{
+    if (!s)
+        return;
+    volatile char *p = s;
+    while (*p)
+        *p++ = '\0';
+    free(s);
+}
+
+void shc_model_config_free(shc_model_config *c)
+{
+    if (!c)
+        return;
+    free(c->model);
+    free(c->base_url);
+    free(c->api_key_env);
+    shc__wipe_free(c->api_key);
+    free(c->system_prompt_file);
+    free(c->system_prompt);
+    free(c->config_path);
+    free(c->config_used);
+    memset(c, 0, sizeof *c);
+}
+
+static int set_str(char **dst, const char *v)
+{
+    char *s = strdup(v);
+    if (!s)
+        return SHC_E_NOMEM;
+    free(*dst);
+    *dst = s;
+    return 0;
+}
+
+static int parse_long(const char *v, long lo, long hi, long *out)
+{
+    errno = 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < lo || n > hi)
+        return -1;
+    *out = n;
+    return 0;
+}
+
+/* Sets key k to v; `where` names the flag or file line for messages. */
+static int
+set_key(shc_model_config *c, enum key k, const char *v, const char *where, char *err, size_t errlen)
+{
+    long n;
+    switch (k) {
+    case K_MODEL:
+    case K_API_KEY_ENV:
+    case K_SYSTEM_PROMPT_FILE:
+    case K_CONFIG:
+    case K_BASE_URL:
+        if (!*v) {
+            snprintf(err, errlen, "%s: empty value", where);
+            return SHC_E_USAGE;
+        }
+        if (k == K_BASE_URL && strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
+            snprintf(err, errlen, "%s: the base URL must start with http:// or https://", where);
+            return SHC_E_USAGE;
+        }
+        if (k == K_BASE_URL)
+            c->base_url_set = true;
+        return set_str(k == K_MODEL         ? &c->model
+                       : k == K_BASE_URL    ? &c->base_url
+                       : k == K_API_KEY_ENV ? &c->api_key_env
+                       : k == K_CONFIG      ? &c->config_path
+                                            : &c->system_prompt_file,
+                       v);
+    case K_MAX_TURN_REQUESTS:
+        if (parse_long(v, 1, 100000, &n)) {
+            snprintf(err, errlen, "%s: expected a number from 1 to 100000, got '%s'", where, v);
+            return SHC_E_USAGE;
+        }
+        c->max_turn_requests = n;
+        return 0;
+    case K_TOOL_OUTPUT_LIMIT:
+        if (parse_long(v, 1024, 64L * 1024 * 1024, &n)) {
+            snprintf(err, errlen, "%s: expected bytes from 1024 to 67108864, got '%s'", where, v);
+            return SHC_E_USAGE;
+        }
+        c->tool_output_limit = n;
+        return 0;
+    case K_TIMEOUT:
+    case K_REQUEST_TIMEOUT:
+        if (parse_long(v, 1, 86400, &n)) {
+            snprintf(err, errlen, "%s: expected seconds from 1 to 86400, got '%s'", where, v);
+            return SHC_E_USAGE;
+        }
+        if (k == K_TIMEOUT)
+            c->timeout_s = n;
+        else
+            c->request_timeout_s = n;
+        return 0;
+    case K_COUNT: break;
+    }
+    return SHC_E_USAGE;
+}
+
+int shc_model_config_flag(
+    shc_model_config *c, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--shell")) {
+        c->force_shell = true;
+        *i += 1;
+        return 1;
+    }
+    for (int k = 0; k < K_COUNT; k++) {
+        size_t fl = strlen(keys[k].flag);
+        const char *v;
+        int used;
+        if (!strcmp(a, keys[k].flag)) {
+            if (*i + 1 >= argc) {
+                snprintf(err, errlen, "%s needs a value", keys[k].flag);
+                return SHC_E_USAGE;
+            }
+            v = argv[*i + 1];
+            used = 2;
+        } else if (!strncmp(a, keys[k].flag, fl) && a[fl] == '=') {
+            v = a + fl + 1;
+            used = 1;
+        } else {
+            continue;
+        }
+        int rc = set_key(c, (enum key)k, v, keys[k].flag, err, errlen);
+        if (rc)
+            return rc;
+        c->set_by_flag |= 1u << k;
+        *i += used;
+        return 1;
+    }
+    return 0;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+int shc_model_config_file(shc_model_config *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot read config file %s: %s", path, strerror(errno));
+        return SHC_E_IO;
+    }
+    char line[1024];
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char where[300];
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            snprintf(err, errlen, "%s: expected 'key = value'", where);
+            rc = SHC_E_USAGE;
+            break;
+        }
+        *eq = '\0';
+        char *key = trim(s), *val = trim(eq + 1);
+        if (!strcmp(key, "api_key")) {
+            snprintf(err, errlen,
+                     "%s: the key is not read from files; put it in an environment variable and "
+                     "name it with api_key_env",
+                     where);
+            rc = SHC_E_USAGE;
+            break;
+        }
+        int k = 0;
+        while (k < K_COUNT && !(keys[k].file_key && !strcmp(keys[k].file_key, key)))
+            k++;
+        if (k == K_COUNT) {
+            snprintf(err, errlen, "%s: unknown key '%.60s'", where, key);
+            rc = SHC_E_USAGE;
+            break;
+        }
+        if (c->set_by_flag & (1u << k))
+            continue; /* flags win */
+        rc = set_key(c, (enum key)k, val, where, err, errlen);
+        if (rc)
+            break;
+    }
+    fclose(f);
+    if (!rc)
+        rc = set_str(&c->config_used, path);
+    return rc;
+}
+
+static int read_prompt_file(shc_model_config *c, char *err, size_t errlen)
+{
+    FILE *f = fopen(c->system_prompt_file, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot read system prompt file %s: %s", c->system_prompt_file,
+                 strerror(errno));
+        return SHC_E_IO;
+    }
+    char *buf = malloc(SHC_MODEL_MAX_PROMPT_FILE + 1);
+    if (!buf) {
+        fclose(f);
+        return SHC_E_NOMEM;
+    }
+    size_t n = fread(buf, 1, SHC_MODEL_MAX_PROMPT_FILE + 1, f);
+    fclose(f);
+    if (n > SHC_MODEL_MAX_PROMPT_FILE) {
+        free(buf);
+        snprintf(err, errlen, "system prompt file %s is larger than %u bytes",
+                 c->system_prompt_file, SHC_MODEL_MAX_PROMPT_FILE);
+        return SHC_E_LIMIT;
+    }
+    buf[n] = '\0';
+    if (strlen(buf) != n) {
+        free(buf);
+        snprintf(err, errlen, "system prompt file %s contains a NUL byte", c->system_prompt_file);
+        return SHC_E_USAGE;
+    }
+    free(c->system_prompt);
+    c->system_prompt = buf;
+    return 0;
+}
+
+int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, size_t errlen)
+{
+    int rc;
+    char path[4096];
+    const char *p = c->config_path;
+    bool must_exist = p != NULL;
+    if (!p && env("SHCARD_CONFIG") && *env("SHCARD_CONFIG")) {
+        p = env("SHCARD_CONFIG");
+        must_exist = true;
+    }
+    if (!p) {
+        const char *xdg = env("XDG_CONFIG_HOME"), *home = env("HOME");
+        if (xdg && *xdg)
+            snprintf(path, sizeof path, "%s/shcard/config", xdg);
+        else if (home && *home)
+            snprintf(path, sizeof path, "%s/.config/shcard/config", home);
+        else
+            path[0] = '\0';
+        p = path[0] ? path : NULL;
+    }
+    if (p) {
+        FILE *probe = must_exist ? NULL : fopen(p, "r");
+        if (must_exist || probe) {
+            if (probe)
+                fclose(probe);
+            if ((rc = shc_model_config_file(c, p, err, errlen)))
+                return rc;
+        }
+    }
+    if (!c->model && (rc = set_str(&c->model, SHC_MODEL_DEFAULT_MODEL)))
+        return rc;
+    if (!c->base_url && (rc = set_str(&c->base_url, SHC_MODEL_DEFAULT_BASE_URL)))
+        return rc;
+    const char *names[] = {"DEEPSEEK_API_KEY", "OPENAI_API_KEY"};
+    const char *key = NULL;
+    if (c->api_key_env) {
+        key = env(c->api_key_env);
+        c->key_source = c->api_key_env;
+    } else {
+        for (size_t i = 0; i < 2 && !(key && *key); i++) {
+            key = env(names[i]);
+            c->key_source = names[i];
+        }
+    }
+    if (key && *key) {
+        if ((rc = set_str(&c->api_key, key)))
+            return rc;
+    } else {
+        c->key_source = NULL;
+    }
+    if (c->system_prompt_file && (rc = read_prompt_file(c, err, errlen)))
+        return rc;
+    return 0;
+}
+
+bool shc_model_config_enabled(const shc_model_config *c)
+{
+    return !c->force_shell && (c->api_key || c->base_url_set);
+}

@@ -1,0 +1,347 @@
+/* libcurl multi on the shcard loop.  curl tells us which sockets to watch and when to call it
+ * back; we translate that to loop watchers and one loop timer, and hand every readiness event to
+ * curl_multi_socket_action.  Finished transfers are collected with curl_multi_info_read outside
+ * of any curl callback, so a done callback may start or cancel requests freely. */
+#include "model/http.h"
+
+#include <curl/curl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shcard.h"
+
+struct shc_http {
+    shc_loop *loop;
+    CURLM *multi;
+    int timer_id; /* loop timer for curl's timeout, 0 = none */
+    int active;
+    shc_http_req *reqs; /* requests in flight (a list: curl 7.88 has no multi_get_handles) */
+    int detached;       /* freeing: the loop may be gone, never touch it */
+};
+
+struct shc_http_req {
+    shc_http *h;
+    CURL *easy;
+    struct curl_slist *headers; /* owned */
+    char *body;                 /* owned copy */
+    shc_http_cbs cbs;
+    void *payload;
+    int in_body;   /* inside the body callback */
+    int cancelled; /* cancelled from inside the body callback: free silently */
+    int aborted;   /* the body callback asked to stop */
+    long idle_ms;      /* abort after this long without a byte */
+    uint64_t last_ms;  /* when the last byte (or the start) was */
+    int idle_timer;    /* loop timer, 0 = none */
+    shc_http_req *next, *prev;
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+static void unlink_req(shc_http_req *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else if (r->h->reqs == r)
+        r->h->reqs = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->next = r->prev = NULL;
+}
+
+static void req_free(shc_http_req *r)
+{
+    if (!r)
+        return;
+    if (r->idle_timer && !r->h->detached)
+        shc_loop_cancel_timer(r->h->loop, r->idle_timer);
+    r->idle_timer = 0;
+    if (r->easy) {
+        curl_multi_remove_handle(r->h->multi, r->easy);
+        curl_easy_cleanup(r->easy);
+        r->h->active--;
+        unlink_req(r);
+    }
+    curl_slist_free_all(r->headers);
+    free(r->body);
+    free(r);
+}
+
+static void check_done(shc_http *h)
+{
+    CURLMsg *m;
+    int left;
+    while ((m = curl_multi_info_read(h->multi, &left))) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        CURLcode cc = m->data.result;
+        shc_http_req *r = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+        if (!r)
+            continue;
+        long status = 0;
+        curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+        curl_off_t ra = -1;
+        if (curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &ra) != CURLE_OK || ra <= 0)
+            ra = -1;
+        shc_http_result res = {.status = status, .retry_after = (long)ra};
+        char msg[CURL_ERROR_SIZE + 64];
+        if (r->aborted) {
+            res.failed = 1;
+            res.error = "aborted";
+        } else if (cc != CURLE_OK) {
+            res.failed = 1;
+            const char *detail = r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc);
+            if (cc == CURLE_OPERATION_TIMEDOUT)
+                snprintf(msg, sizeof msg, "timed out (%s)", detail);
+            else if (cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST)
+                snprintf(msg, sizeof msg, "could not connect (%s)", detail);
+            else
+                snprintf(msg, sizeof msg, "transfer failed (%s)", detail);
+            res.error = msg;
+        }
+        int silent = r->cancelled;
+        /* leave the multi first: callbacks may start new transfers */
+        curl_multi_remove_handle(h->multi, r->easy);
+        curl_easy_cleanup(r->easy);
+        r->easy = NULL;
+        h->active--;
+        unlink_req(r);
+        if (!silent && r->cbs.done)
+            r->cbs.done(r->payload, &res);
+        req_free(r);
+    }
+}
+
+static void on_fd(shc_loop *loop, int fd, unsigned events, void *payload)
+{
+    (void)loop;
+    shc_http *h = payload;
+    int flags = 0;
+    if (events & SHC_LOOP_READ)
+        flags |= CURL_CSELECT_IN;
+    if (events & SHC_LOOP_WRITE)
+        flags |= CURL_CSELECT_OUT;
+    int running;
+    curl_multi_socket_action(h->multi, fd, flags, &running);
+    check_done(h);
+}
+
+static void on_timer(shc_loop *loop, void *payload)
+{
+    (void)loop;
+    shc_http *h = payload;
+    h->timer_id = 0;
+    int running;
+    curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    check_done(h);
+}
+
+static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+    (void)easy;
+    shc_http *h = userp;
+    int id = (int)(intptr_t)socketp;
+    if (h->detached)
+        return 0;
+    if (what == CURL_POLL_REMOVE) {
+        if (id > 0)
+            shc_loop_unwatch(h->loop, id);
+        curl_multi_assign(h->multi, s, NULL);
+        return 0;
+    }
+    unsigned ev = 0;
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT)
+        ev |= SHC_LOOP_READ;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT)
+        ev |= SHC_LOOP_WRITE;
+    if (id > 0) {
+        shc_loop_set_events(h->loop, id, ev);
+        return 0;
+    }
+    id = shc_loop_watch(h->loop, s, ev, on_fd, h);
+    if (id < 0)
+        return -1;
+    curl_multi_assign(h->multi, s, (void *)(intptr_t)id);
+    return 0;
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+    (void)multi;
+    shc_http *h = userp;
+    if (h->detached)
+        return 0;
+    if (h->timer_id)
+        shc_loop_cancel_timer(h->loop, h->timer_id);
+    h->timer_id = 0;
+    if (timeout_ms < 0)
+        return 0;
+    int id = shc_loop_timer(h->loop, (uint64_t)timeout_ms, on_timer, h);
+    if (id < 0)
+        return -1;
+    h->timer_id = id;
+    return 0;
+}
+
+static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    shc_http_req *r = userdata;
+    size_t n = size * nmemb;
+    if (r->cancelled || r->aborted)
+        return 0;
+    long status = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    r->last_ms = shc_loop_now_ms();
+    r->in_body = 1;
+    int stop = r->cbs.body ? r->cbs.body(r->payload, status, ptr, n) : 0;
+    r->in_body = 0;
+    if (r->cancelled)
+        return 0;
+    if (stop) {
+        r->aborted = 1;
+        return 0;
+    }
+    return n;
+}
+
+/* The idle timeout: a stream that goes silent (no byte, not even a keep-alive comment) for
+ * idle_ms fails.  The timer is re-armed lazily from the last activity, not on every byte. */
+static void on_idle(shc_loop *loop, void *payload)
+{
+    shc_http_req *r = payload;
+    r->idle_timer = 0;
+    uint64_t now = shc_loop_now_ms(), quiet = now - r->last_ms;
+    if (quiet < (uint64_t)r->idle_ms) {
+        r->idle_timer = shc_loop_timer(loop, (uint64_t)r->idle_ms - quiet, on_idle, r);
+        return;
+    }
+    long status = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    char msg[96];
+    snprintf(msg, sizeof msg, "timed out (no data for %ld s)", r->idle_ms / 1000);
+    shc_http_result res = {.status = status, .failed = 1, .error = msg, .retry_after = -1};
+    void (*done)(void *, const shc_http_result *) = r->cbs.done;
+    void *p = r->payload;
+    req_free(r); /* leaves the multi first: done may start new transfers */
+    if (done)
+        done(p, &res);
+}
+
+shc_http *shc_http_new(shc_loop *loop)
+{
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return NULL;
+    shc_http *h = calloc(1, sizeof *h);
+    if (!h)
+        goto fail;
+    h->loop = loop;
+    h->multi = curl_multi_init();
+    if (!h->multi)
+        goto fail;
+    curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+    curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
+    curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+    curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
+    return h;
+fail:
+    free(h);
+    curl_global_cleanup();
+    return NULL;
+}
+
+void shc_http_free(shc_http *h)
+{
+    if (!h)
+        return;
+    /* The bridge frees its loop before its backend: from here on, the loop is not touched
+     * (its watchers and timer die with it). */
+    h->detached = 1;
+    while (h->reqs)
+        req_free(h->reqs);
+    curl_multi_cleanup(h->multi);
+    free(h);
+    curl_global_cleanup();
+}
+
+int shc_http_post(
+    shc_http_req **out, shc_http *h, const shc_http_opts *o, const shc_http_cbs *cbs, void *payload)
+{
+    *out = NULL;
+    shc_http_req *r = calloc(1, sizeof *r);
+    if (!r)
+        return SHC_E_NOMEM;
+    r->h = h;
+    r->cbs = *cbs;
+    r->payload = payload;
+    r->body = malloc(o->body_len + 1);
+    if (!r->body)
+        goto nomem;
+    memcpy(r->body, o->body, o->body_len);
+    r->body[o->body_len] = '\0';
+    for (size_t i = 0; o->headers && o->headers[i]; i++) {
+        struct curl_slist *l = curl_slist_append(r->headers, o->headers[i]);
+        if (!l)
+            goto nomem;
+        r->headers = l;
+    }
+    r->easy = curl_easy_init();
+    if (!r->easy)
+        goto nomem;
+    CURL *e = r->easy;
+    curl_easy_setopt(e, CURLOPT_URL, o->url);
+    curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->body_len);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)r);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_NOPROGRESS, 1L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                     o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000L);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* whatever this curl decodes */
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (curl_multi_add_handle(h->multi, e) != CURLM_OK) {
+        curl_easy_cleanup(e);
+        r->easy = NULL;
+        curl_slist_free_all(r->headers);
+        free(r->body);
+        free(r);
+        return SHC_E_IO;
+    }
+    r->idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : 120L) * 1000L;
+    r->last_ms = shc_loop_now_ms();
+    r->idle_timer = shc_loop_timer(h->loop, (uint64_t)r->idle_ms, on_idle, r);
+    h->active++;
+    r->next = h->reqs;
+    if (h->reqs)
+        h->reqs->prev = r;
+    h->reqs = r;
+    *out = r;
+    return 0;
+nomem:
+    curl_slist_free_all(r->headers);
+    free(r->body);
+    free(r);
+    return SHC_E_NOMEM;
+}
+
+void shc_http_cancel(shc_http_req *r)
+{
+    if (!r)
+        return;
+    if (r->in_body) { /* curl is on the stack: stop through the write callback's return */
+        r->cancelled = 1;
+        return;
+    }
+    req_free(r);
+}
+
+int shc_http_active(const shc_http *h)
+{
+    return h ? h->active : 0;
+}

@@ -1,0 +1,271 @@
+/* One model request of a turn: POST the conversation, parse the event stream as it arrives,
+ * pass text deltas on (joined per network read), and turn the HTTP outcome into one of the ends
+ * the turn acts on (openai_int.h): a complete message, a bounded retry with backoff, the request
+ * budget spent, or a clear error. */
+#include "model/openai_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/config.h"
+#include "shcard.h"
+
+/* Ends the request with an error message (redacted, and logged on stderr). */
+static void failf(shc_backend_turn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void failf(shc_backend_turn *t, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    shc__redact(t->be->key, msg);
+    fprintf(stderr, "shcard: model: %s\n", msg);
+    t->on_end(t, OAI_END_FAIL, 0, msg);
+}
+
+/* ------------------------------------------------------------------ streaming */
+
+/* Passes the pending text on.  Deltas that arrive in one network read are joined: the client
+ * sees them at the same moment anyway, and one notification per token costs the bridge a write
+ * per token. */
+static void flush_pending(shc_backend_turn *t)
+{
+    int kind = t->pend_kind;
+    size_t n = t->pend_len;
+    t->pend_kind = 0;
+    t->pend_len = 0;
+    if (!n || t->state != T_REQUEST)
+        return;
+    if (kind == 1 && t->host.message_chunk)
+        t->host.message_chunk(t->host.payload, t->pend, n);
+    else if (kind == 2 && t->host.thought_chunk)
+        t->host.thought_chunk(t->host.payload, t->pend, n);
+}
+
+#define PEND_MAX (64u * 1024u)
+
+static void add_pending(shc_backend_turn *t, int kind, const char *text, size_t len)
+{
+    if (t->pend_kind != kind || t->pend_len + len > PEND_MAX)
+        flush_pending(t);
+    if (t->pend_len + len > t->pend_cap) {
+        size_t cap = t->pend_cap ? t->pend_cap : 1024;
+        while (cap < t->pend_len + len)
+            cap *= 2;
+        char *p = realloc(t->pend, cap);
+        if (!p) { /* pass it on unjoined */
+            flush_pending(t);
+            t->pend_kind = kind;
+            if (kind == 1 && t->host.message_chunk)
+                t->host.message_chunk(t->host.payload, text, len);
+            else if (kind == 2 && t->host.thought_chunk)
+                t->host.thought_chunk(t->host.payload, text, len);
+            t->pend_kind = 0;
+            return;
+        }
+        t->pend = p;
+        t->pend_cap = cap;
+    }
+    memcpy(t->pend + t->pend_len, text, len);
+    t->pend_len += len;
+    t->pend_kind = kind;
+}
+
+static void on_content(void *p, const char *text, size_t len)
+{
+    add_pending(p, 1, text, len);
+}
+
+static void on_reasoning(void *p, const char *text, size_t len)
+{
+    add_pending(p, 2, text, len);
+}
+
+static const shc_oai_delta_cbs delta_cbs = {on_content, on_reasoning};
+
+static int on_event(void *p, const char *event, const char *data, size_t len)
+{
+    (void)event;
+    shc_backend_turn *t = p;
+    int rc =
+        shc_oai_delta_feed(t->delta, data, len, &delta_cbs, t, t->stream_err, sizeof t->stream_err);
+    if (t->state != T_REQUEST)
+        return -1; /* cancelled from a chunk callback */
+    return rc;
+}
+
+static int on_body(void *p, long status, const char *buf, size_t len)
+{
+    shc_backend_turn *t = p;
+    if (status < 200 || status > 299) {
+        size_t room = ERRBODY_MAX - t->errbody_len;
+        size_t k = len < room ? len : room;
+        memcpy(t->errbody + t->errbody_len, buf, k);
+        t->errbody_len += k;
+        t->errbody[t->errbody_len] = '\0';
+        return 0;
+    }
+    t->streamed = true;
+    if (t->stream_rc)
+        return 1;
+    int rc = shc_sse_feed(t->sse, buf, len, on_event, t);
+    flush_pending(t);
+    if (t->state != T_REQUEST)
+        return 1;
+    if (rc) {
+        t->stream_rc = rc;
+        if (!t->stream_err[0])
+            snprintf(t->stream_err, sizeof t->stream_err, "%s",
+                     rc == SHC_E_LIMIT ? "a stream event is too large" : "out of memory");
+        return 1;
+    }
+    return 0;
+}
+
+/* A short, single-line excerpt of an error body: the API's error.message when it has one. */
+static void body_excerpt(shc_backend_turn *t, char *out, size_t n)
+{
+    out[0] = '\0';
+    json_t *j = json_loadb(t->errbody, t->errbody_len, 0, NULL);
+    json_t *e = json_object_get(j, "error");
+    const char *m = json_is_object(e)   ? json_string_value(json_object_get(e, "message"))
+                    : json_is_string(e) ? json_string_value(e)
+                                        : NULL;
+    const char *src = m ? m : t->errbody;
+    size_t k = strlen(src) < n - 1 ? strlen(src) : n - 1;
+    memcpy(out, src, k);
+    out[k] = '\0';
+    json_decref(j);
+    for (char *c = out; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            *c = ' ';
+    if (strlen(out) > 200)
+        strcpy(out + 197, "...");
+    shc__redact(t->be->key, out);
+}
+
+static void on_done(void *p, const shc_http_result *res)
+{
+    shc_backend_turn *t = p;
+    t->req = NULL;
+    if (t->state != T_REQUEST)
+        return;
+    long st = res->status;
+    char ex[256];
+    if (st == 401 || st == 403) {
+        body_excerpt(t, ex, sizeof ex);
+        failf(t, "the model server refused the API key (HTTP %ld from %s)%s%s%s", st,
+                       t->be->base_url, t->be->key ? "" : "; no key was sent: set DEEPSEEK_API_KEY",
+                       ex[0] ? ": " : "", ex);
+        return;
+    }
+    if (st == 429 || st >= 500) {
+        t->attempt++;
+        body_excerpt(t, ex, sizeof ex);
+        if (t->attempt >= SHC_OPENAI_MAX_ATTEMPTS) {
+            failf(t, "the model server answered HTTP %ld %d times; giving up%s%s", st,
+                           t->attempt, ex[0] ? ": " : "", ex);
+            return;
+        }
+        uint64_t ms = (uint64_t)SHC_OPENAI_BACKOFF_MS << (t->attempt - 1);
+        if (res->retry_after > 0) {
+            long ra = res->retry_after < SHC_OPENAI_MAX_RETRY_AFTER_S
+                          ? res->retry_after
+                          : SHC_OPENAI_MAX_RETRY_AFTER_S;
+            if ((uint64_t)ra * 1000u > ms)
+                ms = (uint64_t)ra * 1000u;
+        }
+        fprintf(stderr, "shcard: model: HTTP %ld, retrying in %llu ms (attempt %d of %d)\n", st,
+                (unsigned long long)ms, t->attempt + 1, SHC_OPENAI_MAX_ATTEMPTS);
+        t->on_end(t, OAI_END_RETRY, ms, NULL);
+        return;
+    }
+    if (st != 0 && (st < 200 || st > 299)) {
+        body_excerpt(t, ex, sizeof ex);
+        failf(t, "the model server answered HTTP %ld%s%s", st, ex[0] ? ": " : "", ex);
+        return;
+    }
+    if (t->stream_rc) {
+        failf(t, "the model server's response is not a chat completion stream: %s",
+                       t->stream_err);
+        return;
+    }
+    if (res->failed) {
+        if (st == 0)
+            failf(t, "cannot reach the model server at %s: %s", t->be->base_url,
+                           res->error);
+        else
+            failf(t, "the model stream from %s broke off: %s", t->be->base_url,
+                           res->error);
+        return;
+    }
+    if (shc_sse_events(t->sse) == 0) {
+        failf(t, "the model server's response is not an event stream (did it ignore "
+                          "\"stream\": true?)");
+        return;
+    }
+    const char *fin = shc_oai_delta_finish(t->delta);
+    if (!fin && !shc_oai_delta_done(t->delta)) {
+        failf(t, "the model stream ended before the message was complete%s",
+                       shc_sse_pending(t->sse) ? " (cut in the middle of an event)" : "");
+        return;
+    }
+    t->on_end(t, OAI_END_MESSAGE, 0, NULL);
+}
+
+void shc__oai_start_request(shc_backend_turn *t)
+{
+    openai *be = t->be;
+    if (!be->http) {
+        be->loop = t->loop;
+        be->http = shc_http_new(t->loop);
+        if (!be->http) {
+            failf(t, "cannot start libcurl");
+            return;
+        }
+    }
+    if (t->attempt == 0) {
+        if (t->requests >= be->max_requests) {
+            t->on_end(t, OAI_END_LIMIT, 0, NULL);
+            return;
+        }
+        t->requests++;
+    }
+    shc_sse_free(t->sse);
+    shc_oai_delta_free(t->delta);
+    t->sse = shc_sse_new(0);
+    t->delta = shc_oai_delta_new();
+    t->streamed = false;
+    t->stream_rc = 0;
+    t->stream_err[0] = '\0';
+    t->errbody_len = 0;
+    t->errbody[0] = '\0';
+    char *body = shc_openai_request_body(be->model, be->system_prompt, t->cwd, t->s->history);
+    if (!t->sse || !t->delta || !body) {
+        free(body);
+        failf(t, "out of memory building the request");
+        return;
+    }
+    const char *headers[] = {"Content-Type: application/json", "Accept: text/event-stream",
+                             be->auth, NULL};
+    shc_http_opts o = {.url = be->url,
+                       .body = body,
+                       .body_len = strlen(body),
+                       .headers = headers,
+                       .idle_timeout_s = be->idle_timeout_s};
+    static const shc_http_cbs cbs = {on_body, on_done};
+    t->state = T_REQUEST;
+    int rc = shc_http_post(&t->req, be->http, &o, &cbs, t);
+    free(body);
+    if (rc)
+        failf(t, "cannot start the request to %s", be->base_url);
+}
+
+void shc__oai_stop_transfer(shc_backend_turn *t)
+{
+    shc_http_cancel(t->req);
+    t->req = NULL;
+}
