@@ -6,10 +6,12 @@
  * API), base/.
  *
  * The ACP bridge: stdio transport on the loop, ACP methods, sessions, and the one teardown that
- * every exit path (stdin EOF, SIGTERM, SIGINT, a broken stdout) goes through.
+ * every exit path (stdin EOF, any catchable terminating signal, a broken stdout) goes through;
+ * it ends in bounded time (children killed after teardown_ms, output given up after flush_ms).
  * Turns and tool calls live in turn.c, the writer in wire.c. */
 #define _GNU_SOURCE
 #include "acp/bridge_int.h"
+#include "base/signame.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -289,6 +291,27 @@ static bool all_idle(const br_bridge *br)
     return true;
 }
 
+/* The client stopped reading: what is still queued is given up so that the process ends. */
+static void on_flush_deadline(shc_loop *loop, void *payload)
+{
+    br_bridge *br = payload;
+    br->flush_timer = 0;
+    if (!shc_rpc_queued(br->rpc) && br->finished)
+        return;
+    br->flush_late = true;
+    shc_log_warn(br->log, "teardown: the client did not read %zu bytes of output in time; exiting",
+                 shc_rpc_queued(br->rpc));
+    shc_loop_stop(loop);
+}
+
+static void on_hard_deadline(shc_loop *loop, void *payload)
+{
+    br_bridge *br = payload;
+    br->flush_late = true;
+    shc_log_error(br->log, "teardown did not complete in time; exiting");
+    shc_loop_stop(loop);
+}
+
 static void teardown_check(br_bridge *br)
 {
     if (!br->tearing || br->finished || !all_idle(br))
@@ -304,6 +327,8 @@ static void teardown_check(br_bridge *br)
         session_free(br, s);
     }
     shc_log_info(br->log, "teardown complete");
+    br->flush_timer = shc_loop_timer(br->loop, br->cfg.flush_ms ? br->cfg.flush_ms : 2000,
+                                     on_flush_deadline, br);
     shc__wire_flush(br); /* stops the loop once the queue is written (or the writer broke) */
 }
 
@@ -331,6 +356,10 @@ static void teardown(br_bridge *br, const char *why)
     }
     uint64_t ms = br->cfg.teardown_ms ? br->cfg.teardown_ms : 3000;
     br->teardown_timer = shc_loop_timer(br->loop, ms, on_teardown_deadline, br);
+    /* Whatever happens below, the process ends: children killed after ms, the output given up
+     * flush_ms after that; this last timer only catches a teardown that never completes. */
+    uint64_t flush = br->cfg.flush_ms ? br->cfg.flush_ms : 2000;
+    shc_loop_timer(br->loop, ms + flush + 1000, on_hard_deadline, br);
     for (br_session *s = br->sessions; s; s = s->next)
         for (br_turn *t = s->turns; t; t = t->next)
             shc__turn_cancel(t);
@@ -340,10 +369,16 @@ static void teardown(br_bridge *br, const char *why)
     teardown_check(br);
 }
 
+/* Every catchable terminating signal (base/signame.c) comes here through the loop's signalfd,
+ * so that SIGHUP from a closing terminal, SIGQUIT, SIGUSR1, a realtime signal... all end in the
+ * one teardown instead of the default action, which would leave the commands running. */
 static void on_signal(shc_loop *loop, int signo, void *payload)
 {
-    (void)loop;
-    teardown(payload, signo == SIGINT ? "SIGINT" : "SIGTERM");
+    br_bridge *br = payload;
+    if (signo == SIGPIPE && shc_loop_signal_sender(loop) == getpid())
+        return; /* our own write to a closed pipe: the writer sees EPIPE and handles it */
+    const char *name = shc_signal_name(signo);
+    teardown(br, name ? name : "a signal");
 }
 
 /* ------------------------------------------------------------------ run */
@@ -410,17 +445,24 @@ int shc_bridge_run(shc_bridge_config *cfg)
         goto fail;
     br->in_watch = shc_loop_watch(br->loop, br->in_fd, SHC_LOOP_READ, on_stdin, br);
     br->out_watch = shc_loop_watch(br->loop, br->out_fd, 0, shc__wire_on_writable, br);
-    if (br->in_watch < 0 || br->out_watch < 0 ||
-        shc_loop_signal(br->loop, SIGTERM, on_signal, br) != 0 ||
-        shc_loop_signal(br->loop, SIGINT, on_signal, br) != 0)
+    if (br->in_watch < 0 || br->out_watch < 0)
         goto fail;
+    sigset_t term;
+    shc_signal_terminating(&term);
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (!sigismember(&term, sig) || shc_loop_signal(br->loop, sig, on_signal, br) == 0)
+            continue;
+        if (sig == SIGTERM || sig == SIGINT)
+            goto fail;
+        shc_log_warn(br->log, "cannot watch signal %d: %s", sig, strerror(errno));
+    }
     shc_log_info(br->log, "ready (%s backend, approve %s%s)", br->be->ops->name,
                  br->approve == SHC_APPROVE_ASK ? "ask" : "all",
                  cfg->client_terminals ? ", client terminals" : "");
     int lr = shc_loop_run(br->loop);
     if (lr != 0)
         shc_log_error(br->log, "event loop failed: %s", strerror(-lr));
-    status = br->finished && lr == 0 ? 0 : 1;
+    status = br->finished && lr == 0 && !br->flush_late ? 0 : 1;
     shc_rpc_close_output(br->rpc); /* nothing is written after teardown */
 fail:
     if (status != 0 && !br->finished)

@@ -31,6 +31,7 @@ typedef struct shc_bridge_config {
     uint64_t timeout_ms;      /* per command, 0 = none */
     uint64_t kill_grace_ms;   /* SIGTERM -> SIGKILL on cancel/timeout (0 = 1000) */
     uint64_t teardown_ms;     /* longest wait for children at teardown before SIGKILL (0 = 3000) */
+    uint64_t flush_ms;        /* then the longest wait for the client to read (0 = 2000) */
     size_t chunk_bytes;       /* terminal_output coalescing: bytes (0 = executor default) */
     uint32_t chunk_ms;        /* terminal_output coalescing: delay (0 = executor default) */
     bool color;               /* TERM=xterm-256color for commands (default TERM=dumb, NO_COLOR) */
@@ -38,9 +39,10 @@ typedef struct shc_bridge_config {
     shc_log log;
 } shc_bridge_config;
 
-/* Runs the bridge until stdin EOF, SIGTERM, SIGINT or a broken stdout, then tears down once
+/* Runs the bridge until stdin EOF, a terminating signal or a broken stdout, then tears down once
  * (cancel every turn, end every process group, wait for all of them, flush) and returns the
- * process exit status (0 after a clean teardown). */
+ * process exit status: 0 after a clean teardown, 1 when the client did not read the last
+ * frames within flush_ms (or the bridge could not start). */
 int shc_bridge_run(shc_bridge_config *cfg);
 
 #endif

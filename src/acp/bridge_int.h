@@ -115,6 +115,8 @@ struct br_bridge {
     bool finished;
     int teardown_timer;
     int teardown_kick;
+    int flush_timer;
+    bool flush_late;              /* the client did not read the last frames in time */
 };
 
 /* wire.c */

@@ -2,6 +2,7 @@
  * The backend is picked here: the model backend (model/) with a key or a base URL, else shell
  * mode (agent/shell.c); the bridge only sees the seam (agent/backend.h). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,8 @@ int shc_cmd_acp(int argc, char **argv)
     cfg.in_fd = cfg.out_fd = -1;
     cfg.log.level = SHC_LOG_WARN;
     cfg.log.prefix = "shcard acp";
+    /* Before anything can log: a closed stderr must give EPIPE, not end the agent. */
+    signal(SIGPIPE, SIG_IGN);
     shc_model_config mcfg; /* the model backend's flags (config.h) */
     shc_model_config_init(&mcfg);
     char merr[256];
