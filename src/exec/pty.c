@@ -1,6 +1,5 @@
 #define _GNU_SOURCE
 #include "exec/pty.h"
-#include "exec/pty_spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,33 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "exec/output.h"
-#include "shcard.h"
 #include "base/signame.h"
+#include "exec/guard.h"
+#include "exec/output.h"
 #include "exec/sweep.h"
-
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
-
-extern char **environ;
+#include "shcard.h"
 
 enum {
     READ_SIZE = 65536,
-    DRAIN_GRACE_MS = 150,   /* after exit, wait this long for EOF before hanging up */
-    POLL_FALLBACK_MS = 250, /* without pidfd: SIGCHLD through the loop, and this safety poll */
+    DRAIN_GRACE_MS = 150, /* after exit, wait this long for EOF before hanging up */
 };
 
 struct shc_exec {
-    shc_loop *loop; /* borrowed */
-    bool sigchld;   /* SIGCHLD registered on the loop (the fallback without pidfd) */
-    shc_pty *live;  /* commands whose leader is not reaped yet (not owned) */
+    shc_loop *loop;   /* borrowed */
+    shc_guard *guard; /* owned: forks the commands and ends them if we die; NULL once lost */
+    shc_pty *live;    /* commands not ended yet (not owned) */
     uint64_t seq;
 };
 
@@ -45,10 +38,11 @@ struct shc_pty {
     shc_pty *next, *prev;
     bool linked;
     pid_t pid;
-    int master, pidfd;
-    int w_master, w_pidfd;
-    int t_timeout, t_kill, t_drain, t_flush, t_poll;
-    bool exited, eof, done, laddering, reaped;
+    int master;
+    int w_master;
+    int t_timeout, t_kill, t_drain, t_flush;
+    bool exited, eof, done, laddering;
+    bool ended; /* its group was killed, orphans swept, the leader reaped */
     shc_pty_status st;
     uint64_t t0, bytes_read;
     char token[80]; /* SHCARD_CMD_ID=... */
@@ -78,6 +72,41 @@ int shc_pty_status_code(const shc_pty_status *st)
 
 /* ---------------------------------------------------------------- exec context */
 
+static void record_exit(shc_pty *p, int code, int status);
+
+static void on_guard_exit(void *payload, pid_t pid, int code, int status)
+{
+    shc_exec *ex = payload;
+    for (shc_pty *p = ex->live; p; p = p->next)
+        if (p->pid == pid && !p->exited) {
+            record_exit(p, code, status); /* may free p: the loop goes no further */
+            return;
+        }
+}
+
+/* Someone killed the guardian.  Its commands were re-parented to us (we are a subreaper too):
+ * they are killed now, and each ends as killed by SIGKILL.  The next spawn starts a new one. */
+static void on_guard_lost(void *payload)
+{
+    shc_exec *ex = payload;
+    fprintf(stderr, "shcard: the process guardian died; its commands are killed\n");
+    shc__guard_free(ex->guard);
+    ex->guard = NULL;
+    for (shc_pty *p = ex->live; p; p = p->next) {
+        kill(-p->pid, SIGKILL);
+        kill(p->pid, SIGKILL);
+    }
+    for (bool again = true; again;) { /* one at a time: an exit callback may free commands */
+        again = false;
+        for (shc_pty *p = ex->live; p; p = p->next)
+            if (!p->exited) {
+                record_exit(p, CLD_KILLED, SIGKILL);
+                again = true;
+                break;
+            }
+    }
+}
+
 shc_exec *shc_exec_new(shc_loop *loop)
 {
     if (!loop)
@@ -86,8 +115,12 @@ shc_exec *shc_exec_new(shc_loop *loop)
     if (!ex)
         return NULL;
     ex->loop = loop;
-    /* Escaped processes (setsid, nohup) come back to us when their parent dies. */
+    /* Should the guardian die, what it held comes back to us. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    if (shc__guard_start(&ex->guard, loop, on_guard_exit, on_guard_lost, ex) != 0) {
+        free(ex);
+        return NULL;
+    }
     return ex;
 }
 
@@ -105,21 +138,36 @@ static void unlink_pty(shc_pty *p)
     p->linked = false;
 }
 
-static void sweep(shc_pty *p)
+/* Ends the command's processes for good: SIGKILL to its group, orphans swept, the leader
+ * reaped.  The guardian does it (and answers when done); without one, we do it ourselves: the
+ * dead guardian's processes were re-parented to us. */
+static void end_group(shc_pty *p)
 {
+    if (p->ended)
+        return;
+    p->ended = true;
+    shc_exec *ex = p->ex;
+    if (ex && ex->guard && shc__guard_finish(ex->guard, p->pid) == 0)
+        return;
+    kill(-p->pid, SIGKILL);
+    kill(p->pid, SIGKILL);
     pid_t keep[64];
     size_t n = 0;
-    for (shc_pty *q = p->ex ? p->ex->live : NULL; q && n < 64; q = q->next)
+    for (shc_pty *q = ex ? ex->live : NULL; q && n < 63; q = q->next)
         if (q != p)
             keep[n++] = q->pid;
-    keep[n < 64 ? n++ : 63] = p->pid; /* our own leader is reaped by reap_leader */
+    keep[n++] = p->pid; /* reaped below, if it came back to us */
     shc__sweep(p->pid, p->token, keep, n);
+    for (int i = 0; i < 200 && waitpid(p->pid, NULL, WNOHANG) == 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
-/* Stops watching and timing; closes fds.  The leader must be reaped first. */
+/* Stops watching and timing; closes fds.  The group must be ended first. */
 static void teardown(shc_pty *p)
 {
-    int *timers[] = {&p->t_timeout, &p->t_kill, &p->t_drain, &p->t_flush, &p->t_poll};
+    int *timers[] = {&p->t_timeout, &p->t_kill, &p->t_drain, &p->t_flush};
     for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++)
         if (*timers[i] > 0) {
             shc_loop_cancel_timer(p->loop, *timers[i]);
@@ -127,57 +175,36 @@ static void teardown(shc_pty *p)
         }
     if (p->w_master > 0)
         shc_loop_unwatch(p->loop, p->w_master);
-    if (p->w_pidfd > 0)
-        shc_loop_unwatch(p->loop, p->w_pidfd);
-    p->w_master = p->w_pidfd = 0;
+    p->w_master = 0;
     if (p->master >= 0)
         close(p->master);
-    if (p->pidfd >= 0)
-        close(p->pidfd);
-    p->master = p->pidfd = -1;
-}
-
-static void reap_leader(shc_pty *p)
-{
-    if (p->reaped)
-        return;
-    while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    p->reaped = true;
+    p->master = -1;
 }
 
 /* Kill everything, reap, sweep, with no callback: for free and exec_free. */
 static void kill_now(shc_pty *p)
 {
-    if (!p->reaped) {
-        kill(-p->pid, SIGKILL);
-        kill(p->pid, SIGKILL);
-        sweep(p);
-        reap_leader(p);
-    }
+    end_group(p);
     unlink_pty(p);
     teardown(p);
 }
 
-static void on_sigchld_detached(shc_loop *loop, int signo, void *payload)
+pid_t shc_exec_guardian(const shc_exec *ex)
 {
-    (void)loop;
-    (void)signo;
-    (void)payload;
+    return ex && ex->guard ? shc__guard_pid(ex->guard) : -1;
 }
 
 void shc_exec_free(shc_exec *ex)
 {
     if (!ex)
         return;
-    if (ex->sigchld) /* the loop has no unregister: leave it a handler that touches nothing */
-        shc_loop_signal(ex->loop, SIGCHLD, on_sigchld_detached, NULL);
     while (ex->live) {
         shc_pty *p = ex->live;
         kill_now(p);
         p->done = true;
         p->ex = NULL;
     }
+    shc__guard_free(ex->guard); /* the guardian ends what is left and exits; reaped here */
     free(ex);
 }
 
@@ -260,10 +287,8 @@ static void finish(shc_pty *p)
                          (unsigned long long)p->hidden);
         p->on_output(p, note, (size_t)n, p->payload);
     }
-    /* The leader is still a zombie, so its pid (= pgid = sid) cannot be reused yet. */
-    kill(-p->pid, SIGKILL);
-    sweep(p);
-    reap_leader(p);
+    /* The leader is still an unreaped zombie, so its pid (= pgid = sid) is not reused yet. */
+    end_group(p);
     unlink_pty(p);
     teardown(p);
     p->st.duration_ms = shc_loop_now_ms() - p->t0;
@@ -331,78 +356,19 @@ static void on_drain_timer(shc_loop *loop, void *payload)
     finish(p);
 }
 
-static void record_exit(shc_pty *p, const siginfo_t *si)
+static void record_exit(shc_pty *p, int code, int status)
 {
     p->exited = true;
-    if (si->si_code == CLD_EXITED) {
-        p->st.exit_code = si->si_status;
+    if (code == CLD_EXITED) {
+        p->st.exit_code = status;
         p->st.signo = 0;
     } else {
         p->st.exit_code = -1;
-        p->st.signo = si->si_status;
+        p->st.signo = status;
     }
-    if (p->w_pidfd > 0)
-        shc_loop_unwatch(p->loop, p->w_pidfd);
-    p->w_pidfd = 0;
-    if (p->t_poll > 0)
-        shc_loop_cancel_timer(p->loop, p->t_poll);
-    p->t_poll = 0;
     if (!p->eof && !p->t_drain)
         p->t_drain = shc_loop_timer(p->loop, DRAIN_GRACE_MS, on_drain_timer, p);
     finish(p);
-}
-
-/* Looks at the exit without reaping (WNOWAIT): the zombie keeps the pgid reserved until the
- * sweep is over. */
-static int peek_exit(shc_pty *p, siginfo_t *si)
-{
-    memset(si, 0, sizeof *si);
-    int r = p->pidfd >= 0
-                ? waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, si, WEXITED | WNOHANG | WNOWAIT)
-                : waitid(P_PID, (id_t)p->pid, si, WEXITED | WNOHANG | WNOWAIT);
-    return r == 0 && si->si_pid != 0;
-}
-
-static void on_pidfd(shc_loop *loop, int fd, unsigned events, void *payload)
-{
-    (void)loop;
-    (void)fd;
-    (void)events;
-    shc_pty *p = payload;
-    siginfo_t si;
-    if (peek_exit(p, &si))
-        record_exit(p, &si);
-}
-
-/* Without pidfd: a SIGCHLD (several may coalesce into one) means any running command may have
- * exited.  Handle one exit at a time and rescan, since an exit callback may free commands. */
-static void on_sigchld(shc_loop *loop, int signo, void *payload)
-{
-    (void)loop;
-    (void)signo;
-    shc_exec *ex = payload;
-    for (bool again = true; again;) {
-        again = false;
-        for (shc_pty *q = ex->live; q; q = q->next) {
-            siginfo_t si;
-            if (q->pidfd < 0 && !q->exited && peek_exit(q, &si)) {
-                record_exit(q, &si);
-                again = true;
-                break;
-            }
-        }
-    }
-}
-
-static void on_poll_timer(shc_loop *loop, void *payload)
-{
-    shc_pty *p = payload;
-    p->t_poll = 0;
-    siginfo_t si;
-    if (peek_exit(p, &si))
-        record_exit(p, &si);
-    else
-        p->t_poll = shc_loop_timer(loop, POLL_FALLBACK_MS, on_poll_timer, p);
 }
 
 /* ---------------------------------------------------------------- kill ladder */
@@ -441,7 +407,7 @@ static void on_timeout(shc_loop *loop, void *payload)
 
 void shc_pty_cancel(shc_pty *pty)
 {
-    if (!pty || pty->done || pty->laddering || pty->reaped)
+    if (!pty || pty->done || pty->laddering || pty->ended)
         return;
     pty->st.cancelled = true;
     ladder(pty);
@@ -513,12 +479,13 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         snprintf(err->message, sizeof err->message, "no command given");
         return SHC_E_USAGE;
     }
+    int rc = 0;
     shc_pty *p = calloc(1, sizeof *p);
     if (!p)
         goto nomem;
     p->ex = ex;
     p->loop = ex->loop;
-    p->master = p->pidfd = -1;
+    p->master = -1;
     p->chunk_bytes = opts->chunk_bytes ? opts->chunk_bytes : 8192;
     if (p->chunk_bytes < 8)
         p->chunk_bytes = 8;
@@ -536,7 +503,14 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
     snprintf(p->token, sizeof p->token, "SHCARD_CMD_ID=%d-%llu-%llu", (int)getpid(),
              (unsigned long long)++ex->seq, (unsigned long long)shc_loop_now_ms());
     p->t0 = shc_loop_now_ms();
-    int rc = shc__pty_fork(&p->pid, &p->master, opts, p->token, err);
+    if (!ex->guard && shc__guard_start(&ex->guard, ex->loop, on_guard_exit, on_guard_lost, ex)) {
+        err->err = EAGAIN;
+        err->stage = "fork";
+        snprintf(err->message, sizeof err->message, "cannot start the process guardian");
+        rc = SHC_E_IO;
+        goto fail_rc;
+    }
+    rc = shc__guard_spawn(ex->guard, opts, p->token, &p->pid, &p->master, err);
     if (rc)
         goto fail_rc;
     p->linked = true;
@@ -545,28 +519,12 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         ex->live->prev = p;
     ex->live = p;
 
-    /* SHC_EXEC_NO_PIDFD=1 forces the polling fallback of kernels without pidfd (for tests). */
-    const char *nopidfd = getenv("SHC_EXEC_NO_PIDFD");
-    p->pidfd = nopidfd && *nopidfd == '1' ? -1 : pidfd_open(p->pid, 0);
-    if (p->pidfd >= 0) {
-        p->w_pidfd = shc_loop_watch(p->loop, p->pidfd, SHC_LOOP_READ, on_pidfd, p);
-    } else {
-        if (!ex->sigchld && shc_loop_signal(p->loop, SIGCHLD, on_sigchld, ex) == 0)
-            ex->sigchld = true;
-        p->t_poll = shc_loop_timer(p->loop, POLL_FALLBACK_MS, on_poll_timer, p);
-    }
     p->w_master = shc_loop_watch(p->loop, p->master, SHC_LOOP_READ, on_master, p);
     if (opts->timeout_ms)
         p->t_timeout = shc_loop_timer(p->loop, opts->timeout_ms, on_timeout, p);
-    if (p->w_master <= 0 || (p->pidfd >= 0 ? p->w_pidfd <= 0 : p->t_poll <= 0) ||
-        (opts->timeout_ms && p->t_timeout <= 0)) {
+    if (p->w_master <= 0 || (opts->timeout_ms && p->t_timeout <= 0)) {
         shc_pty_free(p);
         goto nomem_nofree;
-    }
-    if (p->pidfd < 0) {
-        siginfo_t si; /* it may have exited before SIGCHLD was being watched */
-        if (peek_exit(p, &si))
-            record_exit(p, &si); /* output is not drained yet: no callback can run here */
     }
     *out = p;
     return 0;

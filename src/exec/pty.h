@@ -1,15 +1,16 @@
-/* src/exec/ owns running commands: the PTY executor (pty.c), the fork/exec of the child
- * (pty_spawn.c), the output products (output.c: display chunks, model text, tail ring) and the
- * orphan sweep (sweep.c).  It knows nothing of ACP or cards: callers get callbacks.  May use:
- * base/ (the loop, signal names, UTF-8).
+/* src/exec/ owns running commands: the PTY executor (pty.c), the guardian process that forks
+ * and outlives them (guard.c, its executor side; guardian.c, the process), the fork/exec of the
+ * child (pty_spawn.c), the output products (output.c: display chunks, model text, tail ring)
+ * and the orphan sweep (sweep.c).  It knows nothing of ACP or cards: callers get callbacks.
+ * May use: base/ (the loop, signal names, UTF-8).
  *
  * The PTY executor: runs `bash -c CMD` (or `bash -lc CMD`) in a new session on a pseudo-terminal,
  * driven by an shc_loop the caller owns, and turns the one byte stream into three products:
  * display chunks (raw bytes as valid UTF-8, for a live terminal card), model text (CR/ANSI
  * applied, head+tail bounded) and a tail ring (last N bytes, the ACP outputByteLimit rule).
  *
- * Ownership: an shc_exec (one per process that runs commands; it is the child subreaper) is
- * owned by the caller and borrows the loop.  Each running command is an shc_pty owned by the
+ * Ownership: an shc_exec (one per process that runs commands) is owned by the caller and
+ * borrows the loop.  Each running command is an shc_pty owned by the
  * caller, freed with shc_pty_free (NULL-safe).  Free every shc_pty before its shc_exec, and the
  * shc_exec before the loop.  Strings passed to callbacks are borrowed for the call only.
  *
@@ -21,6 +22,10 @@
  * GIT_MERGE_AUTOEDIT=no, LANG/LC_CTYPE/LC_ALL=C.UTF-8, PWD = the cwd, COLUMNS/LINES = the window
  * size, SHCARD_CMD_ID (a per-command token the orphan sweep matches); TMUX*, STY, WINDOW and
  * WINDOWID are removed.  opts.env overrides are applied last.
+ *
+ * Nothing outlives the caller (guard.h): the commands are forked by a guardian process, their
+ * parent and a child subreaper in its own session, which kills every process group and every
+ * descendant it holds when the caller dies, SIGKILL included.
  *
  * Process: setsid + controlling tty, stdin /dev/null, stdout/stderr the tty, every other fd
  * closed, signal dispositions and mask reset, window size set before exec.  A command is complete
@@ -95,12 +100,15 @@ typedef struct shc_pty_opts {
     void *payload;               /* passed to both callbacks */
 } shc_pty_opts;
 
-/* An owned executor context on a borrowed loop, or NULL.  It makes this process a child
- * subreaper (PR_SET_CHILD_SUBREAPER) so that escaped processes come back to be swept. */
+/* An owned executor context on a borrowed loop, or NULL.  It forks the guardian (and makes
+ * this process a child subreaper too, so that what a killed guardian held comes back here). */
 shc_exec *shc_exec_new(shc_loop *loop);
 /* NULL-safe.  Any command still running is killed (SIGKILL) and reaped; its pty stays owned by
- * the caller and must still be freed, but no callback runs. */
+ * the caller and must still be freed, but no callback runs.  The guardian exits; reaped here. */
 void shc_exec_free(shc_exec *ex);
+/* The guardian's pid (the process that forks the commands), or -1 between a lost guardian and
+ * the next spawn.  For tests and diagnostics. */
+pid_t shc_exec_guardian(const shc_exec *ex);
 
 /* Starts opts->command.  On success *out is an owned running command (the exit callback will
  * run from the loop) and 0 is returned.  On failure *out is NULL, err (may be NULL) is filled

@@ -16,6 +16,14 @@
  * processes signalled. */
 int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep);
 
+/* Reaps every zombie child of this process whose pid is not in keep. */
+void shc__reap_orphans(const pid_t *keep, size_t nkeep);
+
+/* SIGKILL to every descendant of this process (found through /proc/PID/task/TID/children,
+ * round after round, since a dying process's children come back to us as a subreaper), and
+ * reaps them, until none is left or about 2 s have passed. */
+void shc__kill_descendants(void);
+
 /* Number of processes whose parent is this process (zombies included), for tests. */
 int shc__count_children(int *zombies);
 
