@@ -8,6 +8,7 @@ import random
 import sys
 import time
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 import reliability as rel  # noqa: E402
 

@@ -420,6 +420,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->log = &cfg->log;
     br->hooks.teardown = teardown;
     br->hooks.turn_gone = teardown_check;
+    br->hooks.progress = shc__turn_progress;
     br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */
     if (!br->be) {

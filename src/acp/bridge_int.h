@@ -1,6 +1,7 @@
-/* Internals shared by the bridge's three parts, in dependency order (each uses only those after
- * it): bridge.c (transport, methods, sessions, teardown) -> turn.c (turns, tool calls,
- * permissions, client terminals) -> wire.c (the writer and session/update notifications).
+/* Internals shared by the bridge's parts, in dependency order (each uses only those after it):
+ * bridge.c (transport, methods, sessions, teardown) -> turn.c (turns, tool calls, permissions,
+ * the local PTY path) -> cterm.c (client terminals) -> call.c (the end of a call) -> wire.c
+ * (the writer and session/update notifications).
  * The lower parts reach the bridge's lifecycle only through br->hooks.  Not a public header.
  *
  * Re-entrancy rule: callbacks from the backend, the executor and the rpc only change state and
@@ -93,6 +94,7 @@ struct br_session {
 typedef struct br_hooks {
     void (*teardown)(br_bridge *br, const char *why); /* wire.c: stdout broke (from the loop) */
     void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
+    shc_loop_timer_fn progress;                       /* call.c: shc__turn_progress */
 } br_hooks;
 
 struct br_bridge {
@@ -127,10 +129,22 @@ void shc__wire_update(br_bridge *br, br_session *s, json_t *update); /* steals u
 void shc__wire_flush(br_bridge *br);
 void shc__wire_on_writable(shc_loop *loop, int fd, unsigned events, void *payload);
 
+/* call.c */
+void shc__call_send(br_turn *t, json_t *update); /* a session/update of the turn; steals it */
+/* The call is over: final card, result kept for the backend (state DONE), the turn kicked. */
+void shc__call_finish(br_call *c, const shc_call_end *end, const char *model_text, size_t mlen,
+                      bool timed_out, bool cancelled);
+void shc__call_not_run(br_call *c, const char *why, bool cancelled);
+void shc__turn_kick(br_turn *t); /* the turn's progress runs from a zero-delay timer */
+
+/* cterm.c */
+void shc__ct_run(br_call *c);    /* terminal/create and what follows */
+void shc__ct_cancel(br_call *c); /* terminal/kill, and a deadline */
+
 /* turn.c */
 int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const char *prompt);
 void shc__turn_cancel(br_turn *t);
-void shc__turn_kick(br_turn *t);
+void shc__turn_progress(shc_loop *loop, void *payload); /* the kick timer's callback */
 /* Kills everything of the turn now (teardown deadline): no callback will run for its calls. */
 void shc__turn_force(br_turn *t);
 
