@@ -724,6 +724,51 @@ static void test_guardian_killed(void **state)
     assert_int_equal(shc__count_children(&z), 0);
 }
 
+/* Back-pressure: a paused executor reads nothing more than the PTY's buffer, so the command
+ * blocks in write(); on resume every byte arrives.  Cancel works while paused. */
+static void test_pause_and_resume(void **state)
+{
+    (void)state;
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = shc_exec_new(loop);
+    run_result r = {0}, rc = {0};
+    shc_pty_opts o = cmd("head -c 3000000 /dev/zero | tr '\\0' x; echo; echo END");
+    o.on_output = rr_output;
+    o.on_exit = rr_exit;
+    o.payload = &r;
+    shc_exec_pause(ex, true);
+    assert_true(shc_exec_paused(ex));
+    assert_int_equal(shc_pty_spawn(&r.pty, ex, &o, NULL), 0);
+    o = cmd("yes");
+    o.on_output = rr_output;
+    o.on_exit = rr_exit;
+    o.payload = &rc;
+    assert_int_equal(shc_pty_spawn(&rc.pty, ex, &o, NULL), 0);
+    uint64_t t0 = shc_loop_now_ms();
+    while (shc_loop_now_ms() - t0 < 600)
+        assert_int_equal(shc_loop_run_once(loop, 50), 0);
+    assert_false(r.done);
+    assert_int_equal(r.out.len, 0); /* nothing read: the writers are blocked */
+    shc_pty_cancel(rc.pty);         /* cancel while paused */
+    t0 = shc_loop_now_ms();
+    while (!rc.done && shc_loop_now_ms() - t0 < 5000)
+        assert_int_equal(shc_loop_run_once(loop, 50), 0);
+    assert_true(rc.done);
+    assert_true(rc.st.cancelled);
+    assert_false(r.done);
+    shc_exec_pause(ex, false);
+    while (!r.done)
+        assert_int_equal(shc_loop_run_once(loop, 5000), 0);
+    assert_int_equal(r.st.exit_code, 0);
+    assert_int_equal(r.out.len, 3000000 + 2 + 5);
+    shc_outbuf_append(&r.out, "", 1);
+    assert_string_equal(r.out.p + 3000000, "\r\nEND\r\n");
+    shc_exec_free(ex);
+    shc_loop_free(loop);
+    run_free(&r);
+    run_free(&rc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -753,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_many_concurrent_with_orphans),
         cmocka_unit_test(test_owner_sigkill_ends_everything),
         cmocka_unit_test(test_guardian_killed),
+        cmocka_unit_test(test_pause_and_resume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,7 @@ typedef struct shc_bridge_config {
     size_t chunk_bytes;       /* terminal_output coalescing: bytes (0 = executor default) */
     uint32_t chunk_ms;        /* terminal_output coalescing: delay (0 = executor default) */
     bool color;               /* TERM=xterm-256color for commands (default TERM=dumb, NO_COLOR) */
+    size_t max_commands;      /* commands running at once, all sessions (0 = 16); others wait */
     int in_fd, out_fd;        /* -1 = 0 / 1 */
     shc_log log;
 } shc_bridge_config;

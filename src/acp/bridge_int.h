@@ -20,6 +20,17 @@
 #include "exec/pty.h"
 #include "shcard.h"
 
+/* Back-pressure (wire.c): past QUEUE_PAUSE bytes waiting for the client, the PTYs are not
+ * read (commands block on write, as in a terminal nobody scrolls); past QUEUE_STDIN stdin is
+ * not read either (a client that sends requests but reads no answer is told to wait the same
+ * way); both resume once the queue is down to QUEUE_RESUME. */
+enum {
+    SHC_BR_QUEUE_PAUSE = 4 << 20,
+    SHC_BR_QUEUE_STDIN = 16 << 20,
+    SHC_BR_QUEUE_RESUME = 1 << 20,
+    SHC_BR_MAX_COMMANDS = 16, /* commands running on our PTYs at once (all sessions) */
+};
+
 typedef struct br_call br_call;
 typedef struct br_turn br_turn;
 typedef struct br_session br_session;
@@ -29,6 +40,7 @@ typedef enum br_call_state {
     CALL_QUEUED,  /* emitted by the backend, not shown yet */
     CALL_ASKING,  /* tool_call sent (pending), waiting for session/request_permission */
     CALL_RUNNING, /* running on our PTY or in a client terminal */
+    CALL_WAITING, /* shown, waiting for a free command slot (max_commands) */
     CALL_DONE,    /* final update sent; result waiting for the backend */
 } br_call_state;
 
@@ -109,6 +121,9 @@ struct br_bridge {
     int in_fd, out_fd;
     int in_watch, out_watch;
     bool in_eof;
+    bool out_paused;              /* the PTYs are paused: too much output waits for the client */
+    bool in_paused;               /* stdin is not read: far too much waits */
+    size_t nlocal;                /* commands running on our PTYs */
     shc_client_caps caps;         /* from the latest initialize */
     br_session *sessions;         /* owned */
     unsigned long long nsessions;

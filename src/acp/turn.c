@@ -10,6 +10,26 @@
 
 /* ------------------------------------------------------------------ local PTY */
 
+/* A command slot came free: every turn whose current call waits for one tries again. */
+static void wake_waiting(br_bridge *br)
+{
+    for (br_session *s = br->sessions; s; s = s->next)
+        for (br_turn *t = s->turns; t; t = t->next)
+            if (t->calls && t->calls->state == CALL_WAITING)
+                shc__turn_kick(t);
+}
+
+/* Frees the call's running command (SIGKILL, reap, sweep; no callback) and its slot. */
+static void drop_pty(br_call *c)
+{
+    if (!c->pty)
+        return;
+    shc_pty_free(c->pty);
+    c->pty = NULL;
+    c->turn->br->nlocal--;
+    wake_waiting(c->turn->br);
+}
+
 static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payload)
 {
     (void)pty;
@@ -35,15 +55,24 @@ static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
         end.exit_code = 124;
     }
     c->pty = NULL;
+    c->turn->br->nlocal--;
+    wake_waiting(c->turn->br);
     shc__call_finish(c, &end, model, mlen, st->timed_out, st->cancelled);
     free(model);
     shc_pty_free(pty);
 }
 
+/* Runs the call on our PTY, or leaves it waiting (card shown, in progress) while max_commands
+ * commands run: each running command holds up to about 1 MiB of output buffers, so this bounds
+ * the memory of many sessions flooding at once. */
 static void run_local(br_call *c)
 {
     br_bridge *br = c->turn->br;
     const shc_bridge_config *cfg = &br->cfg;
+    if (br->nlocal >= (cfg->max_commands ? cfg->max_commands : SHC_BR_MAX_COMMANDS)) {
+        c->state = CALL_WAITING;
+        return;
+    }
     shc_pty_opts o = {
         .command = c->command,
         .cwd = c->turn->sess->cwd,
@@ -52,6 +81,8 @@ static void run_local(br_call *c)
         .timeout_ms = cfg->timeout_ms,
         .kill_grace_ms = cfg->kill_grace_ms ? cfg->kill_grace_ms : 1000,
         .model_cap = cfg->output_byte_limit,
+        .has_tail_limit = true, /* the bridge never reads the tail ring: keep none */
+        .tail_limit = 0,
         .chunk_bytes = cfg->chunk_bytes,
         .chunk_ms = cfg->chunk_ms,
         .on_output = on_pty_output,
@@ -61,7 +92,9 @@ static void run_local(br_call *c)
     shc_pty_error err;
     memset(&err, 0, sizeof err);
     c->state = CALL_RUNNING;
-    if (shc_pty_spawn(&c->pty, br->exec, &o, &err) != 0) {
+    if (shc_pty_spawn(&c->pty, br->exec, &o, &err) == 0) {
+        br->nlocal++;
+    } else {
         c->pty = NULL;
         shc_log_warn(br->log, "cannot run `%s`: %s", c->command, err.message);
         shc__call_not_run(c, err.message[0] ? err.message : "cannot start the command", false);
@@ -204,7 +237,7 @@ static void call_free(br_call *c)
         shc_rpc_forget(c->turn->br->rpc, c->req_id);
     if (c->give_up_timer)
         shc_loop_cancel_timer(c->turn->br->loop, c->give_up_timer);
-    shc_pty_free(c->pty);
+    drop_pty(c);
     shc_verdict_free(c->verdict);
     free(c->be_call_id);
     free(c->command);
@@ -248,7 +281,7 @@ static void settle(br_turn *t)
 static bool busy(const br_turn *t)
 {
     for (const br_call *c = t->calls; c; c = c->next)
-        if (c->state == CALL_ASKING || c->state == CALL_RUNNING)
+        if (c->state == CALL_ASKING || c->state == CALL_RUNNING || c->state == CALL_WAITING)
             return true;
     return false;
 }
@@ -308,6 +341,9 @@ void shc__turn_progress(shc_loop *loop, void *payload)
     } else if (t->calls && t->calls->state == CALL_QUEUED) {
         start_call(t->calls);
         return; /* start_call kicks again when something changes */
+    } else if (t->calls && t->calls->state == CALL_WAITING) {
+        run_local(t->calls); /* a slot may be free now; if not it waits for the next wake */
+        return;
     }
     if (busy(t))
         return;
@@ -352,6 +388,8 @@ void shc__turn_cancel(br_turn *t)
             shc_rpc_forget(br->rpc, c->req_id);
             c->req_id = 0;
             shc__call_not_run(c, "cancelled", true);
+        } else if (c->state == CALL_WAITING) {
+            shc__call_not_run(c, "cancelled", true);
         } else if (c->state == CALL_RUNNING) {
             c->cancel_requested = true;
             if (c->pty)
@@ -374,9 +412,8 @@ void shc__turn_force(br_turn *t)
             shc_rpc_forget(t->br->rpc, c->req_id);
             c->req_id = 0;
         }
-        if (c->state == CALL_RUNNING || c->state == CALL_ASKING) {
-            shc_pty_free(c->pty); /* SIGKILL, reap, sweep; no callback */
-            c->pty = NULL;
+        if (c->state == CALL_RUNNING || c->state == CALL_ASKING || c->state == CALL_WAITING) {
+            drop_pty(c);
             shc__call_not_run(c, "killed at shutdown", true);
         }
     }

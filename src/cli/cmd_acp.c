@@ -31,7 +31,9 @@ static void usage(FILE *f)
             "  --max-line BYTES         longest accepted JSON-RPC line (default 16 MiB)\n"
             "  --output-limit BYTES     model text / outputByteLimit cap (default 1 MiB)\n"
             "  --chunk-bytes BYTES      terminal_output coalescing size (default 8192)\n"
-            "  --chunk-ms MS            terminal_output coalescing delay (default 16)\n");
+            "  --chunk-ms MS            terminal_output coalescing delay (default 16)\n"
+            "  --max-commands N         commands running at once, all sessions (default 16);\n"
+            "                           more wait for a free slot\n");
     fprintf(f, "\n%s", shc_model_config_usage());
 }
 
@@ -160,6 +162,13 @@ int shc_cmd_acp(int argc, char **argv)
             if (num(a, v, 1ull << 24, &n))
                 return 2;
             cfg.chunk_bytes = (size_t)n;
+            i++;
+        } else if (!strcmp(a, "--max-commands")) {
+            if (num(a, v, 4096, &n) || n < 1) {
+                fprintf(stderr, "shcard acp: --max-commands must be at least 1\n");
+                return 2;
+            }
+            cfg.max_commands = (size_t)n;
             i++;
         } else if (!strcmp(a, "--chunk-ms")) {
             if (num(a, v, 10000, &n))

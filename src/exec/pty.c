@@ -23,6 +23,7 @@
 enum {
     READ_SIZE = 65536,
     DRAIN_GRACE_MS = 150, /* after exit, wait this long for EOF before hanging up */
+    DRAIN_READS = 16,     /* then read at most this many READ_SIZE blocks */
 };
 
 struct shc_exec {
@@ -30,6 +31,7 @@ struct shc_exec {
     shc_guard *guard; /* owned: forks the commands and ends them if we die; NULL once lost */
     shc_pty *live;    /* commands not ended yet (not owned) */
     uint64_t seq;
+    bool paused;      /* shc_exec_pause: the PTYs are not read */
 };
 
 struct shc_pty {
@@ -189,6 +191,21 @@ static void kill_now(shc_pty *p)
     teardown(p);
 }
 
+void shc_exec_pause(shc_exec *ex, bool paused)
+{
+    if (!ex || ex->paused == paused)
+        return;
+    ex->paused = paused;
+    for (shc_pty *p = ex->live; p; p = p->next)
+        if (p->w_master > 0)
+            shc_loop_set_events(p->loop, p->w_master, paused ? 0 : SHC_LOOP_READ);
+}
+
+bool shc_exec_paused(const shc_exec *ex)
+{
+    return ex && ex->paused;
+}
+
 pid_t shc_exec_guardian(const shc_exec *ex)
 {
     return ex && ex->guard ? shc__guard_pid(ex->guard) : -1;
@@ -321,8 +338,8 @@ static void on_master(shc_loop *loop, int fd, unsigned events, void *payload)
         if (n > 0) {
             p->bytes_read += (uint64_t)n;
             take_bytes(p, p->rbuf, (size_t)n, false);
-            if (n < READ_SIZE)
-                return; /* drained for now: the next poll says when there is more */
+            if (n < READ_SIZE || (p->ex && p->ex->paused))
+                return; /* drained for now, or the caller asked for a pause meanwhile */
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -342,8 +359,9 @@ static void on_drain_timer(shc_loop *loop, void *payload)
     p->t_drain = 0;
     if (p->eof)
         return;
-    /* Stragglers hold the slave open: take what is buffered, then hang up. */
-    for (;;) {
+    /* Stragglers hold the slave open: take what is buffered (a bounded amount, even if they keep
+     * writing), then hang up. */
+    for (int i = 0; i < DRAIN_READS; i++) {
         ssize_t n = read(p->master, p->rbuf, READ_SIZE);
         if (n <= 0)
             break;
@@ -519,7 +537,8 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         ex->live->prev = p;
     ex->live = p;
 
-    p->w_master = shc_loop_watch(p->loop, p->master, SHC_LOOP_READ, on_master, p);
+    p->w_master =
+        shc_loop_watch(p->loop, p->master, ex->paused ? 0 : SHC_LOOP_READ, on_master, p);
     if (opts->timeout_ms)
         p->t_timeout = shc_loop_timer(p->loop, opts->timeout_ms, on_timeout, p);
     if (p->w_master <= 0 || (opts->timeout_ms && p->t_timeout <= 0)) {

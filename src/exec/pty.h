@@ -106,6 +106,13 @@ shc_exec *shc_exec_new(shc_loop *loop);
 /* NULL-safe.  Any command still running is killed (SIGKILL) and reaped; its pty stays owned by
  * the caller and must still be freed, but no callback runs.  The guardian exits; reaped here. */
 void shc_exec_free(shc_exec *ex);
+/* Back-pressure: while paused, no PTY of this executor is read, so a command that prints
+ * blocks in write() once the PTY's buffer (a few KiB) is full, as in a real terminal whose
+ * user stopped scrolling.  Everything else goes on: exits are seen, cancel and timeouts run the
+ * kill ladder, a command that exits is drained (a bounded amount) and completes.  Callable from
+ * an output callback (the read loop stops after the current block). */
+void shc_exec_pause(shc_exec *ex, bool paused);
+bool shc_exec_paused(const shc_exec *ex);
 /* The guardian's pid (the process that forks the commands), or -1 between a lost guardian and
  * the next spawn.  For tests and diagnostics. */
 pid_t shc_exec_guardian(const shc_exec *ex);
