@@ -752,7 +752,7 @@ def case_mention():
             R.check(cmds[0] is not None and cmds[0].startswith("wc -c ") and "\n" not in cmds[0],
                     "two mentions: one command line with both paths", cmds)
             fin = a.finals(sid)
-            R.check(any('16 total' in json.dumps(u.get("content", [])) for u in fin[-2:]),
+            R.check(any('20 total' in json.dumps(u.get("content", [])) for u in fin[-2:]),
                     "two mentions: wc counted both files", fin[-2:])
             pwned = [f for f in os.listdir(a.cwd) + os.listdir(outside) if f.startswith("PWN")]
             R.check(not pwned, "mentions: no shell syntax from a mention ever ran", pwned)

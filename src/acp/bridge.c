@@ -49,8 +49,35 @@ static void invalid(br_bridge *br, json_t *id, const char *msg)
     shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS, msg, NULL);
 }
 
+/* initialize's params, checked against the schema's types before anything is taken from them.
+ * NULL, or the -32602 message. */
+static const char *bad_initialize(json_t *params)
+{
+    json_t *pv = json_object_get(params, "protocolVersion");
+    if (!json_is_integer(pv) || json_integer_value(pv) < 0 || json_integer_value(pv) > 65535)
+        return "initialize: protocolVersion must be an integer (0-65535)";
+    json_t *cc = json_object_get(params, "clientCapabilities");
+    if (cc && !json_is_object(cc))
+        return "initialize: clientCapabilities must be an object";
+    json_t *v;
+    if ((v = json_object_get(cc, "terminal")) && !json_is_boolean(v))
+        return "initialize: clientCapabilities.terminal must be a boolean";
+    if ((v = json_object_get(cc, "fs")) && !json_is_object(v))
+        return "initialize: clientCapabilities.fs must be an object";
+    if ((v = json_object_get(cc, "_meta")) && !json_is_object(v))
+        return "initialize: clientCapabilities._meta must be an object";
+    if ((v = json_object_get(params, "clientInfo")) && !json_is_object(v) && !json_is_null(v))
+        return "initialize: clientInfo must be an object";
+    return NULL;
+}
+
 static void m_initialize(br_bridge *br, json_t *id, json_t *params)
 {
+    const char *bad = bad_initialize(params);
+    if (bad) {
+        invalid(br, id, bad);
+        return;
+    }
     json_t *cc = json_object_get(params, "clientCapabilities");
     br->caps.terminal = json_is_true(json_object_get(cc, "terminal"));
     br->caps.terminal_output =
@@ -73,12 +100,15 @@ static void m_session_new(br_bridge *br, json_t *id, json_t *params)
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
         return;
     }
-    const char *cwd = json_string_value(json_object_get(params, "cwd"));
+    json_t *jcwd = json_object_get(params, "cwd");
+    const char *cwd = shc_rpc_str(jcwd);
     json_t *mcp = json_object_get(params, "mcpServers");
     json_t *dirs = json_object_get(params, "additionalDirectories");
     struct stat st;
     if (!cwd || cwd[0] != '/') {
-        invalid(br, id, "session/new: cwd must be an absolute path");
+        invalid(br, id, json_is_string(jcwd) && json_string_value(jcwd)[0] == '/'
+                            ? "session/new: cwd holds a NUL character"
+                            : "session/new: cwd must be an absolute path");
         return;
     }
     if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -112,67 +142,13 @@ static void m_session_new(br_bridge *br, json_t *id, json_t *params)
     shc_rpc_respond(br->rpc, id, json_pack("{s:s}", "sessionId", s->id));
 }
 
-/* Joins text blocks (and resource links as their URIs) with newlines.  Returns an owned
- * string, or NULL with *why set. */
-static char *prompt_text(json_t *prompt, const char **why)
-{
-    size_t n = 0, cap = 256;
-    char *out = malloc(cap);
-    if (!out) {
-        *why = "out of memory";
-        return NULL;
-    }
-    out[0] = 0;
-    size_t i;
-    json_t *b;
-    json_array_foreach(prompt, i, b)
-    {
-        const char *type = json_string_value(json_object_get(b, "type"));
-        const char *piece = NULL;
-        if (type && !strcmp(type, "text"))
-            piece = json_string_value(json_object_get(b, "text"));
-        else if (type && !strcmp(type, "resource_link"))
-            piece = json_string_value(json_object_get(b, "uri"));
-        else {
-            *why = "session/prompt: unsupported content block (only text and resource_link are "
-                   "accepted)";
-            free(out);
-            return NULL;
-        }
-        if (!piece) {
-            *why = type[0] == 't' ? "session/prompt: a text block needs a string \"text\""
-                                  : "session/prompt: a resource_link block needs a string \"uri\"";
-            free(out);
-            return NULL;
-        }
-        size_t k = strlen(piece);
-        if (n + k + 2 > cap) {
-            while (n + k + 2 > cap)
-                cap *= 2;
-            char *p = realloc(out, cap);
-            if (!p) {
-                free(out);
-                *why = "out of memory";
-                return NULL;
-            }
-            out = p;
-        }
-        if (n)
-            out[n++] = '\n';
-        memcpy(out + n, piece, k);
-        n += k;
-        out[n] = 0;
-    }
-    return out;
-}
-
 static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
 {
     if (br->tearing) {
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
         return;
     }
-    br_session *s = find_session(br, json_string_value(json_object_get(params, "sessionId")));
+    br_session *s = find_session(br, shc_rpc_str(json_object_get(params, "sessionId")));
     json_t *prompt = json_object_get(params, "prompt");
     if (!s) {
         invalid(br, id, "session/prompt: unknown session");
@@ -187,7 +163,7 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         return;
     }
     const char *why = NULL;
-    char *text = prompt_text(prompt, &why);
+    char *text = shc__prompt_text(prompt, s->cwd, &why);
     if (!text) {
         invalid(br, id, why);
         return;
@@ -207,7 +183,7 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
 
 static void m_session_cancel(br_bridge *br, json_t *params)
 {
-    br_session *s = find_session(br, json_string_value(json_object_get(params, "sessionId")));
+    br_session *s = find_session(br, shc_rpc_str(json_object_get(params, "sessionId")));
     if (!s || !s->active)
         return; /* unknown or idle: nothing to do, and nothing to say */
     shc_log_info(br->log, "session/cancel %s", s->id);
@@ -223,11 +199,15 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
                  !strcmp(method, "session/new") || !strcmp(method, "session/prompt") ||
                  !strcmp(method, "session/cancel");
     if (!known) {
+        /* the name is echoed, but never more than 128 bytes of it */
+        size_t n = strlen(method), k = n > 128 ? 128 : n;
+        while (k < n && k > 0 && ((unsigned char)method[k] & 0xC0) == 0x80)
+            k--;
         if (id)
             shc_rpc_error(br->rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found",
-                          json_pack("{s:s}", "method", method));
+                          json_pack("{s:s%}", "method", method, k));
         else
-            shc_log_debug(br->log, "ignoring notification %s", method);
+            shc_log_debug(br->log, "ignoring notification %.*s", (int)k, method);
         goto out;
     }
     if (params && !json_is_object(params)) {

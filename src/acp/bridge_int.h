@@ -136,6 +136,11 @@ struct br_bridge {
     bool flush_late;              /* the client did not read the last frames in time */
 };
 
+/* prompt.c */
+/* The prompt's blocks as the backend's text (typed text verbatim, each mention one quoted
+ * shell word).  Owned, or NULL with *why set (a -32602 message). */
+char *shc__prompt_text(json_t *prompt, const char *cwd, const char **why);
+
 /* wire.c */
 shc_rpc_write_fn shc__wire_writer(void); /* writes to br->out_fd (io = the bridge) */
 void shc__wire_update(br_bridge *br, br_session *s, json_t *update); /* steals update */

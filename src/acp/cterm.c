@@ -47,8 +47,8 @@ static void on_ct_output(void *payload, json_t *result, json_t *error)
     (void)error;
     json_t *es = json_object_get(result, "exitStatus");
     json_t *code = json_object_get(es, "exitCode");
-    const char *sig = json_string_value(json_object_get(es, "signal"));
-    const char *out = json_string_value(json_object_get(result, "output"));
+    const char *sig = shc_rpc_str(json_object_get(es, "signal"));
+    const char *out = shc_rpc_str(json_object_get(result, "output"));
     bool exited = json_is_integer(code) || sig;
     ct_end(c, exited, json_is_integer(code) ? (int)json_integer_value(code) : -1, sig,
            out ? out : "");
@@ -73,9 +73,9 @@ static void on_ct_create(void *payload, json_t *result, json_t *error)
 {
     br_call *c = payload;
     c->req_id = 0;
-    const char *tid = json_string_value(json_object_get(result, "terminalId"));
+    const char *tid = shc_rpc_str(json_object_get(result, "terminalId"));
     if (!tid) {
-        const char *msg = json_string_value(json_object_get(error, "message"));
+        const char *msg = shc_rpc_str(json_object_get(error, "message"));
         char why[300];
         snprintf(why, sizeof why, "terminal/create failed: %s",
                  msg ? msg : error ? "error" : "no answer");

@@ -29,6 +29,11 @@ enum {
 
 #define SHC_RPC_MAX_LINE_DEFAULT ((size_t)16 * 1024 * 1024)
 
+/* A line is parsed only if it holds at most this many values (counted as '{', '[', ',' and ':'
+ * outside strings) and this much nesting: a 4 MB line of empty objects would otherwise cost
+ * the parser ~300 MB.  Past either, the request is answered -32600 with its own id. */
+enum { SHC_RPC_MAX_VALUES = 20000, SHC_RPC_MAX_DEPTH = 64 };
+
 typedef struct shc_rpc shc_rpc;
 
 /* Behaves like write(2). */
@@ -78,6 +83,10 @@ void shc_rpc_abandon_all(shc_rpc *rpc);
  * (EPIPE etc.; the queue is then discarded and later frames are dropped). */
 int shc_rpc_flush(shc_rpc *rpc);
 size_t shc_rpc_queued(const shc_rpc *rpc); /* bytes waiting in the write queue */
+/* The value of a JSON string that holds no NUL character (the parser accepts \u0000 so that
+ * such a request can be answered properly), else NULL: what the bridge reads every string
+ * field of a client's message with, so a NUL never silently cuts a path or a command short. */
+const char *shc_rpc_str(const json_t *v);
 bool shc_rpc_broken(const shc_rpc *rpc);   /* the writer failed */
 /* Stop writing anything from now on (teardown finished); later frames are dropped. */
 void shc_rpc_close_output(shc_rpc *rpc);

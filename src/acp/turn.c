@@ -116,11 +116,11 @@ static void on_permission(void *payload, json_t *result, json_t *error)
     br_call *c = payload;
     c->req_id = 0;
     json_t *outcome = json_object_get(result, "outcome");
-    const char *kind = json_string_value(json_object_get(outcome, "outcome"));
-    const char *opt = json_string_value(json_object_get(outcome, "optionId"));
+    const char *kind = shc_rpc_str(json_object_get(outcome, "outcome"));
+    const char *opt = shc_rpc_str(json_object_get(outcome, "optionId"));
     if (error)
         shc_log_warn(c->turn->br->log, "session/request_permission failed: %s",
-                     json_string_value(json_object_get(error, "message")));
+                     shc_rpc_str(json_object_get(error, "message")));
     bool allow = kind && !strcmp(kind, "selected") && opt &&
                  (!strcmp(opt, "allow") || !strcmp(opt, "allow_always"));
     if (!allow || c->turn->cancelled || c->turn->br->tearing) {
