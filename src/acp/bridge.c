@@ -37,6 +37,14 @@ static br_session *find_session(br_bridge *br, const char *id)
 
 static void session_free(br_bridge *br, br_session *s)
 {
+    while (s->pending) { /* only on a failure path: settling drains the queue */
+        br_pending *q = s->pending;
+        s->pending = q->next;
+        br->queued_bytes -= strlen(q->text);
+        json_decref(q->id);
+        free(q->text);
+        free(q);
+    }
     br->be->ops->session_end(br->be, s->id);
     free(s->cwd);
     free(s);
@@ -142,6 +150,53 @@ static void m_session_new(br_bridge *br, json_t *id, json_t *params)
     shc_rpc_respond(br->rpc, id, json_pack("{s:s}", "sessionId", s->id));
 }
 
+/* A prompt sent while the session's turn is cancelled but not answered yet waits for that
+ * answer: no update of the new turn may come before it.  Takes text. */
+static void queue_prompt(br_bridge *br, br_session *s, json_t *id, char *text)
+{
+    size_t len = strlen(text);
+    size_t n = 0;
+    for (br_pending *q = s->pending; q; q = q->next)
+        n++;
+    if (n >= SHC_BR_QUEUED_PROMPTS || br->queued_bytes + len > SHC_BR_QUEUED_BYTES) {
+        free(text);
+        invalid(br, id, "session/prompt: too many prompts wait behind a cancelled one");
+        return;
+    }
+    br_pending *q = calloc(1, sizeof *q);
+    if (!q) {
+        free(text);
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+        return;
+    }
+    q->id = json_incref(id);
+    q->text = text;
+    br->queued_bytes += len;
+    br_pending **tail = &s->pending;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = q;
+}
+
+/* turn.c: the session's turn has just been answered.  The next queued prompt starts (or, when
+ * it was cancelled while it waited, or the bridge is going away, is answered "cancelled"). */
+static void on_settled(br_bridge *br, br_session *s)
+{
+    while (s->pending && !s->active) {
+        br_pending *q = s->pending;
+        s->pending = q->next;
+        br->queued_bytes -= strlen(q->text);
+        if (q->cancelled || br->tearing)
+            shc_rpc_respond(br->rpc, q->id, json_pack("{s:s}", "stopReason", "cancelled"));
+        else if (shc__turn_start(br, s, q->id, q->text) != 0)
+            shc_rpc_error(br->rpc, q->id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+        json_decref(q->id);
+        free(q->text);
+        free(q);
+    }
+    shc__wire_flush(br);
+}
+
 static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
 {
     if (br->tearing) {
@@ -158,7 +213,7 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/prompt: prompt must be a non-empty array of content blocks");
         return;
     }
-    if (s->active) {
+    if (s->active && !s->active->cancelled) {
         invalid(br, id, "session/prompt: a prompt is already in flight for this session");
         return;
     }
@@ -176,6 +231,10 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/prompt: empty prompt");
         return;
     }
+    if (s->active) {
+        queue_prompt(br, s, id, text); /* behind the cancelled turn, which must answer first */
+        return;
+    }
     if (shc__turn_start(br, s, id, text) != 0)
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
     free(text);
@@ -187,6 +246,8 @@ static void m_session_cancel(br_bridge *br, json_t *params)
     if (!s || !s->active)
         return; /* unknown or idle: nothing to do, and nothing to say */
     shc_log_info(br->log, "session/cancel %s", s->id);
+    for (br_pending *q = s->pending; q; q = q->next)
+        q->cancelled = true; /* answered "cancelled" in their turn, after the running one */
     shc__turn_cancel(s->active);
 }
 
@@ -401,6 +462,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->hooks.teardown = teardown;
     br->hooks.turn_gone = teardown_check;
     br->hooks.progress = shc__turn_progress;
+    br->hooks.settled = on_settled;
     br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */
     if (!br->be) {

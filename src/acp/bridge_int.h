@@ -29,10 +29,13 @@ enum {
     SHC_BR_QUEUE_STDIN = 16 << 20,
     SHC_BR_QUEUE_RESUME = 1 << 20,
     SHC_BR_MAX_COMMANDS = 16, /* commands running on our PTYs at once (all sessions) */
+    SHC_BR_QUEUED_PROMPTS = 8,        /* prompts waiting behind a cancelled turn, per session */
+    SHC_BR_QUEUED_BYTES = 16 << 20,   /* and their text, all sessions */
 };
 
 typedef struct br_call br_call;
 typedef struct br_turn br_turn;
+typedef struct br_pending br_pending;
 typedef struct br_session br_session;
 typedef struct br_bridge br_bridge;
 
@@ -91,6 +94,14 @@ struct br_turn {
     int kick_timer;
 };
 
+/* A prompt that arrived while the session's turn was cancelled but not yet answered. */
+struct br_pending {
+    br_pending *next;
+    json_t *id;     /* owned reference */
+    char *text;     /* owned: the prompt's text for the backend */
+    bool cancelled; /* a session/cancel came while it waited */
+};
+
 struct br_session {
     br_session *next;
     char id[48];
@@ -99,7 +110,8 @@ struct br_session {
     bool approve_always;          /* the user picked "Always Allow" */
     unsigned long long ncalls;
     br_turn *turns;               /* owned: live and winding-down turns */
-    br_turn *active;              /* the turn that blocks a new prompt, or NULL */
+    br_turn *active;              /* the turn not answered yet, or NULL */
+    br_pending *pending;          /* owned FIFO: prompts waiting for the active turn's answer */
 };
 
 /* Set by bridge.c, called by the parts below it. */
@@ -107,6 +119,7 @@ typedef struct br_hooks {
     void (*teardown)(br_bridge *br, const char *why); /* wire.c: stdout broke (from the loop) */
     void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
     shc_loop_timer_fn progress;                       /* call.c: shc__turn_progress */
+    void (*settled)(br_bridge *br, br_session *s);    /* turn.c: a turn was just answered */
 } br_hooks;
 
 struct br_bridge {
@@ -124,6 +137,7 @@ struct br_bridge {
     bool out_paused;              /* the PTYs are paused: too much output waits for the client */
     bool in_paused;               /* stdin is not read: far too much waits */
     size_t nlocal;                /* commands running on our PTYs */
+    size_t queued_bytes;          /* text of every br_pending */
     shc_client_caps caps;         /* from the latest initialize */
     br_session *sessions;         /* owned */
     unsigned long long nsessions;

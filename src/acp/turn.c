@@ -276,6 +276,7 @@ static void settle(br_turn *t)
         shc_rpc_respond(br->rpc, t->prompt_id,
                         json_pack("{s:s}", "stopReason", stop_name(t->reason)));
     shc__wire_flush(br);
+    br->hooks.settled(br, t->sess); /* a prompt queued behind this one may start now */
 }
 
 static bool busy(const br_turn *t)
@@ -378,9 +379,7 @@ void shc__turn_cancel(br_turn *t)
     if (t->cancelled || t->settled)
         return;
     br_bridge *br = t->br;
-    t->cancelled = true;
-    if (t->sess->active == t)
-        t->sess->active = NULL; /* a new prompt may start while this one winds down */
+    t->cancelled = true; /* a new prompt now waits for this one's answer (bridge.c) */
     for (br_call *c = t->calls; c; c = c->next) {
         if (c->state == CALL_ASKING) {
             shc_rpc_notify(br->rpc, "$/cancel_request",
