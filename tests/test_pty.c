@@ -769,6 +769,44 @@ static void test_pause_and_resume(void **state)
     run_free(&rc);
 }
 
+/* A command waiting for terminal input (stall.h) gets the kill ladder after input_wait_ms, and
+ * says so in its display and its model text; a quiet command that waits for nothing does not. */
+static void test_input_wait(void **state)
+{
+    (void)state;
+    const char *waiting[] = {
+        "read x < /dev/tty; echo never",
+        "echo before; kill -STOP $$; echo never",
+        "python3 -c 'import getpass; getpass.getpass()'",
+        "sleep 100 & kill -STOP $!; wait",
+        "seq 1 5000 > /tmp/shc-less-$$; LESS= less /tmp/shc-less-$$; rm -f /tmp/shc-less-$$",
+    };
+    for (size_t i = 0; i < sizeof waiting / sizeof waiting[0]; i++) {
+        run_result r = {0};
+        shc_pty_opts o = cmd(waiting[i]);
+        o.input_wait_ms = 400;
+        run_cmd(&r, o);
+        assert_true(r.done);
+        assert_true(r.st.input_wait);
+        assert_true(r.ms < 3000);
+        assert_non_null(strstr(r.out.p, "waiting for terminal input"));
+        assert_non_null(strstr(r.model, "Run it non-interactively."));
+        assert_null(strstr(r.out.p, "never"));
+        run_free(&r);
+    }
+    const char *fine[] = {"sleep 1; echo slept", "read x; echo read=$?", "cat; echo eof"};
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+        run_result r = {0};
+        shc_pty_opts o = cmd(fine[i]);
+        o.input_wait_ms = 300;
+        run_cmd(&r, o);
+        assert_false(r.st.input_wait);
+        assert_int_equal(r.st.exit_code, 0);
+        assert_null(strstr(r.out.p, "terminal input"));
+        run_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -799,6 +837,7 @@ int main(void)
         cmocka_unit_test(test_owner_sigkill_ends_everything),
         cmocka_unit_test(test_guardian_killed),
         cmocka_unit_test(test_pause_and_resume),
+        cmocka_unit_test(test_input_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

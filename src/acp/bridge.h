@@ -21,6 +21,10 @@ typedef enum shc_approve {
     SHC_APPROVE_ASK,     /* session/request_permission before every command */
 } shc_approve;
 
+/* The defaults `shcard acp` gives (cli/cmd_acp.c): a generous overall timeout per command, and a
+ * short grace for a command waiting for terminal input nobody can type. */
+enum { SHC_BRIDGE_DEFAULT_TIMEOUT_S = 1800, SHC_BRIDGE_DEFAULT_INPUT_WAIT_S = 3 };
+
 typedef struct shc_bridge_config {
     shc_backend *backend;     /* required; owned by the bridge once shc_bridge_run is called */
     shc_approve approve;
@@ -28,7 +32,9 @@ typedef struct shc_bridge_config {
     size_t max_line;          /* longest accepted JSON-RPC line (0 = 16 MiB) */
     size_t output_byte_limit; /* terminal/create outputByteLimit and model text cap (0 = 1 MiB) */
     bool login;               /* bash -lc instead of bash -c */
-    uint64_t timeout_ms;      /* per command, 0 = none */
+    uint64_t timeout_ms;      /* per command, 0 = none (`shcard acp` default: 30 min) */
+    uint64_t input_wait_ms;   /* end a command waiting this long for terminal input, 0 = never
+                               * (`shcard acp` default: 3 s; see exec/stall.h) */
     uint64_t kill_grace_ms;   /* SIGTERM -> SIGKILL on cancel/timeout (0 = 1000) */
     uint64_t teardown_ms;     /* longest wait for children at teardown before SIGKILL (0 = 3000) */
     uint64_t flush_ms;        /* then the longest wait for the client to read (0 = 2000) */

@@ -79,6 +79,7 @@ static void run_local(br_call *c)
         .login = cfg->login,
         .color = cfg->color,
         .timeout_ms = cfg->timeout_ms,
+        .input_wait_ms = cfg->input_wait_ms,
         .kill_grace_ms = cfg->kill_grace_ms ? cfg->kill_grace_ms : 1000,
         .model_cap = cfg->output_byte_limit,
         .has_tail_limit = true, /* the bridge never reads the tail ring: keep none */

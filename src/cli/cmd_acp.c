@@ -25,7 +25,10 @@ static void usage(FILE *f)
             "  --client-terminals       run terminal commands through the client's\n"
             "                           terminal/create when it has no _meta.terminal_output\n"
             "  --log-level LEVEL        error, warn (default), info or debug\n"
-            "  --timeout SECONDS        per-command timeout (default none)\n"
+            "  --timeout SECONDS        per-command timeout (default 1800; 0 = none)\n"
+            "  --input-wait SECONDS     end a command that waits this long for terminal input\n"
+            "                           (a password prompt, a pager, read </dev/tty, stopped)\n"
+            "                           (default 3; 0 = never)\n"
             "  --login                  run commands with bash -lc (default bash -c)\n"
             "  --color                  TERM=xterm-256color (default TERM=dumb, NO_COLOR=1)\n"
             "  --max-line BYTES         longest accepted JSON-RPC line (default 16 MiB)\n"
@@ -112,6 +115,7 @@ int shc_cmd_acp(int argc, char **argv)
     shc_model_config_init(&mcfg);
     char merr[256];
     int mrc;
+    bool timeout_given = false, input_wait_given = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -145,6 +149,13 @@ int shc_cmd_acp(int argc, char **argv)
             if (num(a, v, 86400ull * 365, &n))
                 return 2;
             cfg.timeout_ms = n * 1000;
+            timeout_given = true;
+            i++;
+        } else if (!strcmp(a, "--input-wait")) {
+            if (num(a, v, 86400, &n))
+                return 2;
+            cfg.input_wait_ms = n * 1000;
+            input_wait_given = true;
             i++;
         } else if (!strcmp(a, "--max-line")) {
             if (num(a, v, 1ull << 32, &n) || n < 1024) {
@@ -190,8 +201,11 @@ int shc_cmd_acp(int argc, char **argv)
     }
     cfg.backend = NULL;
     mrc = pick_backend(&mcfg, &cfg.backend);
-    if (!cfg.timeout_ms && mcfg.timeout_s > 0) /* `timeout` from the config file */
-        cfg.timeout_ms = (uint64_t)mcfg.timeout_s * 1000;
+    if (!timeout_given) /* `timeout` from the config file, else the default */
+        cfg.timeout_ms = (uint64_t)(mcfg.timeout_s > 0 ? mcfg.timeout_s
+                                                       : SHC_BRIDGE_DEFAULT_TIMEOUT_S) * 1000;
+    if (!input_wait_given)
+        cfg.input_wait_ms = (uint64_t)SHC_BRIDGE_DEFAULT_INPUT_WAIT_S * 1000;
     shc_model_config_free(&mcfg);
     if (mrc)
         return 2;

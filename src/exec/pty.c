@@ -17,6 +17,8 @@
 #include "base/signame.h"
 #include "exec/guard.h"
 #include "exec/output.h"
+#include "exec/stall.h"
+#include "exec/stream.h"
 #include "exec/sweep.h"
 #include "shcard.h"
 
@@ -24,6 +26,7 @@ enum {
     READ_SIZE = 65536,
     DRAIN_GRACE_MS = 150, /* after exit, wait this long for EOF before hanging up */
     DRAIN_READS = 16,     /* then read at most this many READ_SIZE blocks */
+    WATCH_MS = 250,       /* how often commands are checked for waiting on terminal input */
 };
 
 struct shc_exec {
@@ -32,6 +35,7 @@ struct shc_exec {
     shc_pty *live;    /* commands not ended yet (not owned) */
     uint64_t seq;
     bool paused;      /* shc_exec_pause: the PTYs are not read */
+    int t_watch;      /* the input-wait check, while a command has input_wait_ms */
 };
 
 struct shc_pty {
@@ -42,22 +46,17 @@ struct shc_pty {
     pid_t pid;
     int master;
     int w_master;
-    int t_timeout, t_kill, t_drain, t_flush;
+    int t_timeout, t_kill, t_drain;
     bool exited, eof, done, laddering;
     bool ended; /* its group was killed, orphans swept, the leader reaped */
     shc_pty_status st;
     uint64_t t0, bytes_read;
     char token[80]; /* SHCARD_CMD_ID=... */
-    shc_utf8 u8;
-    shc_outbuf disp; /* sanitized display bytes not yet delivered */
-    shc_model model;
-    shc_ring tail;
+    shc_stream out;      /* display chunks, model text, tail ring */
     unsigned char *rbuf; /* owned, READ_SIZE */
-    size_t chunk_bytes;
-    uint32_t chunk_ms;
-    size_t display_limit;
-    uint64_t shown, hidden, events; /* display bytes delivered / withheld, chunks delivered */
     uint64_t kill_grace_ms;
+    uint64_t input_wait_ms, wait_since; /* stall.h: how long it may wait; since when it does */
+    char pts[32];                       /* its terminal, "/dev/pts/N" */
     shc_pty_output_fn on_output;
     shc_pty_exit_fn on_exit;
     void *payload;
@@ -169,7 +168,8 @@ static void end_group(shc_pty *p)
 /* Stops watching and timing; closes fds.  The group must be ended first. */
 static void teardown(shc_pty *p)
 {
-    int *timers[] = {&p->t_timeout, &p->t_kill, &p->t_drain, &p->t_flush};
+    shc__stream_quiet(&p->out);
+    int *timers[] = {&p->t_timeout, &p->t_kill, &p->t_drain};
     for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++)
         if (*timers[i] > 0) {
             shc_loop_cancel_timer(p->loop, *timers[i]);
@@ -189,6 +189,49 @@ static void kill_now(shc_pty *p)
     end_group(p);
     unlink_pty(p);
     teardown(p);
+}
+
+static void ladder(shc_pty *p);
+
+/* Every WATCH_MS while some command may not wait for input: one scan of /proc for all of them;
+ * a command that has waited input_wait_ms without a pause gets the kill ladder. */
+static void on_watch(shc_loop *loop, void *payload)
+{
+    shc_exec *ex = payload;
+    ex->t_watch = 0;
+    size_t n = 0;
+    for (shc_pty *p = ex->live; p; p = p->next)
+        n += p->input_wait_ms && !p->exited && !p->laddering;
+    if (!n)
+        return;
+    shc_stall_cmd *c = calloc(n, sizeof *c);
+    shc_pty **ps = calloc(n, sizeof *ps);
+    bool *w = calloc(n, sizeof *w);
+    if (c && ps && w) {
+        size_t k = 0;
+        for (shc_pty *p = ex->live; p && k < n; p = p->next)
+            if (p->input_wait_ms && !p->exited && !p->laddering) {
+                c[k] = (shc_stall_cmd){p->pid, p->pts, p->master};
+                ps[k++] = p;
+            }
+        shc__stall_scan(c, k, w);
+        uint64_t now = shc_loop_now_ms();
+        for (size_t i = 0; i < k; i++) {
+            shc_pty *p = ps[i];
+            if (!w[i]) {
+                p->wait_since = 0;
+            } else if (!p->wait_since) {
+                p->wait_since = now;
+            } else if (now - p->wait_since >= p->input_wait_ms) {
+                p->st.input_wait = true;
+                ladder(p); /* signals and a timer: no callback runs here */
+            }
+        }
+    }
+    free(c);
+    free(ps);
+    free(w);
+    ex->t_watch = shc_loop_timer(loop, WATCH_MS, on_watch, ex);
 }
 
 void shc_exec_pause(shc_exec *ex, bool paused)
@@ -221,68 +264,24 @@ void shc_exec_free(shc_exec *ex)
         p->done = true;
         p->ex = NULL;
     }
+    if (ex->t_watch > 0)
+        shc_loop_cancel_timer(ex->loop, ex->t_watch);
     shc__guard_free(ex->guard); /* the guardian ends what is left and exits; reaped here */
     free(ex);
 }
 
 /* ---------------------------------------------------------------- output */
 
-static void deliver(shc_pty *p, const char *data, size_t n)
+static void on_chunk(void *ctx, const char *data, size_t n)
 {
-    if (p->shown + n > p->display_limit) {
-        p->hidden += n; /* past the display cap: counted, not shown */
-        return;
-    }
-    p->shown += n;
-    p->events++;
+    shc_pty *p = ctx;
     if (p->on_output)
         p->on_output(p, data, n, p->payload);
 }
 
-static void flush_display(shc_pty *p, bool all)
+static void take_bytes(shc_pty *p, const unsigned char *b, size_t n)
 {
-    size_t off = 0;
-    while (p->disp.len - off >= p->chunk_bytes || (all && off < p->disp.len)) {
-        size_t take = p->disp.len - off;
-        if (take > p->chunk_bytes)
-            take = shc_utf8_boundary(p->disp.p + off, p->chunk_bytes);
-        if (!take)
-            take = p->disp.len - off < p->chunk_bytes ? p->disp.len - off : p->chunk_bytes;
-        deliver(p, p->disp.p + off, take);
-        off += take;
-    }
-    shc_outbuf_consume(&p->disp, off);
-}
-
-static void on_flush_timer(shc_loop *loop, void *payload)
-{
-    (void)loop;
-    shc_pty *p = payload;
-    p->t_flush = 0;
-    flush_display(p, true);
-}
-
-/* Raw bytes in: sanitize once, then feed display, model text and tail from the same text. */
-static void take_bytes(shc_pty *p, const unsigned char *b, size_t n, bool final)
-{
-    size_t before = p->disp.len;
-    int rc = final ? shc_utf8_finish(&p->u8, &p->disp) : shc_utf8_feed(&p->u8, &p->disp, b, n);
-    if (rc) {
-        fprintf(stderr, "shcard: out of memory buffering output (%zu bytes dropped)\n", n);
-        return;
-    }
-    size_t flen = p->disp.len - before;
-    if (flen) {
-        const char *fresh = p->disp.p + before;
-        if (shc_model_feed(&p->model, fresh, flen) != 0)
-            fprintf(stderr, "shcard: out of memory in model text\n");
-        shc_ring_push(&p->tail, fresh, flen);
-    }
-    if (p->disp.len >= p->chunk_bytes)
-        flush_display(p, false);
-    if (p->disp.len && !p->t_flush && !final)
-        p->t_flush =
-            shc_loop_timer(p->loop, p->events >= 10000 ? 500 : p->chunk_ms, on_flush_timer, p);
+    shc__stream_take(&p->out, b, n);
 }
 
 /* ---------------------------------------------------------------- completion */
@@ -292,18 +291,13 @@ static void finish(shc_pty *p)
     if (p->done || !p->exited || !p->eof)
         return;
     p->done = true;
-    take_bytes(p, NULL, 0, true);
-    if (p->t_flush > 0) {
-        shc_loop_cancel_timer(p->loop, p->t_flush);
-        p->t_flush = 0;
-    }
-    flush_display(p, true);
-    if (p->hidden && p->on_output) {
-        char note[96];
-        int n = snprintf(note, sizeof note, "\r\n[shcard: %llu more bytes not shown]\r\n",
-                         (unsigned long long)p->hidden);
-        p->on_output(p, note, (size_t)n, p->payload);
-    }
+    char note[240];
+    if (p->st.input_wait)
+        snprintf(note, sizeof note,
+                 "\r\n[shcard: the command was waiting for terminal input, which nobody can type "
+                 "here; it was ended after %llu s. Run it non-interactively.]\r\n",
+                 (unsigned long long)(p->input_wait_ms + 999) / 1000);
+    shc__stream_end(&p->out, p->st.input_wait ? note : NULL);
     /* The leader is still an unreaped zombie, so its pid (= pgid = sid) is not reused yet. */
     end_group(p);
     unlink_pty(p);
@@ -337,7 +331,7 @@ static void on_master(shc_loop *loop, int fd, unsigned events, void *payload)
         ssize_t n = read(fd, p->rbuf, READ_SIZE);
         if (n > 0) {
             p->bytes_read += (uint64_t)n;
-            take_bytes(p, p->rbuf, (size_t)n, false);
+            take_bytes(p, p->rbuf, (size_t)n);
             if (n < READ_SIZE || (p->ex && p->ex->paused))
                 return; /* drained for now, or the caller asked for a pause meanwhile */
             continue;
@@ -366,7 +360,7 @@ static void on_drain_timer(shc_loop *loop, void *payload)
         if (n <= 0)
             break;
         p->bytes_read += (uint64_t)n;
-        take_bytes(p, p->rbuf, (size_t)n, false);
+        take_bytes(p, p->rbuf, (size_t)n);
     }
     set_eof(p);
     close(p->master);
@@ -456,12 +450,12 @@ const shc_pty_status *shc_pty_status_get(const shc_pty *pty)
 
 char *shc_pty_model_text(const shc_pty *pty, size_t *len)
 {
-    return pty ? shc_model_render(&pty->model, len) : NULL;
+    return pty ? shc_model_render(&pty->out.model, len) : NULL;
 }
 
 char *shc_pty_tail(const shc_pty *pty, size_t *len, bool *truncated)
 {
-    return pty ? shc_ring_copy(&pty->tail, len, truncated, NULL) : NULL;
+    return pty ? shc_ring_copy(&pty->out.tail, len, truncated, NULL) : NULL;
 }
 
 uint64_t shc_pty_bytes_read(const shc_pty *pty)
@@ -474,9 +468,7 @@ void shc_pty_free(shc_pty *pty)
     if (!pty)
         return;
     kill_now(pty);
-    shc_outbuf_free(&pty->disp);
-    shc_model_fini(&pty->model);
-    shc_ring_fini(&pty->tail);
+    shc__stream_fini(&pty->out);
     free(pty->rbuf);
     free(pty);
 }
@@ -504,19 +496,13 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
     p->ex = ex;
     p->loop = ex->loop;
     p->master = -1;
-    p->chunk_bytes = opts->chunk_bytes ? opts->chunk_bytes : 8192;
-    if (p->chunk_bytes < 8)
-        p->chunk_bytes = 8;
-    p->chunk_ms = opts->chunk_ms ? opts->chunk_ms : 16;
-    p->display_limit = opts->display_limit ? opts->display_limit : (size_t)80 << 20;
     p->kill_grace_ms = opts->kill_grace_ms ? opts->kill_grace_ms : 2000;
     p->on_output = opts->on_output;
     p->on_exit = opts->on_exit;
     p->payload = opts->payload;
     p->st.exit_code = -1;
     p->rbuf = malloc(READ_SIZE);
-    if (!p->rbuf || shc_model_init(&p->model, opts->model_cap ? opts->model_cap : 1u << 20) ||
-        shc_ring_init(&p->tail, opts->has_tail_limit ? opts->tail_limit : 1u << 20))
+    if (shc__stream_init(&p->out, p->loop, opts, on_chunk, p) || !p->rbuf)
         goto nomem;
     snprintf(p->token, sizeof p->token, "SHCARD_CMD_ID=%d-%llu-%llu", (int)getpid(),
              (unsigned long long)++ex->seq, (unsigned long long)shc_loop_now_ms());
@@ -541,6 +527,11 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         shc_loop_watch(p->loop, p->master, ex->paused ? 0 : SHC_LOOP_READ, on_master, p);
     if (opts->timeout_ms)
         p->t_timeout = shc_loop_timer(p->loop, opts->timeout_ms, on_timeout, p);
+    p->input_wait_ms = opts->input_wait_ms;
+    if (ptsname_r(p->master, p->pts, sizeof p->pts) != 0)
+        p->pts[0] = 0;
+    if (p->input_wait_ms && !ex->t_watch)
+        ex->t_watch = shc_loop_timer(ex->loop, WATCH_MS, on_watch, ex);
     if (p->w_master <= 0 || (opts->timeout_ms && p->t_timeout <= 0)) {
         shc_pty_free(p);
         goto nomem_nofree;
@@ -555,9 +546,7 @@ nomem:
     snprintf(err->message, sizeof err->message, "out of memory");
 fail_rc:
     if (p) {
-        shc_outbuf_free(&p->disp);
-        shc_model_fini(&p->model);
-        shc_ring_fini(&p->tail);
+        shc__stream_fini(&p->out);
         free(p->rbuf);
         free(p);
     }

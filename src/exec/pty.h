@@ -53,6 +53,7 @@ typedef struct shc_pty_status {
     const char *signal;   /* static name from a table ("SIGKILL"), or NULL */
     bool timed_out;       /* the timeout ran the kill ladder */
     bool cancelled;       /* shc_pty_cancel ran the kill ladder */
+    bool input_wait;      /* it waited for terminal input past input_wait_ms: kill ladder */
     uint64_t duration_ms; /* spawn to completion */
 } shc_pty_status;
 
@@ -85,6 +86,10 @@ typedef struct shc_pty_opts {
     bool color;                  /* see the environment decision above */
     uint16_t cols, rows;         /* window size; 0 = 120 x 40 */
     uint64_t timeout_ms;         /* 0 = none; the deadline includes shell startup */
+    uint64_t input_wait_ms;      /* 0 = never; else a command that keeps waiting for terminal
+                                  * input this long (reading /dev/tty, a password prompt, a
+                                  * pager, or stopped: see stall.h) gets the kill ladder, and
+                                  * both its display and its model text end with a notice */
     uint64_t kill_grace_ms;      /* SIGTERM to SIGKILL; 0 = 2000 */
     size_t model_cap;            /* model text head+tail capacity in bytes; 0 = 1 MiB */
     size_t tail_limit;           /* tail ring bytes (ACP outputByteLimit) when has_tail_limit */

@@ -13,12 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct procinfo {
-    pid_t pid, ppid, pgrp, sid;
-    char state;
-} procinfo;
+typedef shc_procinfo procinfo;
 
-static int read_stat(pid_t pid, procinfo *pi)
+int shc__proc_stat(pid_t pid, shc_procinfo *pi)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -178,7 +175,7 @@ int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep)
         int killed = 0;
         for (int i = 0; i < n; i++) {
             procinfo pi;
-            if (cand[i] == self || kept(cand[i], keep, nkeep) || read_stat(cand[i], &pi) != 0)
+            if (cand[i] == self || kept(cand[i], keep, nkeep) || shc__proc_stat(cand[i], &pi) != 0)
                 continue;
             bool child = pi.ppid == self;
             bool match = (leader > 0 && (pi.pgrp == leader || pi.sid == leader)) ||
@@ -207,7 +204,7 @@ void shc__reap_orphans(const pid_t *keep, size_t nkeep)
     int n = children_of(0, cand, MAXP);
     for (int i = 0; i < n; i++) {
         procinfo pi;
-        if (!kept(cand[i], keep, nkeep) && read_stat(cand[i], &pi) == 0 && pi.state == 'Z')
+        if (!kept(cand[i], keep, nkeep) && shc__proc_stat(cand[i], &pi) == 0 && pi.state == 'Z')
             waitpid(cand[i], NULL, WNOHANG);
     }
 }
@@ -254,7 +251,7 @@ int shc__count_children(int *zombies)
         if (*end || v <= 0)
             continue;
         procinfo pi;
-        if (read_stat((pid_t)v, &pi) != 0 || pi.ppid != self)
+        if (shc__proc_stat((pid_t)v, &pi) != 0 || pi.ppid != self)
             continue;
         n++;
         if (pi.state == 'Z')

@@ -12,6 +12,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* A process's state letter, parent, group and session, from /proc/PID/stat. */
+typedef struct shc_procinfo {
+    pid_t pid, ppid, pgrp, sid;
+    char state;
+} shc_procinfo;
+int shc__proc_stat(pid_t pid, shc_procinfo *pi); /* 0, or -1 when it is gone */
+
 /* token: "NAME=value" as put into the command's environment, or NULL.  Returns the number of
  * processes signalled. */
 int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep);
