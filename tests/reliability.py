@@ -849,6 +849,30 @@ def case_long_command():
         a.close()
 
 
+def case_big_prompts():
+    """Messages just under the line limit (4 MiB): one huge command, and a prompt of 600,000
+    lines; each answered, RSS bounded, the many-line prompt cancellable."""
+    a = Agent()
+    try:
+        a.init()
+        sid = a.new_session()
+        pid = a.prompt(sid, ": " + "x" * 4_000_000)
+        r = a.response(pid, 30)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", "4 MB command: runs", r)
+        pid = a.prompt(sid, "true\n" * 600_000)
+        time.sleep(2)
+        a.cancel(sid)
+        r = a.response(pid, 30)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "cancelled", "600k-line prompt: cancelled", r)
+        n = len(a.tool_calls(sid))
+        R.check(n > 10, "600k-line prompt: its lines ran one after another", n)
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.note(f"measure: 4 MB command and a 600,000-line prompt: agent peak RSS {hwm / 1024:.1f} MiB")
+        R.check(hwm < RSS_LIMIT_MB * 1024, f"big prompts: peak RSS under {RSS_LIMIT_MB} MiB", f"{hwm / 1024:.1f} MiB")
+    finally:
+        a.close()
+
+
 def case_prompt_after_cancel():
     """Item 8: the cancelled prompt's answer comes before any update of the next turn."""
     a = Agent()
@@ -1053,9 +1077,17 @@ def case_sessions_cap():
                                     "params": {"cwd": a.cwd, "mcpServers": []}}) + "\n" for i in range(n))
         a.send_bytes(batch.encode(), 30)
         last = a.response(10000 + n - 1, 30)
-        R.check(last is not None, "5000 session/new: all answered", last)
+        R.check(last is not None and "result" in last, "5000 session/new: all answered", last)
+        first = a.response(10000, 5)
         hwm = rss_kb(a.pid, "VmHWM")
         R.check(hwm < RSS_LIMIT_MB * 1024, "5000 session/new: RSS bounded", hwm)
+        # the newest works; the oldest (idle) ones made room
+        pid = a.prompt(last["result"]["sessionId"], "echo newest")
+        r = a.response(pid, 10)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", "5000 sessions: the newest works", r)
+        pid = a.prompt(first["result"]["sessionId"], "echo oldest")
+        r = a.response(pid, 10)
+        R.check(r is not None and r.get("error", {}).get("code") == -32602, "5000 sessions: the oldest idle one was dropped", r)
     finally:
         a.close()
 
@@ -1073,6 +1105,7 @@ CASES = {
     "tty_wait": case_tty_wait,
     "long_command": case_long_command,
     "prompt_after_cancel": case_prompt_after_cancel,
+    "big_prompts": case_big_prompts,
     "jsonrpc_edges": case_jsonrpc_edges,
     "cwd": case_cwd,
     "sessions_cap": case_sessions_cap,

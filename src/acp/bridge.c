@@ -102,6 +102,30 @@ static void m_initialize(br_bridge *br, json_t *id, json_t *params)
                   "agentInfo", "name", "shcard", "title", "shcard", "version", SHC_VERSION));
 }
 
+/* At most SHC_BR_MAX_SESSIONS sessions: the one used longest ago that has nothing running goes
+ * (its backend state too; a prompt naming it later gets "unknown session").  False when every
+ * session is busy. */
+static bool make_room(br_bridge *br)
+{
+    size_t n = 0;
+    br_session **oldest = NULL;
+    for (br_session **pp = &br->sessions; *pp; pp = &(*pp)->next) {
+        n++;
+        br_session *s = *pp;
+        if (!s->turns && !s->pending && (!oldest || s->used < (*oldest)->used))
+            oldest = pp;
+    }
+    if (n < SHC_BR_MAX_SESSIONS)
+        return true;
+    if (!oldest)
+        return false;
+    br_session *s = *oldest;
+    *oldest = s->next;
+    shc_log_info(br->log, "session limit: %s is dropped", s->id);
+    session_free(br, s);
+    return true;
+}
+
 static void m_session_new(br_bridge *br, json_t *id, json_t *params)
 {
     if (br->tearing) {
@@ -136,6 +160,11 @@ static void m_session_new(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/new: additionalDirectories are not supported");
         return;
     }
+    if (!make_room(br)) {
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR,
+                      "session/new: too many sessions are busy", NULL);
+        return;
+    }
     br_session *s = calloc(1, sizeof *s);
     if (!s || !(s->cwd = strdup(cwd))) {
         free(s);
@@ -144,6 +173,7 @@ static void m_session_new(br_bridge *br, json_t *id, json_t *params)
     }
     snprintf(s->id, sizeof s->id, "sess_%s%llu", br->sess_prefix, ++br->nsessions);
     s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
+    s->used = ++br->uses;
     s->next = br->sessions;
     br->sessions = s;
     shc_log_info(br->log, "session/new %s in %s", s->id, s->cwd);
@@ -213,6 +243,7 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/prompt: prompt must be a non-empty array of content blocks");
         return;
     }
+    s->used = ++br->uses;
     if (s->active && !s->active->cancelled) {
         invalid(br, id, "session/prompt: a prompt is already in flight for this session");
         return;
@@ -474,7 +505,10 @@ int shc_bridge_run(shc_bridge_config *cfg)
         br->approve = !strcmp(br->be->ops->name, "shell") ? SHC_APPROVE_ALL : SHC_APPROVE_ASK;
     br->in_fd = cfg->in_fd >= 0 ? cfg->in_fd : 0;
     br->out_fd = cfg->out_fd >= 0 ? cfg->out_fd : 1;
-    random_prefix(br->sess_prefix, sizeof br->sess_prefix);
+    if (cfg->session_prefix)
+        snprintf(br->sess_prefix, sizeof br->sess_prefix, "%s", cfg->session_prefix);
+    else
+        random_prefix(br->sess_prefix, sizeof br->sess_prefix);
     signal(SIGPIPE, SIG_IGN); /* EPIPE comes back from write(); the executor resets children */
     set_nonblock(br->in_fd);
     set_nonblock(br->out_fd);

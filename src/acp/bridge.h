@@ -29,9 +29,12 @@ typedef struct shc_bridge_config {
     shc_backend *backend;     /* required; owned by the bridge once shc_bridge_run is called */
     shc_approve approve;
     bool client_terminals;    /* run terminal commands through the client's terminal/create */
-    size_t max_line;          /* longest accepted JSON-RPC line (0 = 16 MiB) */
+    size_t max_line;          /* longest accepted JSON-RPC line (0 = 4 MiB) */
     size_t output_byte_limit; /* terminal/create outputByteLimit and model text cap (0 = 1 MiB) */
     bool login;               /* bash -lc instead of bash -c */
+    const char *shell;        /* borrowed: the shell commands run with (NULL = bash from PATH);
+                               * the fuzz target uses /bin/true so that nothing a fuzzer writes
+                               * ever runs */
     uint64_t timeout_ms;      /* per command, 0 = none (`shcard acp` default: 30 min) */
     uint64_t input_wait_ms;   /* end a command waiting this long for terminal input, 0 = never
                                * (`shcard acp` default: 3 s; see exec/stall.h) */
@@ -43,6 +46,8 @@ typedef struct shc_bridge_config {
     bool color;               /* TERM=xterm-256color for commands (default TERM=dumb, NO_COLOR) */
     size_t max_commands;      /* commands running at once, all sessions (0 = 16); others wait */
     int in_fd, out_fd;        /* -1 = 0 / 1 */
+    const char *session_prefix; /* borrowed: session ids are "sess_" PREFIX N (NULL = random,
+                                 * which clients see; fixed for tests and the fuzz target) */
     shc_log log;
 } shc_bridge_config;
 

@@ -30,7 +30,8 @@ enum {
     SHC_BR_QUEUE_RESUME = 1 << 20,
     SHC_BR_MAX_COMMANDS = 16, /* commands running on our PTYs at once (all sessions) */
     SHC_BR_QUEUED_PROMPTS = 8,        /* prompts waiting behind a cancelled turn, per session */
-    SHC_BR_QUEUED_BYTES = 16 << 20,   /* and their text, all sessions */
+    SHC_BR_MAX_SESSIONS = 1024,       /* past it the least recently used idle session goes */
+    SHC_BR_QUEUED_BYTES = 4 << 20,    /* and their text, all sessions */
 };
 
 typedef struct br_call br_call;
@@ -112,6 +113,7 @@ struct br_session {
     br_turn *turns;               /* owned: live and winding-down turns */
     br_turn *active;              /* the turn not answered yet, or NULL */
     br_pending *pending;          /* owned FIFO: prompts waiting for the active turn's answer */
+    unsigned long long used;      /* br->uses when it was last created or prompted */
 };
 
 /* Set by bridge.c, called by the parts below it. */
@@ -138,6 +140,7 @@ struct br_bridge {
     bool in_paused;               /* stdin is not read: far too much waits */
     size_t nlocal;                /* commands running on our PTYs */
     size_t queued_bytes;          /* text of every br_pending */
+    unsigned long long uses;      /* a clock for br_session.used */
     shc_client_caps caps;         /* from the latest initialize */
     br_session *sessions;         /* owned */
     unsigned long long nsessions;

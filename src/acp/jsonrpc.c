@@ -507,10 +507,14 @@ int shc_rpc_feed(shc_rpc *rpc, const char *buf, size_t len)
             if (nl)
                 rpc->discarding = false;
         } else if (rpc->in_len + chunk > rpc->cfg.max_line) {
-            if (rpc->in_len)
+            /* the id is looked for in the line's first max_line bytes, however it was split */
+            size_t k = rpc->cfg.max_line - rpc->in_len;
+            if (!rpc->in_len)
+                too_long(rpc, buf, k);
+            else if (append_in(rpc, buf, k) == 0)
                 too_long(rpc, rpc->in, rpc->in_len);
             else
-                too_long(rpc, buf, chunk < 65536 ? chunk : 65536);
+                too_long(rpc, rpc->in, rpc->in_len); /* out of memory: what we have */
             rpc->discarding = nl == NULL;
         } else if (nl && rpc->in_len == 0) {
             handle_line(rpc, buf, chunk); /* the common case: no copy */

@@ -27,7 +27,10 @@ enum {
     SHC_RPC_REQUEST_CANCELLED = -32800,
 };
 
-#define SHC_RPC_MAX_LINE_DEFAULT ((size_t)16 * 1024 * 1024)
+/* 4 MiB: a prompt, a client's terminal output or a pasted text fits; each line is held in a
+ * few copies on its way through (buffer, parsed string, prompt text, command), so this is
+ * also what bounds the memory a single message can cost. */
+#define SHC_RPC_MAX_LINE_DEFAULT ((size_t)4 * 1024 * 1024)
 
 /* A line is parsed only if it holds at most this many values (counted as '{', '[', ',' and ':'
  * outside strings) and this much nesting: a 4 MB line of empty objects would otherwise cost
@@ -46,7 +49,7 @@ typedef void (*shc_rpc_message_fn)(void *payload, shc_rpc *rpc, json_t *id, cons
 typedef void (*shc_rpc_response_fn)(void *payload, json_t *result, json_t *error);
 
 typedef struct shc_rpc_config {
-    size_t max_line;        /* longest accepted input line in bytes (0 = 16 MiB) */
+    size_t max_line;        /* longest accepted input line in bytes (0 = 4 MiB) */
     shc_rpc_write_fn write; /* required */
     void *io;               /* first argument of write */
     shc_rpc_message_fn on_message;

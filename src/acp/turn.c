@@ -75,6 +75,7 @@ static void run_local(br_call *c)
     }
     shc_pty_opts o = {
         .command = c->command,
+        .shell = cfg->shell,
         .cwd = c->turn->sess->cwd,
         .login = cfg->login,
         .color = cfg->color,

@@ -31,7 +31,7 @@ static void usage(FILE *f)
             "                           (default 3; 0 = never)\n"
             "  --login                  run commands with bash -lc (default bash -c)\n"
             "  --color                  TERM=xterm-256color (default TERM=dumb, NO_COLOR=1)\n"
-            "  --max-line BYTES         longest accepted JSON-RPC line (default 16 MiB)\n"
+            "  --max-line BYTES         longest accepted JSON-RPC line (default 4 MiB)\n"
             "  --output-limit BYTES     model text / outputByteLimit cap (default 1 MiB)\n"
             "  --chunk-bytes BYTES      terminal_output coalescing size (default 8192)\n"
             "  --chunk-ms MS            terminal_output coalescing delay (default 16)\n"
