@@ -649,6 +649,56 @@ def case_command_slots():
         a.close()
 
 
+def case_answer_flood():
+    """A client that sends 100,000 initialize requests (30 MB of answers) and reads nothing
+    meanwhile: the agent stops reading stdin once 16 MiB of answers wait (the client's writes
+    block), memory stays bounded, and every request is answered once the client reads."""
+    a = Agent()
+    try:
+        a.init()
+        a.stop_reading()
+        n = 100_000
+        data = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":1}}\n'
+                        % (1000 + i) for i in range(n))
+        done = []
+        w = threading.Thread(target=lambda: done.append(a.send_bytes(data, timeout=120)))
+        w.start()
+        wait_until(lambda: rss_kb(a.pid) > 20 * 1024 or not w.is_alive(), 20)
+        time.sleep(1)
+        blocked = w.is_alive()
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.note(f"measure: 100,000 requests, answers unread: agent peak RSS {hwm / 1024:.1f} MiB")
+        R.check(blocked, "answer flood: the agent stopped reading stdin (the client's writes block)")
+        R.check(hwm < RSS_LIMIT_MB * 1024, f"answer flood: peak RSS under {RSS_LIMIT_MB} MiB", f"{hwm / 1024:.1f} MiB")
+        a.resume_reading()
+        w.join(120)
+        last = a.response(1000 + n - 1, 60)
+        R.check(done == [True] and last is not None, "answer flood: every request answered once read", (done, last))
+        a.close_stdin()
+        rc = a.wait_exit(30)
+        R.check(rc == 0, "answer flood: clean exit", rc)
+    finally:
+        a.close()
+
+
+def case_run_sigkill():
+    """`shcard run` has the same guardian: kill -9 of it leaves nothing."""
+    mark = uuid.uuid4().hex
+    env = dict(os.environ, **{MARK_VAR: mark})
+    p = subprocess.Popen([SHCARD, "run", ESCAPERS], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        ok = wait_until(lambda: len(marked(mark, exclude=(p.pid,))) >= ESCAPER_COUNT, 5)
+        R.check(ok, "shcard run: escapers run", describe(marked(mark)))
+        p.kill()
+        p.wait(5)
+        gone = wait_until(lambda: not marked(mark), 5.0, 0.01)
+        R.check(gone, "shcard run: kill -9 leaves nothing after 5 s", describe(marked(mark)))
+    finally:
+        if p.poll() is None:
+            p.kill()
+        kill_marked(mark)
+
+
 def case_stdin_closed_unread():
     """Item 4: stdin closes while the client never reads stdout: exit in bounded time."""
     # a) a running flood
@@ -1101,6 +1151,8 @@ CASES = {
     "many_sessions": case_many_sessions,
     "stdin_closed_unread": case_stdin_closed_unread,
     "command_slots": case_command_slots,
+    "answer_flood": case_answer_flood,
+    "run_sigkill": case_run_sigkill,
     "mention": case_mention,
     "tty_wait": case_tty_wait,
     "long_command": case_long_command,
@@ -1110,7 +1162,7 @@ CASES = {
     "cwd": case_cwd,
     "sessions_cap": case_sessions_cap,
 }
-HEAVY = {"stall_flood", "many_sessions"}
+HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 
 
 def run_guarded(name, fn):

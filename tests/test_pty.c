@@ -780,6 +780,9 @@ static void test_input_wait(void **state)
         "python3 -c 'import getpass; getpass.getpass()'",
         "sleep 100 & kill -STOP $!; wait",
         "seq 1 5000 > /tmp/shc-less-$$; LESS= less /tmp/shc-less-$$; rm -f /tmp/shc-less-$$",
+        /* polling the terminal (select) in raw mode, as a full-screen program does */
+        "python3 -c 'import os,select,tty; f=os.open(\"/dev/tty\",os.O_RDWR); tty.setraw(f); "
+        "select.select([f],[],[])'",
     };
     for (size_t i = 0; i < sizeof waiting / sizeof waiting[0]; i++) {
         run_result r = {0};
@@ -794,7 +797,14 @@ static void test_input_wait(void **state)
         assert_null(strstr(r.out.p, "never"));
         run_free(&r);
     }
-    const char *fine[] = {"sleep 1; echo slept", "read x; echo read=$?", "cat; echo eof"};
+    const char *fine[] = {
+        "sleep 1; echo slept",
+        "read x; echo read=$?",
+        "cat; echo eof",
+        /* raw mode, but polling something else: not waiting for the terminal */
+        "python3 -c 'import os,select,tty; f=os.open(\"/dev/tty\",os.O_RDWR); tty.setraw(f); "
+        "r,w=os.pipe(); select.select([r],[],[],1.2); select.select([r],[],[],0.3)'",
+    };
     for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
         run_result r = {0};
         shc_pty_opts o = cmd(fine[i]);

@@ -10,7 +10,7 @@
 enum {
     SHC_GW_SPAWN = 1,
     SHC_GW_FINISH = 2,
-    SHC_GW_REPLY_TIMEOUT_MS = 30000,  /* a guardian that takes longer is stuck: killed, lost */
+    SHC_GW_REPLY_TIMEOUT_MS = 10000,  /* a guardian that takes longer is stuck: killed, lost */
     SHC_GW_POLL_FALLBACK_MS = 250,    /* without pidfd: SIGCHLD, and this safety poll */
     SHC_GW_MAX_REQUEST = 256u << 20,  /* a spawn request carries the command and the environment */
 };

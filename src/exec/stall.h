@@ -4,9 +4,10 @@
  * keys nobody can type, since ACP has no way to write into a running command.
  *
  * A command waits when some process of its session is stopped, or sleeps in read() on the
- * terminal (/dev/tty or the PTY's slave), or sleeps polling while the terminal is in raw or
- * no-echo mode (a full-screen program or a password prompt); for a process we may not inspect
- * (setuid), a terminal with echo turned off counts.  pty.c ends a command that keeps waiting
+ * terminal (/dev/tty or the PTY's slave), or sleeps in poll/select with the terminal among the
+ * fds it waits to read (read from its memory; when that cannot be read, or for epoll, polling
+ * while the terminal is in raw or no-echo mode counts); for a process we may not inspect at all
+ * (setuid, such as sudo), a terminal with echo turned off counts.  pty.c ends a command that keeps waiting
  * for its input_wait_ms. */
 #ifndef SHC_STALL_H
 #define SHC_STALL_H
