@@ -1045,6 +1045,45 @@ def case_jsonrpc_edges():
         sendraw(b'{"jsonrpc":"2.0","id":"\xff","method":"authenticate"}\n')
         r = a.wait_frame(lambda f: "error" in f and f.get("id") is None, 5)
         R.check(r is not None, "invalid UTF-8 in the id itself: answered with id null", r)
+        # invalid UTF-8 (and a NUL) in every string field of every method: always answered
+        # with the request's own id, never run
+        templates = [
+            {"method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {"terminal": True, "_meta": {"terminal_output": True}}, "clientInfo": {"name": "S", "version": "S"}}},
+            {"method": "session/new", "params": {"cwd": a.cwd, "mcpServers": []}},
+            {"method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "echo S"}, {"type": "resource_link", "uri": "file:///tmp/S", "name": "S"}]}},
+            {"method": "authenticate", "params": {"methodId": "S"}},
+        ]
+
+        def string_paths(o, path=()):
+            if isinstance(o, str):
+                yield path
+            elif isinstance(o, dict):
+                for k, v in o.items():
+                    yield from string_paths(v, path + (k,))
+            elif isinstance(o, list):
+                for i, v in enumerate(o):
+                    yield from string_paths(v, path + (i,))
+
+        rid = 5000
+        for t in templates:
+            msg = {"jsonrpc": "2.0", "id": 0, **t}
+            for path in list(string_paths(msg)):
+                if path == ("jsonrpc",):
+                    continue
+                for bad in ("\udcff", "a\u0000b"):
+                    rid += 1
+                    m = json.loads(json.dumps(msg))
+                    m["id"] = rid
+                    cur = m
+                    for k in path[:-1]:
+                        cur = cur[k]
+                    cur[path[-1]] = ("x" + bad) if path[-1] != "method" else cur[path[-1]] + bad
+                    line = json.dumps(m, ensure_ascii=False).encode("utf-8", "surrogateescape") + b"\n"
+                    a.send_bytes(line)
+                    r = a.response(rid, 5)
+                    what = "NUL" if "\u0000" in bad else "invalid UTF-8"
+                    where = "/".join(map(str, path))
+                    R.check(r is not None, f"bad string at {where} ({what}): answered with id {rid}", line[:200])
         # deep nesting
         deep = '{"jsonrpc":"2.0","id":14,"method":"authenticate","params":{"x":' + "[" * 100000 + "]" * 100000 + "}}\n"
         sendraw(deep)
