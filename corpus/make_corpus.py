@@ -788,6 +788,25 @@ T("cat $(git ls-files | head -1)", "command substitution")
 T("for f in src/*.c; do head -n 5 $f; done", "loop and glob")
 T("rg --files | xargs wc -l | sort -n | tail", "xargs")
 
+# ------------------------------------------------------------------ red team: stdin rebound (class B)
+# In a terminal (shcard's executor: fds 1 and 2 are the pty) a copy of fd 1 or 2 on fd 0 makes
+# the command read the keyboard; any redirection of fd 0 but a read's `< FILE` is terminal.
+for cmd, why in [
+    ("cat < README.md 0<&2", "the later dup replaces < FILE"),
+    ("sed -n 1,5p < f <&1", "<&1 is fd 0"),
+    ("tail -n 20 < package.json 0<&2", "tail from the terminal"),
+    ("nl < f 0<&2", "nl from the terminal"),
+    ("bat -pp < f 0<&2", "bat from the terminal"),
+    ("git ls-files | sort 0<&2", "a filter that ignores the pipe"),
+    ("rg -n TODO . | head -n 5 <&2", "head from the terminal"),
+    ("cat f | wc -l 0<&1", "wc from the terminal"),
+    ("cat f 0>&2", ">& on fd 0 is the same copy"),
+    ("cat f 0>&-", "closing stdin"),
+    ("cat f <&-", "closing stdin"),
+    ("grep -r foo . 3<&0", "an input duplication"),
+]:
+    T(cmd, "red team (stdin dup): " + why)
+
 # ------------------------------------------------------------------ red team: paths (class 7)
 # Paths are normalised before every check; a `..` chain that climbs out of the starting
 # directory may reach `/`, so it is judged as if it did.

@@ -152,6 +152,14 @@ static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
         case SHC_REDIR_DUP_IN:
             if (!shc__all_digits(t) && strcmp(t, "-") != 0)
                 return reject(c, rd->span, ">&%s writes a file, it is not an fd duplication", t);
+            /* fd 0 made a copy of another fd: in a terminal (shcard's executor: fds 1 and 2
+             * are the pty) stdin becomes the terminal and the command waits for keys */
+            if ((rd->op == SHC_REDIR_DUP_IN ? (rd->fd < 0 ? 0 : rd->fd) : rd->fd) == 0)
+                return reject(c, rd->span, "%s%s changes standard input (a copy of the terminal "
+                              "waits for keys)",
+                              rd->op == SHC_REDIR_DUP_IN ? "<&" : ">&", t);
+            if (rd->op == SHC_REDIR_DUP_IN)
+                return reject(c, rd->span, "<&%s: an input duplication reads from another fd", t);
             break;
         case SHC_REDIR_IN:
             if (!strcmp(t, "/dev/null"))
