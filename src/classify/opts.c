@@ -77,6 +77,7 @@ void shc__rule_init(shc_rule *r)
     r->whole_output = false;
     r->pages = false;
     r->npaths = 0;
+    r->ninputs = 0;
     r->reason[0] = '\0';
     r->argi = 0;
 }

@@ -35,6 +35,8 @@ typedef enum shc_role {
     SHC_ROLE_NOVCS,      /* ag -U: without it ag runs `git config` through sh */
     SHC_ROLE_NOPAGER,    /* bat -P, git --no-pager: no pager even on a terminal */
     SHC_ROLE_NUMBER,     /* the value must be a decimal number (ag -A x loops forever) */
+    SHC_ROLE_FILE,       /* the value is a file the tool reads (--ignore-file F, grep -f F):
+                            it goes to shc_rule.inputs and is checked like an operand */
 } shc_role;
 
 typedef struct shc_opt {
@@ -107,6 +109,12 @@ typedef struct shc_rule {
     bool pages;        /* on a terminal it starts a pager (bat, git grep): only piped is it safe */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
+    /* Every other file the command opens for reading: values of file-valued options
+     * (SHC_ROLE_FILE).  classify.c joins each onto the cd prefix, normalises it and checks it
+     * as it checks paths[] (stdin '-', devices, process files). */
+    const char *inputs[SHC_MAX_ARGS];
+    size_t input_argi[SHC_MAX_ARGS]; /* the word that carried each input */
+    size_t ninputs;
     char reason[160]; /* why terminal, or which rule accepted */
     size_t argi;      /* the word that decided (0 = the command name) */
 } shc_rule;
@@ -157,6 +165,38 @@ int shc__parse_num(const char *s, size_t n, long *out);
 
 /* head/tail -n/-c values ([-+]digits; tail +N sets r->line).  Returns 0 or -1 (r rejected). */
 int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail);
+
+/* ------------------------------------------------------------------ paths.c */
+
+/* A path after lexical normalisation (paths.c): norm is "/a/b" (components joined with '/',
+ * "" for none); absolute, or relative to the unknown starting directory after climbing `climb`
+ * levels above it. */
+typedef struct shc_path {
+    char norm[4096];
+    bool absolute;
+    unsigned climb;
+} shc_path;
+
+enum {
+    SHC_PATH_STDIN = 1u << 0,   /* "-": standard input */
+    SHC_PATH_ROOT = 1u << 1,    /* is, or may be, the whole filesystem */
+    SHC_PATH_SPECIAL = 1u << 2, /* is, or may be, under /dev, /proc, /sys, /run (or /var/run) */
+    SHC_PATH_TOOLONG = 1u << 3, /* too long to judge */
+};
+
+/* Normalises p, joined onto base when p is relative (base: NULL for the unknown starting
+ * directory, or an absolute or relative directory).  Returns 0, or -1 when it is too long. */
+int shc__path_norm(shc_path *out, const char *base, const char *p);
+/* SHC_PATH_ROOT / SHC_PATH_SPECIAL for a normalised path, or 0. */
+unsigned shc__path_judge(const shc_path *np);
+/* "-" is SHC_PATH_STDIN; otherwise normalises into *np and judges it. */
+unsigned shc__path_check(const char *base, const char *p, shc_path *np);
+/* Whether a word names, or may name, a device or process file: the word itself or any piece of
+ * it after '=', ':' or ',' (an option's value) that contains '/'. */
+bool shc__word_names_special(const char *w);
+/* For a real absolute path: why reading it may block ("a FIFO ...", "a device", "a socket"),
+ * following symlinks; NULL for a regular file, a directory, or a name that does not exist. */
+const char *shc__path_stat(const char *abs_path);
 
 /* ------------------------------------------------------------------ opts.c: rule results */
 
