@@ -748,6 +748,9 @@ T("ack --h foo", "Getopt::Long reads --h as -h", alt="search")
 T("ack -m1x foo f", "Getopt::Long: -m 1 then -x, which reads the file list from stdin")
 T("ack -c --ignore-dir --noenv foo f", "an early pass eats --noenv: ack searches for f in . (red-team probe)")
 T("ack --ignore-dir --ackrc=x.ackrc foo .", "an early pass loads x.ackrc, which may set --pager")
+T("ack --noenv TODO +x", "Getopt::Long's prefixes include '+': +x is -x, which reads file names from stdin (probed)")
+T("ack TODO f +c", "+c is -c (probed)", alt="search")
+S("ack --noenv -- TODO +x", "TODO", "+x", "ack: after -- +x is a file")
 S("ack --noenv -i foo src", "foo", "src", "ack: --noenv (no .ackrc)")
 S("ack --ignore-d node_modules foo", "foo", None, "ack: unique prefix of --ignore-dir/--ignore-directory")
 # GNU getopt_long details
@@ -797,6 +800,10 @@ S("grep -r --exclude-from=.gitignore foo .", "foo", ".", "grep: the exclude file
 S("rg --ignore-file .ignore foo src", "foo", "src", "rg: the ignore file is an input")
 L("git ls-files -X .gitignore", None, "git ls-files: the exclude file is an input")
 R("nl -w 6 f", "f", "nl: a small width")
+T("find . -printf '%1000000000f'", "find -printf field width: 1 GB per file (red team)")
+T("find . -name f -printf '%2000000000p\\n'", "find -printf field width: 2 GB per match (red team)")
+T("find . -printf '%.99999p'", "find -printf precision over the bound")
+L("find . -maxdepth 1 -printf '%-20p %10s\\n'", ".", "find -printf with small widths")
 
 # ------------------------------------------------------------------ red team, class 9: operands that make a read tool fetch
 T("git grep foo HEAD | head", "a revision: objects a partial clone fetches from its remote (probed)")

@@ -292,6 +292,8 @@ static void test_family_perl_bash(void **state)
     REJECTS("not a decimal number", "ack", "-m1x", "foo", "f");
     REJECTS("early option passes", "ack", "-c", "--ignore-dir", "--noenv", "foo", "f");
     REJECTS("ambiguous", "ack", "--ign", "x", "foo");
+    REJECTS("include '+'", "ack", "TODO", "+x");
+    assert_int_equal(KIND("ack", "--", "TODO", "+x"), SHC_KIND_SEARCH);
     assert_int_equal(KIND("ack", "--ignore-d", "x", "foo"), SHC_KIND_SEARCH);
     assert_int_equal(KIND("ack", "--noenv", "-A", "2", "foo", "f"), SHC_KIND_SEARCH);
     const char *a[] = {"cd", "-LP", "d"};

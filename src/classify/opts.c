@@ -310,6 +310,11 @@ static int parse_words(pstate *p, size_t start, bool permute)
             if (spec->family == SHC_FAM_GIT && (!strcmp(a, "(") || !strcmp(a, ")")))
                 return shc__reject(p->r, i, "%s: a bare '%s' is an option of git grep", spec->name,
                                    a);
+            if (spec->family == SHC_FAM_PERL && a[0] == '+' && a[1])
+                return shc__reject(p->r, i,
+                                   "%s: Getopt::Long's default prefixes include '+': %s is the "
+                                   "option -%s",
+                                   spec->name, a, a + 1);
             rc = add_operand(p, a, i, false);
             if (!permute || (spec->flags & SHC_STOP))
                 stopped = true;
