@@ -7,10 +7,10 @@
 #include <string.h>
 
 typedef enum find_role {
-    FIND_TEST,  /* a test or option: no effect outside find */
-    FIND_QUERY, /* a name test whose value is the query */
-    FIND_OPER,  /* ( ) ! -not -a -o , */
-    FIND_PRUNE, /* -prune: the test before it names what is skipped, not what is searched */
+    FIND_TEST,   /* a test or option: no effect outside find */
+    FIND_QUERY,  /* a name test whose value is the query */
+    FIND_OPER,   /* ( ) ! -not -a -o , */
+    FIND_PRUNE,  /* -prune: the test before it names what is skipped, not what is searched */
     FIND_FORMAT, /* -printf FORMAT: field widths are bounded */
 } find_role;
 

@@ -42,8 +42,7 @@ bool shc__git_maybe_rev(const char *s)
 static int check_pathspec(shc_rule *r, const char *cmd, const shc_operand *op)
 {
     if (!strcmp(op->value, "-") || op->value[0] == '\0')
-        return shc__reject(r, op->argi, "%s: '%s' is not a path that can be shown", cmd,
-                           op->value);
+        return shc__reject(r, op->argi, "%s: '%s' is not a path that can be shown", cmd, op->value);
     return 0;
 }
 
@@ -102,8 +101,8 @@ static void rule_grep(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
     }
     for (; i < n; i++) {
         if (!dashdash && ops[i].value[0] == '-') {
-            shc__reject(r, ops[i].argi, "%s: option '%s' after the pattern (an error)",
-                        spec->name, ops[i].value);
+            shc__reject(r, ops[i].argi, "%s: option '%s' after the pattern (an error)", spec->name,
+                        ops[i].value);
             return;
         }
         if (check_pathspec(r, spec->name, &ops[i]) < 0)

@@ -44,7 +44,8 @@ static int add_opt(pstate *p, const shc_opt *o, const char *value, size_t argi)
     long width;
     if (o->role == SHC_ROLE_WIDTH && value &&
         (shc__parse_num(value, strlen(value), &width) < 0 || width > SHC_MAX_WIDTH))
-        return shc__reject(r, argi, "%s: width '%s' is not a number up to %d (nl -w pads every line)",
+        return shc__reject(r, argi,
+                           "%s: width '%s' is not a number up to %d (nl -w pads every line)",
                            p->spec->name, value, SHC_MAX_WIDTH);
     if (p->spec->family == SHC_FAM_CLAP && o->arg != SHC_ARG_NONE && !(o->flags & SHC_MULTI))
         for (size_t i = 0; i < res->nopts; i++)
@@ -136,8 +137,8 @@ static int next_value(pstate *p, const shc_opt *o, size_t *i, const char *shown,
          * report a missing value); lexopt takes it: only HYPHEN options agree everywhere */
         if (!strcmp(v, "--") || (v[0] == '-' && v[1] && !(o->flags & SHC_HYPHEN)))
             return shc__reject(p->r, *i + 1,
-                               "%s: '%s' after %s is an option to clap, a value to lexopt", name,
-                               v, shown);
+                               "%s: '%s' after %s is an option to clap, a value to lexopt", name, v,
+                               shown);
         break;
     case SHC_FAM_PERL:
         /* ack's early Getopt::Long passes (--noenv, --ackrc=F, --type-add=..., --help) do not
@@ -167,8 +168,7 @@ static int parse_long(pstate *p, size_t *i)
     size_t argi = *i;
     const char *cmd = p->spec->name;
     switch (p->spec->family) {
-    case SHC_FAM_BASH:
-        return shc__reject(p->r, argi, "%s: %s is not an option of %s", cmd, a, cmd);
+    case SHC_FAM_BASH: return shc__reject(p->r, argi, "%s: %s is not an option of %s", cmd, a, cmd);
     case SHC_FAM_PERL:
         if (n == 1) /* Getopt::Long with bundling reads --h as the letter -h */
             return shc__reject(p->r, argi, "%s: %s names the one-letter option -%c", cmd, a,
@@ -242,7 +242,8 @@ static int parse_short(pstate *p, size_t *i, size_t start)
             if ((unsigned char)a[j] < 0x20 || (unsigned char)a[j] >= 0x7f)
                 return shc__reject(p->r, argi, "%s: unknown option byte 0x%02x", cmd,
                                    (unsigned char)a[j]);
-            if (a[j] >= '0' && a[j] <= '9' && (p->spec->flags & (SHC_DIGITS_HEAD | SHC_DIGITS_TAIL)))
+            if (a[j] >= '0' && a[j] <= '9' &&
+                (p->spec->flags & (SHC_DIGITS_HEAD | SHC_DIGITS_TAIL)))
                 return shc__reject(p->r, argi,
                                    "%s: -NUM is a count only as the first argument (elsewhere "
                                    "coreutils reports an invalid option)",
@@ -263,9 +264,8 @@ static int parse_short(pstate *p, size_t *i, size_t start)
                 value = a + j + 1;
                 /* clap drops the '=' of -n=5, lexopt may not */
                 if (p->spec->family == SHC_FAM_CLAP && value[0] == '=')
-                    return shc__reject(p->r, argi,
-                                       "%s: %s: clap and lexopt read '%s' differently", cmd, a,
-                                       value);
+                    return shc__reject(p->r, argi, "%s: %s: clap and lexopt read '%s' differently",
+                                       cmd, a, value);
             } else if (next_value(p, o, i, shown, &value) < 0) {
                 return -1;
             }
@@ -372,10 +372,9 @@ static int parse_tree(pstate *p, size_t start)
         for (size_t j = 1; a[j]; j++) {
             const shc_opt *o = find_short(p->spec, a[j]);
             if (!o)
-                return shc__reject(p->r, i, "%s: unknown option -%c", cmd,
-                                   (unsigned char)a[j] < 0x20 || (unsigned char)a[j] >= 0x7f
-                                       ? '?'
-                                       : a[j]);
+                return shc__reject(
+                    p->r, i, "%s: unknown option -%c", cmd,
+                    (unsigned char)a[j] < 0x20 || (unsigned char)a[j] >= 0x7f ? '?' : a[j]);
             if (o->danger)
                 return shc__reject(p->r, i, "%s", o->danger);
             const char *value = NULL;

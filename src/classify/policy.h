@@ -1,7 +1,7 @@
 /* The classifier's policy over decoded argv strings: which commands may be shown as read,
- * search or list, with every option of each command kept as data in tools.def (one file per tool under tools/).
- * Nothing here knows the AST: callers pass NUL-terminated argv words (borrowed) and get a
- * shc_rule result whose strings point into that argv.  No allocation, no global state.
+ * search or list, with every option of each command kept as data in tools.def (one file per tool
+ * under tools/). Nothing here knows the AST: callers pass NUL-terminated argv words (borrowed) and
+ * get a shc_rule result whose strings point into that argv.  No allocation, no global state.
  */
 #ifndef SHC_POLICY_H
 #define SHC_POLICY_H
@@ -121,7 +121,7 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 
 /* ------------------------------------------------------------------ option parsing */
 
-#define SHC_MAX_ARGS 64
+#define SHC_MAX_ARGS  64
 #define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
 
 typedef struct shc_optval {

@@ -12,11 +12,11 @@
 #define SHC_CMD(id, name, fam, flags) static const shc_opt opts_##id[] = {
 #define SHC_OPT(s, l, a, r, d)        {s, l, SHC_ARG_##a, SHC_ROLE_##r, 0, d},
 #define SHC_OPTX(s, l, a, r, f, d)    {s, l, SHC_ARG_##a, SHC_ROLE_##r, f, d},
-#define SHC_END(id)                       \
-    {                                     \
+#define SHC_END(id)                                   \
+    {                                                 \
         0, NULL, SHC_ARG_NONE, SHC_ROLE_NONE, 0, NULL \
-    }                                     \
-    }                                     \
+    }                                                 \
+    }                                                 \
     ;
 #include "classify/tools.def"
 #undef SHC_CMD
