@@ -836,6 +836,8 @@ S("grep -d skip -R foo", "foo", None, "grep: the last of -d/-R is -R: recursive"
 R("tail -n 3 -n +5 f", "f", "tail: the last -n wins", line=5)
 R("tail -n +5 -n 3 f", "f", "tail: the last -n wins (no start line)")
 T("rg -e x -m 1 -m 2 d", "rg: a repeated -m swallows d (clap 2)", alt="search")
+T("rg -e line --max-depth 1 --maxdepth 5 d", "rg: an alias repeats the same argument: swallows d (probed)",
+  alt="search")
 
 # ------------------------------------------------------------------ red team, class 6: option values judged like operands
 T("grep -r --exclude-from=- foo .", "grep reads the exclude list from stdin (red team, verified)")
