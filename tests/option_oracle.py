@@ -9,12 +9,13 @@ and taken round-robin over the groups, those with a dangerous value or operand f
 `--all` runs every accepted command (hours); `make fuzz-safety` runs a large sample.
 
 Usage: option_oracle.py [--shcard PATH] [--seed N] [--runs N | --all] [--modes pipe,tty]
-                        [--timeout S] [--findings FILE] [--list]
+                        [--timeout S] [--jobs N] [--findings FILE] [--list]
 Prints one block per violation and ends with
   "option-oracle: N generated, N accepted, N run, N violations".
 """
 import argparse
 import collections
+import concurrent.futures
 import json
 import os
 import random
@@ -69,6 +70,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--findings")
     ap.add_argument("--list", action="store_true", help="print the accepted commands, run none")
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("ORACLE_JOBS", "2")))
     a = ap.parse_args()
     cases = options.cases()
     verdicts = oracle.classify(a.shcard, [c["cmd"] for c in cases])
@@ -89,8 +91,12 @@ def main():
     modes = [m for m in a.modes.split(",") if m]
     bad = 0
     per_class = collections.Counter()
-    for c, v in runs:
-        problems = oracle.run_modes(a.shcard, v, a.timeout, modes)
+
+    def work(cv):
+        return oracle.run_modes(a.shcard, cv[1], a.timeout, modes)
+
+    pool = concurrent.futures.ThreadPoolExecutor(max(1, a.jobs))
+    for (c, v), problems in zip(runs, pool.map(work, runs)):
         if problems:
             bad += 1
             cls = SHAPE_CLASS.get(c["shape"], "?")
@@ -103,6 +109,7 @@ def main():
             if a.findings:
                 oracle.record_finding(a.findings, dict(c, **{"class": cls}), v, problems,
                                       "option-oracle")
+    pool.shutdown()
     if per_class:
         print("violations by class: " + ", ".join("%s: %d" % kv for kv in sorted(per_class.items())))
     print("option-oracle: %d generated, %d accepted, %d run, %d violations"

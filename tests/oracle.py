@@ -9,8 +9,8 @@ verdict names, a git repository, and hostile fixtures (FIXTURES below: symlinks 
 FIFO, gzip files, files named like options, a planted ./bash (and bin/bash, tools/bash,
 node_modules/.bin/bash, .venv/bin/bash), git configuration that runs a pager or a textconv
 program if asked).  For a command that names git the repository is a partial clone
-(--filter=blob:none from a file:// remote) whose older revisions (v1, old, HEAD~1) have no
-blobs: reading them makes git fetch.
+(--filter=tree:0 from a file:// remote, three commits) whose older revisions (v1, old, HEAD~1,
+HEAD~2) have neither trees nor blobs: reading them makes git fetch.
 
 The command runs as `bash --noprofile --norc -c SCRIPT` under `strace -f -y`, started by
 tests/oracle/supervise.py inside the sandbox, in one or more modes:
@@ -18,8 +18,10 @@ tests/oracle/supervise.py inside the sandbox, in one or more modes:
   tty   stdin/stdout/stderr a real pseudo-terminal, the controlling terminal, whose master is
         held open and never written (a terminal nobody types into); TERM=xterm, no PAGER
   exec  shcard's executor: stdin /dev/null, stdout/stderr the pty, its environment (PAGER=cat)
-SCRIPT is the command with a plain `bash -c`/`bash -lc` wrapper stripped; any other wrapper
-(`sh -c` is dash, `zsh -c`, `./bash -c`) is run as written, so its own shell runs the script.
+SCRIPT is the whole command, as the executor runs it: a wrapper (`bash -lc`, `sh -c` is dash,
+`zsh -c`, a planted `./bash -c`) runs for real and decodes its script itself (system login
+profiles are empty in the sandbox).  Only a plain bash wrapper around a single-quoted script
+equal to the classifier's is run as that script alone.
 
 A run is a violation ("KIND: detail") when it
   write:   opens for writing (other than /dev/null), creates, deletes, renames, links, changes
@@ -54,6 +56,7 @@ import gzip
 import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -96,6 +99,7 @@ CONTENT = "".join(
     "line %d: foo bar TODO useState def main impl Display import React fmt.Println SELECT "
     "panic! x -z main test config component\n" % i for i in range(1, 301))
 OLD_CONTENT = CONTENT.replace("line", "old line")
+OLDEST_CONTENT = CONTENT.replace("line", "oldest line")
 
 # Hostile fixtures in the scratch directory (relative name -> kind, target).
 FIXTURES = [
@@ -118,10 +122,15 @@ FIXTURES = [
     ("bin/bash", "planted", None),
     ("tools/bash", "planted", None),
     ("node_modules/.bin/bash", "planted", None),
+    ("node_modules/.bin/sh", "planted", None),
     (".venv/bin/bash", "planted", None),
+    ("scripts/zsh", "planted", None),
+    ("../bash", "planted", None),  # in the checkout's parent directory
 ]
 FIXTURE_TOP = {name.split("/")[0] for name, _, _ in FIXTURES}
 PLANTED = "#!/bin/sh\necho planted > PLANTED-RAN\n"
+PROFILES = ("/etc/profile", "/etc/bash.bashrc", "/etc/zsh/zshenv", "/etc/zsh/zprofile",
+            "/etc/zsh/zshrc", "/etc/zsh/zlogin", "/etc/zsh/zlogout", "/etc/environment")
 HOOK_PROGRAMS = ("shc-pager", "shc-textconv", "shc-fsmonitor", "shc-clean")
 GIT_REFS = {"v1", "old", "main", "HEAD", "origin", "refs", "FETCH_HEAD", "ORIG_HEAD"}
 GIT_CONFIG = [("core.pager", "shc-pager"), ("diff.shc.textconv", "shc-textconv"),
@@ -174,8 +183,9 @@ def populate(work, verdict, content=CONTENT):
         full = inside(work, p)
         if not full or os.path.exists(full) or os.path.islink(full):
             continue
-        top = os.path.relpath(full, work).split("/")[0]
-        if top in FIXTURE_TOP or top in GIT_REFS or re.search(r"[~^@:]", top):
+        parts = os.path.relpath(full, work).split("/")
+        top = parts[0]
+        if top in FIXTURE_TOP or set(parts) & GIT_REFS or re.search(r"[~^@:]", top):
             continue  # a fixture, or a revision of the fixture repository (git grep foo v1)
         base = os.path.basename(full)
         is_file = verdict["kind"] == "read" or ("." in base.strip(".") and verdict["kind"] == "search")
@@ -184,7 +194,7 @@ def populate(work, verdict, content=CONTENT):
         else:
             for name in ("a.txt", "b.py", "sub/c.md", "main.rs", "test_x.ts"):
                 write(os.path.join(full, name), content)
-    for name in ("f", "package.json", "README.md", "src/main.c"):
+    for name in ("f", "a.txt", "package.json", "README.md", "src/main.c"):
         full = os.path.join(work, name)
         if not os.path.exists(full):
             write(full, content)
@@ -272,30 +282,33 @@ def template_repo():
 
 
 def git_setup(root, work, verdict, partial, hostile):
-    """A repository in work: a plain one, or (partial) a blob-less clone of root/remote whose
-    v1/old/HEAD~1 blobs are missing.  Then the configuration that runs programs on request."""
+    """A repository in work: a plain one, or (partial) a treeless clone of root/remote whose
+    older revisions (v1 = old = HEAD~1, HEAD~2) are missing.  Then the configuration that runs
+    programs on request."""
     env = git_env(os.path.join(root, "home"))
     if partial:
         remote = os.path.join(root, "remote")
-        populate(remote, verdict, OLD_CONTENT)
+        populate(remote, verdict, OLDEST_CONTENT)
         git(remote, env, "init", "-q")
         git(remote, env, "add", "-A")
-        git(remote, env, "commit", "-qm", "v1", "--no-gpg-sign")
-        git(remote, env, "tag", "v1")
-        git(remote, env, "branch", "old")
-        for d, dirs, files in os.walk(remote):
-            dirs[:] = [x for x in dirs if x != ".git"]
-            for name in files:
-                write(os.path.join(d, name), CONTENT)
-        git(remote, env, "commit", "-qam", "v2", "--no-gpg-sign")
+        git(remote, env, "commit", "-qm", "v0", "--no-gpg-sign")
+        for text, msg in ((OLD_CONTENT, "v1"), (CONTENT, "v2")):
+            if msg == "v2":
+                git(remote, env, "tag", "v1")
+                git(remote, env, "branch", "old")
+            for d, dirs, files in os.walk(remote):
+                dirs[:] = [x for x in dirs if x != ".git"]
+                for name in files:
+                    write(os.path.join(d, name), text)
+            git(remote, env, "commit", "-qam", msg, "--no-gpg-sign")
         git(remote, env, "config", "uploadpack.allowFilter", "true")
         git(remote, env, "config", "uploadpack.allowAnySHA1InWant", "true")
         os.rmdir(work)
-        p = git(root, env, "clone", "-q", "--filter=blob:none", "file://" + remote, work)
+        p = git(root, env, "clone", "-q", "--filter=tree:0", "file://" + remote, work)
         if p.returncode != 0:
             raise RuntimeError("partial clone failed: " + p.stderr.decode(errors="replace"))
         git(work, env, "branch", "-q", "old", "origin/old")
-        git(work, env, "fetch", "-q", "--tags", "--filter=blob:none", "origin")
+        git(work, env, "fetch", "-q", "--tags", "--filter=tree:0", "origin")
         populate(work, verdict)
     else:  # the template's commit; the verdict's own files stay untracked
         os.rmdir(work)
@@ -314,15 +327,19 @@ def wrapper_of(shcard, cmd):
         return None
 
 
+PLAIN_BASH = ("bash -c ", "bash -lc ", "/bin/bash -c ", "/bin/bash -lc ", "/usr/bin/bash -c ",
+              "/usr/bin/bash -lc ")
+
+
 def script_for(shcard, verdict):
-    """The text bash runs: the verdict's script when the wrapper is plain bash (the same shell),
-    else the whole command, so that sh (dash), zsh or a planted ./bash runs it as they would."""
-    if not verdict.get("wrapped"):
+    """The text bash runs: the whole command, as the executor runs it, so that the wrapper's own
+    shell (bash decoding $'...', dash, zsh, a planted ./bash) handles it for real.  Only when the
+    command is exactly a plain bash wrapper around a single-quoted script equal to the verdict's
+    (single quotes are literal: nothing to decode) is the script run alone."""
+    cmd = verdict.get("cmd") or verdict["script"]
+    if verdict.get("wrapped") and any(cmd == p + shlex.quote(verdict["script"]) for p in PLAIN_BASH):
         return verdict["script"]
-    w = wrapper_of(shcard, verdict["cmd"]) or {}
-    if w.get("shell") == "bash" and w.get("path") in ("bash", "/bin/bash", "/usr/bin/bash"):
-        return verdict["script"]
-    return verdict["cmd"]
+    return cmd
 
 
 def command_names(shcard, text):
@@ -395,6 +412,9 @@ def run_one(shcard, verdict, timeout, mode="pipe", hostile_git=False, keep=False
         ]
         for k, v in MODE_ENV[mode]:
             cmd += ["--setenv", k, v]
+        for f in PROFILES:  # a login wrapper (bash -lc, zsh -lc) reads no system profile
+            if os.path.exists(f):
+                cmd += ["--ro-bind", "/dev/null", f]
         cmd += ["--", SANDBOX_PY, "-I", SUPERVISE, mode, str(timeout), report, "--",
                 "strace", "-f", "-y", "-qq", "-s", "256", "-e", "signal=none", "-o", trace,
                 "-e", "trace=" + TRACE, "bash", "--noprofile", "--norc", "-c", script]

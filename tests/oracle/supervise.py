@@ -50,7 +50,8 @@ def is_terminal(st):
     if not stat.S_ISCHR(st.st_mode):
         return False
     major = os.major(st.st_rdev)
-    return 136 <= major <= 143 or (major, os.minor(st.st_rdev)) in ((5, 0), (5, 1)) or major == 4
+    # /dev/pts/N, /dev/tty, /dev/console, /dev/ptmx (a new master: nobody writes its slave), ttyN
+    return 136 <= major <= 143 or (major, os.minor(st.st_rdev)) in ((5, 0), (5, 1), (5, 2)) or major == 4
 
 
 def read_cstr(pid, addr):
