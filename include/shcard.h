@@ -180,8 +180,8 @@ typedef struct shc_limits {
 #define SHC_LIMITS_DEFAULT {64u * 1024u, 64u, 16u * 1024u * 1024u}
 
 typedef struct shc_wrapper {
-    bool present;      /* the command was [dir/]bash|sh|zsh -c|-lc SCRIPT */
-    const char *shell; /* "bash", "sh" or "zsh" (arena) */
+    bool present;      /* the command was [/bin/|/usr/bin/|/usr/local/bin/]bash|sh -c|-lc SCRIPT */
+    const char *shell; /* "bash" or "sh" (static; an sh script is parsed as POSIX sh) */
     const char *path;  /* the command word as written, e.g. "/bin/bash" (arena) */
     const char *flag;  /* "-c" or "-lc" (arena) */
 } shc_wrapper;
@@ -197,8 +197,9 @@ typedef struct shc_ast {
 } shc_ast;
 
 /* Parses src[0..len) (which may contain NUL bytes; they are rejected with their offset).
- * With unwrap, a command that is exactly `[dir/]bash|sh|zsh -c|-lc SCRIPT` is unwrapped and
- * SCRIPT is parsed instead (ast->wrapper says so).  limits may be NULL for the defaults.
+ * With unwrap, a command that is exactly `[/bin/|/usr/bin/|/usr/local/bin/]bash|sh -c|-lc
+ * SCRIPT` is unwrapped and SCRIPT is parsed instead (ast->wrapper says so); an sh script is held
+ * to POSIX sh (bash-only forms such as $'...' and &> are unsupported there).  limits may be NULL for the defaults.
  * On success returns 0 and *out is an owned AST (free with shc_ast_free).  On failure returns
  * a negative shc_err, fills diag (first error wins) and still sets *out (root NULL) when the
  * failure came after the wrapper was recognised, so callers can render against ast->script;
@@ -251,8 +252,38 @@ typedef struct shc_verdict {
 
 /* Classifies a command.  unwrap as for shc_parse.  Never fails for bad input: a command that
  * cannot be parsed is a terminal verdict whose reason is the diagnostic.  Returns 0 and an
- * owned *out (free with shc_verdict_free), or SHC_E_NOMEM with *out NULL. */
+ * owned *out (free with shc_verdict_free), or SHC_E_NOMEM with *out NULL.  Does no I/O. */
 int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap);
+
+/* Where the command will run.  The verdict may depend on it, never on a guess. */
+typedef enum shc_context {
+    SHC_CONTEXT_ANY = 0, /* unknown: stdin may be a terminal or an open pipe, a pager may start */
+    SHC_CONTEXT_BRIDGE,  /* shcard's executor (shcard acp, shcard run): stdin is /dev/null,
+                            stdout and stderr a PTY, PAGER/GIT_PAGER/GH_PAGER/MANPAGER=cat */
+} shc_context;
+
+/* "any" or "bridge"; NULL for a value that is no context. */
+const char *shc_context_name(shc_context context);
+
+/* Options of shc_classify_ex.  Start from SHC_CLASSIFY_OPTS_INIT: fields may be added at the end
+ * (with a new version number), never moved. */
+typedef struct shc_classify_opts {
+    unsigned version; /* SHC_CLASSIFY_OPTS_VERSION */
+    bool no_unwrap;   /* classify `bash -lc '...'` as written (as bash: terminal) */
+    const char *cwd;  /* the absolute directory the command will run in, or NULL (unknown).  When
+                       * set, relative paths are judged from it, and every file the verdict would
+                       * read and every directory it would walk is stat()ed: a FIFO, a device or a
+                       * socket (also through a symlink) makes the verdict terminal.  This is the
+                       * only I/O the classifier does. */
+    shc_context context; /* SHC_CONTEXT_ANY unless the caller knows better */
+} shc_classify_opts;
+
+#define SHC_CLASSIFY_OPTS_VERSION 1
+#define SHC_CLASSIFY_OPTS_INIT {SHC_CLASSIFY_OPTS_VERSION, false, NULL, SHC_CONTEXT_ANY}
+
+/* shc_classify with options (opts NULL: the defaults).  Same contract as shc_classify;
+ * SHC_E_USAGE for an unknown opts->version. */
+int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_classify_opts *opts);
 
 void shc_verdict_free(shc_verdict *v); /* NULL-safe */
 

@@ -5,8 +5,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "shcard.h"
 #include "classify/verdict.h"
@@ -116,7 +121,7 @@ static void test_terminal_reasons(void **state)
     assert_null(v->argv);
     shc_verdict_free(v);
 
-    v = classify("rg foo | tee out.txt");
+    v = classify("rg foo . | tee out.txt");
     assert_int_equal(v->kind, SHC_KIND_TERMINAL);
     assert_span(v, "tee");
     shc_verdict_free(v);
@@ -176,6 +181,116 @@ static void test_parse_error(void **state)
     shc_verdict_free(w);
 }
 
+static shc_kind kind_in(const char *cwd, const char *cmd, const char **reason_out)
+{
+    shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
+    o.cwd = cwd;
+    shc_verdict *v = NULL;
+    assert_int_equal(shc_classify_ex(&v, cmd, strlen(cmd), &o), 0);
+    shc_kind k = v->kind;
+    static char reason[256];
+    snprintf(reason, sizeof reason, "%s", v->reason);
+    if (reason_out)
+        *reason_out = reason;
+    shc_verdict_free(v);
+    return k;
+}
+
+/* With the real directory, what a command would read is stat()ed: FIFOs, devices and sockets,
+ * also behind a symlink in the project, are terminal; regular files and directories are not. */
+static void test_cwd_stat(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shc-classify-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[512];
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    snprintf(p, sizeof p, "%s/zero", dir);
+    assert_int_equal(symlink("/dev/zero", p), 0);
+    snprintf(p, sizeof p, "%s/tolink", dir);
+    assert_int_equal(symlink("fifo", p), 0);
+    snprintf(p, sizeof p, "%s/sub", dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+    snprintf(p, sizeof p, "%s/toproc", dir);
+    assert_int_equal(symlink("/proc", p), 0);
+    snprintf(p, sizeof p, "%s/toroot", dir);
+    assert_int_equal(symlink("/", p), 0);
+    snprintf(p, sizeof p, "%s/sub/ok.txt", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("hi\n", f);
+    fclose(f);
+    int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s/sock", dir);
+    assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof sa), 0);
+
+    const char *why = NULL;
+    assert_int_equal(kind_in(dir, "cat fifo", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "FIFO"));
+    assert_int_equal(kind_in(dir, "head -n 3 zero", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "device"));
+    assert_int_equal(kind_in(dir, "cat tolink", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in(dir, "cat sock", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "socket"));
+    assert_int_equal(kind_in(dir, "sed -n 1,5p < fifo", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in(dir, "cd sub/.. && cat fifo", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in(dir, "rg foo zero", NULL), SHC_KIND_TERMINAL);
+    /* a symlink in the project to /proc or / is judged where it leads */
+    assert_int_equal(kind_in(dir, "rg foo toproc", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "leads to a device or process file"));
+    assert_int_equal(kind_in(dir, "cat toproc/self/status", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in(dir, "ls -R toroot", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "whole filesystem"));
+    assert_int_equal(kind_in(dir, "cd toproc && cat self/status", NULL), SHC_KIND_TERMINAL);
+    /* regular files, directories and missing names keep their card */
+    assert_int_equal(kind_in(dir, "cat sub/ok.txt", NULL), SHC_KIND_READ);
+    assert_int_equal(kind_in(dir, "cd sub && cat ok.txt", NULL), SHC_KIND_READ);
+    assert_int_equal(kind_in(dir, "cat missing.txt", NULL), SHC_KIND_READ);
+    assert_int_equal(kind_in(dir, "rg foo sub", NULL), SHC_KIND_SEARCH);
+    assert_int_equal(kind_in(dir, "ls sub", NULL), SHC_KIND_LIST);
+    /* without a directory the text alone decides */
+    assert_int_equal(kind_in(NULL, "cat fifo", NULL), SHC_KIND_READ);
+    /* relative names are judged from the real directory: from / they reach /proc */
+    assert_int_equal(kind_in("/", "cat proc/self/status", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in("/", "ls", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in("/usr", "cat ../dev/zero", NULL), SHC_KIND_TERMINAL);
+    /* a bad version is a usage error */
+    shc_classify_opts bad = SHC_CLASSIFY_OPTS_INIT;
+    bad.version = 99;
+    shc_verdict *v = NULL;
+    assert_int_equal(shc_classify_ex(&v, "ls", 2, &bad), SHC_E_USAGE);
+    assert_null(v);
+    close(sock);
+    const char *names[] = {"fifo", "zero", "tolink", "sub/ok.txt", "sub", "sock", "toproc", "toroot"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        remove(p);
+    }
+    rmdir(dir);
+}
+
+/* Paths are normalised before they are judged; a .. chain that climbs out may reach /. */
+static void test_paths_normalised(void **state)
+{
+    (void)state;
+    static const char *const terminal[] = {
+        "cat /./proc/self/status", "rg foo /proc", "cat /usr/../dev/zero", "ls /usr/..",
+        "rg foo ../../../../../../../..", "cat ../../../../../../../../dev/zero", "rg foo ..",
+        "cd /usr/.. && ls", "cd /./dev && cat zero", "cd ../../../../../../.. && cat dev/zero",
+        "cat //dev//zero", "cat /var/run/x", "grep -r foo /sys", "cat < /./dev/stdin",
+    };
+    for (size_t i = 0; i < sizeof terminal / sizeof terminal[0]; i++)
+        if (kind_in(NULL, terminal[i], NULL) != SHC_KIND_TERMINAL)
+            fail_msg("not terminal: %s", terminal[i]);
+    static const char *const fine[] = {"cat ../README.md", "cat a/../b.txt", "rg foo src/..",
+                                       "cd src && cat ../README.md", "ls ./src/"};
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
+        if (kind_in(NULL, fine[i], NULL) == SHC_KIND_TERMINAL)
+            fail_msg("terminal: %s", fine[i]);
+}
+
 static void test_json(void **state)
 {
     (void)state;
@@ -207,7 +322,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_fields),   cmocka_unit_test(test_search_and_list),
         cmocka_unit_test(test_terminal_reasons), cmocka_unit_test(test_parse_error),
-        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_json),            cmocka_unit_test(test_cwd_stat),
+        cmocka_unit_test(test_paths_normalised),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -179,7 +179,17 @@ static void test_wrapper(void **state)
         {"bash -lc 'cat f'", "bash", "-lc", "cat f"},
         {"/bin/bash -c \"ls src\"", "bash", "-c", "ls src"},
         {"sh -c 'rg x'", "sh", "-c", "rg x"},
-        {"/usr/bin/zsh -lc 'ls'", "zsh", "-lc", "ls"},
+        {"/usr/local/bin/bash -c 'ls'", "bash", "-c", "ls"},
+        {"/usr/bin/sh -lc 'ls'", "sh", "-lc", "ls"},
+        /* zsh is not modelled; other directories may hold a planted program */
+        {"/usr/bin/zsh -lc 'ls'", NULL, NULL, NULL},
+        {"zsh -c 'ls'", NULL, NULL, NULL},
+        {"./bash -lc 'ls'", NULL, NULL, NULL},
+        {"node_modules/.bin/sh -c 'ls'", NULL, NULL, NULL},
+        {"/opt/bin/bash -c 'ls'", NULL, NULL, NULL},
+        {"/bin//bash -c 'ls'", NULL, NULL, NULL},
+        {"/usr/bin/../bin/bash -c 'ls'", NULL, NULL, NULL},
+        {"/bin/dash -c 'ls'", NULL, NULL, NULL},
         {"bash -lc 'cat f' && rm x", NULL, NULL, NULL},
         {"bash -lc 'cat f' extra", NULL, NULL, NULL},
         {"env bash -lc 'cat f'", NULL, NULL, NULL},
@@ -214,6 +224,27 @@ static void test_wrapper(void **state)
     assert_true(ast->wrapper.present);
     assert_string_equal(ast->script, "cat $(id)");
     assert_int_equal(d.span.start, 4);
+    shc_ast_free(ast);
+    /* sh -c is held to POSIX sh: the bash-only forms dash reads differently are unsupported */
+    const char *bashonly[] = {"sh -c \"cat $'f'\"", "sh -c 'cat $\"f\"'",
+                              "sh -c 'cat f &>/dev/null'", "sh -c 'cat f &>>/dev/null'",
+                              "sh -c 'cat <<< x'", "sh -c 'rg x . |& cat'",
+                              "sh -c 'cat \"a$\"\"b\"'"};
+    for (size_t i = 0; i < sizeof bashonly / sizeof bashonly[0]; i++) {
+        int rc = shc_parse(&ast, bashonly[i], strlen(bashonly[i]), true, NULL, &d);
+        if (i + 1 < sizeof bashonly / sizeof bashonly[0]) {
+            if (rc != SHC_E_UNSUPPORTED)
+                fail_msg("sh -c accepted a bash-only form: %s", bashonly[i]);
+            assert_true(ast->wrapper.present);
+            assert_null(ast->root);
+        } else {
+            assert_int_equal(rc, 0); /* "a$""b": a literal $ is the same in both */
+        }
+        shc_ast_free(ast);
+    }
+    /* the same scripts under bash are fine */
+    c = "bash -c 'cat f &>/dev/null'";
+    assert_int_equal(shc_parse(&ast, c, strlen(c), true, NULL, &d), 0);
     shc_ast_free(ast);
 }
 

@@ -285,8 +285,12 @@ static void start_call(br_call *c)
     br_turn *t = c->turn;
     br_session *s = t->sess;
     br_bridge *br = t->br;
-    /* display only: the verdict never changes what runs */
-    if (shc_classify(&c->verdict, c->command, strlen(c->command), true) != 0)
+    /* display only: the verdict never changes what runs.  The session's directory is real, so
+     * the classifier also stat()s what the command would read (a FIFO or device is terminal). */
+    shc_classify_opts copts = SHC_CLASSIFY_OPTS_INIT;
+    copts.cwd = s->cwd;
+    copts.context = SHC_CONTEXT_BRIDGE;
+    if (shc_classify_ex(&c->verdict, c->command, strlen(c->command), &copts) != 0)
         c->verdict = NULL;
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
     c->info = (shc_call_info){c->id,       c->command, s->cwd, c->description, c->verdict,

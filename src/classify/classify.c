@@ -13,6 +13,7 @@
  * with PRIMARY an allowlisted command (policy.c), FILTERs stdin-only pure filters, every word
  * static (no expansion, glob, brace, tilde), a plain unquoted command name, no assignments,
  * and redirections only to /dev/null, fd duplications, or `< FILE` for a read. */
+#define _DEFAULT_SOURCE /* realpath */
 #include "shcard.h"
 
 #include <stdarg.h>
@@ -32,6 +33,8 @@ typedef struct ctx {
     shc_span span;
     char cwd[1024]; /* joined cd operands, "" when none */
     bool has_cwd;
+    const char *real_cwd; /* the directory the command runs in, when the caller knows it */
+    shc_context context;
 } ctx;
 
 static int reject(ctx *c, shc_span span, const char *fmt, ...)
@@ -91,27 +94,6 @@ static int check_word(ctx *c, const shc_word *w, const char *what)
     return 0;
 }
 
-/* Names a device, process or kernel file (/dev/stdin, /dev/zero, /proc/self/fd/0): reading it
- * may block or never end, and what it holds cannot be seen in the text. */
-static bool names_special(const char *s)
-{
-    for (const char *p = strchr(s, '/'); p; p = strchr(p + 1, '/'))
-        if (!strncmp(p + 1, "dev/", 4) || !strncmp(p + 1, "proc/", 5) || !strncmp(p + 1, "sys/", 4))
-            return true;
-    return false;
-}
-
-/* "/", "//", "/.", "/./": the filesystem root. */
-static bool is_root(const char *s)
-{
-    if (s[0] != '/')
-        return false;
-    for (; *s; s++)
-        if (*s != '/' && *s != '.')
-            return false;
-    return true;
-}
-
 /* Checks a call's words and assignments and fills argv (borrowed values). */
 static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
 {
@@ -136,7 +118,7 @@ static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
     for (size_t i = 0; i < call->nwords; i++) {
         if (check_word(c, &call->words[i], w0->value) < 0)
             return -1;
-        if (names_special(call->words[i].value))
+        if (shc__word_names_special(call->words[i].value))
             return reject(c, call->words[i].span,
                           "%s: '%s' names a device or process file (may block or never end)",
                           w0->value, call->words[i].value);
@@ -171,11 +153,19 @@ static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
         case SHC_REDIR_DUP_IN:
             if (!shc__all_digits(t) && strcmp(t, "-") != 0)
                 return reject(c, rd->span, ">&%s writes a file, it is not an fd duplication", t);
+            /* fd 0 made a copy of another fd: in a terminal (shcard's executor: fds 1 and 2
+             * are the pty) stdin becomes the terminal and the command waits for keys */
+            if ((rd->op == SHC_REDIR_DUP_IN ? (rd->fd < 0 ? 0 : rd->fd) : rd->fd) == 0)
+                return reject(c, rd->span, "%s%s changes standard input (a copy of the terminal "
+                              "waits for keys)",
+                              rd->op == SHC_REDIR_DUP_IN ? "<&" : ">&", t);
+            if (rd->op == SHC_REDIR_DUP_IN)
+                return reject(c, rd->span, "<&%s: an input duplication reads from another fd", t);
             break;
         case SHC_REDIR_IN:
             if (!strcmp(t, "/dev/null"))
                 break;
-            if (names_special(t))
+            if (shc__word_names_special(t))
                 return reject(c, rd->span, "< '%s' is a device or process file", t);
             if (rd->fd > 0)
                 return reject(c, rd->span, "input redirection of fd %d", rd->fd);
@@ -274,10 +264,117 @@ static int take_cd(ctx *c, const shc_node *n)
                      c->cwd[strlen(c->cwd) - 1] == '/' ? "" : "/", d);
     if (w < 0 || (size_t)w >= sizeof tmp)
         return reject(c, call->span, "cd: directory name too long");
-    if (names_special(tmp) || !strcmp(tmp, "/dev") || !strcmp(tmp, "/proc") || !strcmp(tmp, "/sys"))
-        return reject(c, call->span, "cd: '%s' is a device or process directory", tmp);
+    shc_path np;
+    if (shc__path_check(NULL, tmp, &np) & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
+        return reject(c, call->span, "cd: '%s' is, or may be, a device or process directory",
+                      tmp);
     memcpy(c->cwd, tmp, (size_t)w + 1);
     c->has_cwd = true;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ paths */
+
+/* The directory relative names start from: the cd prefix, on top of the real directory when
+ * the caller knows it.  NULL when neither is known. */
+static const char *path_base(ctx *c, char *buf, size_t cap)
+{
+    if (c->has_cwd && (c->cwd[0] == '/' || !c->real_cwd))
+        return c->cwd;
+    if (!c->real_cwd)
+        return NULL;
+    if (!c->has_cwd)
+        return c->real_cwd;
+    int w = snprintf(buf, cap, "%s/%s", c->real_cwd, c->cwd);
+    return w < 0 || (size_t)w >= cap ? NULL : buf;
+}
+
+/* One file or directory the command opens: as written p, judged after joining onto the base
+ * and normalising; `bad` says which judgements reject.  With a real directory, the file is
+ * also stat()ed: a FIFO, a device or a socket (also through a symlink) is terminal. */
+static int check_one(ctx *c, const char *base, const char *cmd, const char *p, unsigned bad,
+                     shc_span span, const char *what)
+{
+    shc_path np;
+    unsigned j = shc__path_check(base, p, &np) & bad;
+    if (j & SHC_PATH_STDIN)
+        return reject(c, span, "%s: '-' reads standard input", cmd);
+    if (j & SHC_PATH_TOOLONG)
+        return reject(c, span, "%s: the path '%.60s...' is too long to judge", cmd, p);
+    if (j & SHC_PATH_ROOT)
+        return reject(c, span, "%s: '%s' is, or may be, the whole filesystem", cmd, p);
+    if (j & SHC_PATH_SPECIAL)
+        return reject(c, span, "%s: '%s' is, or may be, a device or process file (may block or "
+                      "never end)", cmd, p);
+    if (c->real_cwd && np.absolute) {
+        const char *abs = np.norm[0] ? np.norm : "/";
+        const char *why = shc__path_stat(abs);
+        if (why)
+            return reject(c, span, "%s: %s '%s' is %s", cmd, what, p, why);
+        /* a symlink in the project may lead to / or /proc: judge where it really leads */
+        char *real = realpath(abs, NULL);
+        if (real) {
+            shc_path rp;
+            unsigned rj = shc__path_check(NULL, real, &rp) & bad;
+            free(real);
+            if (rj & SHC_PATH_ROOT)
+                return reject(c, span, "%s: '%s' leads to the whole filesystem", cmd, p);
+            if (rj & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
+                return reject(c, span, "%s: '%s' leads to a device or process file", cmd, p);
+        }
+    }
+    return 0;
+}
+
+/* Every path the rule names, every file-valued option value, and `< FILE`.  Reads must not
+ * name standard input or a device; searches and listings must not cover the whole filesystem
+ * either (a recursive walk of / or /proc may not end). */
+static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const shc_word *in_file)
+{
+    char buf[2048];
+    const char *base = path_base(c, buf, sizeof buf);
+    const char *cmd = call->u.call.words[0].value;
+    const shc_word *words = call->u.call.words;
+    size_t nwords = call->u.call.nwords;
+    bool walks = r->kind == SHC_KIND_SEARCH || r->kind == SHC_KIND_LIST;
+    unsigned file_bad = SHC_PATH_STDIN | SHC_PATH_SPECIAL | SHC_PATH_TOOLONG;
+    unsigned root_bad = file_bad | (walks ? SHC_PATH_ROOT : 0);
+    if (in_file && check_one(c, base, cmd, in_file->value, file_bad, in_file->span, "file") < 0)
+        return -1;
+    size_t n = r->npaths ? r->npaths : (r->path ? 1 : 0);
+    for (size_t k = 0; k < n; k++) {
+        const char *q = r->npaths ? r->paths[k] : r->path;
+        if (in_file && q == in_file->value)
+            continue;
+        if (check_one(c, base, cmd, q, root_bad, call->span, walks ? "directory" : "file") < 0)
+            return -1;
+    }
+    if (n == 0 && walks && check_one(c, base, cmd, ".", root_bad, call->span, "directory") < 0)
+        return -1;
+    for (size_t k = 0; k < r->ninputs; k++) {
+        shc_span sp = r->input_argi[k] < nwords ? words[r->input_argi[k]].span : call->span;
+        if (check_one(c, base, cmd, r->inputs[k], file_bad, sp, "file") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* rg, ack and ag given no path search standard input when it is not a terminal (rg: a file or a
+ * FIFO; ack: a pipe; ag: anything but a tty) and the current directory otherwise.  Where stdin
+ * is unknown an open pipe would block them; in shcard's executor stdin is /dev/null, where rg and
+ * ack search the directory but ag searches the empty stdin (an empty result, not a search). */
+static int check_stdin_search(ctx *c, const shc_rule *r, const shc_node *call, const char *cmd)
+{
+    if (r->kind != SHC_KIND_SEARCH || r->npaths > 0 || r->path)
+        return 0;
+    bool ag = !strcmp(cmd, "ag");
+    if (!ag && strcmp(cmd, "rg") && strcmp(cmd, "ack"))
+        return 0;
+    if (ag || c->context != SHC_CONTEXT_BRIDGE)
+        return reject(c, call->span,
+                      "%s: without a path it searches standard input when that is not a "
+                      "terminal (name the directory: %s ... .)",
+                      cmd, cmd);
     return 0;
 }
 
@@ -335,6 +432,10 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
     const shc_word *in_file = NULL;
     if (call_argv(c, stages[0], argv, argc) < 0 || check_redirs(c, stages[0], &in_file) < 0)
         return -1;
+    if (!strcmp(argv[0], "zsh"))
+        return reject(c, stages[0]->u.call.words[0].span,
+                      "zsh: its expansions (=cmd, glob qualifiers, its brace and tilde rules) are "
+                      "not modelled, so a zsh -c script is not unwrapped");
     shc__policy_primary(r, argv, *argc);
     if (r->kind == SHC_KIND_TERMINAL)
         return reject(c, stages[0]->u.call.words[r->argi < *argc ? r->argi : 0].span, "%s",
@@ -355,29 +456,10 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
         return reject(c, in_file->span, "< feeds a file to a command that does not read it");
     }
 
-    /* a search or listing of the whole filesystem may not end in any useful time */
-    if (r->kind == SHC_KIND_SEARCH || r->kind == SHC_KIND_LIST) {
-        for (size_t k = 0; k <= r->npaths; k++) {
-            const char *q = k < r->npaths ? r->paths[k] : r->path;
-            if (!q && k == r->npaths && r->npaths == 0 && c->has_cwd)
-                q = c->cwd;
-            else if (q && c->has_cwd && is_root(c->cwd) && (!strcmp(q, ".") || !strcmp(q, "./")))
-                q = c->cwd;
-            if (q && is_root(q))
-                return reject(c, stages[0]->span, "%s: '%s' is the whole filesystem", argv[0], q);
-        }
-    }
-
-    /* paths joined onto cd DIR may name device files (cd / && cat dev/zero) */
-    for (size_t k = 0; c->has_cwd && k <= r->npaths; k++) {
-        const char *q = k < r->npaths ? r->paths[k] : r->path;
-        char joined[sizeof c->cwd * 2];
-        if (!q || q[0] == '/')
-            continue;
-        snprintf(joined, sizeof joined, "%s/%s", c->cwd, q);
-        if (names_special(joined))
-            return reject(c, stages[0]->span, "'%s' is a device or process file", joined);
-    }
+    if (check_paths(c, r, stages[0], in_file) < 0)
+        return -1;
+    if (check_stdin_search(c, r, stages[0], argv[0]) < 0)
+        return -1;
 
     /* the filters */
     for (size_t s = 1; s < nstages; s++) {
@@ -399,9 +481,31 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
     return 0;
 }
 
+const char *shc_context_name(shc_context context)
+{
+    switch (context) {
+    case SHC_CONTEXT_ANY: return "any";
+    case SHC_CONTEXT_BRIDGE: return "bridge";
+    }
+    return NULL;
+}
+
 int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap)
 {
+    shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
+    o.no_unwrap = !unwrap;
+    return shc_classify_ex(out, cmd, len, &o);
+}
+
+int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_classify_opts *opts)
+{
+    static const shc_classify_opts defaults = SHC_CLASSIFY_OPTS_INIT;
     *out = NULL;
+    if (!opts)
+        opts = &defaults;
+    if (opts->version != SHC_CLASSIFY_OPTS_VERSION || !shc_context_name(opts->context))
+        return SHC_E_USAGE;
+    bool unwrap = !opts->no_unwrap;
     shc_diag diag;
     diag.code = 0;
     diag.text[0] = '\0';
@@ -425,6 +529,8 @@ int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap)
         c.rejected = false;
         c.has_cwd = false;
         c.cwd[0] = '\0';
+        c.real_cwd = opts->cwd && opts->cwd[0] ? opts->cwd : NULL;
+        c.context = opts->context;
         shc_rule r;
         const char *argv[SHC_MAX_ARGS + 1];
         size_t argc = 0;

@@ -166,6 +166,38 @@ int shc__parse_num(const char *s, size_t n, long *out);
 /* head/tail -n/-c values ([-+]digits; tail +N sets r->line).  Returns 0 or -1 (r rejected). */
 int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail);
 
+/* ------------------------------------------------------------------ paths.c */
+
+/* A path after lexical normalisation (paths.c): norm is "/a/b" (components joined with '/',
+ * "" for none); absolute, or relative to the unknown starting directory after climbing `climb`
+ * levels above it. */
+typedef struct shc_path {
+    char norm[4096];
+    bool absolute;
+    unsigned climb;
+} shc_path;
+
+enum {
+    SHC_PATH_STDIN = 1u << 0,   /* "-": standard input */
+    SHC_PATH_ROOT = 1u << 1,    /* is, or may be, the whole filesystem */
+    SHC_PATH_SPECIAL = 1u << 2, /* is, or may be, under /dev, /proc, /sys, /run (or /var/run) */
+    SHC_PATH_TOOLONG = 1u << 3, /* too long to judge */
+};
+
+/* Normalises p, joined onto base when p is relative (base: NULL for the unknown starting
+ * directory, or an absolute or relative directory).  Returns 0, or -1 when it is too long. */
+int shc__path_norm(shc_path *out, const char *base, const char *p);
+/* SHC_PATH_ROOT / SHC_PATH_SPECIAL for a normalised path, or 0. */
+unsigned shc__path_judge(const shc_path *np);
+/* "-" is SHC_PATH_STDIN; otherwise normalises into *np and judges it. */
+unsigned shc__path_check(const char *base, const char *p, shc_path *np);
+/* Whether a word names, or may name, a device or process file: the word itself or any piece of
+ * it after '=', ':' or ',' (an option's value) that contains '/'. */
+bool shc__word_names_special(const char *w);
+/* For a real absolute path: why reading it may block ("a FIFO ...", "a device", "a socket"),
+ * following symlinks; NULL for a regular file, a directory, or a name that does not exist. */
+const char *shc__path_stat(const char *abs_path);
+
 /* ------------------------------------------------------------------ opts.c: rule results */
 
 /* Resets r to an empty terminal rule (cheaper than zeroing the whole struct). */

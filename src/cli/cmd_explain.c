@@ -1,4 +1,4 @@
-/* shcard explain [-v] [--json] [--no-unwrap] CMD... | --batch
+/* shcard explain [-v] [--json] [--no-unwrap] [--cwd DIR] CMD... | --batch
  *
  * Prints the card each command gets: kind, title and location; -v adds the reason, the parse
  * and a caret under the construct that decided; --json prints one object per command (see
@@ -6,7 +6,10 @@
  * line, in order (a line that is not such an object gets an "error" object; the batch goes on).
  * Exit status: 0 for every verdict (terminal is an answer), 1 when a batch line was not a
  * request, 2 for a usage error. */
+#define _GNU_SOURCE /* realpath */
+#include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +21,18 @@
 #include "classify/verdict.h"
 
 typedef struct explain_opts {
-    bool verbose, json, unwrap;
+    bool verbose, json;
+    shc_classify_opts copts; /* no_unwrap, cwd */
 } explain_opts;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: shcard explain [-v] [--json] [--no-unwrap] CMD...\n"
-               "       shcard explain --batch [--no-unwrap] < lines of {\"cmd\": \"...\"}\n");
+    fprintf(f, "usage: shcard explain [-v] [--json] [--no-unwrap] [--cwd DIR] [--context any|bridge] CMD...\n"
+               "       shcard explain --batch [--no-unwrap] [--cwd DIR] [--context C] < lines of {\"cmd\": \"...\"}\n"
+               "  --context  where the command will run: any (unknown; the default) or bridge\n"
+               "             (shcard's executor: stdin /dev/null, a PTY, pagers set to cat)\n"
+               "  --cwd DIR  judge relative paths from DIR and stat() the files the command would\n"
+               "             read: a FIFO, device or socket (also through a symlink) is terminal\n");
 }
 
 /* The line of script that holds span.start, with a caret line under the span. */
@@ -73,7 +81,7 @@ static void print_text(const shc_verdict *v, const char *cmd, size_t len, const 
     }
     shc_ast *ast = NULL;
     shc_diag diag;
-    if (shc_parse(&ast, cmd, len, o->unwrap, NULL, &diag) == 0) {
+    if (shc_parse(&ast, cmd, len, !o->copts.no_unwrap, NULL, &diag) == 0) {
         char *sx = shc_ast_sexpr(ast->root, false);
         printf("  parse: %s\n", sx ? sx : "(out of memory)");
         free(sx);
@@ -88,7 +96,7 @@ static int explain_one(const char *cmd, size_t len, void *payload)
 {
     const explain_opts *o = payload;
     shc_verdict *v = NULL;
-    if (shc_classify(&v, cmd, len, o->unwrap) < 0) {
+    if (shc_classify_ex(&v, cmd, len, &o->copts) < 0) {
         fprintf(stderr, "shcard explain: out of memory\n");
         return 1;
     }
@@ -107,7 +115,7 @@ static json_t *batch_one(const char *cmd, size_t len, void *payload, int *status
 {
     const explain_opts *o = payload;
     shc_verdict *v = NULL;
-    if (shc_classify(&v, cmd, len, o->unwrap) < 0) {
+    if (shc_classify_ex(&v, cmd, len, &o->copts) < 0) {
         *status = 1;
         json_t *e =
             json_pack("{s:{s:s,s:s}}", "error", "kind", "nomem", "message", "out of memory");
@@ -122,7 +130,8 @@ static json_t *batch_one(const char *cmd, size_t len, void *payload, int *status
 
 int shc_cmd_explain(int argc, char **argv)
 {
-    explain_opts o = {false, false, true};
+    explain_opts o = {false, false, SHC_CLASSIFY_OPTS_INIT};
+    char *cwd = NULL;
     bool batch = false;
     int i = 0;
     for (; i < argc; i++) {
@@ -133,7 +142,28 @@ int shc_cmd_explain(int argc, char **argv)
         else if (!strcmp(argv[i], "--batch"))
             batch = true;
         else if (!strcmp(argv[i], "--no-unwrap"))
-            o.unwrap = false;
+            o.copts.no_unwrap = true;
+        else if (!strcmp(argv[i], "--context") || !strncmp(argv[i], "--context=", 10)) {
+            const char *v = argv[i][9] == '=' ? argv[i] + 10 : (i + 1 < argc ? argv[++i] : "");
+            if (!strcmp(v, "any"))
+                o.copts.context = SHC_CONTEXT_ANY;
+            else if (!strcmp(v, "bridge"))
+                o.copts.context = SHC_CONTEXT_BRIDGE;
+            else {
+                fprintf(stderr, "shcard explain: --context: '%s' is not any or bridge\n", v);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--cwd") || !strncmp(argv[i], "--cwd=", 6)) {
+            const char *d = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            free(cwd);
+            cwd = d ? realpath(d, NULL) : NULL;
+            if (!cwd) {
+                fprintf(stderr, "shcard explain: --cwd: %s: %s\n", d ? d : "(missing)",
+                        d ? strerror(errno) : "a directory is required");
+                return 2;
+            }
+            o.copts.cwd = cwd;
+        }
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
@@ -148,5 +178,7 @@ int shc_cmd_explain(int argc, char **argv)
             break;
         }
     }
-    return shc__run_commands("explain", batch, argc, argv, i, explain_one, batch_one, &o, usage);
+    int rc = shc__run_commands("explain", batch, argc, argv, i, explain_one, batch_one, &o, usage);
+    free(cwd);
+    return rc;
 }

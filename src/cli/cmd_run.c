@@ -99,10 +99,16 @@ static void on_signal(shc_loop *loop, int signo, void *payload)
 
 /* The card the classifier gives CMD, on stderr: "[read] Read file 'x'".  Control characters in
  * the title (a terminal card's title is the command itself) are shown as spaces. */
-static void print_card(const char *cmd)
+static void print_card(const char *cmd, const char *cwd)
 {
     shc_verdict *v = NULL;
-    if (shc_classify(&v, cmd, strlen(cmd), true) != 0 || !v) {
+    shc_classify_opts copts = SHC_CLASSIFY_OPTS_INIT;
+    char *real = realpath(cwd ? cwd : ".", NULL); /* where it runs: files there are stat()ed */
+    copts.cwd = real;
+    copts.context = SHC_CONTEXT_BRIDGE; /* the same executor as the bridge */
+    int rc = shc_classify_ex(&v, cmd, strlen(cmd), &copts);
+    free(real);
+    if (rc != 0 || !v) {
         fprintf(stderr, "[terminal] (classifier out of memory)\n");
         return;
     }
@@ -191,7 +197,7 @@ int shc_cmd_run(int argc, char **argv)
     o.on_exit = on_exit_cb;
     o.payload = &c;
 
-    print_card(o.command);
+    print_card(o.command, o.cwd);
     int status = 127;
     shc_loop *loop = shc_loop_new();
     shc_exec *ex = loop ? shc_exec_new(loop) : NULL;

@@ -68,12 +68,6 @@ static int parse_text(shc_arena *arena, const char *text, size_t len, const shc_
     return 0;
 }
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
 /* A word the wrapper accepts: static, and nothing the shell would expand. */
 static bool plain(const shc_word *w)
 {
@@ -82,7 +76,27 @@ static bool plain(const shc_word *w)
            strlen(w->value) == w->len;
 }
 
-/* Exactly `[dir/]bash|sh|zsh -c|-lc SCRIPT`: one command, three plain words, nothing else. */
+/* The shell named by a wrapper's first word: `bash` or `sh`, bare or in a standard directory.
+ * Any other directory may hold a program the repository planted (./bash,
+ * node_modules/.bin/sh), and zsh is not unwrapped: its expansions (=cmd, glob qualifiers, its
+ * own brace and tilde rules) are not modelled. */
+static const char *wrapper_shell(const char *w)
+{
+    static const char *const dirs[] = {"", "/bin/", "/usr/bin/", "/usr/local/bin/"};
+    static const char *const shells[] = {"bash", "sh"};
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        size_t n = strlen(dirs[d]);
+        if (strncmp(w, dirs[d], n))
+            continue;
+        for (size_t k = 0; k < sizeof shells / sizeof shells[0]; k++)
+            if (!strcmp(w + n, shells[k]))
+                return shells[k];
+    }
+    return NULL;
+}
+
+/* Exactly `[/bin/|/usr/bin/|/usr/local/bin/]bash|sh -c|-lc SCRIPT`: one command, three plain
+ * words, nothing else. */
 static const shc_call *wrapper_call(const shc_node *root)
 {
     if (root->u.list.n != 1 || root->u.list.seps[0] != SHC_SEP_NONE)
@@ -96,14 +110,85 @@ static const shc_call *wrapper_call(const shc_node *root)
     for (size_t i = 0; i < 3; i++)
         if (!plain(&c->words[i]))
             return NULL;
-    const char *sh = base_name(c->words[0].value);
-    if (strcmp(sh, "bash") && strcmp(sh, "sh") && strcmp(sh, "zsh"))
-        return NULL;
-    if (c->words[0].value[0] == '\0' || base_name(c->words[0].value)[0] == '\0')
+    if (!wrapper_shell(c->words[0].value))
         return NULL;
     if (strcmp(c->words[1].value, "-c") && strcmp(c->words[1].value, "-lc"))
         return NULL;
     return c;
+}
+
+/* ------------------------------------------------------------------ sh -c */
+
+/* `sh` is dash on Debian (and busybox ash, or bash in POSIX mode, elsewhere): within the subset
+ * they all read words and operators as bash does, except for these bash-only forms, which
+ * dash reads differently ($'..' is `$` then a quoted string; `cmd &>f` is `cmd &` then `>f`) or
+ * rejects.  A script of `sh -c` that uses one is unsupported rather than guessed. */
+static int posix_part(const shc_part *p, shc_diag *diag)
+{
+    if (p->kind == SHC_PART_ANSIC)
+        return shc__diag_set(diag, SHC_E_UNSUPPORTED, p->span.start, p->span.end,
+                             "$'...' is bash-only; sh (dash) reads it as `$` and a quoted string");
+    if (p->kind == SHC_PART_LOCALE)
+        return shc__diag_set(diag, SHC_E_UNSUPPORTED, p->span.start, p->span.end,
+                             "$\"...\" is bash-only; sh (dash) reads it as `$` and a quoted string");
+    for (size_t i = 0; i < p->nparts; i++)
+        if (posix_part(&p->parts[i], diag))
+            return diag->code;
+    return 0;
+}
+
+static int posix_word(const shc_word *w, shc_diag *diag)
+{
+    for (size_t i = 0; i < w->nparts; i++)
+        if (posix_part(&w->parts[i], diag))
+            return diag->code;
+    return 0;
+}
+
+static int posix_node(const shc_node *n, shc_diag *diag)
+{
+    switch (n->kind) {
+    case SHC_NODE_LIST:
+        for (size_t i = 0; i < n->u.list.n; i++)
+            if (posix_node(n->u.list.items[i], diag))
+                return diag->code;
+        return 0;
+    case SHC_NODE_AND:
+    case SHC_NODE_OR:
+        if (posix_node(n->u.binary.left, diag))
+            return diag->code;
+        return posix_node(n->u.binary.right, diag);
+    case SHC_NODE_PIPE:
+        for (size_t i = 0; i < n->u.pipe.n; i++) {
+            if (i + 1 < n->u.pipe.n && n->u.pipe.stderr_too[i])
+                return shc__diag_set(diag, SHC_E_UNSUPPORTED, n->u.pipe.cmds[i]->span.end,
+                                     n->u.pipe.cmds[i + 1]->span.start,
+                                     "|& is bash-only; sh (dash) rejects it");
+            if (posix_node(n->u.pipe.cmds[i], diag))
+                return diag->code;
+        }
+        return 0;
+    case SHC_NODE_CALL: break;
+    }
+    const shc_call *c = &n->u.call;
+    for (size_t i = 0; i < c->nassigns; i++)
+        if (posix_word(&c->assigns[i].value, diag))
+            return diag->code;
+    for (size_t i = 0; i < c->nwords; i++)
+        if (posix_word(&c->words[i], diag))
+            return diag->code;
+    for (size_t i = 0; i < c->nredirs; i++) {
+        const shc_redir *r = &c->redirs[i];
+        if (r->op == SHC_REDIR_ALL || r->op == SHC_REDIR_ALL_APPEND)
+            return shc__diag_set(diag, SHC_E_UNSUPPORTED, r->span.start, r->span.end,
+                                 "&> is bash-only; sh (dash) reads `cmd &>f` as `cmd &` then `>f`");
+        if (r->op == SHC_REDIR_HERESTRING)
+            return shc__diag_set(diag, SHC_E_UNSUPPORTED, r->span.start, r->span.end,
+                                 "<<< is bash-only; sh (dash) rejects it");
+        if (posix_word(&r->target, diag))
+            return diag->code;
+    }
+    return 0;
 }
 
 int shc_parse(shc_ast **out, const char *src, size_t len, bool unwrap, const shc_limits *limits,
@@ -152,11 +237,16 @@ int shc_parse(shc_ast **out, const char *src, size_t len, bool unwrap, const shc
     }
     ast->wrapper.present = true;
     ast->wrapper.path = w->words[0].value;
-    ast->wrapper.shell = base_name(w->words[0].value);
+    ast->wrapper.shell = wrapper_shell(w->words[0].value);
     ast->wrapper.flag = w->words[1].value;
     ast->script = w->words[2].value;
     ast->script_len = w->words[2].len;
-    return parse_text(ast->arena, ast->script, ast->script_len, lim, &ast->root, diag);
+    rc = parse_text(ast->arena, ast->script, ast->script_len, lim, &ast->root, diag);
+    if (rc == 0 && !strcmp(ast->wrapper.shell, "sh") && posix_node(ast->root, diag)) {
+        ast->root = NULL;
+        return diag->code;
+    }
+    return rc;
 }
 
 void shc_ast_free(shc_ast *ast)

@@ -1,7 +1,7 @@
 // End-to-end: `shcard acp` in shell mode driven by a real @agentclientprotocol/sdk client that
 // sends Zed 1.13's initialize.  Prints "N passed, N failed".
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, realpathSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, realpathSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -12,6 +12,7 @@ const ws = realpathSync(mkdtempSync(join(tmpdir(), "shcard-e2e-")));
 mkdirSync(join(ws, "src"));
 writeFileSync(join(ws, "src", "main.c"), "#include <stdio.h>\nint main(void)\n{\n    return open_pty();\n}\n");
 writeFileSync(join(ws, "notes.txt"), "alpha\nbeta\ngamma\n");
+symlinkSync("/dev/zero", join(ws, "zeros")); // a device behind a harmless-looking name
 
 const byCall = (ups) => {
   const m = new Map();
@@ -163,6 +164,15 @@ ok(typeof s1 === "string" && s1.length > 0, "session/new returns an id");
   await ctx.notify("session/cancel", { sessionId: "sess_nope" });
   eq((await prompt(ctx, s1, "true")).stopReason, "end_turn", "prompt after idle cancel runs");
   updates.delete(s1);
+}
+
+// ---- the session's directory is real: a read of a device behind a symlink is a terminal card
+{
+  const sz = (await ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
+  const r = await prompt(ctx, sz, "head -c 4 zeros");
+  eq(r.stopReason, "end_turn", "stat: end_turn");
+  const calls = byCall(updates.get(sz) || []);
+  eq(calls[0]?.[0]?.u.kind, "execute", "stat: a symlink to /dev/zero gets the terminal card", calls[0]?.[0]?.u);
 }
 
 // ---- cancel

@@ -1,0 +1,143 @@
+/* Paths the classifier judges, after lexical normalisation: every file a rule reads, every
+ * search root and listed directory, every `cd DIR`, every file-valued option value, joined onto
+ * the `cd` prefix (and onto the real directory when the caller knows it).
+ *
+ * Normalisation is lexical, as the kernel would walk the name if no component were a symlink:
+ * empty and `.` components vanish, `..` removes the previous one (and stays at `/` at the root).
+ * A relative path that climbs above its starting directory (`../..`) may end anywhere, the root
+ * included, so it is judged as if the climb reached `/`: `../../proc` may be /proc, `..` may be
+ * the whole filesystem.  Symlinks cannot be seen in the text; with a real directory the caller
+ * also stat()s the files (shc__path_stat). */
+#include "classify/policy.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+/* The directories whose files may block, never end, or are not files at all. */
+static const char *const special_dirs[] = {"dev", "proc", "sys", "run"};
+
+static bool seg_is(const char *s, size_t n, const char *w)
+{
+    return strlen(w) == n && !memcmp(s, w, n);
+}
+
+/* Appends the components of p to out[0..*len) (a "/a/b" string, "" for none).  Returns -1 when
+ * out would overflow. */
+static int walk(char *out, size_t cap, size_t *len, unsigned *climb, bool absolute, const char *p)
+{
+    while (*p) {
+        while (*p == '/')
+            p++;
+        const char *s = p;
+        while (*p && *p != '/')
+            p++;
+        size_t n = (size_t)(p - s);
+        if (n == 0 || seg_is(s, n, "."))
+            continue;
+        if (seg_is(s, n, "..")) {
+            if (*len > 0) {
+                while (*len > 0 && out[*len - 1] != '/')
+                    (*len)--;
+                (*len)--; /* the '/' itself */
+            } else if (!absolute) {
+                (*climb)++;
+            }
+            continue;
+        }
+        if (*len + 1 + n + 1 > cap)
+            return -1;
+        out[(*len)++] = '/';
+        memcpy(out + *len, s, n);
+        *len += n;
+    }
+    out[*len] = '\0';
+    return 0;
+}
+
+int shc__path_norm(shc_path *out, const char *base, const char *p)
+{
+    size_t len = 0;
+    out->climb = 0;
+    out->norm[0] = '\0';
+    out->absolute = p[0] == '/' || (base && base[0] == '/');
+    if (p[0] != '/' && base && walk(out->norm, sizeof out->norm, &len, &out->climb,
+                                    out->absolute, base) < 0)
+        return -1;
+    if (walk(out->norm, sizeof out->norm, &len, &out->climb, out->absolute, p) < 0)
+        return -1;
+    return 0;
+}
+
+unsigned shc__path_judge(const shc_path *np)
+{
+    if (!np->absolute && np->climb == 0)
+        return 0; /* below the starting directory */
+    /* absolute, or climbing out: judged from the root */
+    const char *s = np->norm;
+    if (s[0] == '\0')
+        return SHC_PATH_ROOT;
+    s++;
+    const char *e = strchr(s, '/');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    for (size_t i = 0; i < sizeof special_dirs / sizeof special_dirs[0]; i++)
+        if (seg_is(s, n, special_dirs[i]))
+            return SHC_PATH_SPECIAL;
+    if (seg_is(s, n, "var") && e) { /* /var/run is a link to /run */
+        const char *t = e + 1;
+        const char *f = strchr(t, '/');
+        if (seg_is(t, f ? (size_t)(f - t) : strlen(t), "run"))
+            return SHC_PATH_SPECIAL;
+    }
+    return 0;
+}
+
+unsigned shc__path_check(const char *base, const char *p, shc_path *np)
+{
+    if (!strcmp(p, "-"))
+        return SHC_PATH_STDIN;
+    if (shc__path_norm(np, base, p) < 0)
+        return SHC_PATH_TOOLONG;
+    return shc__path_judge(np);
+}
+
+bool shc__word_names_special(const char *w)
+{
+    /* any piece after '=', ':' or ',' may be a path an option opens (--ignore-file=/dev/tty) */
+    shc_path np;
+    const char *s = w;
+    for (;;) {
+        size_t n = strcspn(s, "=:,");
+        if (memchr(s, '/', n)) {
+            char piece[sizeof np.norm];
+            if (n >= sizeof piece)
+                return true; /* too long to judge: assume the worst */
+            memcpy(piece, s, n);
+            piece[n] = '\0';
+            if (shc__path_check(NULL, piece, &np) & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
+                return true;
+        }
+        if (!s[n])
+            break;
+        s += n + 1;
+    }
+    /* and the old textual rule, a superset for names inside longer words: "x/dev/y" */
+    for (const char *p = strchr(w, '/'); p; p = strchr(p + 1, '/'))
+        if (!strncmp(p + 1, "dev/", 4) || !strncmp(p + 1, "proc/", 5) ||
+            !strncmp(p + 1, "sys/", 4))
+            return true;
+    return false;
+}
+
+const char *shc__path_stat(const char *abs_path)
+{
+    struct stat st;
+    if (stat(abs_path, &st) != 0)
+        return NULL; /* missing or unreadable: the tool reports it */
+    if (S_ISFIFO(st.st_mode))
+        return "a FIFO (reading it waits for a writer)";
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        return "a device";
+    if (S_ISSOCK(st.st_mode))
+        return "a socket";
+    return NULL;
+}
