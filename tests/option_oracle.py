@@ -30,7 +30,8 @@ import options  # noqa: E402
 SHAPE_CLASS = {"single": "4/6", "cluster": "4", "prefix": "4", "negate": "4", "hyphenval": "4",
                "permute": "4", "digits": "4", "repeat": "5", "operand": "6/7", "cd": "6/7",
                "revision": "9"}
-DANGER_TOKENS = ("-", "/dev/", "/proc/", "fifo", "../", "-delete", "--pre", "/./", "/sys")
+DANGER_TOKENS = ("-", "/dev/", "/proc/", "fifo", "../", "-delete", "--pre", "/./", "/sys", "link-",
+                 "sock")
 
 
 def dangerous(cmd):

@@ -150,16 +150,40 @@ DEFAULT_MODES = ("pipe", "tty")
 ALL_MODES = ("pipe", "tty", "exec")
 
 
-def classify(shcard, cmds):
-    """Runs shcard explain --batch over cmds; returns the verdict objects in order."""
+def classify(shcard, cmds, context="any", cwd=None):
+    """Runs shcard explain --batch over cmds (in the given context, judging files from cwd:
+    by default a directory with the fixtures, as the sandbox will have them); returns the
+    verdict objects in order."""
     data = "".join(json.dumps({"cmd": c}) + "\n" for c in cmds)
-    p = subprocess.run([shcard, "explain", "--batch"], input=data.encode(), capture_output=True,
-                       timeout=600)
+    args = [shcard, "explain", "--batch", "--context", context, "--cwd", cwd or fixture_dir()]
+    p = subprocess.run(args, input=data.encode(), capture_output=True, timeout=900)
     out = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
     if len(out) != len(cmds):
-        sys.exit("oracle: shcard explain --batch returned %d objects for %d commands"
-                 % (len(out), len(cmds)))
+        sys.exit("oracle: shcard explain --batch returned %d objects for %d commands: %s"
+                 % (len(out), len(cmds), p.stderr.decode(errors="replace")[:300]))
     return out
+
+
+def classify_rows(shcard, rows):
+    """classify() for rows that may name their "context" (any, the default, or bridge)."""
+    out = [None] * len(rows)
+    groups = collections.defaultdict(list)
+    for i, r in enumerate(rows):
+        groups[r.get("context") or "any"].append(i)
+    for ctx, idx in groups.items():
+        for i, v in zip(idx, classify(shcard, [rows[i]["cmd"] for i in idx], ctx)):
+            out[i] = v
+    return out
+
+
+def modes_for(row, default):
+    """The modes a row runs in: its own "modes", or the executor's alone for the bridge context
+    (stdin /dev/null, a pty, pagers set to cat), or the default."""
+    if row.get("modes"):
+        return row["modes"]
+    if row.get("context") == "bridge":
+        return ["exec"]
+    return default
 
 
 def inside(root, rel):
@@ -279,6 +303,22 @@ def template_repo():
                 git(work, env, "config", k, v)
             _template["work"] = work
         return _template["work"]
+
+
+def fixture_dir():
+    """A directory laid out as a run's scratch directory (the default files and the fixtures) for
+    the classifier to stat (explain --cwd): a command that names a fixture is judged against the
+    file it will meet."""
+    with _lock:
+        if "fixtures" not in _template:
+            base = tempfile.mkdtemp(prefix="shc-oracle-fix-")
+            atexit.register(shutil.rmtree, base, True)
+            work = os.path.join(base, "work")
+            os.makedirs(work)
+            populate(work, {"kind": "list"})
+            add_fixtures(work)
+            _template["fixtures"] = work
+        return _template["fixtures"]
 
 
 def git_setup(root, work, verdict, partial, hostile):
@@ -682,7 +722,7 @@ def main():
         if m not in MODE_ENV:
             sys.exit("oracle: unknown mode " + m)
     rows = load(a.files)
-    verdicts = classify(a.shcard, [r["cmd"] for r in rows])
+    verdicts = classify_rows(a.shcard, rows)
     seen = set()
     jobs = []
     skipped = 0
@@ -695,7 +735,8 @@ def main():
         if a.force_run and v.get("kind") == "terminal":
             v = dict(v, kind="read", script=c, wrapped=False)
         if not a.expect_violations:
-            key = plan(a.shcard, v)[0]  # what bash runs: `bash -lc 'cat f'` is `cat f` again
+            # what bash runs (`bash -lc 'cat f'` is `cat f` again), where
+            key = (plan(a.shcard, v)[0], tuple(modes_for(row, modes)))
             if key in seen:
                 continue
             seen.add(key)
@@ -706,7 +747,7 @@ def main():
         if os.environ.get("ORACLE_DEBUG"):
             print("run: " + row["cmd"], file=sys.stderr, flush=True)
         want = row.get("detects") if a.expect_violations else None
-        return run_modes(a.shcard, v, a.timeout, row.get("modes") or modes,
+        return run_modes(a.shcard, v, a.timeout, modes_for(row, modes),
                          hostile_git=a.hostile_git or row.get("hostile_git", False), want=want)
 
     bad = 0

@@ -21,9 +21,9 @@ Shapes (the "shape" field of each case):
   permute    options after the operands (GNU permutation; clap; Getopt::Long)
   cd         `cd DIR && CMD` with DIR a device or process directory, values joined onto it
   revision   git grep PATTERN REV in the partial clone (blobs of older revisions are missing)
-Values that matter when misparsed: -, /dev/stdin, /dev/tty, /proc/self/fd/0, fifo, link-zero,
-link-stdin, link-tty, ../../../../../../../dev/zero, -delete, --pre=x; and benign ones 1, x,
-never, f, src.
+Values that matter when misparsed: -, /dev/stdin, /dev/tty, /proc/self/fd/0,
+../../../../../../../dev/zero, /./dev/zero, -delete, --pre=x, and the fixtures fifo, link-zero,
+link-stdin, link-tty; benign ones 1, x, never.
 """
 import os
 import random
@@ -32,18 +32,22 @@ import re
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "..", "src", "classify")
 
-# Values and operands whose danger the text shows (a FIFO or a symlink named on the command line
-# is not: the classifier cannot see a file's type, so naming one is the residual risk of a
-# hostile checkout; the fixtures still sit inside the searched directories).
+# Values and operands that are dangerous if misparsed: by their text (-, /dev/stdin, ../ chains)
+# or by what they name in the scratch directory (the FIFO, the socket, symlinks to /dev/zero,
+# /dev/stdin, /dev/tty): the oracle classifies with `explain --cwd` over a copy of the fixtures,
+# so the classifier can stat them, as the bridge does in a real directory.
 DANGER_VALUES = ["-", "/dev/stdin", "/dev/tty", "/proc/self/fd/0", "../../../../../../../dev/zero",
-                 "/./dev/zero", "/usr/../dev/stdin", "-delete", "--pre=x", "fifodir"]
+                 "/./dev/zero", "/usr/../dev/stdin", "-delete", "--pre=x", "fifodir", "fifo",
+                 "link-zero", "link-stdin", "link-tty"]
 BENIGN_VALUES = ["1", "x", "never"]
 DANGER_OPERANDS = ["-", "-- -", "/dev/stdin", "/dev/tty", "/dev/zero", "/proc/self/fd/0",
                    "/proc/self/environ", "fifodir", "/./dev/zero", "/usr/../dev/zero",
                    "//dev/stdin", "/dev/./stdin", "/dev//zero", "../../../../../../../dev/zero",
                    "src/../../../../../../../../dev/stdin", "-- -delete", "./-delete",
                    "-- --pre=x", "/proc/1/fd/0", "/proc/thread-self/fd/0", "/dev/fd/0",
-                   "/proc/self/root/dev/zero", "/sys/kernel/debug", "/proc/kmsg"]
+                   "/proc/self/root/dev/zero", "/sys/kernel/debug", "/proc/kmsg", "fifo", "sock",
+                   "loop", "link-zero", "link-stdin", "link-tty", "link-fd0", "fifodir/fifo",
+                   "fifodir/zero"]
 
 # How each table's tool is written: {o} the options, {a} the operand(s) (default in "a").
 TEMPLATES = {
@@ -306,7 +310,7 @@ def gen_tool(tool, tmpls):
     # cd
     for d in ("/dev", "/proc/self/fd", "/proc/self", "/./dev", "/usr/../dev", "fifodir",
               "../../../../../../../dev", "/dev/fd", "/sys"):
-        for a in ("zero", "stdin", "0", "tty", "environ", "."):
+        for a in ("zero", "stdin", "0", "tty", "environ", ".", "fifo"):
             text, _ = t0
             if "{a}" in text:
                 yield tool.id, "cd", "cd %s && %s" % (d, fill(t0, "", a))
