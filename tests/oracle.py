@@ -6,9 +6,9 @@ Sandbox (bubblewrap): a read-only view of the system, a private /tmp, no network
 namespaces unshared), and one writable scratch directory: the files and directories the
 verdict names, a git repository, and hostile fixtures (FIXTURES below: symlinks to /dev/zero,
 /dev/stdin, /dev/tty and /proc/self/fd/0, FIFOs, a socket, symlink loops, a directory holding a
-FIFO, gzip files, files named like options, a planted ./bash (and bin/bash, tools/bash,
-node_modules/.bin/bash, .venv/bin/bash), git configuration that runs a pager or a textconv
-program if asked).  For a command that names git the repository is a partial clone
+FIFO, gzip files, files named like options, planted shells (./bash, bin/bash, tools/bash,
+node_modules/.bin/{bash,sh}, .venv/bin/bash, scripts/zsh, ../bash), git configuration that runs
+a pager or a textconv program if asked).  For a command that names git the repository is a partial clone
 (--filter=tree:0 from a file:// remote, three commits) whose older revisions (v1, old, HEAD~1,
 HEAD~2) have neither trees nor blobs: reading them makes git fetch.
 
@@ -40,12 +40,18 @@ A run is a violation ("KIND: detail") when it
            terminal, a FIFO) -- the run ends at once;
   timeout: does not finish within the time limit.
 
-Usage: oracle.py [--shcard PATH] [--timeout S] [--modes pipe,tty] [--expect-violations]
-                 [--force-run] [--hostile-git] [--findings FILE] [--class C] [FILE...]
-  FILEs (or stdin) hold JSON lines with a "cmd" string (corpus lines work as they are).
+Classification: `shcard explain --batch --context C --cwd DIR`, C the line's "context" (any,
+the default: modes pipe then tty; bridge: the exec mode alone), DIR a copy of the fixtures so
+that the classifier can stat what a command names, as the bridge does in a real directory.
+
+Usage: oracle.py [--shcard PATH] [--timeout S] [--modes pipe,tty] [--jobs N] [--expect-violations]
+                 [--force-run] [--show] [--hostile-git] [--findings FILE] [--keep] [FILE...]
+  FILEs (or stdin) hold JSON lines with a "cmd" string (corpus lines work as they are; a line
+  may name its "context" and its "modes").
   --expect-violations: every command must be flagged (negative controls, with --force-run so
   that the oracle runs them whatever the label); a control line may say "detects": KIND, and
-  then it must be flagged with that kind.
+  then it must be flagged with that kind; --show prints what flagged each.
+  --findings FILE appends every violation as a JSON line.  --jobs: sandboxes at once (2).
   Prints one line per violation and ends with "oracle: N run, N violations, N skipped".
 """
 import argparse
@@ -455,7 +461,7 @@ def run_one(shcard, verdict, timeout, mode="pipe", hostile_git=False, keep=False
         for f in PROFILES:  # a login wrapper (bash -lc, zsh -lc) reads no system profile
             if os.path.exists(f):
                 cmd += ["--ro-bind", "/dev/null", f]
-        cmd += ["--", SANDBOX_PY, "-I", SUPERVISE, mode, str(timeout), report, "--",
+        cmd += ["--", SANDBOX_PY, "-I", "-S", SUPERVISE, mode, str(timeout), report, "--",
                 "strace", "-f", "-y", "-qq", "-s", "256", "-e", "signal=none", "-o", trace,
                 "-e", "trace=" + TRACE, "bash", "--noprofile", "--norc", "-c", script]
         try:
