@@ -105,13 +105,14 @@ def table_lines():
 
 
 def load_tools():
-    cmd_re = re.compile(r'^SHC_CMD\((\w+), "([^"]*)", (\d), (\d)\)')
+    cmd_re = re.compile(r'^SHC_CMD\((\w+), "([^"]*)", (\w+), ([^)]*)\)')
     opt_re = re.compile(r"^SHC_OPT\((0|'(.)'), (NULL|\"([^\"]*)\"), (NONE|REQ|OPT), (\w+), (NULL|\")")
     tools, cur = {}, None
     for line in table_lines():
         m = cmd_re.match(line)
         if m:
-            cur = Tool(m.group(1), m.group(2), m.group(3) == "1", m.group(4) == "1")
+            flags = m.group(4)
+            cur = Tool(m.group(1), m.group(2), "SHC_ABBREV" in flags, "SHC_DIGITS" in flags)
             tools[cur.id] = cur
             continue
         m = opt_re.match(line)
@@ -123,6 +124,12 @@ def load_tools():
             find.opts.append((None, m.group(1), "REQ" if m.group(2) == "1" else "NONE", "NONE",
                               m.group(3) != "NULL"))
     tools["find"] = find
+    # A table format change must not silently shrink the oracle to a few tools.
+    missing = sorted(set(TEMPLATES) - set(tools))
+    empty = sorted(t for t in tools.values() if not t.opts and t.id not in ("cd",))
+    if missing or [t.id for t in empty]:
+        raise SystemExit("options.py: tables not parsed: missing %s, no options %s"
+                         % (missing, [t.id for t in empty]))
     return tools
 
 
