@@ -9,6 +9,12 @@
 #   make bench      benchmarks (ratios against anchors measured in the same run)
 #   make fuzz       libFuzzer builds of fuzz/*.c (clang)
 #   make deps       install the Debian packages the project needs
+#   make lib        build/lib: libshcard.so.0 (the classifier core), libshcard.a
+#   make man        build/man: the manual pages from man/*.scd
+#   make install    PREFIX=/usr/local DESTDIR= (GNU directory variables); make uninstall
+#   make npm        build/npm/shcard-VERSION.tgz: the classifier as WebAssembly for Node
+#   make deb        build/deb: the Debian packages shcard, libshcard0, libshcard-dev
+#   make test-packages  make deb, lintian, install the packages and use them
 
 CC      ?= cc
 BUILD   ?= build
@@ -58,7 +64,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: all shcard build-tests test asan check run gen check-gen bench fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
@@ -98,7 +104,7 @@ $(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/standalone.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -DSHC_FUZZING $(LDFLAGS_ALL) -o $@ $< fuzz/standalone.c $(LIB) $(PKG_LIBS)
 
-build-tests: $(BIN) $(TEST_BIN) $(THELP_BIN) $(FUZZ_STANDALONE)
+build-tests: $(BIN) $(TEST_BIN) $(THELP_BIN) $(FUZZ_STANDALONE) lib man
 	@cp $(BIN) shcard
 
 # `make test`: every suite through tests/run.sh, which prints one "N passed, N failed" line.
@@ -110,6 +116,111 @@ asan:
 	@$(MAKE) --no-print-directory test SAN=address,undefined
 
 check: check-gen test
+
+# ---------------------------------------------------------------- the library (libshcard)
+# The classifier core, what harnesses and bindings link: base/ (arena, strbuf, utf8), shell/
+# (without dump.c, the AST printers of `shcard parse`), classify/ (without verdict_jansson.c)
+# and gen/.  No jansson, no libcurl, no executor: libc only.  Compiled apart, position
+# independent and -fvisibility=hidden, so that only the SHC_API functions of include/shcard.h
+# are exported (lib/libshcard.map also says so to the linker; suite_library compares both with
+# the committed list lib/libshcard.symbols).  The shcard binary links its own objects.
+VERSION   := $(shell sed -n 's/^\#define SHC_VERSION "\(.*\)"/\1/p' include/shcard.h)
+SOVERSION := 0
+CORE_SRC  := src/base/arena.c src/base/strbuf.c src/base/utf8.c \
+             $(filter-out src/shell/dump.c,$(wildcard src/shell/*.c)) \
+             $(filter-out src/classify/verdict_jansson.c,$(wildcard src/classify/*.c))
+CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/pic/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/pic/gen/%.o)
+LIBDIR_B  := $(BUILD)/lib
+SOLIB     := $(LIBDIR_B)/libshcard.so.$(VERSION)
+ARLIB     := $(LIBDIR_B)/libshcard.a
+PIC_FLAGS  = $(filter-out -fPIE,$(CFLAGS_ALL)) -fPIC -fvisibility=hidden
+LIB_LDFLAGS := -shared -Wl,-soname,libshcard.so.$(SOVERSION) -Wl,--version-script=lib/libshcard.map \
+               -Wl,-z,relro,-z,now -Wl,--no-undefined -Wl,--as-needed
+
+$(BUILD)/pic/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_FLAGS) -c $< -o $@
+
+$(BUILD)/pic/gen/%.o: gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_FLAGS) -Wno-unused-macros -Wno-switch-default -Wno-conversion -Wno-sign-conversion \
+	  -Wno-unused-function -c $< -o $@
+
+$(SOLIB): $(CORE_OBJ) lib/libshcard.map
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_LDFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $(CORE_OBJ)
+	@ln -sf libshcard.so.$(VERSION) $(LIBDIR_B)/libshcard.so.$(SOVERSION)
+	@ln -sf libshcard.so.$(SOVERSION) $(LIBDIR_B)/libshcard.so
+
+$(ARLIB): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $^
+
+lib: $(SOLIB) $(ARLIB)
+
+# ---------------------------------------------------------------- manual pages
+# man/*.scd (scdoc) are the one source; suite_man renders them and checks them against --help.
+MAN_SRC := $(wildcard man/*.scd)
+MAN_OUT := $(MAN_SRC:man/%.scd=$(BUILD)/man/%)
+
+$(BUILD)/man/%: man/%.scd
+	@mkdir -p $(dir $@)
+	scdoc < $< > $@
+
+man: $(MAN_OUT)
+
+# ---------------------------------------------------------------- install (GNU conventions)
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+libdir      ?= $(exec_prefix)/lib
+includedir  ?= $(prefix)/include
+datarootdir ?= $(prefix)/share
+mandir      ?= $(datarootdir)/man
+man1dir     ?= $(mandir)/man1
+man3dir     ?= $(mandir)/man3
+pkgconfigdir ?= $(libdir)/pkgconfig
+# The Python module (bindings/python/shcard): where Debian's python3 looks under the prefix.
+PYTHON      ?= python3
+PYVER       := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+pythondir   ?= $(if $(filter /usr,$(prefix)),$(prefix)/lib/python3/dist-packages,$(prefix)/lib/python$(PYVER)/dist-packages)
+INSTALL     ?= install
+# The functions shcard(3) documents also get a page name each (.so links to shcard.3).
+MAN3_LINKS  := shc_parse shc_ast_free shc_ast_each_call shc_diag_render shc_err_kind shc_classify \
+               shc_classify_ex shc_verdict_free shc_verdict_to_json shc_kind_name shc_free shc_version
+
+install: shcard lib man
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
+	  $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir) $(DESTDIR)$(pythondir)/shcard
+	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(bindir)/shcard
+	$(INSTALL) -m 644 $(SOLIB) $(DESTDIR)$(libdir)/libshcard.so.$(VERSION)
+	ln -sf libshcard.so.$(VERSION) $(DESTDIR)$(libdir)/libshcard.so.$(SOVERSION)
+	ln -sf libshcard.so.$(SOVERSION) $(DESTDIR)$(libdir)/libshcard.so
+	$(INSTALL) -m 644 $(ARLIB) $(DESTDIR)$(libdir)/libshcard.a
+	$(INSTALL) -m 644 include/shcard.h $(DESTDIR)$(includedir)/shcard.h
+	sed -e 's|@prefix@|$(prefix)|' -e 's|@exec_prefix@|$(exec_prefix)|' -e 's|@libdir@|$(libdir)|' \
+	    -e 's|@includedir@|$(includedir)|' -e 's|@VERSION@|$(VERSION)|' lib/shcard.pc.in \
+	    > $(DESTDIR)$(pkgconfigdir)/shcard.pc
+	chmod 644 $(DESTDIR)$(pkgconfigdir)/shcard.pc
+	$(INSTALL) -m 644 $(filter %.1,$(MAN_OUT)) $(DESTDIR)$(man1dir)
+	$(INSTALL) -m 644 $(filter %.3,$(MAN_OUT)) $(DESTDIR)$(man3dir)
+	for f in $(MAN3_LINKS); do echo '.so man3/shcard.3' > $(DESTDIR)$(man3dir)/$$f.3; done
+ifneq ($(NO_PYTHON),1)
+	$(INSTALL) -m 644 bindings/python/shcard/__init__.py $(DESTDIR)$(pythondir)/shcard/__init__.py
+	echo 'LIBDIR = "$(libdir)"' > $(DESTDIR)$(pythondir)/shcard/_install.py
+	chmod 644 $(DESTDIR)$(pythondir)/shcard/_install.py
+endif
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/shcard $(DESTDIR)$(includedir)/shcard.h $(DESTDIR)$(pkgconfigdir)/shcard.pc
+	rm -f $(DESTDIR)$(libdir)/libshcard.so.$(VERSION) $(DESTDIR)$(libdir)/libshcard.so.$(SOVERSION) \
+	      $(DESTDIR)$(libdir)/libshcard.so $(DESTDIR)$(libdir)/libshcard.a
+	rm -f $(MAN_OUT:$(BUILD)/man/%.1=$(DESTDIR)$(man1dir)/%.1) $(DESTDIR)$(man3dir)/shcard.3
+	rm -f $(MAN3_LINKS:%=$(DESTDIR)$(man3dir)/%.3)
+	rm -rf $(DESTDIR)$(pythondir)/shcard
 
 # ---------------------------------------------------------------- demo
 run: deps
@@ -155,7 +266,9 @@ fuzz-safety: shcard
 # safety oracle runs them for real), and what the executor and bridge tests use.
 DEB_PKGS := re2c bison pkg-config gcc clang make libjansson-dev libcmocka-dev libcurl4-openssl-dev \
             strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 \
-            util-linux procps bsdextrautils curl
+            util-linux procps bsdextrautils curl \
+            scdoc man-db groff-base lld wasi-libc libclang-rt-14-dev-wasm32 \
+            python3-venv python3-pip python3-setuptools python3-wheel
 deps:
 	@bash tests/install-deps.sh $(DEB_PKGS)
 
