@@ -104,7 +104,7 @@ $(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/standalone.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -DSHC_FUZZING $(LDFLAGS_ALL) -o $@ $< fuzz/standalone.c $(LIB) $(PKG_LIBS)
 
-build-tests: $(BIN) $(TEST_BIN) $(THELP_BIN) $(FUZZ_STANDALONE) lib man
+build-tests: $(BIN) $(TEST_BIN) $(THELP_BIN) $(FUZZ_STANDALONE) lib man npm
 	@cp $(BIN) shcard
 
 # `make test`: every suite through tests/run.sh, which prints one "N passed, N failed" line.
@@ -221,6 +221,50 @@ uninstall:
 	rm -f $(MAN_OUT:$(BUILD)/man/%.1=$(DESTDIR)$(man1dir)/%.1) $(DESTDIR)$(man3dir)/shcard.3
 	rm -f $(MAN3_LINKS:%=$(DESTDIR)$(man3dir)/%.3)
 	rm -rf $(DESTDIR)$(pythondir)/shcard
+
+# ---------------------------------------------------------------- WebAssembly and npm (make npm)
+# The same core files as libshcard plus bindings/node/shcard_wasm.c, compiled by clang for
+# wasm32-wasi against Debian's wasi-libc (packages wasi-libc, libclang-rt-14-dev-wasm32, lld)
+# into one reactor module that imports no file system; index.js loads it with no native code.
+WASM_CC    ?= clang
+WASM_FLAGS := --target=wasm32-wasi $(CSTD) $(WARN) -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -Igen \
+              -include bindings/node/wasm_stat.h
+WASM_OBJ   := $(CORE_SRC:src/%.c=$(BUILD)/wasm/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/wasm/gen/%.o) \
+              $(BUILD)/wasm/shcard_wasm.o
+WASM       := $(BUILD)/wasm/shcard.wasm
+NPM_DIR    := $(BUILD)/npm/package
+NPM_TGZ    := $(BUILD)/npm/shcard-$(VERSION).tgz
+NPM_FILES  := index.js index.d.ts README.md
+
+$(BUILD)/wasm/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(WASM_CC) $(WASM_FLAGS) -c $< -o $@
+
+$(BUILD)/wasm/gen/%.o: gen/%.c
+	@mkdir -p $(dir $@)
+	$(WASM_CC) $(WASM_FLAGS) -Wno-unused-macros -Wno-conversion -Wno-sign-conversion \
+	  -Wno-unused-function -c $< -o $@
+
+$(BUILD)/wasm/shcard_wasm.o: bindings/node/shcard_wasm.c include/shcard.h
+	@mkdir -p $(dir $@)
+	$(WASM_CC) $(WASM_FLAGS) -c $< -o $@
+
+$(WASM_OBJ): bindings/node/wasm_stat.h
+
+$(WASM): $(WASM_OBJ)
+	$(WASM_CC) --target=wasm32-wasi -mexec-model=reactor -O2 -Wl,--strip-all \
+	  -Wl,--export=shc_free -o $@ $(WASM_OBJ)
+
+wasm: $(WASM)
+
+$(NPM_TGZ): $(WASM) $(NPM_FILES:%=bindings/node/%) bindings/node/package.json include/shcard.h
+	@rm -rf $(NPM_DIR) && mkdir -p $(NPM_DIR)
+	cp $(WASM) $(NPM_FILES:%=bindings/node/%) $(NPM_DIR)/
+	sed 's/"version": "[^"]*"/"version": "$(VERSION)"/' bindings/node/package.json > $(NPM_DIR)/package.json
+	cd $(BUILD)/npm && npm pack --ignore-scripts --silent ./package >/dev/null
+	@echo "built $(NPM_TGZ)"
+
+npm: $(NPM_TGZ)
 
 # ---------------------------------------------------------------- demo
 run: deps
