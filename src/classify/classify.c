@@ -13,6 +13,7 @@
  * with PRIMARY an allowlisted command (policy.c), FILTERs stdin-only pure filters, every word
  * static (no expansion, glob, brace, tilde), a plain unquoted command name, no assignments,
  * and redirections only to /dev/null, fd duplications, or `< FILE` for a read. */
+#define _DEFAULT_SOURCE /* realpath */
 #include "shcard.h"
 
 #include <stdarg.h>
@@ -297,9 +298,21 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
         return reject(c, span, "%s: '%s' is, or may be, a device or process file (may block or "
                       "never end)", cmd, p);
     if (c->real_cwd && np.absolute) {
-        const char *why = shc__path_stat(np.norm[0] ? np.norm : "/");
+        const char *abs = np.norm[0] ? np.norm : "/";
+        const char *why = shc__path_stat(abs);
         if (why)
             return reject(c, span, "%s: %s '%s' is %s", cmd, what, p, why);
+        /* a symlink in the project may lead to / or /proc: judge where it really leads */
+        char *real = realpath(abs, NULL);
+        if (real) {
+            shc_path rp;
+            unsigned rj = shc__path_check(NULL, real, &rp) & bad;
+            free(real);
+            if (rj & SHC_PATH_ROOT)
+                return reject(c, span, "%s: '%s' leads to the whole filesystem", cmd, p);
+            if (rj & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
+                return reject(c, span, "%s: '%s' leads to a device or process file", cmd, p);
+        }
     }
     return 0;
 }
