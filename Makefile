@@ -228,7 +228,7 @@ uninstall:
 # into one reactor module that imports no file system; index.js loads it with no native code.
 WASM_CC    ?= clang
 WASM_FLAGS := --target=wasm32-wasi $(CSTD) $(WARN) -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -Igen \
-              -include bindings/node/wasm_stat.h
+              -include bindings/node/wasm_host.h
 WASM_OBJ   := $(CORE_SRC:src/%.c=$(BUILD)/wasm/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/wasm/gen/%.o) \
               $(BUILD)/wasm/shcard_wasm.o
 WASM       := $(BUILD)/wasm/shcard.wasm
@@ -249,7 +249,7 @@ $(BUILD)/wasm/shcard_wasm.o: bindings/node/shcard_wasm.c include/shcard.h
 	@mkdir -p $(dir $@)
 	$(WASM_CC) $(WASM_FLAGS) -c $< -o $@
 
-$(WASM_OBJ): bindings/node/wasm_stat.h
+$(WASM_OBJ): bindings/node/wasm_host.h
 
 $(WASM): $(WASM_OBJ)
 	$(WASM_CC) --target=wasm32-wasi -mexec-model=reactor -O2 -Wl,--strip-all \

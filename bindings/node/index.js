@@ -36,9 +36,21 @@ function shcardStat(ptr, len) {
   }
 }
 
+// realpath(3) of the path into out[0..cap): the length (>= cap: it did not fit), or -1.
+function shcardRealpath(ptr, len, out, cap) {
+  if (!fs) return -1;
+  try {
+    const real = fs.realpathSync(Buffer.from(new Uint8Array(memory.buffer, ptr, len)), { encoding: "buffer" });
+    if (real.length < cap) new Uint8Array(memory.buffer, out, cap).set(real);
+    return real.length;
+  } catch {
+    return -1;
+  }
+}
+
 const nosys = () => ENOSYS;
 const { instance } = await WebAssembly.instantiate(bytes, {
-  env: { shcard_stat: shcardStat },
+  env: { shcard_stat: shcardStat, shcard_realpath: shcardRealpath },
   wasi_snapshot_preview1: { fd_close: nosys, fd_seek: nosys, fd_write: nosys },
 });
 const ex = instance.exports;

@@ -1,9 +1,11 @@
 /* The WebAssembly build's glue (make npm): what index.js calls, over the same core files as
  * libshcard (Makefile CORE_SRC), compiled with clang --target=wasm32-wasi against Debian's
- * wasi-libc.  The module imports no file system: the one stat() the classifier does (with a
- * cwd, classify/paths.c) is this file's, answered by the host through env.shcard_stat, which
- * index.js implements with Node's fs (and a browser without one cannot answer: no cwd there). */
+ * wasi-libc.  The module imports no file system: the stat() and realpath() the classifier does
+ * with a cwd (classify/paths.c, classify/classify.c) are this file's, answered by the host
+ * through env.shcard_stat and env.shcard_realpath, which index.js implements with Node's fs (a
+ * browser has none: no cwd there). */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,27 @@ const char *shcw_version(void);
  * it cannot be stat()ed (missing, no permission). */
 __attribute__((import_module("env"), import_name("shcard_stat"))) extern unsigned
 shcard_stat(const char *path, size_t len);
+
+/* The host's realpath(3) of path into out[0..cap): the length, or -1 when it fails (missing,
+ * a loop, no permission); a length >= cap means it did not fit. */
+__attribute__((import_module("env"), import_name("shcard_realpath"))) extern long
+shcard_realpath(const char *path, size_t len, char *out, size_t cap);
+
+char *realpath(const char *restrict path, char *restrict resolved)
+{
+    char *out = resolved ? resolved : malloc(PATH_MAX);
+    if (!out)
+        return NULL;
+    long n = shcard_realpath(path, strlen(path), out, PATH_MAX);
+    if (n < 0 || n >= PATH_MAX) {
+        if (!resolved)
+            free(out);
+        errno = n < 0 ? ENOENT : ENAMETOOLONG;
+        return NULL;
+    }
+    out[n] = '\0';
+    return out;
+}
 
 int stat(const char *restrict path, struct stat *restrict st)
 {

@@ -84,12 +84,15 @@ test("cwd: what the command would read is stat()ed", async () => {
     execFileSync("mkfifo", [path.join(d, "pipe")]);
     fs.writeFileSync(path.join(d, "file"), "x\n");
     fs.symlinkSync("pipe", path.join(d, "link"));
+    fs.symlinkSync("/", path.join(d, "root"));
+    fs.symlinkSync("/proc/self/status", path.join(d, "self"));
     assert.equal(classify("cat pipe", { cwd: d }).kind, "terminal");
     assert.equal(classify("cat link", { cwd: d }).kind, "terminal");
     assert.equal(classify("cat file", { cwd: d }).kind, "read");
     assert.equal(classify("cat pipe").kind, "read"); // no cwd: no stat
     assert.match(classify("cat sock", { cwd: d }).reason, /socket/);
-    const cmds = ["cat pipe", "cat link", "cat file", "cat sock", "ls .", "cat /dev/null"];
+    assert.equal(classify("ls root", { cwd: d }).kind, "terminal"); // realpath: leads to /
+    const cmds = ["cat pipe", "cat link", "cat file", "cat sock", "ls .", "ls root", "cat self", "cat /dev/null"];
     const cli = execFileSync(SHCARD, ["explain", "--json", "--cwd", d, ...cmds]).toString().split("\n").slice(0, -1);
     assert.deepEqual(cmds.map((c) => classifyJSON(c, { cwd: d })), cli);
     assert.throws(() => classify("cat x", { cwd: path.join(d, "nope") }));
