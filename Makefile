@@ -41,7 +41,7 @@ endif
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(DEFS) $(HARDEN) -Iinclude -Isrc -Igen $(PKG_CFLAGS) -MMD -MP
 # bison output trips a few warnings that only generated code raises (house-style §11.12)
 GEN_CFLAGS = $(CFLAGS_ALL) -Wno-unused-macros -Wno-switch-default -Wno-conversion -Wno-sign-conversion -Wno-unused-function
-LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(LDSAN)
+LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(LDSAN) $(LDFLAGS)
 
 # src/ is one folder per subsystem (ARCHITECTURE.md); includes are written from src/
 # ("base/arena.h"), the public header is include/shcard.h.  Every src/*/*.c except the CLI's
@@ -148,7 +148,7 @@ $(BUILD)/pic/gen/%.o: gen/%.c
 
 $(SOLIB): $(CORE_OBJ) lib/libshcard.map
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_LDFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $(CORE_OBJ)
+	$(CC) $(OPT) $(LIB_LDFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $(CORE_OBJ)
 	@ln -sf libshcard.so.$(VERSION) $(LIBDIR_B)/libshcard.so.$(SOVERSION)
 	@ln -sf libshcard.so.$(SOVERSION) $(LIBDIR_B)/libshcard.so
 
@@ -265,6 +265,28 @@ $(NPM_TGZ): $(WASM) $(NPM_FILES:%=bindings/node/%) bindings/node/package.json in
 	@echo "built $(NPM_TGZ)"
 
 npm: $(NPM_TGZ)
+
+# ---------------------------------------------------------------- Debian packages (make deb)
+# debian/ (debhelper 13) builds shcard, libshcard0 and libshcard-dev.  dpkg-buildpackage runs in
+# a copy of the tree under $(BUILD)/deb-src (so its clean step never touches this build), and the
+# .deb, .changes and .buildinfo files end up in $(BUILD)/deb.  `make test-packages` (CI too)
+# also runs lintian and installs the packages (tests/test-packages.sh).
+DEB_BUILD_PKGS := dpkg-dev debhelper lintian pkgconf libjansson-dev libcurl4-openssl-dev scdoc
+DEB_SRC := $(BUILD)/deb-src/shcard-$(VERSION)
+
+deb:
+	@bash tests/install-deps.sh $(DEB_BUILD_PKGS)
+	rm -rf $(BUILD)/deb-src $(BUILD)/deb
+	mkdir -p $(DEB_SRC) $(BUILD)/deb
+	tar --exclude=./.git --exclude=./build --exclude=./build-san --exclude='./$(BUILD)' \
+	    --exclude=node_modules --exclude=./shcard -cf - . | tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || { tail -40 ../build.log; exit 1; }
+	mv $(BUILD)/deb-src/*.deb $(BUILD)/deb-src/*.changes $(BUILD)/deb-src/*.buildinfo $(BUILD)/deb/
+	@ls $(BUILD)/deb
+
+test-packages: deps
+	@$(MAKE) --no-print-directory deb
+	@BUILD=$(BUILD) bash tests/test-packages.sh
 
 # ---------------------------------------------------------------- demo
 run: deps
