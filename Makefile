@@ -133,7 +133,8 @@ CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/pic/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)
 LIBDIR_B  := $(BUILD)/lib
 SOLIB     := $(LIBDIR_B)/libshcard.so.$(VERSION)
 ARLIB     := $(LIBDIR_B)/libshcard.a
-PIC_FLAGS  = $(filter-out -fPIE,$(CFLAGS_ALL)) -fPIC -fvisibility=hidden
+# (never sanitized: under `make asan` the library stays what users link, libc only)
+PIC_FLAGS  = $(filter-out -fPIE -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS_ALL)) -fPIC -fvisibility=hidden
 LIB_LDFLAGS := -shared -Wl,-soname,libshcard.so.$(SOVERSION) -Wl,--version-script=lib/libshcard.map \
                -Wl,-z,relro,-z,now -Wl,--no-undefined -Wl,--as-needed
 
@@ -148,7 +149,7 @@ $(BUILD)/pic/gen/%.o: gen/%.c
 
 $(SOLIB): $(CORE_OBJ) lib/libshcard.map
 	@mkdir -p $(dir $@)
-	$(CC) $(OPT) $(LIB_LDFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $(CORE_OBJ)
+	$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(OPT)) $(LIB_LDFLAGS) $(LDFLAGS) -o $@ $(CORE_OBJ)
 	@ln -sf libshcard.so.$(VERSION) $(LIBDIR_B)/libshcard.so.$(SOVERSION)
 	@ln -sf libshcard.so.$(SOVERSION) $(LIBDIR_B)/libshcard.so
 
@@ -218,7 +219,7 @@ uninstall:
 	rm -f $(DESTDIR)$(bindir)/shcard $(DESTDIR)$(includedir)/shcard.h $(DESTDIR)$(pkgconfigdir)/shcard.pc
 	rm -f $(DESTDIR)$(libdir)/libshcard.so.$(VERSION) $(DESTDIR)$(libdir)/libshcard.so.$(SOVERSION) \
 	      $(DESTDIR)$(libdir)/libshcard.so $(DESTDIR)$(libdir)/libshcard.a
-	rm -f $(MAN_OUT:$(BUILD)/man/%.1=$(DESTDIR)$(man1dir)/%.1) $(DESTDIR)$(man3dir)/shcard.3
+	rm -f $(patsubst $(BUILD)/man/%,$(DESTDIR)$(man1dir)/%,$(filter %.1,$(MAN_OUT))) $(DESTDIR)$(man3dir)/shcard.3
 	rm -f $(MAN3_LINKS:%=$(DESTDIR)$(man3dir)/%.3)
 	rm -rf $(DESTDIR)$(pythondir)/shcard
 
@@ -308,7 +309,7 @@ check-gen:
 
 # ---------------------------------------------------------------- bench and fuzz
 bench: deps
-	@$(MAKE) --no-print-directory shcard $(BENCH_BIN) OPT="-O2 -g"
+	@$(MAKE) --no-print-directory shcard $(BENCH_BIN) lib npm OPT="-O2 -g"
 	@BUILD=$(BUILD) bash bench/run.sh
 
 FUZZ_CFLAGS = $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DSHC_FUZZING \

@@ -12,7 +12,7 @@ P=/usr/local
 L=$D$P/lib
 
 # ---- install
-if make --no-print-directory -s install DESTDIR="$D" PREFIX=$P BUILD="$BUILD" >"$T/install.log" 2>&1; then ok
+if make --no-print-directory -s install DESTDIR="$D" PREFIX=$P BUILD="$BUILD" SAN="${SAN:-}" >"$T/install.log" 2>&1; then ok
 else fail "make install: $(tail -5 "$T/install.log")"; fi
 for f in bin/shcard lib/libshcard.so.0 lib/libshcard.so lib/libshcard.a include/shcard.h \
          lib/pkgconfig/shcard.pc share/man/man1/shcard.1 share/man/man1/shcard-parse.1 \
@@ -91,7 +91,10 @@ else
 fi
 
 # ---- uninstall leaves no file behind
-make --no-print-directory -s uninstall DESTDIR="$D" PREFIX=$P BUILD="$BUILD" >/dev/null 2>&1 && ok || fail "make uninstall"
+make --no-print-directory -s uninstall DESTDIR="$D" PREFIX=$P BUILD="$BUILD" SAN="${SAN:-}" >/dev/null 2>&1 && ok || fail "make uninstall"
 left=$(find "$D" -not -type d | sed "s|^$D||")
 expect_eq "files left after uninstall" "$left" ""
+for f in "$BUILD"/man/shcard.1 "$BUILD"/man/shcard.3 "$BUILD"/lib/libshcard.so.0; do
+  [ -e "$f" ] && ok || fail "make uninstall removed the build's $f"
+done
 finish
