@@ -160,6 +160,14 @@ $(ARLIB): $(CORE_OBJ)
 
 lib: $(SOLIB) $(ARLIB)
 
+# The ABI baseline suite_abi compares every build with (abi-dumper, abi-compliance-checker).
+# Regenerate it only with a SONAME bump, or for a change the README's ABI policy allows (say
+# which in the commit).
+ABI_BASE := lib/abi/libshcard.so.$(SOVERSION).dump
+abi-dump: $(SOLIB)
+	abi-dumper $(SOLIB) -o $(ABI_BASE) -lver $(VERSION) -public-headers include/ >/dev/null 2>&1
+	@echo "wrote $(ABI_BASE)"
+
 # ---------------------------------------------------------------- manual pages
 # man/*.scd (scdoc) are the one source; suite_man renders them and checks them against --help.
 MAN_SRC := $(wildcard man/*.scd)
@@ -335,7 +343,7 @@ DEB_PKGS := re2c bison pkg-config gcc clang make libjansson-dev libcmocka-dev li
             strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 \
             util-linux procps bsdextrautils curl \
             scdoc man-db groff-base lld wasi-libc libclang-rt-14-dev-wasm32 \
-            python3-venv python3-pip python3-setuptools python3-wheel
+            python3-venv python3-pip python3-setuptools python3-wheel abi-dumper abi-compliance-checker
 deps:
 	@bash tests/install-deps.sh $(DEB_PKGS)
 
