@@ -198,7 +198,7 @@ pythondir   ?= $(if $(filter /usr,$(prefix)),$(prefix)/lib/python3/dist-packages
 INSTALL     ?= install
 # The functions shcard(3) documents also get a page name each (.so links to shcard.3).
 MAN3_LINKS  := shc_parse shc_ast_free shc_ast_each_call shc_diag_render shc_err_kind shc_classify \
-               shc_classify_ex shc_verdict_free shc_verdict_to_json shc_kind_name shc_free shc_version
+               shc_classify_ex shc_context_name shc_verdict_free shc_verdict_to_json shc_kind_name shc_free shc_version
 
 install: shcard lib man
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \

@@ -298,10 +298,11 @@ typedef enum shc_context {
 } shc_context;
 
 /* "any" or "bridge"; NULL for a value that is no context. */
-const char *shc_context_name(shc_context context);
+SHC_API const char *shc_context_name(shc_context context);
 
 /* Options of shc_classify_ex.  Start from SHC_CLASSIFY_OPTS_INIT: fields may be added at the end
- * (with a new version number), never moved. */
+ * (with a new version number, so that the library reads a field only from callers compiled with
+ * a header that has it), never moved.  Version 1: no_unwrap, cwd, context. */
 typedef struct shc_classify_opts {
     unsigned version; /* SHC_CLASSIFY_OPTS_VERSION */
     bool no_unwrap;   /* classify `bash -lc '...'` as written (as bash: terminal) */

@@ -37,6 +37,9 @@ want=$(grep -v '^#' lib/libshcard.symbols | grep . | sort)
 expect_eq "exports = lib/libshcard.symbols" "$dyn" "$want"
 hdr=$(grep -oE '^SHC_API [^(]*\bshc_[a-z_]+\(' include/shcard.h | grep -oE 'shc_[a-z_]+\($' | tr -d '(' | sort)
 expect_eq "exports = SHC_API in include/shcard.h" "$dyn" "$hdr"
+# a function declared in the header without SHC_API would be hidden: every declaration has it
+unexported=$(grep -nE '^[a-z][a-z_ ]*[ *]shc_[a-z_]+\(' include/shcard.h | grep -v 'SHC_API')
+expect_eq "functions declared in include/shcard.h without SHC_API" "$unexported" ""
 map=$(sed -n '/global:/,/local:/p' lib/libshcard.map | grep -oE 'shc_[a-z_]+' | sort)
 expect_eq "exports = lib/libshcard.map" "$dyn" "$map"
 expect_eq "no other exported objects" "$(nm -D --defined-only "$L/libshcard.so.0" | awk '$2!="T" && $2!="A"' | wc -l)" 0
@@ -62,13 +65,13 @@ unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 # ---- the program's answers equal the CLI's on the whole corpus (shared and static, unwrap and not)
 python3 tests/library/records.py corpus/*.jsonl >"$T/records"
 n=$(cat corpus/*.jsonl | grep -c .)
-for mode in "" --no-unwrap; do
-  cat corpus/*.jsonl | "$SHCARD" explain --batch $mode >"$T/cli$mode"
-  LD_LIBRARY_PATH="$L" "$T/shc_batch" $mode <"$T/records" >"$T/lib$mode"
-  expect_eq "libshcard.so$mode: $n answers" "$(grep -c . "$T/lib$mode")" "$n"
-  cmp -s "$T/cli$mode" "$T/lib$mode" && ok || fail "libshcard.so$mode differs from shcard explain --batch: $(diff "$T/cli$mode" "$T/lib$mode" | head -4)"
-  "$T/shc_batch_static" $mode <"$T/records" >"$T/static$mode"
-  cmp -s "$T/cli$mode" "$T/static$mode" && ok || fail "libshcard.a$mode differs from shcard explain --batch"
+for mode in "" --no-unwrap "--context bridge"; do
+  cat corpus/*.jsonl | "$SHCARD" explain --batch $mode >"$T/cli${mode// /}"
+  LD_LIBRARY_PATH="$L" "$T/shc_batch" $mode <"$T/records" >"$T/lib${mode// /}"
+  expect_eq "libshcard.so$mode: $n answers" "$(grep -c . "$T/lib${mode// /}")" "$n"
+  cmp -s "$T/cli${mode// /}" "$T/lib${mode// /}" && ok || fail "libshcard.so$mode differs from shcard explain --batch: $(diff "$T/cli${mode// /}" "$T/lib${mode// /}" | head -4)"
+  "$T/shc_batch_static" $mode <"$T/records" >"$T/static${mode// /}"
+  cmp -s "$T/cli${mode// /}" "$T/static${mode// /}" && ok || fail "libshcard.a$mode differs from shcard explain --batch"
 done
 expect_eq "library version" "$(LD_LIBRARY_PATH="$L" "$T/shc_batch" --version)" \
   "$("$SHCARD" --version | sed 's/^shcard //') $("$SHCARD" --version | sed 's/^shcard //')"

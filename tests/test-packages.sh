@@ -62,13 +62,13 @@ if cc -std=c11 -Wall -Werror tests/library/shc_batch.c $(pkg-config --cflags shc
 then ok; else fail "cc with libshcard.a: $(cat "$T/cc.log")"; fi
 python3 tests/library/records.py corpus/*.jsonl >"$T/records"
 n=$(cat corpus/*.jsonl | grep -c .)
-for mode in "" --no-unwrap; do
-  cat corpus/*.jsonl | /usr/bin/shcard explain --batch $mode >"$T/cli$mode"
-  "$T/shc_batch" $mode <"$T/records" >"$T/lib$mode"
-  "$T/shc_batch_static" $mode <"$T/records" >"$T/static$mode"
-  expect_eq "corpus$mode: answers" "$(grep -c . "$T/lib$mode")" "$n"
-  cmp -s "$T/cli$mode" "$T/lib$mode" && ok || fail "libshcard0$mode differs from shcard explain --batch"
-  cmp -s "$T/cli$mode" "$T/static$mode" && ok || fail "libshcard.a$mode differs from shcard explain --batch"
+for mode in "" --no-unwrap "--context bridge"; do
+  cat corpus/*.jsonl | /usr/bin/shcard explain --batch $mode >"$T/cli${mode// /}"
+  "$T/shc_batch" $mode <"$T/records" >"$T/lib${mode// /}"
+  "$T/shc_batch_static" $mode <"$T/records" >"$T/static${mode// /}"
+  expect_eq "corpus$mode: answers" "$(grep -c . "$T/lib${mode// /}")" "$n"
+  cmp -s "$T/cli${mode// /}" "$T/lib${mode// /}" && ok || fail "libshcard0$mode differs from shcard explain --batch"
+  cmp -s "$T/cli${mode// /}" "$T/static${mode// /}" && ok || fail "libshcard.a$mode differs from shcard explain --batch"
 done
 
 # ---- the Python module over the packaged library (found by the dynamic loader)

@@ -41,11 +41,16 @@ export interface ClassifyOptions {
   /** the directory the command will run in (Node only): relative paths are judged from it, and
    * every file it would read is stat()ed (a FIFO, device or socket makes it terminal) */
   cwd?: string;
+  /** where it will run: "any" (unknown, the default: stdin may be open, a pager may start) or
+   * "bridge" (shcard's executor: stdin /dev/null, a PTY, pagers set to cat) */
+  context?: "any" | "bridge";
 }
 
 /** Classifies a shell command. Never throws for bad shell (that is a terminal verdict). */
 export function classify(command: string | Uint8Array, options?: ClassifyOptions): Verdict;
 /** The verdict as the exact line `shcard explain --json` prints (without the newline). */
 export function classifyJSON(command: string | Uint8Array, options?: ClassifyOptions): string;
+/** The contexts a command may run in. */
+export const contexts: readonly ["any", "bridge"];
 /** The library's version, e.g. "0.1.0". */
 export const version: string;

@@ -64,6 +64,9 @@ function cString(ptr) {
   return decoder.decode(m.subarray(ptr, end));
 }
 
+/** Where a command may run (shc_context): "any" (unknown) or "bridge" (shcard's executor). */
+export const contexts = Object.freeze(["any", "bridge"]);
+
 /** The library's version, e.g. "0.1.0". */
 export const version = cString(ex.shcw_version());
 
@@ -84,12 +87,14 @@ function realDir(cwd) {
 /**
  * The verdict as one line of JSON: the bytes `shcard explain --json` prints, without the newline.
  * @param {string | Uint8Array} command
- * @param {{unwrap?: boolean, cwd?: string}} [options]
+ * @param {{unwrap?: boolean, cwd?: string, context?: "any" | "bridge"}} [options]
  * @returns {string}
  */
 export function classifyJSON(command, options = {}) {
   const cmd = toBytes(command);
   const unwrap = options.unwrap ?? true;
+  const context = contexts.indexOf(options.context ?? "any");
+  if (context < 0) throw new RangeError(`shcard: context must be "any" or "bridge", not ${options.context}`);
   const cwd = options.cwd == null ? null : encoder.encode(realDir(options.cwd));
   // one block: the command, the cwd (NUL-terminated) and the length out-parameter
   const cwdLen = cwd ? cwd.length + 1 : 0;
@@ -105,7 +110,7 @@ export function classifyJSON(command, options = {}) {
       m.set(cwd, cwdPtr);
       m[cwdPtr + cwd.length] = 0;
     }
-    const out = ex.shcw_classify(block, cmd.length, unwrap ? 0 : 1, cwdPtr, lenPtr);
+    const out = ex.shcw_classify(block, cmd.length, unwrap ? 0 : 1, cwdPtr, context, lenPtr);
     if (!out) throw new RangeError("shcard: out of memory");
     const n = new DataView(memory.buffer).getUint32(lenPtr, true);
     m = new Uint8Array(memory.buffer, out, n); // memory may have grown: a new view
@@ -121,9 +126,11 @@ export function classifyJSON(command, options = {}) {
  * Classifies a shell command into the card an editor shows.  Never throws for bad shell: a
  * command that does not parse is "terminal", with the diagnostic as its reason.
  * @param {string | Uint8Array} command  the command as the agent gave it (e.g. `bash -lc '...'`)
- * @param {{unwrap?: boolean, cwd?: string}} [options]  unwrap (default true): judge
- *   `bash -lc SCRIPT` by SCRIPT; cwd: the directory it runs in (paths are judged from it and
- *   what it would read is stat()ed: a FIFO, device or socket makes it terminal)
+ * @param {{unwrap?: boolean, cwd?: string, context?: "any" | "bridge"}} [options]  unwrap
+ *   (default true): judge `bash -lc SCRIPT` by SCRIPT; cwd: the directory it runs in (paths are
+ *   judged from it and what it would read is stat()ed: a FIFO, device or socket makes it
+ *   terminal); context: where it runs, "any" (unknown, the default) or "bridge" (shcard's
+ *   executor: stdin /dev/null, a PTY, pagers set to cat)
  */
 export function classify(command, options = {}) {
   return JSON.parse(classifyJSON(command, options));

@@ -15,7 +15,8 @@
 
 #define EXPORT(name) __attribute__((export_name(name), visibility("default")))
 
-char *shcw_classify(const char *cmd, size_t len, int no_unwrap, const char *cwd, size_t *out_len);
+char *shcw_classify(const char *cmd, size_t len, int no_unwrap, const char *cwd, int context,
+                    size_t *out_len);
 void *shcw_alloc(size_t n);
 void shcw_free(void *p);
 const char *shcw_version(void);
@@ -59,13 +60,16 @@ int stat(const char *restrict path, struct stat *restrict st)
 }
 
 /* shc_classify_ex + shc_verdict_to_json in one call: the verdict's JSON (NUL-terminated, owned
- * by the caller: shc_free), its length in *out_len; NULL when out of memory. */
+ * by the caller: shc_free), its length in *out_len; NULL when out of memory or for a context
+ * that is none. */
 EXPORT("shcw_classify")
-char *shcw_classify(const char *cmd, size_t len, int no_unwrap, const char *cwd, size_t *out_len)
+char *shcw_classify(const char *cmd, size_t len, int no_unwrap, const char *cwd, int context,
+                    size_t *out_len)
 {
     shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
     o.no_unwrap = no_unwrap != 0;
     o.cwd = cwd;
+    o.context = (shc_context)context;
     shc_verdict *v = NULL;
     if (shc_classify_ex(&v, cmd, len, &o) != 0)
         return NULL;

@@ -2,7 +2,7 @@
  * installed Debian packages) with nothing but `pkg-config --cflags --libs shcard`: reads records
  * "LEN\n" + LEN bytes of command from stdin and prints shc_verdict_to_json of each, one line
  * per command, which must equal what `shcard explain --batch` prints.
- *   shc_batch [--no-unwrap] [--cwd DIR]      (only <shcard.h> and libc) */
+ *   shc_batch [--no-unwrap] [--cwd DIR] [--context any|bridge]   (only <shcard.h> and libc) */
 #include <shcard.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +16,18 @@ int main(int argc, char **argv)
             o.no_unwrap = true;
         else if (!strcmp(argv[i], "--cwd") && i + 1 < argc)
             o.cwd = argv[++i];
+        else if (!strcmp(argv[i], "--context") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], shc_context_name(SHC_CONTEXT_BRIDGE)))
+                o.context = SHC_CONTEXT_BRIDGE;
+            else if (strcmp(argv[i], shc_context_name(SHC_CONTEXT_ANY)) != 0)
+                return 2;
+        }
         else if (!strcmp(argv[i], "--version")) {
             printf("%s %s\n", shc_version(), SHC_VERSION);
             return 0;
         } else {
-            fprintf(stderr, "usage: shc_batch [--no-unwrap] [--cwd DIR] < records\n");
+            fprintf(stderr, "usage: shc_batch [--no-unwrap] [--cwd DIR] [--context C] < records\n");
             return 2;
         }
     }

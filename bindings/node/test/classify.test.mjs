@@ -44,6 +44,14 @@ test("every corpus command with unwrap: false equals --no-unwrap", () => {
   corpus.forEach((cmd, i) => assert.equal(classifyJSON(cmd, { unwrap: false }), want[i], cmd));
 });
 
+test("every corpus command with context: bridge equals --context bridge", () => {
+  const want = cliBatch(corpus, "--context", "bridge");
+  corpus.forEach((cmd, i) => assert.equal(classifyJSON(cmd, { context: "bridge" }), want[i], cmd));
+  assert.equal(classify("rg foo", { context: "bridge" }).kind, "search");
+  assert.equal(classify("rg foo").kind, "terminal");
+  assert.throws(() => classify("ls", { context: "tty" }), RangeError);
+});
+
 test("fields, names and order", () => {
   const v = classify("rg -n foo src");
   assert.deepEqual(Object.keys(v), ["cmd", "kind", "title", "path", "query", "line", "locations",

@@ -20,10 +20,11 @@ import ctypes
 import json
 import os
 
-__all__ = ["classify", "classify_json", "version", "library_path", "KINDS", "__version__"]
+__all__ = ["classify", "classify_json", "version", "library_path", "KINDS", "CONTEXTS", "__version__"]
 __version__ = "0.1.0"
 
 KINDS = ("terminal", "read", "search", "list")
+CONTEXTS = ("any", "bridge")  # shc_context: SHC_CONTEXT_ANY, SHC_CONTEXT_BRIDGE
 
 _SONAME = "libshcard.so.0"
 _OPTS_VERSION = 1
@@ -31,7 +32,8 @@ _OPTS_VERSION = 1
 
 class _ClassifyOpts(ctypes.Structure):
     # shc_classify_opts, version 1 (include/shcard.h): fields only ever grow at the end
-    _fields_ = [("version", ctypes.c_uint), ("no_unwrap", ctypes.c_bool), ("cwd", ctypes.c_char_p)]
+    _fields_ = [("version", ctypes.c_uint), ("no_unwrap", ctypes.c_bool), ("cwd", ctypes.c_char_p),
+                ("context", ctypes.c_int)]
 
 
 def _candidates():
@@ -92,8 +94,10 @@ def _as_bytes(command):
     raise TypeError("shcard: command must be str or bytes, not %s" % type(command).__name__)
 
 
-def _opts(unwrap, cwd):
-    o = _ClassifyOpts(_OPTS_VERSION, not unwrap, None)
+def _opts(unwrap, cwd, context):
+    if context not in CONTEXTS:
+        raise ValueError("shcard: context must be one of %s, not %r" % (", ".join(CONTEXTS), context))
+    o = _ClassifyOpts(_OPTS_VERSION, not unwrap, None, CONTEXTS.index(context))
     if cwd is not None:
         # as `shcard explain --cwd DIR`: the real path of an existing directory
         real = os.path.realpath(os.fspath(cwd))
@@ -103,11 +107,11 @@ def _opts(unwrap, cwd):
     return o
 
 
-def classify_json(command, *, unwrap=True, cwd=None):
+def classify_json(command, *, unwrap=True, cwd=None, context="any"):
     """The verdict for command as one line of JSON (str): the bytes `shcard explain --json`
     prints, without the newline.  See classify() for the arguments."""
     cmd = _as_bytes(command)
-    opts = _opts(unwrap, cwd)
+    opts = _opts(unwrap, cwd, context)
     v = ctypes.c_void_p()
     rc = _lib.shc_classify_ex(ctypes.byref(v), cmd, len(cmd), ctypes.byref(opts))
     if rc != 0:
@@ -127,13 +131,15 @@ def classify_json(command, *, unwrap=True, cwd=None):
         _lib.shc_verdict_free(v)
 
 
-def classify(command, *, unwrap=True, cwd=None):
+def classify(command, *, unwrap=True, cwd=None, context="any"):
     """Classifies a shell command (str or bytes) into the card an editor shows.
 
     unwrap: judge `bash -lc 'SCRIPT'` (and `sh -c`) by its script (default), or as written
     (then it is terminal).  cwd: the directory the command will run in, or None: relative paths
     are then judged from it, and every file the command would read is stat()ed (a FIFO, device
-    or socket makes it terminal).  Never raises for bad shell: a command that does not parse is
+    or socket makes it terminal).  context: where it will run, "any" (unknown) or "bridge"
+    (shcard's executor: stdin /dev/null, a PTY, pagers set to cat); `rg foo` with no path is a
+    search only in the bridge.  Never raises for bad shell: a command that does not parse is
     terminal, with the diagnostic as its reason.  Returns a dict with the fields of
     `shcard explain --json`."""
-    return json.loads(classify_json(command, unwrap=unwrap, cwd=cwd))
+    return json.loads(classify_json(command, unwrap=unwrap, cwd=cwd, context=context))

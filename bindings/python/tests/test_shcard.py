@@ -51,6 +51,11 @@ class CorpusTest(unittest.TestCase):
         for cmd, line in zip(self.cmds, want):
             self.assertEqual(shcard.classify_json(cmd, unwrap=False), line, cmd)
 
+    def test_corpus_context_bridge_equals_cli(self):
+        want = cli_batch(self.cmds, "--context", "bridge")
+        for cmd, line in zip(self.cmds, want):
+            self.assertEqual(shcard.classify_json(cmd, context="bridge"), line, cmd)
+
 
 class FieldsTest(unittest.TestCase):
     def test_search(self):
@@ -86,6 +91,12 @@ class FieldsTest(unittest.TestCase):
         # bytes in, same verdict; an invalid byte (surrogateescape'd in a str) is U+FFFD
         self.assertEqual(shcard.classify(b"cat \xff"), shcard.classify("cat \udcff"))
         self.assertIn("\ufffd", shcard.classify(b"cat \xff")["cmd"])
+
+    def test_context(self):
+        self.assertEqual(shcard.classify("rg foo", context="bridge")["kind"], "search")
+        self.assertEqual(shcard.classify("rg foo")["kind"], "terminal")  # stdin may be open
+        with self.assertRaises(ValueError):
+            shcard.classify("ls", context="tty")
 
     def test_type_errors(self):
         with self.assertRaises(TypeError):
