@@ -48,6 +48,9 @@ else _pass=$((_pass + p)); _fail=$((_fail + ${f:-0})); [ "${f:-0}" -eq 0 ] || ta
 TSX=tests/e2e/node_modules/.bin/tsx
 if [ -x "$TSX" ]; then
   awk '/^```ts$/ {n++; on = 1; next} /^```$/ {on = 0} on && n == 2' bindings/node/README.md >"$T/proj/adapter.ts"
+  # the top-level README shows the same example
+  awk '/^```ts$/ {on = 1; blk = ""; next} /^```$/ {if (on && blk ~ /toolCallFor/) printf "%s", blk; on = 0; next} on {blk = blk $0 "\n"}' README.md >"$T/readme.ts"
+  cmp -s "$T/readme.ts" "$T/proj/adapter.ts" && ok || fail "README.md's adapter example differs from bindings/node/README.md's"
   cat >"$T/proj/run.ts" <<'TS'
 import { toolCallFor } from "./adapter.ts";
 const cwd = process.cwd();
