@@ -237,10 +237,13 @@ uninstall:
 # into one reactor module that imports no file system; index.js loads it with no native code.
 WASM_CC    ?= clang
 WASM_FLAGS := --target=wasm32-wasi $(CSTD) $(WARN) -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -Igen \
-              -include bindings/node/wasm_host.h
+              -include bindings/node/wasm_host.h -MMD -MP
 WASM_OBJ   := $(CORE_SRC:src/%.c=$(BUILD)/wasm/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/wasm/gen/%.o) \
               $(BUILD)/wasm/shcard_wasm.o
 WASM       := $(BUILD)/wasm/shcard.wasm
+# wasm-ld gives 64 KiB of stack by default, and nothing catches an overflow (the stack grows into
+# the data): 1 MiB, as a thread's stack is bounded natively, for the parser and option tables.
+WASM_STACK := 1048576
 NPM_DIR    := $(BUILD)/npm/package
 NPM_TGZ    := $(BUILD)/npm/shcard-$(VERSION).tgz
 NPM_FILES  := index.js index.d.ts README.md
@@ -261,7 +264,7 @@ $(BUILD)/wasm/shcard_wasm.o: bindings/node/shcard_wasm.c include/shcard.h
 $(WASM_OBJ): bindings/node/wasm_host.h
 
 $(WASM): $(WASM_OBJ)
-	$(WASM_CC) --target=wasm32-wasi -mexec-model=reactor -O2 -Wl,--strip-all \
+	$(WASM_CC) --target=wasm32-wasi -mexec-model=reactor -O2 -Wl,--strip-all -Wl,-z,stack-size=$(WASM_STACK) \
 	  -Wl,--export=shc_free -o $@ $(WASM_OBJ)
 
 wasm: $(WASM)
