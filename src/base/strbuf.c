@@ -34,6 +34,19 @@ void shc_strbuf_put(shc_strbuf *b, const char *s, size_t n)
     b->p[b->n] = '\0';
 }
 
+char *shc_strbuf_reserve(shc_strbuf *b, size_t more)
+{
+    return reserve(b, more) ? b->p + b->n : NULL;
+}
+
+void shc_strbuf_commit(shc_strbuf *b, size_t written)
+{
+    if (b->err)
+        return;
+    b->n += written;
+    b->p[b->n] = '\0';
+}
+
 void shc_strbuf_puts(shc_strbuf *b, const char *s)
 {
     shc_strbuf_put(b, s, strlen(s));
