@@ -12,6 +12,35 @@ enum { CHUNK = 4096, SLACK = 16 };
 
 static const char hex[] = "0123456789ABCDEF";
 
+/* Whether any of the 8 bytes in x needs more than a copy: a control character, '"', '\\' or a
+ * byte of a non-ASCII character (a false positive would only send the bytes the slow way). */
+static inline bool special8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t q = x ^ (ones * '"'), s = x ^ (ones * '\\');
+    uint64_t lt20 = (x - ones * 0x20) & ~x;
+    uint64_t zq = (q - ones) & ~q, zs = (s - ones) & ~s;
+    return ((lt20 | zq | zs | x) & highs) != 0;
+}
+
+/* Whether s[0..n) is all bytes that are copied as they are (the common case: one pass, then
+ * one copy).  The last partial word is padded with 'a'. */
+static bool all_plain(const unsigned char *u, size_t n)
+{
+    size_t i = 0;
+    uint64_t x;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, u + i, 8);
+        if (special8(x))
+            return false;
+    }
+    if (i == n)
+        return true;
+    x = 0x6161616161616161u;
+    memcpy(&x, u + i, n - i);
+    return !special8(x);
+}
+
 static char *put_u(char *o, unsigned cp)
 {
     o[0] = '\\';
@@ -56,6 +85,16 @@ void shc_jw_str(shc_strbuf *b, const char *s, size_t n, unsigned flags)
 {
     const unsigned char *u = (const unsigned char *)s;
     bool ascii = (flags & SHC_JW_ASCII) != 0;
+    if (n <= CHUNK && all_plain(u, n)) {
+        char *o = shc_strbuf_reserve(b, n + 2);
+        if (!o)
+            return;
+        o[0] = '"';
+        memcpy(o + 1, s, n);
+        o[n + 1] = '"';
+        shc_strbuf_commit(b, n + 2);
+        return;
+    }
     size_t i = 0;
     do {
         size_t end = n - i > CHUNK ? i + CHUNK : n;
@@ -66,6 +105,21 @@ void shc_jw_str(shc_strbuf *b, const char *s, size_t n, unsigned flags)
         if (i == 0)
             *o++ = '"';
         while (i < end) {
+            size_t run = i;
+            while (run + 8 <= end) {
+                uint64_t x;
+                memcpy(&x, u + run, 8);
+                if (special8(x))
+                    break;
+                run += 8;
+            }
+            if (run > i) {
+                memcpy(o, u + i, run - i);
+                o += run - i;
+                i = run;
+                if (i >= end)
+                    break;
+            }
             unsigned char c = u[i];
             if (c < 0x80) {
                 if (c >= 0x20 && c != '"' && c != '\\')
@@ -112,7 +166,7 @@ void shc_jw_cstr(shc_strbuf *b, const char *s, unsigned flags)
         shc_jw_raw(b, "null");
 }
 
-void shc_jw_int(shc_strbuf *b, long long v)
+void shc__jw_int(shc_strbuf *b, long long v)
 {
     char buf[24], *e = buf + sizeof buf, *p = e;
     unsigned long long m = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;

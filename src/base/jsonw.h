@@ -19,8 +19,23 @@ enum { SHC_JW_ASCII = 1 };
 void shc_jw_str(shc_strbuf *b, const char *s, size_t n, unsigned flags);
 /* A NUL-terminated string, or null for NULL. */
 void shc_jw_cstr(shc_strbuf *b, const char *s, unsigned flags);
-/* A decimal integer, as jansson prints json_int_t. */
-void shc_jw_int(shc_strbuf *b, long long v);
+/* A decimal integer, as jansson prints json_int_t (inline below 1000: spans are mostly small). */
+void shc__jw_int(shc_strbuf *b, long long v);
+static inline void shc_jw_int(shc_strbuf *b, long long v)
+{
+    if (v >= 0 && v < 1000 && b->n + 3 < b->cap) {
+        char *o = b->p + b->n;
+        if (v >= 100)
+            *o++ = (char)('0' + v / 100);
+        if (v >= 10)
+            *o++ = (char)('0' + v / 10 % 10);
+        *o++ = (char)('0' + v % 10);
+        *o = '\0';
+        b->n = (size_t)(o - b->p);
+    } else {
+        shc__jw_int(b, v);
+    }
+}
 /* A literal piece of JSON text (punctuation and keys written by the caller). */
 #define shc_jw_raw(b, lit) shc_strbuf_put((b), "" lit, sizeof(lit) - 1) /* literals only */
 /* One of two literals. */
