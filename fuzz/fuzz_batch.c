@@ -1,7 +1,8 @@
 /* libFuzzer target for the --batch fast path (cli/batch.h): it must give the bytes the
  * reference path gives (jansson reads every line, answers are built as trees and dumped).
  *   - the input as one command: the one-pass writers (verdict_write.c, dump_write.c) against
- *     json_dumps of the jansson trees, for explain and parse, with and without unwrapping;
+ *     json_dumps of the jansson trees, for explain and parse, with and without unwrapping
+ *     (explain also in the bridge context);
  *   - the input as lines of requests: shc__batch_line fast against reference, answer and status;
  *   - each line the fast reader accepts: jansson accepts it too, as an object whose only member
  *     is "cmd", a string with exactly the bytes the fast reader decoded.
@@ -64,10 +65,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int unwrap = 0; unwrap < 2; unwrap++) {
         bool u = unwrap != 0;
         copts.no_unwrap = !u;
+        copts.context = unwrap ? SHC_CONTEXT_BRIDGE : SHC_CONTEXT_ANY;
         one_command(&shc__explain_batch, in, size, &copts);
         one_command(&shc__parse_batch, in, size, &u);
     }
     copts.no_unwrap = false;
+    copts.context = SHC_CONTEXT_ANY;
     bool u = true;
     shc_strbuf scratch = {0};
     size_t lineno = 0;

@@ -27,6 +27,7 @@ compare() { # name, shcard args..., -- ref args...
 compare "explain" explain --batch -- explain
 compare "explain --no-unwrap" explain --batch --no-unwrap -- explain --no-unwrap
 compare "explain --cwd" explain --batch --cwd "$cwd" -- explain --cwd "$cwd"
+compare "explain --context bridge" explain --batch --context bridge -- explain --context bridge
 compare "parse" parse --batch -- parse
 compare "parse --no-unwrap" parse --batch --no-unwrap -- parse --no-unwrap
 expect_eq "one answer per non-blank line" "$(wc -l <"$tmp/fast")" \

@@ -1,7 +1,7 @@
 /* The reference path of `shcard explain --batch` / `parse --batch` (cli/batch.h): every line
  * through jansson, every answer built as a tree and dumped, a flush per line.  suite_batch
  * compares the fast path of the real binary with it, byte for byte.
- * Usage: batch_ref explain|parse [--no-unwrap] [--cwd DIR] < lines */
+ * Usage: batch_ref explain|parse [--no-unwrap] [--cwd DIR] [--context bridge] < lines */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +20,10 @@ int main(int argc, char **argv)
             unwrap = false;
         else if (!strcmp(argv[i], "--cwd") && i + 1 < argc)
             copts.cwd = argv[++i];
+        else if (!strcmp(argv[i], "--context") && i + 1 < argc && !strcmp(argv[i + 1], "bridge")) {
+            copts.context = SHC_CONTEXT_BRIDGE;
+            i++;
+        }
         else
             return 2;
     }
