@@ -49,13 +49,18 @@ static const shc_opt digits_opt = {0, NULL, SHC_ARG_REQ, SHC_ROLE_LINES, NULL};
 
 const shc_cmdspec *shc__policy_lookup(const char *name, size_t len)
 {
+    if (len == 0)
+        return NULL;
+    /* the first byte first: most names are ruled out without strlen (this runs for every
+     * command; internal tables ("git grep") contain a space and never match a word) */
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-        /* internal tables ("git grep") contain a space and never match a word */
-        if (strlen(specs[i].name) == len && !memcmp(specs[i].name, name, len))
+        if (specs[i].name[0] == name[0] && strlen(specs[i].name) == len &&
+            !memcmp(specs[i].name, name, len))
             return &specs[i];
     }
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (strlen(aliases[i].name) == len && !memcmp(aliases[i].name, name, len))
+        if (aliases[i].name[0] == name[0] && strlen(aliases[i].name) == len &&
+            !memcmp(aliases[i].name, name, len))
             return &specs[aliases[i].id];
     return NULL;
 }

@@ -132,6 +132,16 @@ bool shc__batch_request(const char *line, size_t len, shc_strbuf *scratch, const
         return false;
     const char *s = ++p;
     bool escapes = false;
+    /* eight bytes at a time while none is '"', '\\' or a control character */
+    while (e - p >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+        uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+        if ((((x - ones * 0x20) | (q - ones) | (b - ones)) & ~x & highs) != 0)
+            break;
+        p += 8;
+    }
     while (p < e && *p != '"') {
         unsigned char c = (unsigned char)*p;
         if (c < 0x20)
