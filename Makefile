@@ -132,7 +132,7 @@ check-gen:
 
 # ---------------------------------------------------------------- bench and fuzz
 bench: deps bench-anchors
-	@$(MAKE) --no-print-directory shcard $(BENCH_BIN) OPT="-O2 -g"
+	@$(MAKE) --no-print-directory shcard $(BENCH_BIN) $(BUILD)/tests/helpers/batch_ref OPT="-O2 -g"
 	@BUILD=$(BUILD) bash bench/run.sh
 
 # The parsers the benchmarks compare with (bench/anchors/, bench_anchors.sh), installed here and
