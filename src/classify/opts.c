@@ -2,6 +2,7 @@
  * follows GNU getopt_long closely enough to see every option the real tool would see:
  * clusters (-nS), attached values (-n5, --lines=5), `--`, permutation (options after
  * operands), and unique prefixes of long options.  Anything it does not recognise rejects. */
+#include "base/fmt.h"
 #include "classify/policy.h"
 
 #include <stdarg.h>
@@ -93,7 +94,7 @@ int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...)
     r->argi = argi;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    shc_vformat(r->reason, sizeof r->reason, fmt, ap);
     va_end(ap);
     return -1;
 }
