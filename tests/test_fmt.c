@@ -29,14 +29,14 @@ static void ref(char *buf, size_t cap, const char *f, ...)
     va_end(ap);
 }
 
-#define SAME(cap, ...)                                                                             \
-    do {                                                                                           \
-        char a[64], b[64];                                                                         \
-        memset(a, 'x', sizeof a);                                                                  \
-        memset(b, 'x', sizeof b);                                                                  \
-        fmt(a, cap, __VA_ARGS__);                                                                  \
-        ref(b, cap, __VA_ARGS__);                                                                  \
-        assert_memory_equal(a, b, sizeof a);                                                       \
+#define SAME(cap, ...)                       \
+    do {                                     \
+        char a[64], b[64];                   \
+        memset(a, 'x', sizeof a);            \
+        memset(b, 'x', sizeof b);            \
+        fmt(a, cap, __VA_ARGS__);            \
+        ref(b, cap, __VA_ARGS__);            \
+        assert_memory_equal(a, b, sizeof a); \
     } while (0)
 
 static void test_fast_formats(void **state)

@@ -8,8 +8,8 @@ static void line_or_null(shc_strbuf *b, long line)
         shc_jw_raw(b, "null");
 }
 
-void shc_verdict_write(shc_strbuf *b, const shc_verdict *v, const char *cmd, size_t len,
-                       unsigned flags)
+void shc_verdict_write(
+    shc_strbuf *b, const shc_verdict *v, const char *cmd, size_t len, unsigned flags)
 {
     shc_jw_raw(b, "{\"cmd\":");
     if (cmd)

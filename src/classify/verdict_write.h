@@ -13,7 +13,7 @@
 
 /* Appends the object (no newline).  cmd[0..len) is the command as given (NULL: the field is the
  * verdict's script).  flags: SHC_JW_ASCII.  Failures show as b->err. */
-void shc_verdict_write(shc_strbuf *b, const shc_verdict *v, const char *cmd, size_t len,
-                       unsigned flags);
+void shc_verdict_write(
+    shc_strbuf *b, const shc_verdict *v, const char *cmd, size_t len, unsigned flags);
 
 #endif

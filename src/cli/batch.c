@@ -45,8 +45,14 @@ static json_t *line_error(const char *kind, const char *msg, size_t lineno)
     return o;
 }
 
-void shc__batch_line(shc_strbuf *out, shc_strbuf *scratch, const char *line, size_t len,
-                     size_t lineno, const shc_batch_ops *ops, const void *payload, int *status,
+void shc__batch_line(shc_strbuf *out,
+                     shc_strbuf *scratch,
+                     const char *line,
+                     size_t len,
+                     size_t lineno,
+                     const shc_batch_ops *ops,
+                     const void *payload,
+                     int *status,
                      bool reference)
 {
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -140,8 +146,7 @@ int shc__batch(int fd, FILE *out, const shc_batch_ops *ops, const void *payload)
         char *nl = memchr(buf + scan, '\n', end - scan);
         if (nl || (eof && beg < end)) {
             size_t len = nl ? (size_t)(nl - (buf + beg)) : end - beg;
-            shc__batch_line(&ob, &scratch, buf + beg, len, ++lineno, ops, payload, &status,
-                            false);
+            shc__batch_line(&ob, &scratch, buf + beg, len, ++lineno, ops, payload, &status, false);
             beg = scan = nl ? beg + len + 1 : end;
             if (ob.n >= SHC_BATCH_FLUSH || ob.err)
                 ok = flush(&ob, out);
@@ -185,9 +190,16 @@ int shc__batch(int fd, FILE *out, const shc_batch_ops *ops, const void *payload)
     return ok ? status : 1;
 }
 
-int shc__run_commands(const char *prog, bool batch, int argc, char **argv, int first,
-                      shc_one_fn one, void *payload, const shc_batch_ops *each,
-                      const void *batch_payload, void (*usage)(FILE *))
+int shc__run_commands(const char *prog,
+                      bool batch,
+                      int argc,
+                      char **argv,
+                      int first,
+                      shc_one_fn one,
+                      void *payload,
+                      const shc_batch_ops *each,
+                      const void *batch_payload,
+                      void (*usage)(FILE *))
 {
     if (batch) {
         if (first < argc) {

@@ -41,16 +41,22 @@ int shc__batch_reference(FILE *in, FILE *out, const shc_batch_ops *ops, const vo
 /* One line (its newline removed; trailing CRs are removed here), numbered lineno from 1: appends
  * its answer and a newline to out; a blank line appends nothing.  reference picks the path;
  * scratch is reused between calls. */
-void shc__batch_line(shc_strbuf *out, shc_strbuf *scratch, const char *line, size_t len,
-                     size_t lineno, const shc_batch_ops *ops, const void *payload, int *status,
+void shc__batch_line(shc_strbuf *out,
+                     shc_strbuf *scratch,
+                     const char *line,
+                     size_t len,
+                     size_t lineno,
+                     const shc_batch_ops *ops,
+                     const void *payload,
+                     int *status,
                      bool reference);
 
 /* The fast request reader: when line[0..len) is exactly {"cmd": STRING} (JSON whitespace
  * anywhere between) and STRING is one jansson decodes, sets *cmd and *cmdlen to the decoded
  * bytes (into line when it has no escape, else into scratch) and returns true; returns false
  * for anything else, which the caller hands to jansson. */
-bool shc__batch_request(const char *line, size_t len, shc_strbuf *scratch, const char **cmd,
-                        size_t *cmdlen);
+bool shc__batch_request(
+    const char *line, size_t len, shc_strbuf *scratch, const char **cmd, size_t *cmdlen);
 
 /* One command from the command line: prints its result; returns 0, or 1 when it failed. */
 typedef int (*shc_one_fn)(const char *cmd, size_t len, void *payload);
@@ -59,9 +65,16 @@ typedef int (*shc_one_fn)(const char *cmd, size_t len, void *payload);
  * with batch, commands come from stdin (answered by each with batch_payload) and arguments are
  * a usage error; otherwise each argument is one command (one, with payload).  Returns the exit
  * status (0, 1, or 2 for a usage error). */
-int shc__run_commands(const char *prog, bool batch, int argc, char **argv, int first,
-                      shc_one_fn one, void *payload, const shc_batch_ops *each,
-                      const void *batch_payload, void (*usage)(FILE *));
+int shc__run_commands(const char *prog,
+                      bool batch,
+                      int argc,
+                      char **argv,
+                      int first,
+                      shc_one_fn one,
+                      void *payload,
+                      const shc_batch_ops *each,
+                      const void *batch_payload,
+                      void (*usage)(FILE *));
 
 /* Writes o as one compact line on stdout and flushes. */
 void shc__print_json_line(const json_t *o);

@@ -57,8 +57,7 @@ static char *put_utf8(char *o, uint32_t cp)
 
 /* Decodes the escapes of s[0..n) (a string body already checked for quotes and controls) into
  * scratch; false for an escape jansson would reject. */
-static bool unescape(const char *s, size_t n, shc_strbuf *scratch, const char **cmd,
-                     size_t *cmdlen)
+static bool unescape(const char *s, size_t n, shc_strbuf *scratch, const char **cmd, size_t *cmdlen)
 {
     scratch->n = 0;
     char *o0 = shc_strbuf_reserve(scratch, n); /* decoding never makes a string longer */
@@ -114,8 +113,8 @@ static bool unescape(const char *s, size_t n, shc_strbuf *scratch, const char **
     return true;
 }
 
-bool shc__batch_request(const char *line, size_t len, shc_strbuf *scratch, const char **cmd,
-                        size_t *cmdlen)
+bool shc__batch_request(
+    const char *line, size_t len, shc_strbuf *scratch, const char **cmd, size_t *cmdlen)
 {
     const char *p = line, *e = line + len;
     p = skip_ws(p, e);

@@ -121,7 +121,8 @@ static void node(jw *w, const shc_node *n)
         break;
     case SHC_NODE_PIPE: {
         const shc_pipeline *p = &n->u.pipe;
-        shc_jw_pick(b, p->negated, "{\"type\":\"pipeline\",\"negated\":true,\"commands\":[", "{\"type\":\"pipeline\",\"negated\":false,\"commands\":[");
+        shc_jw_pick(b, p->negated, "{\"type\":\"pipeline\",\"negated\":true,\"commands\":[",
+                    "{\"type\":\"pipeline\",\"negated\":false,\"commands\":[");
         for (size_t i = 0; i < p->n; i++) {
             if (i)
                 shc_strbuf_putc(b, ',');
@@ -194,8 +195,13 @@ static void command(const shc_node *n, void *payload)
     span_end(b, n->span);
 }
 
-void shc_parse_write(shc_strbuf *b, const char *cmd, size_t len, const shc_ast *ast, int rc,
-                     const shc_diag *diag, unsigned flags)
+void shc_parse_write(shc_strbuf *b,
+                     const char *cmd,
+                     size_t len,
+                     const shc_ast *ast,
+                     int rc,
+                     const shc_diag *diag,
+                     unsigned flags)
 {
     jw w = {b, flags, true};
     shc_jw_raw(b, "{\"cmd\":");

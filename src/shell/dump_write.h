@@ -13,7 +13,12 @@
 
 /* Appends the object for cmd[0..len) (no newline); ast may be NULL, rc and diag are what
  * shc_parse returned.  flags: SHC_JW_ASCII.  Failures show as b->err. */
-void shc_parse_write(shc_strbuf *b, const char *cmd, size_t len, const shc_ast *ast, int rc,
-                     const shc_diag *diag, unsigned flags);
+void shc_parse_write(shc_strbuf *b,
+                     const char *cmd,
+                     size_t len,
+                     const shc_ast *ast,
+                     int rc,
+                     const shc_diag *diag,
+                     unsigned flags);
 
 #endif

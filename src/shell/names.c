@@ -50,8 +50,11 @@ const char *shc_part_kind_name(shc_part_kind k)
 }
 
 const shc_word_flag_name shc_word_flag_names[SHC_WORD_FLAG_COUNT] = {
-    {SHC_WORD_QUOTED, "quoted"},       {SHC_WORD_GLOB, "glob"},
-    {SHC_WORD_BRACE, "brace"},         {SHC_WORD_TILDE, "tilde"},
-    {SHC_WORD_EXPANSION, "expansion"}, {SHC_WORD_ESCAPED, "escaped"},
+    {SHC_WORD_QUOTED, "quoted"},
+    {SHC_WORD_GLOB, "glob"},
+    {SHC_WORD_BRACE, "brace"},
+    {SHC_WORD_TILDE, "tilde"},
+    {SHC_WORD_EXPANSION, "expansion"},
+    {SHC_WORD_ESCAPED, "escaped"},
     {SHC_WORD_ASSIGN_TILDE, "assign_tilde"},
 };

@@ -4,8 +4,8 @@
 
 #include "shcard.h"
 
-const char *shc_redir_op_name(shc_redir_op op); /* "<", ">>", "&>", ... */
-int shc_redir_default_fd(shc_redir_op op);      /* 0 or 1 */
+const char *shc_redir_op_name(shc_redir_op op);  /* "<", ">>", "&>", ... */
+int shc_redir_default_fd(shc_redir_op op);       /* 0 or 1 */
 const char *shc_part_kind_name(shc_part_kind k); /* "lit", "dbl", ... */
 
 typedef struct shc_word_flag_name {

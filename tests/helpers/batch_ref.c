@@ -23,8 +23,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--context") && i + 1 < argc && !strcmp(argv[i + 1], "bridge")) {
             copts.context = SHC_CONTEXT_BRIDGE;
             i++;
-        }
-        else
+        } else
             return 2;
     }
     copts.no_unwrap = !unwrap;
