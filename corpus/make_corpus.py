@@ -259,7 +259,8 @@ S("cd d && rg x", "x", "d", "cd is the root", alt="terminal")
 S("grep -rn foo src", "foo", "src", "grep -r")
 S("grep -rn foo .", "foo", ".", "grep -r dot")
 S("grep -n foo file.txt", "foo", "file.txt", "grep a file")
-S("grep -R src/main.rs -n .", "src/main.rs", ".", "codex test: query not shortened")
+S("grep -r src/main.rs -n .", "src/main.rs", ".", "codex test: query not shortened")
+T("grep -R src/main.rs -n .", "grep -R follows symbolic links")
 S("grep -e TODO -n src/a.c", "TODO", "src/a.c", "-e")
 S("grep -eTODO -n src/a.c", "TODO", "src/a.c", "attached -e")
 S("grep --regexp=TODO -r src", "TODO", "src", "--regexp=")
@@ -349,7 +350,7 @@ L("find . -type f | wc -l", ".", "count files")
 L("find . -maxdepth 1", ".", "depth only")
 L("find . -type f -size +1M", ".", "size filter")
 L("find . -mtime -1 -type f", ".", "mtime")
-L("find -L . -type l", ".", "follow symlinks option")
+T("find -L . -type l", "find -L follows symbolic links")
 L("find . -empty", ".", "empty files")
 L("find . -type f -ls", ".", "ls action prints")
 L("fd", None, "fd lists")
@@ -753,6 +754,147 @@ T("cd / && find . -type f", "whole filesystem", alt="list")
 L("ls /", "/", "listing the root directory itself is short", alt="terminal")
 
 
+# ------------------------------------------------------------------ red team, class 4: each tool's own option parser
+# (the families are in src/classify/tools.def; the evidence for each is in its tools/NAME.def)
+# tree: a value letter takes the next word, even inside a cluster; long options compared whole
+T("tree -Po -L out", "tree: -P takes -L, -o takes out: writes ./out (red team, verified)")
+T("tree -Io --charset README.md", "tree: -I takes --charset, -o takes README.md: overwrites it (red team)")
+T("tree --noreport -Po -I x", "tree: -P takes -I, -o takes x: writes ./x (red team)")
+T("tree -aPo -L 1", "tree: -P takes -L, -o takes 1: writes ./1 (red team)")
+T("tree -LPo 2 x out", "tree: -L 2, -P x, -o out: writes ./out")
+T("tree -dPo -- x", "tree: -P takes --, -o takes x")
+T("tree --charsetX y -o z", "tree 2.1 reads --charsetX as --charset y, then -o z writes")
+T("tree -L3", "tree 2.1.0 reads -3 as an option, 2.1.1 on as the level: version-dependent",
+  alt="list")
+T("tree --noreport=1", "tree compares long options whole: an error", alt="list")
+L("tree -PL '*.c' 2", None, "tree: -P '*.c' and -L 2 from the next words")
+L("tree --charset utf-8 -L 1", None, "tree: a long option's value as the next word")
+L("tree --charset=ascii -d src", "src", "tree: --charset=VALUE")
+L("tree -- -x", "-x", "tree: after -- a directory")
+# git: git.c compares whole words; parse-options ends git grep's options at the pattern
+T("git -Pp grep foo | head", "git.c compares whole words: -Pp is an unknown option", alt="search")
+T("git --no-pag grep foo | head", "git.c takes no prefixes: an error", alt="search")
+T("git grep foo -n | head", "git grep stops at the pattern: -n after it is an error", alt="search")
+T("git grep --end-of-options foo | head", "KEEP_DASHDASH keeps --end-of-options: it becomes the pattern")
+T("git grep -e a '(' -e b ')' | head", "bare ( and ) are options of git grep")
+T("git grep --line foo | head", "parse-options would take the prefix; only whole names here",
+  alt="search")
+S("git grep -3 foo -- src | head", "foo", "src", "git grep: -NUM is -C NUM")
+S("git grep -e foo -- -x | head", "foo", "-x", "git grep: after -- a path")
+S("git grep -- -foo | head", "-foo", None, "git grep: a leading -- before the pattern")
+# clap (rg: clap 2 / lexopt, fd: clap 4, bat: clap 3)
+T("rg -e=foo src", "clap 2 drops the '=' of -e=foo, lexopt may not", alt="search")
+T("rg -m -x foo f", "clap reads -x as an option (missing value), lexopt as the value", alt="search")
+T("rg -e x --max-depth 1 --max-depth 5 d", "clap 2: the repeated option swallows d", alt="search")
+T("fd -E -x touch", "clap: -x is an option (fd reports a missing value)")
+T("fd -d 1 -d 5", "fd keeps the last, rg's clap 2 swallows: repeats reject", alt="list")
+T("fd --search-path src x d", "fd: --search-path conflicts with path operands", alt="search")
+T("fd --strip-cwd-prefix=always x", "a flag in fd 8: an error", alt="search")
+T("bat -l -p f | head", "clap: -p is an option, not -l's value", alt="read")
+T("bat -r=1:2 f | head", "clap 3 drops the '=', lexopt may not", alt="read")
+T("bat cache --clear", "bat's cache subcommand deletes ~/.cache/bat")
+T("bat cache --build", "bat's cache subcommand writes ~/.cache/bat")
+S("rg -e -foo src", "-foo", "src", "rg: -e takes a value that starts with '-' (allow_hyphen_values)")
+S("rg -g '*.c' -g '*.h' foo .", "foo", ".", "rg: -g repeats (multiple)")
+S("fd -e c -e h main", "main", None, "fd: -e repeats (Vec)")
+L("fd -S -10k", None, "fd: -S takes a value that starts with '-'")
+R("bat -P cache", "cache", "bat: `cache` that is not the first word is a file")
+# ack: Getopt::Long with bundling and early passes
+T("ack --h foo", "Getopt::Long reads --h as -h", alt="search")
+T("ack -m1x foo f", "Getopt::Long: -m 1 then -x, which reads the file list from stdin")
+T("ack -c --ignore-dir --noenv foo f", "an early pass eats --noenv: ack searches for f in . (red-team probe)")
+T("ack --ignore-dir --ackrc=x.ackrc foo .", "an early pass loads x.ackrc, which may set --pager")
+T("ack --noenv TODO +x", "Getopt::Long's prefixes include '+': +x is -x, which reads file names from stdin (probed)")
+T("ack TODO f +c", "+c is -c (probed)", alt="search")
+S("ack --noenv -- TODO +x", "TODO", "+x", "ack: after -- +x is a file")
+S("ack --noenv -i foo src", "foo", "src", "ack: --noenv (no .ackrc)")
+S("ack --ignore-d node_modules foo .", "foo", ".", "ack: unique prefix of --ignore-dir/--ignore-directory")
+# GNU getopt_long details
+T("head -q -5 f", "head: -5 is a count only as the first argument (an error)", alt="read")
+T("tail -5 -q f", "tail: the obsolete -5 needs it alone (an error)", alt="read")
+R("head -5 -q f", "f", "head: obsolete count first, then options")
+R("tail -5 -- f", "f", "tail: obsolete count, --, one file")
+T("cat f | sort --ver", "sort: --version or --version-sort")
+T("cat f | tr a b -d", "tr stops at the first operand ('+'): a third operand")
+R("cat f | column -n t -t", "f", "column: -n takes a table name")
+T("ag -U --vim foo", "ag: --vim is a file type, not --vimgrep (no prefixes for ag)", alt="search")
+T("ls -Fw 5", "ls: -F has no value (only --classify has): -w takes 5", alt="list")
+
+# ------------------------------------------------------------------ red team, class 5: repeated options, last wins
+T("bat --paging=never --paging=always f", "bat: the last --paging wins: pages (red team, verified)")
+T("bat --paging never --paging auto README.md", "bat: the last --paging wins (red team)")
+T("bat -pp -n f", "bat: -n drops the -p before it: pages on a terminal (probed)")
+T("bat -pp --style=full f", "bat: --style drops the -p before it (probed)")
+T("bat -P --paging=auto f", "bat: --paging after -P wins (probed)")
+T("bat -r 1:2 -r 5:6 f | head", "bat: two ranges, no single line")
+R("bat --paging=always -P f", "f", "bat: -P last: never pages")
+R("bat -n -pp f", "f", "bat: -pp after -n: never pages")
+T("grep -d recurse -d read foo", "grep: the last -d wins: reads stdin (red team, verified)")
+T("grep -r -d skip TODO", "grep: -d skip after -r: reads stdin (red team, verified)")
+T("grep --directories=recurse --directories=skip TODO", "grep: last --directories wins (red team)")
+T("grep -R --directories=read -n useState", "grep: -R then --directories=read (red team)")
+S("grep -d skip -r foo", "foo", None, "grep: the last of -d/-r is -r: recursive")
+T("grep -d skip -R foo", "grep -R follows symbolic links")
+R("tail -n 3 -n +5 f", "f", "tail: the last -n wins", line=5)
+R("tail -n +5 -n 3 f", "f", "tail: the last -n wins (no start line)")
+T("rg -e x -m 1 -m 2 d", "rg: a repeated -m swallows d (clap 2)", alt="search")
+T("rg -e line --max-depth 1 --maxdepth 5 d", "rg: an alias repeats the same argument: swallows d (probed)",
+  alt="search")
+
+# ------------------------------------------------------------------ red team, class 6: option values judged like operands
+T("grep -r --exclude-from=- foo .", "grep reads the exclude list from stdin (red team, verified)")
+T("grep --exclude-from - -rn TODO .", "same as a separate word (red team)")
+T("grep -r --exclude-f=- TODO .", "a getopt prefix of --exclude-from (red team)")
+T("rg --ignore-file - foo", "'-' as an ignore file")
+T("fd --ignore-file=- x", "'-' as an ignore file")
+T("ag -U -p - foo", "'-' as a path-to-ignore")
+T("git ls-files -X -", "'-' as an exclude file")
+T("tree --gitfile -", "'-' as a gitignore file")
+T("cd / && ls tmp | grep x --exclude-from=dev/zero", "a filter's file option reads /dev/zero (red team)")
+T("cd / && grep -r --exclude-from=dev/zero foo tmp", "the value joined onto cd /: /dev/zero (red team, verified)")
+T("cd / && grep -r --exclude-from=dev/tty foo tmp", "reads the terminal (red team)")
+T("cd / && grep -r --exclude-from=proc/self/fd/0 foo tmp", "reads stdin (red team)")
+T("cd / && rg --ignore-file dev/zero foo tmp", "rg reads /dev/zero as an ignore file (red team)")
+T("cd / && fd --ignore-file dev/zero a tmp", "fd reads /dev/zero as an ignore file (red team)")
+T("cd / && ag -U -p dev/zero foo tmp", "ag reads /dev/zero as path-to-ignore (red team)")
+T("cd / && tree --gitfile dev/zero tmp", "tree reads /dev/zero as a gitignore file")
+T("cd /tmp && rg --ignore-file ../dev/zero foo .", "the value climbs out of the cd directory")
+T("cd src && git ls-files -X ../../../../../../../../../../dev/zero", "a ../ chain from the cd directory")
+T("cat f | grep --exclude-from=ex foo", "a filter reads only the pipe")
+T("git ls-files --exclude-per-directory=../../x", "read in every directory: a name, not a path")
+T("nl -w 2000000000 f", "nl pads every line to 2e9 columns (red team)")
+T("cat f | nl -w 1000000000", "same as a filter (red team)")
+S("grep -r --exclude-from=.gitignore foo .", "foo", ".", "grep: the exclude file is an input")
+S("rg --ignore-file .ignore foo src", "foo", "src", "rg: the ignore file is an input")
+L("git ls-files -X .gitignore", None, "git ls-files: the exclude file is an input")
+R("nl -w 6 f", "f", "nl: a small width")
+T("find . -printf '%1000000000f'", "find -printf field width: 1 GB per file (red team)")
+T("find . -name f -printf '%2000000000p\\n'", "find -printf field width: 2 GB per match (red team)")
+T("find . -printf '%.99999p'", "find -printf precision over the bound")
+L("find . -maxdepth 1 -printf '%-20p %10s\\n'", ".", "find -printf with small widths")
+
+# ------------------------------------------------------------------ red team, class 9: operands that make a read tool fetch
+T("git grep foo HEAD | head", "a revision: objects a partial clone fetches from its remote (probed)")
+T("git grep foo HEAD~1 | head", "same (red team, verified)")
+T("git --no-pager grep -n TODO main~2", "same (red team)")
+T("git -P grep -c foo HEAD~2 -- a.txt", "same, with a pathspec (red team)")
+T("git grep foo src | head", "src may be a branch or a tag")
+T("git grep foo 1a2b3c4d | head", "an abbreviated object name")
+T("git grep foo v1-3-gabc1234 | head", "a describe name")
+T("git grep foo :/fix | head", "searches commit messages")
+T("git grep --cached TODO | head", "reads blobs from the object store (probed: fetched)")
+T("git grep --recurse-submodules foo | head", "reads .gitmodules and submodule objects")
+T("git ls-files --with-tree=HEAD~1", "reads a tree: a treeless clone fetches it (red team)")
+T("git ls-files --eol", "reads every blob (probed: fetched)")
+T("git ls-files --format='%(objectsize) %(path)'", "may read objects (git 2.41)")
+S("git grep foo -- src | head", "foo", "src", "after -- only paths")
+S("git grep foo src/ | head", "foo", "src/", "a trailing slash: no ref has that name")
+S("git grep foo . | head", "foo", ".", "'.' is not a ref name")
+S("git grep foo '*.py' | head", "foo", "*.py", "a glob is not a ref name")
+S("git grep --no-index foo src | head", "foo", "src", "--no-index: no revisions")
+S("git grep --untracked foo -- src | head", "foo", "src", "--untracked: no revisions")
+
+
 # ------------------------------------------------------------------ more everyday agent commands
 R("cat package.json | head -50", "package.json", "head after cat")
 R("head -100 README.md", "README.md", "obsolescent count", alt="terminal")
@@ -819,6 +961,43 @@ for cmd, why in [
     ("grep -r foo . 3<&0", "an input duplication"),
 ]:
     T(cmd, "red team (stdin dup): " + why)
+
+# ------------------------------------------------------------------ red team: regex blow-ups (class D)
+# GNU grep, git grep and find -regex match backreferences by backtracking without bound.
+for cmd, why in [
+    ("grep -E '(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1' README.md", "five groups, backreferences"),
+    ("grep -rn '\\(.*\\)\\(.*\\)\\2\\1' .", "BRE backreferences"),
+    ("grep -e foo -e '(a*)*\\1' -r .", "a backreference in a second -e"),
+    ("grep --regexp='(.)\\1' f", "long option"),
+    ("git grep -E '(.*)(.*)(.*)(.*)\\4\\3\\2\\1x' -- src | head", "git grep"),
+    ("git --no-pager grep -e '(a)\\1' -- .", "git grep -e"),
+    ("cat f | grep -E '(.+)\\1'", "a filter"),
+    ("rg -n foo . | grep '\\(x\\)\\1'", "a filter after a search"),
+    ("find . -regex '.*\\(a*\\)*\\1'", "find -regex"),
+    ("find . -iregex '\\(.*\\)\\1'", "find -iregex"),
+]:
+    T(cmd, "red team (regex): " + why)
+S("grep -rn 'a\\\\1' .", "a\\\\1", ".", "an escaped backslash before a digit is no backreference")
+
+# ------------------------------------------------------------------ red team: symlinks followed
+# A symbolic link in the project may lead to /dev/zero or to /: options that follow links during
+# a walk are terminal (the named operands themselves are stat()ed when the directory is real).
+for cmd, why in [
+    ("grep -Rn foo .", "grep -R"),
+    ("grep --dereference-recursive foo .", "its long name"),
+    ("grep --dereference foo -r .", "a prefix of it"),
+    ("rg -L foo .", "rg -L"),
+    ("rg --follow foo .", "rg --follow"),
+    ("rg --follow --no-follow foo .", "even when a later option undoes it"),
+    ("fd -L x .", "fd -L"),
+    ("ag -U -f foo .", "ag -f"),
+    ("ack --follow foo .", "ack --follow"),
+    ("tree -l", "tree -l"),
+    ("ls -RL", "ls -L with -R"),
+    ("find -L . -name x", "find -L"),
+    ("find . -follow -name x", "find -follow"),
+]:
+    T(cmd, "red team (symlinks): " + why)
 
 # ------------------------------------------------------------------ red team: paths (class 7)
 # Paths are normalised before every check; a `..` chain that climbs out of the starting

@@ -7,10 +7,11 @@
 #include <string.h>
 
 typedef enum find_role {
-    FIND_TEST,  /* a test or option: no effect outside find */
-    FIND_QUERY, /* a name test whose value is the query */
-    FIND_OPER,  /* ( ) ! -not -a -o , */
-    FIND_PRUNE, /* -prune: the test before it names what is skipped, not what is searched */
+    FIND_TEST,   /* a test or option: no effect outside find */
+    FIND_QUERY,  /* a name test whose value is the query */
+    FIND_OPER,   /* ( ) ! -not -a -o , */
+    FIND_PRUNE,  /* -prune: the test before it names what is skipped, not what is searched */
+    FIND_FORMAT, /* -printf FORMAT: field widths are bounded */
 } find_role;
 
 typedef struct find_pred {
@@ -68,7 +69,7 @@ static const find_pred preds[] = {
     {"-mount", 0, FIND_TEST, NULL},
     {"-xdev", 0, FIND_TEST, NULL},
     {"-noleaf", 0, FIND_TEST, NULL},
-    {"-follow", 0, FIND_TEST, NULL},
+    {"-follow", 0, FIND_TEST, "find: -follow follows symbolic links (one in the project may lead to /)"},
     {"-daystart", 0, FIND_TEST, NULL},
     {"-ignore_readdir_race", 0, FIND_TEST, NULL},
     {"-noignore_readdir_race", 0, FIND_TEST, NULL},
@@ -76,7 +77,7 @@ static const find_pred preds[] = {
     {"-warn", 0, FIND_TEST, NULL},
     {"-print", 0, FIND_TEST, NULL},
     {"-print0", 0, FIND_TEST, NULL},
-    {"-printf", 1, FIND_TEST, NULL},
+    {"-printf", 1, FIND_FORMAT, NULL},
     {"-ls", 0, FIND_TEST, NULL},
     {"-quit", 0, FIND_TEST, NULL},
     {"-prune", 0, FIND_PRUNE, NULL},
@@ -109,6 +110,34 @@ static const find_pred *find_lookup(const char *w)
     return NULL;
 }
 
+/* Whether every %-directive's width and precision in a -printf format is at most
+ * SHC_MAX_WIDTH (the red team saw `find . -printf '%1000000000f'` write 1 GB per file). */
+static bool format_ok(const char *f)
+{
+    for (const char *p = strchr(f, '%'); p; p = strchr(p, '%')) {
+        p++;
+        if (*p == '%') {
+            p++;
+            continue;
+        }
+        while (*p && strchr("-+ #0", *p))
+            p++;
+        for (int part = 0; part < 2; part++) {
+            const char *d = p;
+            while (*p >= '0' && *p <= '9')
+                p++;
+            long n;
+            if (p > d && (shc__parse_num(d, (size_t)(p - d), &n) < 0 || n > SHC_MAX_WIDTH))
+                return false;
+            if (part == 0 && *p == '.')
+                p++;
+            else
+                break;
+        }
+    }
+    return true;
+}
+
 static bool starts_expression(const char *w)
 {
     return (w[0] == '-' && w[1] != '\0') || !strcmp(w, "(") || !strcmp(w, ")") || !strcmp(w, "!") ||
@@ -118,8 +147,13 @@ static bool starts_expression(const char *w)
 void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
 {
     size_t i = 1;
-    while (i < argc && (!strcmp(argv[i], "-H") || !strcmp(argv[i], "-L") || !strcmp(argv[i], "-P")))
+    while (i < argc && (!strcmp(argv[i], "-H") || !strcmp(argv[i], "-L") || !strcmp(argv[i], "-P"))) {
+        if (!strcmp(argv[i], "-L")) {
+            shc__reject(r, i, "find: -L follows symbolic links (one in the project may lead to /)");
+            return;
+        }
         i++;
+    }
     for (; i < argc && !starts_expression(argv[i]); i++) {
         if (argv[i][0] == '\0') {
             shc__reject(r, i, "find: empty starting point");
@@ -151,6 +185,11 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
         bool this_query = false;
         switch (p->role) {
         case FIND_QUERY:
+            if (strstr(p->name, "regex") && shc__has_backref(argv[i + 1])) {
+                shc__reject(r, i + 1, "find: a backreference makes matching backtrack without "
+                                      "bound");
+                return;
+            }
             if (!negated) {
                 query[nq++] = argv[i + 1];
                 this_query = true;
@@ -159,6 +198,13 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
         case FIND_PRUNE:
             if (last_was_query)
                 nq--;
+            break;
+        case FIND_FORMAT:
+            if (!format_ok(argv[i + 1])) {
+                shc__reject(r, i + 1, "find: a -printf width over %d (writes that much per file)",
+                            SHC_MAX_WIDTH);
+                return;
+            }
             break;
         case FIND_OPER:
         case FIND_TEST: break;
