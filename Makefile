@@ -184,7 +184,7 @@ fuzz-safety: shcard $(BUILD)/tests/helpers/word_dump
 # Debian packages: build tools, libraries, the programs the classifier's allowlist names (so the
 # safety oracle runs them for real), and what the executor and bridge tests use.
 DEB_PKGS := re2c bison pkg-config gcc clang make libjansson-dev libcmocka-dev libcurl4-openssl-dev \
-            strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 \
+            strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 zsh \
             util-linux procps bsdextrautils curl
 deps:
 	@bash tests/install-deps.sh $(DEB_PKGS)
