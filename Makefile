@@ -6,7 +6,8 @@
 #   make run        the demo on the bundled examples
 #   make gen        regenerate gen/ from grammar/ (re2c 3.0, bison 3.8.2)
 #   make check-gen  fail when gen/ does not match grammar/
-#   make bench      benchmarks (ratios against anchors measured in the same run)
+#   make bench      benchmarks (ratios against anchors measured in the same run; installs the
+#                   anchors: tree-sitter-bash, mvdan/sh)
 #   make fuzz       libFuzzer builds of fuzz/*.c (clang)
 #   make deps       install the Debian packages the project needs
 #   make lib        build/lib: libshcard.so.0 (the classifier core), libshcard.a
@@ -64,7 +65,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
@@ -319,9 +320,38 @@ check-gen:
 	@bash tests/check-gen.sh
 
 # ---------------------------------------------------------------- bench and fuzz
-bench: deps
-	@$(MAKE) --no-print-directory shcard $(BENCH_BIN) lib npm OPT="-O2 -g"
+bench: deps bench-anchors
+	@$(MAKE) --no-print-directory shcard $(BENCH_BIN) $(BUILD)/tests/helpers/batch_ref lib npm OPT="-O2 -g"
 	@BUILD=$(BUILD) bash bench/run.sh
+
+# The parsers the benchmarks compare with (bench/anchors/, bench_anchors.sh), installed here and
+# never by `make test`: Debian's libtree-sitter, Go and mvdan/sh, and the C sources of the npm
+# package tree-sitter-bash (pinned in bench/anchors/package-lock.json; no install scripts run).
+BENCH_DEB_PKGS := libtree-sitter-dev golang-go golang-mvdan-sh-dev
+TSB_SRC := bench/anchors/node_modules/tree-sitter-bash/src
+ANCHOR_BIN := $(BUILD)/bench/anchors/ts_inproc $(BUILD)/bench/anchors/ts_batch $(BUILD)/bench/anchors/mvdan_sh
+bench-anchors:
+	@bash tests/install-deps.sh $(BENCH_DEB_PKGS)
+	@if [ ! -f $(TSB_SRC)/parser.c ] || [ bench/anchors/package-lock.json -nt $(TSB_SRC)/parser.c ]; then \
+	  (cd bench/anchors && npm ci --ignore-scripts --legacy-peer-deps --no-audit --no-fund --loglevel=error) || exit 1; \
+	fi
+	@$(MAKE) --no-print-directory $(ANCHOR_BIN) OPT="-O2 -g"
+
+# tree-sitter's generated parser is compiled as its projects compile it, without our warnings
+$(BUILD)/bench/anchors/tsb_%.o: $(TSB_SRC)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -w -I$(TSB_SRC) -c $< -o $@
+
+$(BUILD)/bench/anchors/ts_inproc: bench/anchors/ts_inproc.c $(BUILD)/bench/anchors/tsb_parser.o $(BUILD)/bench/anchors/tsb_scanner.o $(LIB)
+	$(CC) $(CFLAGS_ALL) -Ibench $(LDFLAGS_ALL) -o $@ $< $(BUILD)/bench/anchors/tsb_parser.o $(BUILD)/bench/anchors/tsb_scanner.o $(LIB) $(PKG_LIBS) -ltree-sitter
+
+$(BUILD)/bench/anchors/ts_batch: bench/anchors/ts_batch.c $(BUILD)/bench/anchors/tsb_parser.o $(BUILD)/bench/anchors/tsb_scanner.o
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/bench/anchors/tsb_parser.o $(BUILD)/bench/anchors/tsb_scanner.o -ltree-sitter
+
+# Debian packages Go libraries as GOPATH source trees under /usr/share/gocode
+$(BUILD)/bench/anchors/mvdan_sh: bench/anchors/mvdan_sh.go
+	@mkdir -p $(dir $@)
+	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$(abspath $(BUILD))/gocache go build -o $@ $<
 
 FUZZ_CFLAGS = $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DSHC_FUZZING \
               -D_POSIX_C_SOURCE=200809L -DSHC_ARENA_DEBUG -Iinclude -Isrc -Igen $(PKG_CFLAGS)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fmt.h"
 #include "classify/policy.h"
 #include "classify/verdict_build.h"
 
@@ -47,7 +48,7 @@ static int reject(ctx *c, shc_span span, const char *fmt, ...)
     c->span = span;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    shc_vformat(c->reason, sizeof c->reason, fmt, ap);
     va_end(ap);
     return -1;
 }
