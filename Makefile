@@ -127,7 +127,7 @@ check: check-gen test
 # the committed list lib/libshcard.symbols).  The shcard binary links its own objects.
 VERSION   := $(shell sed -n 's/^\#define SHC_VERSION "\(.*\)"/\1/p' include/shcard.h)
 SOVERSION := 0
-CORE_SRC  := src/base/arena.c src/base/strbuf.c src/base/utf8.c \
+CORE_SRC  := src/base/arena.c src/base/strbuf.c src/base/utf8.c src/base/jsonw.c src/base/fmt.c \
              $(filter-out src/shell/dump.c,$(wildcard src/shell/*.c)) \
              $(filter-out src/classify/verdict_jansson.c,$(wildcard src/classify/*.c))
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/pic/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/pic/gen/%.o)

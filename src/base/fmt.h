@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-void shc_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
+void shc_vformat(char *buf, size_t cap, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 #endif
