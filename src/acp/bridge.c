@@ -23,28 +23,26 @@
 
 static void teardown(br_bridge *br, const char *why);
 
-/* ------------------------------------------------------------------ sessions */
-
-static br_session *find_session(br_bridge *br, const char *id)
-{
-    for (br_session *s = br->sessions; s && id; s = s->next)
-        if (!strcmp(s->id, id))
-            return s;
-    return NULL;
-}
-
-static void session_free(br_bridge *br, br_session *s)
-{
-    br->be->ops->session_end(br->be, s->id);
-    free(s->cwd);
-    free(s);
-}
-
 /* ------------------------------------------------------------------ methods */
 
 static void invalid(br_bridge *br, json_t *id, const char *msg)
 {
     shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS, msg, NULL);
+}
+
+/* Capabilities for only what is implemented: the session methods that need the store only with
+ * one; images only when the model takes them. */
+static json_t *agent_caps(const br_bridge *br)
+{
+    json_t *sc = json_pack("{s:{}}", "close");
+    if (br->store) {
+        json_object_set_new(sc, "list", json_object());
+        json_object_set_new(sc, "resume", json_object());
+        json_object_set_new(sc, "delete", json_object());
+    }
+    return json_pack("{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:o}", "loadSession", br->store != NULL,
+                     "promptCapabilities", "image", br->be->images, "audio", 0, "embeddedContext",
+                     1, "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", sc);
 }
 
 static void m_initialize(br_bridge *br, json_t *id, json_t *params)
@@ -54,162 +52,14 @@ static void m_initialize(br_bridge *br, json_t *id, json_t *params)
     br->caps.terminal_output =
         json_is_true(json_object_get(json_object_get(cc, "_meta"), "terminal_output"));
     br->caps.client_terminals = br->cfg.client_terminals;
-    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d", br->caps.terminal,
-                 br->caps.terminal_output);
-    shc_rpc_respond(
-        br->rpc, id,
-        json_pack("{s:i,s:{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:{}},s:[],s:{s:s,s:s,s:s}}",
-                  "protocolVersion", 1, "agentCapabilities", "loadSession", 0,
-                  "promptCapabilities", "image", 0, "audio", 0, "embeddedContext", 0,
-                  "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", "authMethods",
-                  "agentInfo", "name", "shcard", "title", "shcard", "version", SHC_VERSION));
-}
-
-static void m_session_new(br_bridge *br, json_t *id, json_t *params)
-{
-    if (br->tearing) {
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
-        return;
-    }
-    const char *cwd = json_string_value(json_object_get(params, "cwd"));
-    json_t *mcp = json_object_get(params, "mcpServers");
-    json_t *dirs = json_object_get(params, "additionalDirectories");
-    struct stat st;
-    if (!cwd || cwd[0] != '/') {
-        invalid(br, id, "session/new: cwd must be an absolute path");
-        return;
-    }
-    if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        invalid(br, id, "session/new: cwd is not an existing directory");
-        return;
-    }
-    if (mcp && !json_is_array(mcp)) {
-        invalid(br, id, "session/new: mcpServers must be an array");
-        return;
-    }
-    if (json_array_size(mcp) > 0) {
-        invalid(br, id, "session/new: MCP servers are not supported by shcard (send an empty "
-                        "mcpServers list)");
-        return;
-    }
-    if (dirs && (!json_is_array(dirs) || json_array_size(dirs) > 0)) {
-        invalid(br, id, "session/new: additionalDirectories are not supported");
-        return;
-    }
-    br_session *s = calloc(1, sizeof *s);
-    if (!s || !(s->cwd = strdup(cwd))) {
-        free(s);
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
-        return;
-    }
-    snprintf(s->id, sizeof s->id, "sess_%s%llu", br->sess_prefix, ++br->nsessions);
-    s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
-    s->next = br->sessions;
-    br->sessions = s;
-    shc_log_info(br->log, "session/new %s in %s", s->id, s->cwd);
-    shc_rpc_respond(br->rpc, id, json_pack("{s:s}", "sessionId", s->id));
-}
-
-/* Joins text blocks (and resource links as their URIs) with newlines.  Returns an owned
- * string, or NULL with *why set. */
-static char *prompt_text(json_t *prompt, const char **why)
-{
-    size_t n = 0, cap = 256;
-    char *out = malloc(cap);
-    if (!out) {
-        *why = "out of memory";
-        return NULL;
-    }
-    out[0] = 0;
-    size_t i;
-    json_t *b;
-    json_array_foreach(prompt, i, b)
-    {
-        const char *type = json_string_value(json_object_get(b, "type"));
-        const char *piece = NULL;
-        if (type && !strcmp(type, "text"))
-            piece = json_string_value(json_object_get(b, "text"));
-        else if (type && !strcmp(type, "resource_link"))
-            piece = json_string_value(json_object_get(b, "uri"));
-        else {
-            *why = "session/prompt: unsupported content block (only text and resource_link are "
-                   "accepted)";
-            free(out);
-            return NULL;
-        }
-        if (!piece) {
-            *why = type[0] == 't' ? "session/prompt: a text block needs a string \"text\""
-                                  : "session/prompt: a resource_link block needs a string \"uri\"";
-            free(out);
-            return NULL;
-        }
-        size_t k = strlen(piece);
-        if (n + k + 2 > cap) {
-            while (n + k + 2 > cap)
-                cap *= 2;
-            char *p = realloc(out, cap);
-            if (!p) {
-                free(out);
-                *why = "out of memory";
-                return NULL;
-            }
-            out = p;
-        }
-        if (n)
-            out[n++] = '\n';
-        memcpy(out + n, piece, k);
-        n += k;
-        out[n] = 0;
-    }
-    return out;
-}
-
-static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
-{
-    if (br->tearing) {
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
-        return;
-    }
-    br_session *s = find_session(br, json_string_value(json_object_get(params, "sessionId")));
-    json_t *prompt = json_object_get(params, "prompt");
-    if (!s) {
-        invalid(br, id, "session/prompt: unknown session");
-        return;
-    }
-    if (!json_is_array(prompt) || json_array_size(prompt) == 0) {
-        invalid(br, id, "session/prompt: prompt must be a non-empty array of content blocks");
-        return;
-    }
-    if (s->active) {
-        invalid(br, id, "session/prompt: a prompt is already in flight for this session");
-        return;
-    }
-    const char *why = NULL;
-    char *text = prompt_text(prompt, &why);
-    if (!text) {
-        invalid(br, id, why);
-        return;
-    }
-    bool blank = true;
-    for (const char *p = text; *p && blank; p++)
-        blank = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
-    if (blank) {
-        free(text);
-        invalid(br, id, "session/prompt: empty prompt");
-        return;
-    }
-    if (shc__turn_start(br, s, id, text) != 0)
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
-    free(text);
-}
-
-static void m_session_cancel(br_bridge *br, json_t *params)
-{
-    br_session *s = find_session(br, json_string_value(json_object_get(params, "sessionId")));
-    if (!s || !s->active)
-        return; /* unknown or idle: nothing to do, and nothing to say */
-    shc_log_info(br->log, "session/cancel %s", s->id);
-    shc__turn_cancel(s->active);
+    json_t *notices = json_object_get(json_object_get(cc, "session"), "notices");
+    br->caps.notices = json_is_object(notices);
+    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d notices=%d",
+                 br->caps.terminal, br->caps.terminal_output, br->caps.notices);
+    shc_rpc_respond(br->rpc, id,
+                    json_pack("{s:i,s:o,s:[],s:{s:s,s:s,s:s}}", "protocolVersion", 1,
+                              "agentCapabilities", agent_caps(br), "authMethods", "agentInfo",
+                              "name", "shcard", "title", "shcard", "version", SHC_VERSION));
 }
 
 static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *method,
@@ -218,8 +68,7 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     br_bridge *br = payload;
     (void)rpc;
     bool known = !strcmp(method, "initialize") || !strcmp(method, "authenticate") ||
-                 !strcmp(method, "session/new") || !strcmp(method, "session/prompt") ||
-                 !strcmp(method, "session/cancel");
+                 shc__session_knows(method);
     if (!known) {
         if (id)
             shc_rpc_error(br->rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found",
@@ -233,10 +82,8 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
             invalid(br, id, "params must be an object");
         goto out;
     }
-    if (!strcmp(method, "session/cancel")) {
-        m_session_cancel(br, params);
-        if (id) /* a notification in ACP; a client that sent it as a request still gets one answer */
-            shc_rpc_respond(br->rpc, id, json_object());
+    if (strncmp(method, "session/", 8) == 0) {
+        shc__session_method(br, id, method, params);
         goto out;
     }
     if (!id) {
@@ -245,12 +92,8 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     }
     if (!strcmp(method, "initialize"))
         m_initialize(br, id, params);
-    else if (!strcmp(method, "authenticate"))
-        shc_rpc_respond(br->rpc, id, json_object());
-    else if (!strcmp(method, "session/new"))
-        m_session_new(br, id, params);
     else
-        m_session_prompt(br, id, params);
+        shc_rpc_respond(br->rpc, id, json_object()); /* authenticate */
 out:
     shc__wire_flush(br);
 }
@@ -284,7 +127,7 @@ static void on_stdin(shc_loop *loop, int fd, unsigned events, void *payload)
 static bool all_idle(const br_bridge *br)
 {
     for (const br_session *s = br->sessions; s; s = s->next)
-        if (s->turns)
+        if (s->turns || s->replay)
             return false;
     return true;
 }
@@ -298,11 +141,8 @@ static void teardown_check(br_bridge *br)
         shc_loop_cancel_timer(br->loop, br->teardown_timer);
         br->teardown_timer = 0;
     }
-    while (br->sessions) {
-        br_session *s = br->sessions;
-        br->sessions = s->next;
-        session_free(br, s);
-    }
+    while (br->sessions)
+        shc__session_free(br, br->sessions);
     shc_log_info(br->log, "teardown complete");
     shc__wire_flush(br); /* stops the loop once the queue is written (or the writer broke) */
 }
@@ -331,9 +171,12 @@ static void teardown(br_bridge *br, const char *why)
     }
     uint64_t ms = br->cfg.teardown_ms ? br->cfg.teardown_ms : 3000;
     br->teardown_timer = shc_loop_timer(br->loop, ms, on_teardown_deadline, br);
-    for (br_session *s = br->sessions; s; s = s->next)
+    for (br_session *s = br->sessions, *next; s; s = next) {
+        next = s->next;
         for (br_turn *t = s->turns; t; t = t->next)
             shc__turn_cancel(t);
+        shc__replay_abort(br, s, "the bridge is shutting down"); /* may free s */
+    }
     /* the client may be gone: requests it will never answer must not hold the teardown */
     if (br->in_eof || shc_rpc_broken(br->rpc))
         shc_rpc_abandon_all(br->rpc);
@@ -358,18 +201,51 @@ static void set_nonblock(int fd)
         fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-static void random_prefix(char *out, size_t cap)
+/* A turn was freed: a closing session may go now, and so may the teardown. */
+static void on_turn_gone(br_bridge *br)
 {
-    unsigned char r[6] = {0};
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (read(fd, r, sizeof r) != (ssize_t)sizeof r)
-            memset(r, 0, sizeof r);
-        close(fd);
+    shc__sessions_reap(br);
+    teardown_check(br);
+}
+
+/* GET /models answered: the model selector of every session learns the list. */
+static void on_models(void *payload, const char *const *models, size_t n)
+{
+    br_bridge *br = payload;
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < n; i++)
+        json_array_append_new(list, json_string(models[i]));
+    json_decref(br->models);
+    br->models = list;
+    shc_log_info(br->log, "the model server lists %zu model(s)", n);
+    if (br->tearing || n == 0)
+        return;
+    for (br_session *s = br->sessions; s; s = s->next)
+        if (!s->closing && !s->replay)
+            shc__wire_update(br, s, json_pack("{s:s,s:o}", "sessionUpdate",
+                                              "config_option_update", "configOptions",
+                                              shc__opt_config(br, s)));
+    shc__wire_flush(br);
+}
+
+static void open_store(br_bridge *br)
+{
+    const shc_bridge_config *cfg = &br->cfg;
+    if (cfg->no_store)
+        return;
+    char err[512];
+    if (!cfg->store_dir) {
+        shc_log_warn(br->log, "no session store: neither XDG_STATE_HOME nor HOME is set");
+        return;
     }
-    unsigned long long pid = (unsigned long long)getpid();
-    snprintf(out, cap, "%02x%02x%02x%02x%02x%02x%llx_", r[0], r[1], r[2], r[3], r[4], r[5],
-             pid & 0xfff);
+    if (shc_store_open(&br->store, cfg->store_dir, cfg->store_max_bytes, br->log, err,
+                       sizeof err) != 0) {
+        shc_log_warn(br->log, "no session store (sessions are not kept): %s", err);
+        br->store = NULL;
+        return;
+    }
+    shc_log_info(br->log, "session store %s (at most %llu bytes)", shc_store_path(br->store),
+                 (unsigned long long)shc_store_max_bytes(br->store));
 }
 
 int shc_bridge_run(shc_bridge_config *cfg)
@@ -384,7 +260,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->cfg = *cfg;
     br->log = &cfg->log;
     br->hooks.teardown = teardown;
-    br->hooks.turn_gone = teardown_check;
+    br->hooks.turn_gone = on_turn_gone;
     br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */
     if (!br->be) {
@@ -396,7 +272,6 @@ int shc_bridge_run(shc_bridge_config *cfg)
         br->approve = !strcmp(br->be->ops->name, "shell") ? SHC_APPROVE_ALL : SHC_APPROVE_ASK;
     br->in_fd = cfg->in_fd >= 0 ? cfg->in_fd : 0;
     br->out_fd = cfg->out_fd >= 0 ? cfg->out_fd : 1;
-    random_prefix(br->sess_prefix, sizeof br->sess_prefix);
     signal(SIGPIPE, SIG_IGN); /* EPIPE comes back from write(); the executor resets children */
     set_nonblock(br->in_fd);
     set_nonblock(br->out_fd);
@@ -414,6 +289,9 @@ int shc_bridge_run(shc_bridge_config *cfg)
         shc_loop_signal(br->loop, SIGTERM, on_signal, br) != 0 ||
         shc_loop_signal(br->loop, SIGINT, on_signal, br) != 0)
         goto fail;
+    open_store(br);
+    if (br->be->ops->list_models)
+        br->be->ops->list_models(br->be, br->loop, on_models, br);
     shc_log_info(br->log, "ready (%s backend, approve %s%s)", br->be->ops->name,
                  br->approve == SHC_APPROVE_ASK ? "ask" : "all",
                  cfg->client_terminals ? ", client terminals" : "");
@@ -427,16 +305,19 @@ fail:
         shc_log_error(br->log, "could not start or finish cleanly");
     while (br->sessions) { /* only on a failure path: normal teardown emptied it */
         br_session *s = br->sessions;
-        br->sessions = s->next;
         while (s->turns)
             shc__turn_force(s->turns), s->turns = s->turns->next;
-        session_free(br, s);
+        shc__replay_abort(br, s, "the bridge failed");
+        if (br->sessions == s)
+            shc__session_free(br, s);
     }
     shc_exec_free(br->exec);
     shc_rpc_free(br->rpc);
     shc_loop_free(br->loop);
     if (br->be)
         br->be->ops->free(br->be);
+    shc_store_free(br->store);
+    json_decref(br->models);
     free(br);
     return status;
 }

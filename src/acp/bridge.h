@@ -34,6 +34,9 @@ typedef struct shc_bridge_config {
     size_t chunk_bytes;       /* terminal_output coalescing: bytes (0 = executor default) */
     uint32_t chunk_ms;        /* terminal_output coalescing: delay (0 = executor default) */
     bool color;               /* TERM=xterm-256color for commands (default TERM=dumb, NO_COLOR) */
+    const char *store_dir;    /* the session store (acp/store.h), or NULL: no store */
+    uint64_t store_max_bytes; /* its total cap (0 = the default) */
+    bool no_store;            /* keep sessions in memory only */
     int in_fd, out_fd;        /* -1 = 0 / 1 */
     shc_log log;
 } shc_bridge_config;

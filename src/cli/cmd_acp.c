@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "acp/bridge.h"
+#include "acp/store.h"
 #include "agent/shell.h"
 #include "cli/cmd.h"
 #include "model/config.h"
@@ -180,6 +181,15 @@ int shc_cmd_acp(int argc, char **argv)
     mrc = pick_backend(&mcfg, &cfg.backend);
     if (!cfg.timeout_ms && mcfg.timeout_s > 0) /* `timeout` from the config file */
         cfg.timeout_ms = (uint64_t)mcfg.timeout_s * 1000;
+    /* the session store: --store / store_dir, else $XDG_STATE_HOME or ~/.local/state */
+    char store_dir[4096];
+    cfg.no_store = mcfg.no_store;
+    if (mcfg.store_dir && strlen(mcfg.store_dir) < sizeof store_dir)
+        strcpy(store_dir, mcfg.store_dir);
+    else if (shc_store_default_dir(store_dir, sizeof store_dir, real_env) != 0)
+        store_dir[0] = 0;
+    cfg.store_dir = store_dir[0] ? store_dir : NULL;
+    cfg.store_max_bytes = (uint64_t)mcfg.store_max_mb << 20;
     shc_model_config_free(&mcfg);
     if (mrc)
         return 2;

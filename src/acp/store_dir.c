@@ -1,0 +1,368 @@
+/* The session store's directory (store.h): ids and file names, opening a store file safely,
+ * listing, pruning and deleting.  store.c (one session's file) builds on it. */
+#define _GNU_SOURCE
+#include "acp/store_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shcard.h"
+
+/* ------------------------------------------------------------------ names */
+
+bool shc_store_id_valid(const char *id)
+{
+    if (!id || strncmp(id, SHC_STORE_ID_PREFIX, 5) || strlen(id) != SHC_STORE_ID_LEN)
+        return false;
+    for (const char *p = id + 5; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+            return false;
+    return true;
+}
+
+int shc_store_new_id(char out[SHC_STORE_ID_LEN + 1])
+{
+    unsigned char r[16];
+    size_t got = 0;
+    while (got < sizeof r) {
+        ssize_t n = getrandom(r + got, sizeof r - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return SHC_E_IO;
+        got += (size_t)n;
+    }
+    memcpy(out, SHC_STORE_ID_PREFIX, 5);
+    for (size_t i = 0; i < sizeof r; i++)
+        snprintf(out + 5 + 2 * i, 3, "%02x", r[i]);
+    return 0;
+}
+
+/* "<id>.jsonl"; id must be valid. */
+void shc__store_file_name(char out[SHC_STORE_ID_LEN + 7], const char *id)
+{
+    memcpy(out, id, SHC_STORE_ID_LEN);
+    memcpy(out + SHC_STORE_ID_LEN, ".jsonl", 7);
+}
+
+/* The id of a store file name, or false for any other name. */
+static bool name_id(const char *name, char id[SHC_STORE_ID_LEN + 1])
+{
+    if (strlen(name) != SHC_STORE_ID_LEN + 6 || strcmp(name + SHC_STORE_ID_LEN, ".jsonl"))
+        return false;
+    memcpy(id, name, SHC_STORE_ID_LEN);
+    id[SHC_STORE_ID_LEN] = 0;
+    return shc_store_id_valid(id);
+}
+
+/* Opens a store file without following a symlink and without blocking on a FIFO; it must be a
+ * regular file.  Returns the fd, or -1 with errno (ENOENT, or EINVAL for another kind). */
+int shc__store_open_file(shc_store *st, const char *id, int flags, struct stat *sb)
+{
+    char name[SHC_STORE_ID_LEN + 7];
+    shc__store_file_name(name, id);
+    int fd = openat(st->dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            errno = EINVAL;
+        return -1;
+    }
+    if (fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
+/* After locking fd: is it still the file at that name (not pruned or deleted meanwhile)? */
+bool shc__store_still_linked(shc_store *st, const char *id, int fd)
+{
+    char name[SHC_STORE_ID_LEN + 7];
+    shc__store_file_name(name, id);
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && a.st_nlink > 0 &&
+           fstatat(st->dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino &&
+           a.st_dev == b.st_dev;
+}
+
+/* ------------------------------------------------------------------ the directory */
+
+int shc_store_default_dir(char *out, size_t cap, shc_store_env_fn env)
+{
+    const char *xdg = env("XDG_STATE_HOME"), *home = env("HOME");
+    int n;
+    if (xdg && xdg[0] == '/') /* the XDG spec: a relative value is ignored */
+        n = snprintf(out, cap, "%s/shcard/sessions", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(out, cap, "%s/.local/state/shcard/sessions", home);
+    else
+        return SHC_E_USAGE;
+    return n > 0 && (size_t)n < cap ? 0 : SHC_E_USAGE;
+}
+
+/* mkdir -p with mode 0700 for every directory it creates. */
+static int mkdirs(const char *path)
+{
+    char *p = strdup(path);
+    if (!p)
+        return SHC_E_NOMEM;
+    int rc = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s != 0)
+            continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+            rc = SHC_E_IO;
+            break;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    free(p);
+    return rc;
+}
+
+int shc_store_open(shc_store **out, const char *dir, uint64_t max_bytes, const shc_log *log,
+                   char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!dir || dir[0] != '/') {
+        snprintf(err, errlen, "the session store must be an absolute path");
+        return SHC_E_USAGE;
+    }
+    if (mkdirs(dir) != 0) {
+        snprintf(err, errlen, "cannot create the session store %s: %s", dir, strerror(errno));
+        return SHC_E_IO;
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        snprintf(err, errlen, "cannot open the session store %s: %s", dir, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return SHC_E_IO;
+    }
+    if (sb.st_uid != geteuid()) {
+        snprintf(err, errlen, "the session store %s belongs to another user", dir);
+        close(fd);
+        return SHC_E_IO;
+    }
+    if ((sb.st_mode & 077) && fchmod(fd, 0700) != 0) {
+        snprintf(err, errlen, "cannot make the session store %s private: %s", dir,
+                 strerror(errno));
+        close(fd);
+        return SHC_E_IO;
+    }
+    shc_store *st = calloc(1, sizeof *st);
+    if (!st || !(st->path = strdup(dir))) {
+        free(st);
+        close(fd);
+        snprintf(err, errlen, "out of memory");
+        return SHC_E_NOMEM;
+    }
+    st->dirfd = fd;
+    st->log = log;
+    st->max_bytes = max_bytes ? max_bytes : SHC_STORE_DEFAULT_MAX_BYTES;
+    st->session_max = st->max_bytes < SHC_STORE_SESSION_MAX ? st->max_bytes : SHC_STORE_SESSION_MAX;
+    size_t gone = shc_store_prune(st);
+    if (gone)
+        shc_log_info(log, "session store: pruned %zu old session(s)", gone);
+    *out = st;
+    return 0;
+}
+
+void shc_store_free(shc_store *st)
+{
+    if (!st)
+        return;
+    close(st->dirfd);
+    free(st->path);
+    free(st);
+}
+
+const char *shc_store_path(const shc_store *st)
+{
+    return st->path;
+}
+
+uint64_t shc_store_max_bytes(const shc_store *st)
+{
+    return st->max_bytes;
+}
+
+/* ------------------------------------------------------------------ delete, list, prune */
+
+int shc_store_delete(shc_store *st, const char *id)
+{
+    if (!shc_store_id_valid(id))
+        return SHC_STORE_ENOENT;
+    struct stat sb;
+    int fd = shc__store_open_file(st, id, O_RDONLY, &sb);
+    if (fd < 0)
+        return errno == ENOENT || errno == EINVAL ? SHC_STORE_ENOENT : SHC_E_IO;
+    int rc = 0;
+    char name[SHC_STORE_ID_LEN + 7];
+    shc__store_file_name(name, id);
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+        rc = errno == EWOULDBLOCK ? SHC_STORE_EBUSY : SHC_E_IO;
+    else if (!shc__store_still_linked(st, id, fd))
+        rc = SHC_STORE_ENOENT;
+    else if (unlinkat(st->dirfd, name, 0) != 0)
+        rc = SHC_E_IO;
+    close(fd);
+    return rc;
+}
+
+/* Reads the head of one file into info.  Returns false when it is not a regular file. */
+static bool scan_head(shc_store *st, shc_store_info *info)
+{
+    struct stat sb;
+    int fd = shc__store_open_file(st, info->id, O_RDONLY, &sb);
+    if (fd < 0)
+        return false;
+    info->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+    info->size = (uint64_t)sb.st_size;
+    char *buf = malloc(SHC_STORE_HEAD_SCAN);
+    size_t len = 0;
+    while (buf && len < SHC_STORE_HEAD_SCAN) {
+        ssize_t n = read(fd, buf + len, SHC_STORE_HEAD_SCAN - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    info->corrupt = true;
+    for (size_t pos = 0, lineno = 0; buf && pos < len; lineno++) {
+        char *nl = memchr(buf + pos, '\n', len - pos);
+        if (!nl)
+            break; /* cut by the scan or torn */
+        json_t *j = json_loadb(buf + pos, (size_t)(nl - buf - (ptrdiff_t)pos), JSON_ALLOW_NUL,
+                               NULL);
+        pos = (size_t)(nl - buf) + 1;
+        const char *t = json_string_value(json_object_get(j, "t"));
+        if (lineno == 0) {
+            const char *cwd = json_string_value(json_object_get(j, "cwd"));
+            if (t && !strcmp(t, "session") && cwd && cwd[0] == '/') {
+                info->cwd = strdup(cwd);
+                info->corrupt = info->cwd == NULL;
+            }
+            json_decref(j);
+            if (info->corrupt)
+                break;
+            continue;
+        }
+        if (t && !strcmp(t, "title") && !info->title) {
+            const char *title = json_string_value(json_object_get(j, "title"));
+            info->title = title ? strdup(title) : NULL;
+        } else if (t && !strcmp(t, "prompt")) {
+            info->has_prompt = true;
+        }
+        json_decref(j);
+        if (info->title && info->has_prompt)
+            break;
+    }
+    free(buf);
+    return true;
+}
+
+int shc_store_list(shc_store *st, shc_store_info **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    int dfd = dup(st->dirfd);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return SHC_E_IO;
+    }
+    rewinddir(d);
+    shc_store_info *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        shc_store_info info;
+        memset(&info, 0, sizeof info);
+        if (!name_id(e->d_name, info.id) || !scan_head(st, &info))
+            continue;
+        if (cnt == cap) {
+            size_t nc = cap ? cap * 2 : 32;
+            shc_store_info *p = realloc(v, nc * sizeof *p);
+            if (!p) {
+                free(info.cwd);
+                free(info.title);
+                rc = SHC_E_NOMEM;
+                break;
+            }
+            v = p;
+            cap = nc;
+        }
+        v[cnt++] = info;
+    }
+    closedir(d);
+    if (rc) {
+        shc_store_list_free(v, cnt);
+        return rc;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+void shc_store_list_free(shc_store_info *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].cwd);
+        free(v[i].title);
+    }
+    free(v);
+}
+
+static int by_age(const void *a, const void *b)
+{
+    const shc_store_info *x = a, *y = b;
+    if (x->mtime_ns != y->mtime_ns)
+        return x->mtime_ns < y->mtime_ns ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+size_t shc_store_prune(shc_store *st)
+{
+    st->since_prune = 0;
+    shc_store_info *v;
+    size_t n;
+    if (shc_store_list(st, &v, &n) != 0)
+        return 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += v[i].size;
+    size_t gone = 0;
+    if (total > st->max_bytes) {
+        qsort(v, n, sizeof *v, by_age);
+        for (size_t i = 0; i < n && total > st->max_bytes; i++) {
+            if (shc_store_delete(st, v[i].id) != 0)
+                continue; /* open somewhere: never pulled from under a writer */
+            total -= v[i].size;
+            gone++;
+            shc_log_info(st->log, "session store: pruned %s (%llu bytes) to stay under %llu",
+                         v[i].id, (unsigned long long)v[i].size,
+                         (unsigned long long)st->max_bytes);
+        }
+    }
+    shc_store_list_free(v, n);
+    return gone;
+}
