@@ -89,11 +89,16 @@ void shc__session_free(br_bridge *br, br_session *s)
 
 void shc__sessions_reap(br_bridge *br)
 {
+    bool freed = false;
     for (br_session *s = br->sessions, *next; s; s = next) {
         next = s->next;
-        if (s->closing && !s->turns && !s->replay)
+        if (s->closing && !s->turns && !s->replay) {
             shc__session_free(br, s);
+            freed = true;
+        }
     }
+    if (freed)
+        shc__wire_flush(br); /* the answers to close / delete */
 }
 
 /* ------------------------------------------------------------------ common checks */
@@ -169,6 +174,8 @@ static void m_new(br_bridge *br, json_t *id, json_t *params)
     }
     if (br->store && shc__rec_session(br, s, br->be->ops->name) != 0)
         shc_log_warn(br->log, "session/new %s: not recorded in the store", s->id);
+    /* the mode the flags gave is the session's own: a later shcard with other flags keeps it */
+    shc__rec_config(s, "mode", s->approve == SHC_APPROVE_ASK ? "ask" : "all");
     shc_log_info(br->log, "session/new %s in %s", s->id, s->cwd);
     json_t *res = shc__opt_state(br, s);
     json_object_set_new(res, "sessionId", json_string(s->id));

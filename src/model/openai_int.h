@@ -28,7 +28,7 @@ typedef struct session {
     char *model;     /* owned: the model this session picked, or NULL for the configured one */
     unsigned turns;  /* turns started, for made-up tool call ids */
     int refs;        /* 1 for the table + 1 per live turn */
-    size_t elided, dropped; /* what the last request left out to fit the window */
+    bool told_elided, told_dropped; /* the user was told that outputs / turns are left out */
     double bytes_per_token; /* measured from the server's usage; 0 = not yet */
     struct session *next;
 } session;

@@ -245,7 +245,8 @@ static char *fitted_body(shc_backend_turn *t)
     json_t *view = shc__oai_fit(s->history, room > 0 ? (size_t)room : 0, &elided, &dropped);
     if (!view)
         return NULL;
-    if ((elided > s->elided || dropped > s->dropped) && t->host.notice) {
+    /* said once when outputs are first left out, and once when whole turns are */
+    if (((elided && !s->told_elided) || (dropped && !s->told_dropped)) && t->host.notice) {
         char msg[400];
         int k = snprintf(msg, sizeof msg,
                          "The conversation is longer than the context window of %.100s (%ld "
@@ -258,8 +259,8 @@ static char *fitted_body(shc_backend_turn *t)
             strcat(msg, ".");
         t->host.notice(t->host.payload, msg);
     }
-    s->elided = elided;
-    s->dropped = dropped;
+    s->told_elided |= elided > 0 || dropped > 0;
+    s->told_dropped |= dropped > 0;
     char note[200];
     if (dropped)
         snprintf(note, sizeof note,
