@@ -121,7 +121,7 @@ static void test_terminal_reasons(void **state)
     assert_null(v->argv);
     shc_verdict_free(v);
 
-    v = classify("rg foo | tee out.txt");
+    v = classify("rg foo . | tee out.txt");
     assert_int_equal(v->kind, SHC_KIND_TERMINAL);
     assert_span(v, "tee");
     shc_verdict_free(v);
@@ -212,6 +212,10 @@ static void test_cwd_stat(void **state)
     assert_int_equal(symlink("fifo", p), 0);
     snprintf(p, sizeof p, "%s/sub", dir);
     assert_int_equal(mkdir(p, 0700), 0);
+    snprintf(p, sizeof p, "%s/toproc", dir);
+    assert_int_equal(symlink("/proc", p), 0);
+    snprintf(p, sizeof p, "%s/toroot", dir);
+    assert_int_equal(symlink("/", p), 0);
     snprintf(p, sizeof p, "%s/sub/ok.txt", dir);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
@@ -233,6 +237,13 @@ static void test_cwd_stat(void **state)
     assert_int_equal(kind_in(dir, "sed -n 1,5p < fifo", NULL), SHC_KIND_TERMINAL);
     assert_int_equal(kind_in(dir, "cd sub/.. && cat fifo", NULL), SHC_KIND_TERMINAL);
     assert_int_equal(kind_in(dir, "rg foo zero", NULL), SHC_KIND_TERMINAL);
+    /* a symlink in the project to /proc or / is judged where it leads */
+    assert_int_equal(kind_in(dir, "rg foo toproc", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "leads to a device or process file"));
+    assert_int_equal(kind_in(dir, "cat toproc/self/status", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in(dir, "ls -R toroot", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "whole filesystem"));
+    assert_int_equal(kind_in(dir, "cd toproc && cat self/status", NULL), SHC_KIND_TERMINAL);
     /* regular files, directories and missing names keep their card */
     assert_int_equal(kind_in(dir, "cat sub/ok.txt", NULL), SHC_KIND_READ);
     assert_int_equal(kind_in(dir, "cd sub && cat ok.txt", NULL), SHC_KIND_READ);
@@ -252,7 +263,7 @@ static void test_cwd_stat(void **state)
     assert_int_equal(shc_classify_ex(&v, "ls", 2, &bad), SHC_E_USAGE);
     assert_null(v);
     close(sock);
-    const char *names[] = {"fifo", "zero", "tolink", "sub/ok.txt", "sub", "sock"};
+    const char *names[] = {"fifo", "zero", "tolink", "sub/ok.txt", "sub", "sock", "toproc", "toroot"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
         remove(p);

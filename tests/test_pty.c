@@ -99,18 +99,20 @@ static void test_environment_and_winsize(void **state)
     (void)state;
     setenv("TMUX", "/tmp/tmux-0/default,1,0", 1);
     setenv("STY", "1.pts", 1);
+    setenv("CDPATH", "/", 1);
     const char *env[] = {"SHC_TEST_X=42", "HOME", NULL};
     shc_pty_opts o = cmd("echo \"$TERM|$NO_COLOR|$PAGER|$GIT_PAGER|$GH_PAGER|$GIT_TERMINAL_PROMPT|"
                          "$GIT_EDITOR|$LC_ALL|$PWD|$(pwd)|${TMUX-none}|${STY-none}|$SHC_TEST_X|"
-                         "${HOME-unset}\"; stty size </dev/tty");
+                         "${HOME-unset}|${CDPATH-none}\"; stty size </dev/tty");
     o.cwd = "/tmp";
     o.env = env;
     run_result r = {0};
     run_cmd(&r, o);
     unsetenv("TMUX");
     unsetenv("STY");
+    unsetenv("CDPATH");
     assert_int_equal(r.st.exit_code, 0);
-    assert_string_equal(r.out.p, "dumb|1|cat|cat|cat|0|:|C.UTF-8|/tmp|/tmp|none|none|42|unset\r\n"
+    assert_string_equal(r.out.p, "dumb|1|cat|cat|cat|0|:|C.UTF-8|/tmp|/tmp|none|none|42|unset|none\r\n"
                                  "40 120\r\n");
     run_free(&r);
 

@@ -13,6 +13,7 @@
  * with PRIMARY an allowlisted command (policy.c), FILTERs stdin-only pure filters, every word
  * static (no expansion, glob, brace, tilde), a plain unquoted command name, no assignments,
  * and redirections only to /dev/null, fd duplications, or `< FILE` for a read. */
+#define _DEFAULT_SOURCE /* realpath */
 #include "shcard.h"
 
 #include <stdarg.h>
@@ -33,6 +34,7 @@ typedef struct ctx {
     char cwd[1024]; /* joined cd operands, "" when none */
     bool has_cwd;
     const char *real_cwd; /* the directory the command runs in, when the caller knows it */
+    shc_context context;
 } ctx;
 
 static int reject(ctx *c, shc_span span, const char *fmt, ...)
@@ -151,6 +153,14 @@ static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
         case SHC_REDIR_DUP_IN:
             if (!shc__all_digits(t) && strcmp(t, "-") != 0)
                 return reject(c, rd->span, ">&%s writes a file, it is not an fd duplication", t);
+            /* fd 0 made a copy of another fd: in a terminal (shcard's executor: fds 1 and 2
+             * are the pty) stdin becomes the terminal and the command waits for keys */
+            if ((rd->op == SHC_REDIR_DUP_IN ? (rd->fd < 0 ? 0 : rd->fd) : rd->fd) == 0)
+                return reject(c, rd->span, "%s%s changes standard input (a copy of the terminal "
+                              "waits for keys)",
+                              rd->op == SHC_REDIR_DUP_IN ? "<&" : ">&", t);
+            if (rd->op == SHC_REDIR_DUP_IN)
+                return reject(c, rd->span, "<&%s: an input duplication reads from another fd", t);
             break;
         case SHC_REDIR_IN:
             if (!strcmp(t, "/dev/null"))
@@ -297,9 +307,21 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
         return reject(c, span, "%s: '%s' is, or may be, a device or process file (may block or "
                       "never end)", cmd, p);
     if (c->real_cwd && np.absolute) {
-        const char *why = shc__path_stat(np.norm[0] ? np.norm : "/");
+        const char *abs = np.norm[0] ? np.norm : "/";
+        const char *why = shc__path_stat(abs);
         if (why)
             return reject(c, span, "%s: %s '%s' is %s", cmd, what, p, why);
+        /* a symlink in the project may lead to / or /proc: judge where it really leads */
+        char *real = realpath(abs, NULL);
+        if (real) {
+            shc_path rp;
+            unsigned rj = shc__path_check(NULL, real, &rp) & bad;
+            free(real);
+            if (rj & SHC_PATH_ROOT)
+                return reject(c, span, "%s: '%s' leads to the whole filesystem", cmd, p);
+            if (rj & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
+                return reject(c, span, "%s: '%s' leads to a device or process file", cmd, p);
+        }
     }
     return 0;
 }
@@ -334,6 +356,25 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
         if (check_one(c, base, cmd, r->inputs[k], file_bad, sp, "file") < 0)
             return -1;
     }
+    return 0;
+}
+
+/* rg, ack and ag given no path search standard input when it is not a terminal (rg: a file or a
+ * FIFO; ack: a pipe; ag: anything but a tty) and the current directory otherwise.  Where stdin
+ * is unknown an open pipe would block them; in shcard's executor stdin is /dev/null, where rg and
+ * ack search the directory but ag searches the empty stdin (an empty result, not a search). */
+static int check_stdin_search(ctx *c, const shc_rule *r, const shc_node *call, const char *cmd)
+{
+    if (r->kind != SHC_KIND_SEARCH || r->npaths > 0 || r->path)
+        return 0;
+    bool ag = !strcmp(cmd, "ag");
+    if (!ag && strcmp(cmd, "rg") && strcmp(cmd, "ack"))
+        return 0;
+    if (ag || c->context != SHC_CONTEXT_BRIDGE)
+        return reject(c, call->span,
+                      "%s: without a path it searches standard input when that is not a "
+                      "terminal (name the directory: %s ... .)",
+                      cmd, cmd);
     return 0;
 }
 
@@ -417,6 +458,8 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
 
     if (check_paths(c, r, stages[0], in_file) < 0)
         return -1;
+    if (check_stdin_search(c, r, stages[0], argv[0]) < 0)
+        return -1;
 
     /* the filters */
     for (size_t s = 1; s < nstages; s++) {
@@ -438,6 +481,15 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
     return 0;
 }
 
+const char *shc_context_name(shc_context context)
+{
+    switch (context) {
+    case SHC_CONTEXT_ANY: return "any";
+    case SHC_CONTEXT_BRIDGE: return "bridge";
+    }
+    return NULL;
+}
+
 int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap)
 {
     shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
@@ -451,7 +503,7 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
     *out = NULL;
     if (!opts)
         opts = &defaults;
-    if (opts->version != SHC_CLASSIFY_OPTS_VERSION)
+    if (opts->version != SHC_CLASSIFY_OPTS_VERSION || !shc_context_name(opts->context))
         return SHC_E_USAGE;
     bool unwrap = !opts->no_unwrap;
     shc_diag diag;
@@ -478,6 +530,7 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
         c.has_cwd = false;
         c.cwd[0] = '\0';
         c.real_cwd = opts->cwd && opts->cwd[0] ? opts->cwd : NULL;
+        c.context = opts->context;
         shc_rule r;
         const char *argv[SHC_MAX_ARGS + 1];
         size_t argc = 0;

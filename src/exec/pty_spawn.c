@@ -40,10 +40,11 @@ static const char *const forced[] = {
 };
 static const char *const plain_term[] = {"TERM=dumb", "NO_COLOR=1"};
 static const char *const color_term[] = {"TERM=xterm-256color", "COLORTERM=truecolor"};
-/* Removed from the inherited environment (multiplexer state, and what we set ourselves). */
+/* Removed from the inherited environment (multiplexer state, what we set ourselves, and CDPATH,
+ * which would make `cd DIR` go somewhere the command's text does not say). */
 static const char *const dropped[] = {"STY",       "WINDOW",   "WINDOWID",     "TERM",
                                       "COLORTERM", "NO_COLOR", "PWD",          "OLDPWD",
-                                      "COLUMNS",   "LINES",    "SHCARD_CMD_ID"};
+                                      "COLUMNS",   "LINES",    "SHCARD_CMD_ID", "CDPATH"};
 
 static size_t name_len(const char *kv)
 {
