@@ -224,8 +224,9 @@ int shc_store_delete(shc_store *st, const char *id)
     return rc;
 }
 
-/* Reads the head of one file into info.  Returns false when it is not a regular file. */
-static bool scan_head(shc_store *st, shc_store_info *info)
+/* Reads the head of one file into info (only its size and time without heads).  Returns false
+ * when it is not a regular file. */
+static bool scan_head(shc_store *st, shc_store_info *info, bool heads)
 {
     struct stat sb;
     int fd = shc__store_open_file(st, info->id, O_RDONLY, &sb);
@@ -233,6 +234,10 @@ static bool scan_head(shc_store *st, shc_store_info *info)
         return false;
     info->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
     info->size = (uint64_t)sb.st_size;
+    if (!heads) {
+        close(fd);
+        return true;
+    }
     char *buf = malloc(SHC_STORE_HEAD_SCAN);
     size_t len = 0;
     while (buf && len < SHC_STORE_HEAD_SCAN) {
@@ -278,7 +283,7 @@ static bool scan_head(shc_store *st, shc_store_info *info)
     return true;
 }
 
-int shc_store_list(shc_store *st, shc_store_info **out, size_t *n)
+static int list(shc_store *st, shc_store_info **out, size_t *n, bool heads)
 {
     *out = NULL;
     *n = 0;
@@ -297,7 +302,7 @@ int shc_store_list(shc_store *st, shc_store_info **out, size_t *n)
     while ((e = readdir(d))) {
         shc_store_info info;
         memset(&info, 0, sizeof info);
-        if (!name_id(e->d_name, info.id) || !scan_head(st, &info))
+        if (!name_id(e->d_name, info.id) || !scan_head(st, &info, heads))
             continue;
         if (cnt == cap) {
             size_t nc = cap ? cap * 2 : 32;
@@ -323,6 +328,11 @@ int shc_store_list(shc_store *st, shc_store_info **out, size_t *n)
     return 0;
 }
 
+int shc_store_list(shc_store *st, shc_store_info **out, size_t *n)
+{
+    return list(st, out, n, true);
+}
+
 void shc_store_list_free(shc_store_info *v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++) {
@@ -345,7 +355,7 @@ size_t shc_store_prune(shc_store *st)
     st->since_prune = 0;
     shc_store_info *v;
     size_t n;
-    if (shc_store_list(st, &v, &n) != 0)
+    if (list(st, &v, &n, false) != 0) /* sizes and times are enough */
         return 0;
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
