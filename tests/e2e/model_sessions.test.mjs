@@ -73,6 +73,7 @@ async function agent(server, args = [], caps = { terminal: false, _meta: { termi
     const ex = await Promise.race([child.exited, sleep(8000).then(() => null)]);
     if (!ex) child.kill("SIGKILL");
     ok(!child.stderrText.includes(KEY), "the API key is not in stderr");
+    ok(ex?.code === 0 && !/AddressSanitizer|LeakSanitizer|runtime error/.test(child.stderrText), "the agent exits 0, no sanitizer report", [ex, child.stderrText.slice(-1500)]);
     return ex;
   };
   const ups = (sid, kind) => log.filter((e) => e.sid === sid && (!kind || e.u.sessionUpdate === kind)).map((e) => e.u);

@@ -52,6 +52,7 @@ async function agent(init = ZED_INIT, args = []) {
 async function stop(a) {
   a.child.stdin.end();
   const ex = await within(8000, a.child.exited).catch((e) => ({ error: e.message }));
+  ok(ex.code === 0 && !/AddressSanitizer|LeakSanitizer|runtime error/.test(a.child.stderrText), "the agent exits 0, no sanitizer report", [ex, a.child.stderrText.slice(-1500)]);
   return ex;
 }
 const trace = (s) => process.env.E2E_TRACE && console.error("--", s);
@@ -333,6 +334,41 @@ trace('a hostile client and store');
   eq((await prompt(a.ctx, sid, "true")).stopReason, "end_turn", "corrupt neighbours: and runs");
   ok(a.child.stderrText.length < 200000, "bounded logging");
   await stop(a);
+}
+
+// ---------------------------------------------------------------- requests that race a load
+// (raw NDJSON: the requests go out in one write, so the load has not read a record yet when the
+// next one arrives)
+{
+  const a = await agent();
+  const big = (await a.ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
+  await prompt(a.ctx, big, Array.from({ length: 300 }, (_, i) => `true ${i}`).join("\n"));
+  await stop(a);
+  const child = startAgent(["--log-level", "info"], { env });
+  const r = raw(child);
+  const send = (...msgs) => r.send(msgs.map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join(""));
+  send({ id: 1, method: "initialize", params: ZED_INIT });
+  await r.next((m) => m.id === 1);
+  const load = (id) => ({ id, method: "session/load", params: { sessionId: big, cwd: ws, mcpServers: [] } });
+  send(load(2), { id: 3, method: "session/close", params: { sessionId: big } });
+  const l2 = await r.next((m) => m.id === 2), c3 = await r.next((m) => m.id === 3);
+  ok(l2?.error?.code === -32603 && /closed/.test(l2?.error?.message), "close during a load: the load fails, saying why", l2);
+  eq(c3?.result, {}, "close during a load: answered");
+  send(load(4), { id: 5, method: "session/prompt", params: { sessionId: big, prompt: [{ type: "text", text: "echo x" }] } });
+  const p5 = await r.next((m) => m.id === 5), l4 = await r.next((m) => m.id === 4, 10000);
+  ok(/still loading/.test(p5?.error?.message || ""), "prompt during a load: refused", p5);
+  eq(l4?.result?.modes?.currentModeId, "all", "after a failed load the session loads again");
+  eq(r.lines.filter((m) => m.params?.update?.sessionUpdate === "tool_call").length, 300, "the load replayed every call");
+  send(load(6), { id: 7, method: "session/delete", params: { sessionId: big } });
+  const l6 = await r.next((m) => m.id === 6), d7 = await r.next((m) => m.id === 7);
+  ok(l6?.error && d7?.result && !existsSync(join(store, big + ".jsonl")), "delete during a load: the load fails, the file is gone", [l6, d7]);
+  const other = (await (async () => { send({ id: 8, method: "session/list", params: {} }); return r.next((m) => m.id === 8); })())?.result?.sessions?.[0]?.sessionId;
+  send({ id: 9, method: "session/load", params: { sessionId: other, cwd: ws, mcpServers: [] } });
+  child.stdin.end(); // EOF while the load runs
+  const l9 = await r.next((m) => m.id === 9);
+  ok(l9?.result || /shutting down/.test(l9?.error?.message || ""), "EOF during a load: answered", l9);
+  const ex = await within(5000, child.exited).catch((e) => ({ error: e.message }));
+  ok(ex.code === 0 && !/Sanitizer|runtime error/.test(child.stderrText), "EOF during a load: exit 0", [ex, child.stderrText.slice(-800)]);
 }
 
 // ---------------------------------------------------------------- pruning (a small total cap)
