@@ -62,7 +62,9 @@ int shc_store_create(shc_store_file **out, shc_store *st, const char *id, const 
         shc_log_warn(st->log, "session store: cannot create %s: %s", name, strerror(errno));
         return SHC_E_IO;
     }
-    if (fchmod(fd, 0600) != 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    /* locked at once, and still there: a prune in another process may not take it meanwhile */
+    if (fchmod(fd, 0600) != 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+        !shc__store_still_linked(st, id, fd)) {
         close(fd);
         unlinkat(st->dirfd, name, 0);
         return SHC_E_IO;

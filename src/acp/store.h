@@ -33,7 +33,7 @@
 #define SHC_STORE_MAX_RECORD        ((size_t)16 << 20)   /* longest line written or read */
 #define SHC_STORE_SESSION_MAX       ((uint64_t)64 << 20) /* a session file stops growing here */
 #define SHC_STORE_LOAD_MAX          (SHC_STORE_SESSION_MAX + SHC_STORE_MAX_RECORD + 4096)
-#define SHC_STORE_HEAD_SCAN         ((size_t)64 << 10) /* bytes read per file to list it */
+#define SHC_STORE_HEAD_SCAN         ((size_t)16 << 10) /* bytes read per file to list it */
 #define SHC_STORE_DEFAULT_MAX_BYTES ((uint64_t)256 << 20) /* the whole store; oldest pruned */
 #define SHC_STORE_MIN_MAX_BYTES     ((uint64_t)1 << 20)
 #define SHC_STORE_PRUNE_EVERY       ((uint64_t)4 << 20) /* appended bytes between two prunes */
@@ -85,7 +85,7 @@ int shc_store_open_session(shc_store_file **out, shc_store *st, const char *id);
 int shc_store_read(shc_store_file *f, json_t **rec, char *err, size_t errlen);
 
 /* Appends one record as one line.  A record over SHC_STORE_MAX_RECORD is replaced by
- * {"t":"skipped","what":T,"bytes":N}; once the file reaches the per-session cap one
+ * {"t":"skipped","what":T}; once the file reaches the per-session cap one
  * {"t":"capped"} record is written and later ones are dropped.  After a write error the file
  * takes nothing more.  Returns 0, 1 when the record was dropped or replaced, or SHC_E_IO. */
 int shc_store_append(shc_store_file *f, const json_t *rec);

@@ -252,8 +252,14 @@ static bool scan_head(shc_store *st, shc_store_info *info, bool heads)
     info->corrupt = true;
     for (size_t pos = 0, lineno = 0; buf && pos < len; lineno++) {
         char *nl = memchr(buf + pos, '\n', len - pos);
-        if (!nl)
-            break; /* cut by the scan or torn */
+        if (!nl) {
+            /* cut by the scan (a long prompt record: the journal writes "t" first) or torn */
+            static const char prompt_rec[] = "{\"t\":\"prompt\"";
+            if (lineno > 0 && len - pos >= sizeof prompt_rec - 1 &&
+                !memcmp(buf + pos, prompt_rec, sizeof prompt_rec - 1))
+                info->has_prompt = true;
+            break;
+        }
         json_t *j = json_loadb(buf + pos, (size_t)(nl - buf - (ptrdiff_t)pos), JSON_ALLOW_NUL,
                                NULL);
         pos = (size_t)(nl - buf) + 1;
