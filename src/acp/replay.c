@@ -7,6 +7,7 @@
  * writer's queue is long, so a large session neither blocks the loop nor piles up in memory. */
 #include "acp/bridge_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,11 +124,16 @@ static void on_call(struct br_replay *r, json_t *rec)
     c->next = r->calls;
     r->calls = c;
     /* the session's later calls must not reuse an id */
-    unsigned long long k;
-    if (sscanf(id, "call_%llu", &k) == 1 && k > r->s->ncalls)
-        r->s->ncalls = k;
+    if (!strncmp(id, "call_", 5) && id[5] >= '0' && id[5] <= '9') {
+        errno = 0;
+        char *end;
+        unsigned long long k = strtoull(id + 5, &end, 10);
+        if (!errno && !*end && k > r->s->ncalls)
+            r->s->ncalls = k;
+    }
     const char *status = str(rec, "status");
-    send(r, shc_present_tool_call(&c->info, status ? status : "in_progress"));
+    send(r, shc_present_tool_call(&c->info, status && !strcmp(status, "pending") ? "pending"
+                                                                                : "in_progress"));
 }
 
 /* A stored text as terminal output: the console text has bare newlines. */
@@ -233,8 +239,8 @@ static int apply(struct br_replay *r, json_t *rec)
     } else if (!strcmp(t, "call")) {
         on_call(r, rec);
     } else if (!strcmp(t, "status") && (c = find_call(r, str(rec, "id"), NULL)) &&
-               str(rec, "status")) {
-        send(r, shc_present_status(&c->info, str(rec, "status")));
+               str(rec, "status") && !strcmp(str(rec, "status"), "in_progress")) {
+        send(r, shc_present_status(&c->info, "in_progress"));
     } else if (!strcmp(t, "out") && (c = find_call(r, str(rec, "id"), NULL)) && str(rec, "data")) {
         c->streamed = true;
         if (c->info.card == SHC_CARD_TERMINAL)

@@ -221,7 +221,7 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
         return;
     }
     br_session *s = find_any(br, sid);
-    if (s && (s->closing || s->replay || s->active)) {
+    if (s && (s->closing || s->replay || s->turns)) { /* a cancelled turn may still wind down */
         snprintf(msg, sizeof msg, "%s: the session is %s", method,
                  s->closing  ? "closing"
                  : s->replay ? "already loading"

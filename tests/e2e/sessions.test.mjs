@@ -329,6 +329,33 @@ trace('a hostile client and store');
   ok(/corrupt|line 3/.test(corrupt) && /line 3/.test(corrupt), "corrupt file: the error names the line", corrupt);
   ok(/too large/.test(await load(hex("d"))), "huge file: refused before reading");
   ok(/not this session/.test(await load(hex("e"))), "a file holding another session's record: refused");
+  // well-formed JSON with every field of the wrong type: skipped record by record, never a crash
+  const g = hex("9");
+  const junk = [
+    { t: "session", v: 1, id: g, cwd: ws }, { t: "title", title: 5 }, { t: "prompt", blocks: "x" },
+    { t: "prompt", blocks: [{ type: "text", text: "ok prompt" }] }, { t: "text", kind: 5, text: "hello" },
+    { t: "call" }, { t: "call", id: 5, command: "x" }, { t: "status", id: "call_1", status: 5 },
+    { t: "call", id: "call_1", command: "ls", kind: 5, title: ["x"], line: "x", locations: "no", status: "completed", cwd: ws },
+    { t: "call", id: "call_1", command: "again" }, { t: "out", id: "call_1", data: 123 }, { t: "out", id: "nope", data: "x" },
+    { t: "status", id: "call_1", status: "weird" }, { t: "end", id: "call_1", ran: "yes", exit_code: 1e300, signal: 7, text: ["x"] },
+    { t: "call", id: "call_99999999999999999999999", command: "big", locations: [{ path: 5 }, 7, { path: "a", line: "x" }] },
+    { t: "end", id: "call_99999999999999999999999", ran: true, exit_code: 2 },
+    { t: "model", i: -1, entry: {} }, { t: "model", i: 99999999999, entry: {} }, { t: "model", i: 0, entry: "str" },
+    { t: "usage", used: "x", size: 1 }, { t: "config", id: "mode", value: "weird" }, { t: "config", id: 5, value: null },
+    { t: "turn" }, { t: "skipped", what: "prompt" }, { t: "capped" }, { t: "from-the-future", x: 1 },
+  ];
+  writeFileSync(join(store, g + ".jsonl"), junk.map((j) => JSON.stringify(j)).join("\n") + "\n");
+  a.updates.delete(g);
+  const jr = await a.ctx.request("session/load", { sessionId: g, cwd: ws, mcpServers: [] }).catch((e) => ({ error: e.message }));
+  eq(jr.modes?.currentModeId, "all", "junk records: the load still answers (a bad mode value is ignored)");
+  const ju = ups(a, g);
+  ok(ju.some((u) => u.sessionUpdate === "user_message_chunk" && u.content?.text === "ok prompt"), "junk records: the good ones replay", ju);
+  eq(ju.filter((u) => u.sessionUpdate === "tool_call").map((u) => [u.toolCallId, u.status]), [["call_1", "in_progress"], ["call_99999999999999999999999", "in_progress"]], "junk records: calls with an id and a command, statuses only from the known set");
+  ok(ju.filter((u) => u.status).every((u) => ["in_progress", "completed", "failed"].includes(u.status)), "junk records: no invented status");
+  ok(ju.some((u) => /capped|size limit/.test(JSON.stringify(u))), "junk records: the capped record is said");
+  eq((await prompt(a.ctx, g, "echo fine")).stopReason, "end_turn", "junk records: the session runs");
+  const jc = ups(a, g).filter((u) => u.sessionUpdate === "tool_call").pop();
+  ok(/^call_\d+$/.test(jc?.toolCallId) && jc.toolCallId !== "call_1", "junk records: a fresh call id", jc?.toolCallId);
   // the corrupt file is that session's problem only
   eq((await a.ctx.request("session/load", { sessionId: sid, cwd: ws, mcpServers: [] })).modes?.currentModeId, "all", "corrupt neighbours: another session still loads");
   eq((await prompt(a.ctx, sid, "true")).stopReason, "end_turn", "corrupt neighbours: and runs");
