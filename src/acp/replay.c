@@ -299,7 +299,7 @@ static void finish(struct br_replay *r, int rc, const char *err)
         if (n && br->be->ops->session_restore) {
             char **v = calloc(n, sizeof *v);
             for (size_t i = 0; v && i < n; i++)
-                v[i] = json_dumps(json_array_get(r->entries, i), JSON_COMPACT | JSON_ALLOW_NUL);
+                v[i] = json_dumps(json_array_get(r->entries, i), JSON_COMPACT);
             if (!v || br->be->ops->session_restore(br->be, s->id, (const char *const *)v, n))
                 shc_log_warn(br->log, "%s: the model's conversation could not be restored",
                              s->id);

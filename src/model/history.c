@@ -192,7 +192,7 @@ int shc__oai_restore(shc_backend *base, const char *session_id, const char *cons
     }
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
-        json_t *m = entries[i] ? json_loads(entries[i], 0, NULL) : NULL;
+        json_t *m = entries[i] ? json_loads(entries[i], JSON_ALLOW_NUL, NULL) : NULL;
         const char *role = json_string_value(json_object_get(m, "role"));
         if (!role) {
             bad++;
