@@ -177,28 +177,33 @@ static void test_quote_against_bash(void **state)
 static void test_mention_paths(void **state)
 {
     (void)state;
-    char *p = shc_mention_path("file:///ws/src/a%20b.c", "/ws");
+    size_t n;
+    bool nul;
+    char *p = shc_mention_path("file:///ws/src/a%20b.c", "/ws", &n);
     assert_string_equal(p, "src/a b.c");
     free(p);
-    p = shc_mention_path("file:///ws/-n", "/ws/");
+    p = shc_mention_path("file:///ws/-n", "/ws/", &n);
     assert_string_equal(p, "./-n");
     free(p);
-    p = shc_mention_path("file:///other/x.c", "/ws");
+    p = shc_mention_path("file:///other/x.c", "/ws", &n);
     assert_string_equal(p, "/other/x.c");
     free(p);
-    p = shc_mention_path("file://localhost/ws/x", "/ws");
+    p = shc_mention_path("file://localhost/ws/x", "/ws", &n);
     assert_string_equal(p, "x");
     free(p);
-    p = shc_mention_path("file:///wsx/y", "/ws"); /* a sibling that shares a prefix */
+    p = shc_mention_path("file:///wsx/y", "/ws", &n); /* a sibling that shares a prefix */
     assert_string_equal(p, "/wsx/y");
     free(p);
-    p = shc_mention_path("file:///ws/a%00b", "/ws"); /* a NUL: not a path, kept as text */
+    p = shc_mention_path("file:///ws/a%00b", "/ws", &n); /* a NUL: not a path, kept as text */
     assert_string_equal(p, "file:///ws/a%00b");
     free(p);
-    p = shc_mention_path("https://example.com/$(x)", "/ws");
+    p = shc_mention_path("https://example.com/$(x)", "/ws", &n);
     assert_string_equal(p, "https://example.com/$(x)");
     free(p);
-    assert_null(shc_file_uri_path("file://host/x"));
+    p = shc_mention_path("-rf", "/ws", &n); /* not a URI at all: still never an option */
+    assert_string_equal(p, "./-rf");
+    free(p);
+    assert_null(shc_file_uri_path("file://host/x", &n, &nul));
 }
 
 static void test_mentions_in_lines(void **state)

@@ -1,15 +1,19 @@
 /* src/acp/ owns the ACP agent on stdio: NDJSON JSON-RPC framing (jsonrpc.c), the bridge's
- * methods, sessions and teardown (this file), turns and tool calls (turn.c), the writer and
- * session/update notifications (wire.c), and the presenter (present.c: verdict + client
- * capabilities -> card JSON, the only place that knows how a card looks on the wire).
+ * transport, dispatch and teardown (this file), the session methods (session.c), turns and tool
+ * calls (turn.c, cterm.c, call.c), the writer and session/update notifications (wire.c), the
+ * presenter (present.c: verdict + client capabilities -> card JSON, the only place that knows
+ * how a card looks on the wire), and the session store (store.c: one file per session; journal.c
+ * writes what happened, replay.c reads it back through the presenter).
  * May use: agent/ (the seam, never a particular backend), exec/, classify/ (through the public
  * API), base/.
  *
  * The ACP bridge: stdio transport on the loop, ACP methods, sessions, and the one teardown that
- * every exit path (stdin EOF, SIGTERM, SIGINT, a broken stdout) goes through.
- * Turns and tool calls live in turn.c, the writer in wire.c. */
+ * every exit path (stdin EOF, any catchable terminating signal, a broken stdout) goes through;
+ * it ends in bounded time (children killed after teardown_ms, output given up after flush_ms).
+ * The session methods live in session.c, turns and tool calls in turn.c, the writer in wire.c. */
 #define _GNU_SOURCE
 #include "acp/bridge_int.h"
+#include "base/signame.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +49,35 @@ static json_t *agent_caps(const br_bridge *br)
                      1, "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", sc);
 }
 
+/* initialize's params, checked against the schema's types before anything is taken from them.
+ * NULL, or the -32602 message. */
+static const char *bad_initialize(json_t *params)
+{
+    json_t *pv = json_object_get(params, "protocolVersion");
+    if (!json_is_integer(pv) || json_integer_value(pv) < 0 || json_integer_value(pv) > 65535)
+        return "initialize: protocolVersion must be an integer (0-65535)";
+    json_t *cc = json_object_get(params, "clientCapabilities");
+    if (cc && !json_is_object(cc))
+        return "initialize: clientCapabilities must be an object";
+    json_t *v;
+    if ((v = json_object_get(cc, "terminal")) && !json_is_boolean(v))
+        return "initialize: clientCapabilities.terminal must be a boolean";
+    if ((v = json_object_get(cc, "fs")) && !json_is_object(v))
+        return "initialize: clientCapabilities.fs must be an object";
+    if ((v = json_object_get(cc, "_meta")) && !json_is_object(v))
+        return "initialize: clientCapabilities._meta must be an object";
+    if ((v = json_object_get(params, "clientInfo")) && !json_is_object(v) && !json_is_null(v))
+        return "initialize: clientInfo must be an object";
+    return NULL;
+}
+
 static void m_initialize(br_bridge *br, json_t *id, json_t *params)
 {
+    const char *bad = bad_initialize(params);
+    if (bad) {
+        invalid(br, id, bad);
+        return;
+    }
     json_t *cc = json_object_get(params, "clientCapabilities");
     br->caps.terminal = json_is_true(json_object_get(cc, "terminal"));
     br->caps.terminal_output =
@@ -70,11 +101,15 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     bool known = !strcmp(method, "initialize") || !strcmp(method, "authenticate") ||
                  shc__session_knows(method);
     if (!known) {
+        /* the name is echoed, but never more than 128 bytes of it */
+        size_t n = strlen(method), k = n > 128 ? 128 : n;
+        while (k < n && k > 0 && ((unsigned char)method[k] & 0xC0) == 0x80)
+            k--;
         if (id)
             shc_rpc_error(br->rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found",
-                          json_pack("{s:s}", "method", method));
+                          json_pack("{s:s%}", "method", method, k));
         else
-            shc_log_debug(br->log, "ignoring notification %s", method);
+            shc_log_debug(br->log, "ignoring notification %.*s", (int)k, method);
         goto out;
     }
     if (params && !json_is_object(params)) {
@@ -132,6 +167,27 @@ static bool all_idle(const br_bridge *br)
     return true;
 }
 
+/* The client stopped reading: what is still queued is given up so that the process ends. */
+static void on_flush_deadline(shc_loop *loop, void *payload)
+{
+    br_bridge *br = payload;
+    br->flush_timer = 0;
+    if (!shc_rpc_queued(br->rpc) && br->finished)
+        return;
+    br->flush_late = true;
+    shc_log_warn(br->log, "teardown: the client did not read %zu bytes of output in time; exiting",
+                 shc_rpc_queued(br->rpc));
+    shc_loop_stop(loop);
+}
+
+static void on_hard_deadline(shc_loop *loop, void *payload)
+{
+    br_bridge *br = payload;
+    br->flush_late = true;
+    shc_log_error(br->log, "teardown did not complete in time; exiting");
+    shc_loop_stop(loop);
+}
+
 static void teardown_check(br_bridge *br)
 {
     if (!br->tearing || br->finished || !all_idle(br))
@@ -144,6 +200,8 @@ static void teardown_check(br_bridge *br)
     while (br->sessions)
         shc__session_free(br, br->sessions);
     shc_log_info(br->log, "teardown complete");
+    br->flush_timer = shc_loop_timer(br->loop, br->cfg.flush_ms ? br->cfg.flush_ms : 2000,
+                                     on_flush_deadline, br);
     shc__wire_flush(br); /* stops the loop once the queue is written (or the writer broke) */
 }
 
@@ -171,6 +229,10 @@ static void teardown(br_bridge *br, const char *why)
     }
     uint64_t ms = br->cfg.teardown_ms ? br->cfg.teardown_ms : 3000;
     br->teardown_timer = shc_loop_timer(br->loop, ms, on_teardown_deadline, br);
+    /* Whatever happens below, the process ends: children killed after ms, the output given up
+     * flush_ms after that; this last timer only catches a teardown that never completes. */
+    uint64_t flush = br->cfg.flush_ms ? br->cfg.flush_ms : 2000;
+    shc_loop_timer(br->loop, ms + flush + 1000, on_hard_deadline, br);
     for (br_session *s = br->sessions, *next; s; s = next) {
         next = s->next;
         for (br_turn *t = s->turns; t; t = t->next)
@@ -183,10 +245,16 @@ static void teardown(br_bridge *br, const char *why)
     teardown_check(br);
 }
 
+/* Every catchable terminating signal (base/signame.c) comes here through the loop's signalfd,
+ * so that SIGHUP from a closing terminal, SIGQUIT, SIGUSR1, a realtime signal... all end in the
+ * one teardown instead of the default action, which would leave the commands running. */
 static void on_signal(shc_loop *loop, int signo, void *payload)
 {
-    (void)loop;
-    teardown(payload, signo == SIGINT ? "SIGINT" : "SIGTERM");
+    br_bridge *br = payload;
+    if (signo == SIGPIPE && shc_loop_signal_sender(loop) == getpid())
+        return; /* our own write to a closed pipe: the writer sees EPIPE and handles it */
+    const char *name = shc_signal_name(signo);
+    teardown(br, name ? name : "a signal");
 }
 
 /* ------------------------------------------------------------------ run */
@@ -261,6 +329,8 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->log = &cfg->log;
     br->hooks.teardown = teardown;
     br->hooks.turn_gone = on_turn_gone;
+    br->hooks.progress = shc__turn_progress;
+    br->hooks.settled = shc__session_settled;
     br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */
     if (!br->be) {
@@ -285,10 +355,17 @@ int shc_bridge_run(shc_bridge_config *cfg)
         goto fail;
     br->in_watch = shc_loop_watch(br->loop, br->in_fd, SHC_LOOP_READ, on_stdin, br);
     br->out_watch = shc_loop_watch(br->loop, br->out_fd, 0, shc__wire_on_writable, br);
-    if (br->in_watch < 0 || br->out_watch < 0 ||
-        shc_loop_signal(br->loop, SIGTERM, on_signal, br) != 0 ||
-        shc_loop_signal(br->loop, SIGINT, on_signal, br) != 0)
+    if (br->in_watch < 0 || br->out_watch < 0)
         goto fail;
+    sigset_t term;
+    shc_signal_terminating(&term);
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (!sigismember(&term, sig) || shc_loop_signal(br->loop, sig, on_signal, br) == 0)
+            continue;
+        if (sig == SIGTERM || sig == SIGINT)
+            goto fail;
+        shc_log_warn(br->log, "cannot watch signal %d: %s", sig, strerror(errno));
+    }
     open_store(br);
     if (br->be->ops->list_models)
         br->be->ops->list_models(br->be, br->loop, on_models, br);
@@ -298,7 +375,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     int lr = shc_loop_run(br->loop);
     if (lr != 0)
         shc_log_error(br->log, "event loop failed: %s", strerror(-lr));
-    status = br->finished && lr == 0 ? 0 : 1;
+    status = br->finished && lr == 0 && !br->flush_late ? 0 : 1;
     shc_rpc_close_output(br->rpc); /* nothing is written after teardown */
 fail:
     if (status != 0 && !br->finished)

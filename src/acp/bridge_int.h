@@ -1,10 +1,12 @@
 /* Internals shared by the bridge's parts, in dependency order (each uses only those after it):
  * bridge.c (transport, dispatch, initialize, teardown) -> session.c (the session methods: new,
- * load, resume, list, close, delete, prompt, modes and config options) -> replay.c (a stored
- * session read back through the presenter) -> turn.c (turns, tool calls, permissions, client
- * terminals) -> options.c (modes and config options) -> journal.c (what happened, into the
- * store; the backend's history/usage/notice callbacks) -> wire.c (the writer and session/update
- * notifications); prompt.c (content blocks), store.c and present.c sit below them all.
+ * load, resume, close, delete, prompt, modes and config options; the sessions' lifecycle) ->
+ * listing.c (session/list) and -> replay.c (a stored session read back through the presenter) -> turn.c (turns,
+ * tool calls, permissions, the local PTY path) -> cterm.c (client terminals) -> call.c (the end
+ * of a call) -> wire.c (the writer and session/update notifications); turn.c -> options.c
+ * (modes and config options) -> journal.c (what happened, into the store; the backend's
+ * history/usage/notice callbacks) -> wire.c, and call.c -> journal.c; prompt.c (content
+ * blocks), store.c and present.c sit below them all.
  * The lower parts reach the bridge's lifecycle only through br->hooks.  Not a public header.
  *
  * Re-entrancy rule: callbacks from the backend, the executor and the rpc only change state and
@@ -26,8 +28,23 @@
 #include "exec/pty.h"
 #include "shcard.h"
 
+/* Back-pressure (wire.c): past QUEUE_PAUSE bytes waiting for the client, the PTYs are not
+ * read (commands block on write, as in a terminal nobody scrolls); past QUEUE_STDIN stdin is
+ * not read either (a client that sends requests but reads no answer is told to wait the same
+ * way); both resume once the queue is down to QUEUE_RESUME. */
+enum {
+    SHC_BR_QUEUE_PAUSE = 4 << 20,
+    SHC_BR_QUEUE_STDIN = 16 << 20,
+    SHC_BR_QUEUE_RESUME = 1 << 20,
+    SHC_BR_MAX_COMMANDS = 16, /* commands running on our PTYs at once (all sessions) */
+    SHC_BR_QUEUED_PROMPTS = 8,        /* prompts waiting behind a cancelled turn, per session */
+    SHC_BR_MAX_SESSIONS = 1024,       /* past it the least recently used idle session goes */
+    SHC_BR_QUEUED_BYTES = 4 << 20,    /* and their text, all sessions */
+};
+
 typedef struct br_call br_call;
 typedef struct br_turn br_turn;
+typedef struct br_pending br_pending;
 typedef struct br_session br_session;
 typedef struct br_bridge br_bridge;
 typedef struct br_replay br_replay;
@@ -36,6 +53,7 @@ typedef enum br_call_state {
     CALL_QUEUED,  /* emitted by the backend, not shown yet */
     CALL_ASKING,  /* tool_call sent (pending), waiting for session/request_permission */
     CALL_RUNNING, /* running on our PTY or in a client terminal */
+    CALL_WAITING, /* shown, waiting for a free command slot (max_commands) */
     CALL_DONE,    /* final update sent; result waiting for the backend */
 } br_call_state;
 
@@ -91,9 +109,18 @@ struct br_turn {
     int kick_timer;
 };
 
+/* A prompt that arrived while the session's turn was cancelled but not yet answered. */
+struct br_pending {
+    br_pending *next;
+    json_t *id;     /* owned reference */
+    json_t *prompt; /* owned reference: the prompt's blocks (checked already) */
+    size_t bytes;   /* their text, counted in br->queued_bytes */
+    bool cancelled; /* a session/cancel came while it waited */
+};
+
 struct br_session {
     br_session *next;
-    char id[SHC_STORE_ID_LEN + 1];
+    char id[48];                  /* SHC_STORE_ID_LEN (or a fixed prefix without a store) */
     char *cwd;                    /* owned, absolute */
     shc_client_caps caps;         /* snapshot at session/new (or load / resume) */
     shc_approve approve;          /* the session's mode: ALL or ASK ("Always Allow" sets ALL) */
@@ -101,7 +128,9 @@ struct br_session {
     bool titled;                  /* the title is set (from the first prompt) */
     unsigned long long ncalls;
     br_turn *turns;               /* owned: live and winding-down turns */
-    br_turn *active;              /* the turn that blocks a new prompt, or NULL */
+    br_turn *active;              /* the turn not answered yet, or NULL */
+    br_pending *pending;          /* owned FIFO: prompts waiting for the active turn's answer */
+    unsigned long long used;      /* br->uses when it was last created or prompted */
     shc_store_file *file;         /* owned: the session's store file, or NULL */
     br_replay *replay;            /* owned: a load or resume reading the store, or NULL */
     bool closing;                 /* session/close or delete: freed once its turns are gone */
@@ -114,6 +143,8 @@ struct br_session {
 typedef struct br_hooks {
     void (*teardown)(br_bridge *br, const char *why); /* wire.c: stdout broke (from the loop) */
     void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
+    shc_loop_timer_fn progress;                       /* call.c: shc__turn_progress */
+    void (*settled)(br_bridge *br, br_session *s);    /* turn.c: a turn was just answered */
 } br_hooks;
 
 /* The page size of session/list. */
@@ -131,14 +162,22 @@ struct br_bridge {
     int in_fd, out_fd;
     int in_watch, out_watch;
     bool in_eof;
+    bool out_paused;              /* the PTYs are paused: too much output waits for the client */
+    bool in_paused;               /* stdin is not read: far too much waits */
+    size_t nlocal;                /* commands running on our PTYs */
+    size_t queued_bytes;          /* text of every br_pending */
+    unsigned long long uses;      /* a clock for br_session.used */
     shc_client_caps caps;         /* from the latest initialize */
     br_session *sessions;         /* owned */
     shc_store *store;             /* owned, or NULL: sessions live in memory only */
     json_t *models;               /* owned: model ids for the selector (model backends), or NULL */
+    unsigned long long nsessions; /* ids with cfg.session_prefix */
     bool tearing;
     bool finished;
     int teardown_timer;
     int teardown_kick;
+    int flush_timer;
+    bool flush_late;              /* the client did not read the last frames in time */
 };
 
 /* wire.c */
@@ -149,6 +188,18 @@ void shc__wire_update(br_bridge *br, br_session *s, json_t *update); /* steals u
 void shc__wire_flush(br_bridge *br);
 void shc__wire_on_writable(shc_loop *loop, int fd, unsigned events, void *payload);
 
+/* call.c */
+void shc__call_send(br_turn *t, json_t *update); /* a session/update of the turn; steals it */
+/* The call is over: final card, result kept for the backend (state DONE), the turn kicked. */
+void shc__call_finish(br_call *c, const shc_call_end *end, const char *model_text, size_t mlen,
+                      bool timed_out, bool cancelled);
+void shc__call_not_run(br_call *c, const char *why, bool cancelled);
+void shc__turn_kick(br_turn *t); /* the turn's progress runs from a zero-delay timer */
+
+/* cterm.c */
+void shc__ct_run(br_call *c);    /* terminal/create and what follows */
+void shc__ct_cancel(br_call *c); /* terminal/kill, and a deadline */
+
 /* session.c */
 bool shc__session_knows(const char *method); /* one of the session/ methods */
 void shc__session_method(br_bridge *br, json_t *id, const char *method, json_t *params);
@@ -156,6 +207,13 @@ br_session *shc__session_find(br_bridge *br, const char *id); /* live and not cl
 /* Frees a session whose turns are gone (answers its close / delete / load request). */
 void shc__session_free(br_bridge *br, br_session *s);
 void shc__sessions_reap(br_bridge *br); /* frees the closed sessions that are done */
+/* A session's turn was just answered (hooks.settled): the next queued prompt starts. */
+void shc__session_settled(br_bridge *br, br_session *s);
+
+/* listing.c */
+void shc__session_list(br_bridge *br, json_t *id, json_t *params); /* session/list */
+void shc__iso_time(char *out, size_t cap, int64_t ns); /* "2026-11-30T17:06:20.110Z" */
+int64_t shc__now_ns(void);                             /* CLOCK_REALTIME */
 
 /* options.c: the session's modes and config options (approval, model) */
 json_t *shc__opt_modes(const br_session *s);                      /* new reference */
@@ -173,7 +231,7 @@ void shc__opt_restore(br_bridge *br, br_session *s, const char *id, const char *
 int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const shc_prompt_part *parts,
                     size_t nparts);
 void shc__turn_cancel(br_turn *t);
-void shc__turn_kick(br_turn *t);
+void shc__turn_progress(shc_loop *loop, void *payload); /* the kick timer's callback */
 /* Kills everything of the turn now (teardown deadline): no callback will run for its calls. */
 void shc__turn_force(br_turn *t);
 

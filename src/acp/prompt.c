@@ -1,12 +1,34 @@
-/* A session/prompt's content blocks: checked and handed to the backend as shc_prompt_part
- * (agent/backend.h), and the session title derived from the first prompt. */
+/* A session/prompt's content blocks: checked against the schema's types and handed to the
+ * backend as shc_prompt_part (agent/backend.h; shell mode lays them out as lines in
+ * agent/quote.c), and the session title derived from the first prompt.  A string that holds a
+ * NUL byte, or a file URI that decodes to one, is refused: no backend ever sees one. */
 #include "acp/prompt.h"
+#include "acp/jsonrpc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/quote.h"
 #include "base/strbuf.h"
+
+/* A string member with no NUL byte, or NULL (*nul says the string was there but held one). */
+static const char *member(json_t *o, const char *key, bool *nul)
+{
+    json_t *v = json_object_get(o, key);
+    const char *s = shc_rpc_str(v);
+    if (!s && json_is_string(v))
+        *nul = true;
+    return s;
+}
+
+/* A URI a mention may carry: no NUL in it, nor in the path it decodes to. */
+static bool uri_ok(const char *uri)
+{
+    size_t len;
+    bool nul = false;
+    free(shc_file_uri_path(uri, &len, &nul));
+    return !nul;
+}
 
 shc_prompt_part *shc__prompt_parts(json_t *prompt, bool images, size_t *n, const char **why)
 {
@@ -20,59 +42,61 @@ shc_prompt_part *shc__prompt_parts(json_t *prompt, bool images, size_t *n, const
         *why = "out of memory";
         return NULL;
     }
-    bool blank = true;
+    bool blank = true, nul = false;
     size_t i;
     json_t *b;
     json_array_foreach(prompt, i, b)
     {
-        const char *type = json_string_value(json_object_get(b, "type"));
+        const char *type = shc_rpc_str(json_object_get(b, "type"));
         shc_prompt_part *p = &v[i];
         if (type && !strcmp(type, "text")) {
-            json_t *t = json_object_get(b, "text");
-            if (!json_is_string(t)) {
-                *why = "session/prompt: a text block needs a string \"text\"";
+            p->text = member(b, "text", &nul);
+            if (!p->text) {
+                *why = nul ? "session/prompt: a text block holds a NUL character"
+                           : "session/prompt: a text block needs a string \"text\"";
                 goto bad;
             }
             p->kind = SHC_PROMPT_TEXT;
-            p->text = json_string_value(t);
-            p->len = json_string_length(t);
+            p->len = strlen(p->text);
             for (size_t k = 0; k < p->len && blank; k++)
                 blank = strchr(" \t\r\n", p->text[k]) != NULL;
         } else if (type && !strcmp(type, "resource_link")) {
             p->kind = SHC_PROMPT_LINK;
-            p->uri = json_string_value(json_object_get(b, "uri"));
-            p->name = json_string_value(json_object_get(b, "name"));
-            if (!p->uri || !*p->uri) {
-                *why = "session/prompt: a resource_link block needs a string \"uri\"";
+            p->uri = member(b, "uri", &nul);
+            p->name = member(b, "name", &nul);
+            if (!p->uri || !*p->uri || nul || !uri_ok(p->uri)) {
+                *why = nul || (p->uri && *p->uri)
+                           ? "session/prompt: a resource_link's uri or name holds a NUL character"
+                           : "session/prompt: a resource_link block needs a string \"uri\"";
                 goto bad;
             }
             blank = false;
         } else if (type && !strcmp(type, "resource")) {
             json_t *r = json_object_get(b, "resource");
-            json_t *t = json_object_get(r, "text");
             p->kind = SHC_PROMPT_RESOURCE;
-            p->uri = json_string_value(json_object_get(r, "uri"));
-            p->mime = json_string_value(json_object_get(r, "mimeType"));
-            if (!p->uri || !*p->uri || (!json_is_string(t) && !json_is_string(json_object_get(r, "blob")))) {
-                *why = "session/prompt: a resource block needs resource.uri and resource.text "
-                       "or resource.blob";
+            p->uri = member(r, "uri", &nul);
+            p->mime = member(r, "mimeType", &nul);
+            p->text = member(r, "text", &nul);
+            p->len = p->text ? strlen(p->text) : 0;
+            if (!p->uri || !*p->uri || nul || !uri_ok(p->uri) ||
+                (!p->text && !json_is_string(json_object_get(r, "blob")))) {
+                *why = nul ? "session/prompt: a resource block holds a NUL character"
+                           : "session/prompt: a resource block needs resource.uri and "
+                             "resource.text or resource.blob";
                 goto bad;
             }
-            p->text = json_string_value(t);
-            p->len = json_string_length(t);
             blank = false;
         } else if (type && !strcmp(type, "image") && images) {
-            json_t *d = json_object_get(b, "data");
             p->kind = SHC_PROMPT_IMAGE;
-            p->mime = json_string_value(json_object_get(b, "mimeType"));
-            p->uri = json_string_value(json_object_get(b, "uri"));
-            if (!json_is_string(d) || !p->mime || strncmp(p->mime, "image/", 6)) {
+            p->mime = member(b, "mimeType", &nul);
+            p->uri = member(b, "uri", &nul);
+            p->text = member(b, "data", &nul);
+            if (!p->text || nul || !p->mime || strncmp(p->mime, "image/", 6)) {
                 *why = "session/prompt: an image block needs base64 \"data\" and an image/* "
                        "\"mimeType\"";
                 goto bad;
             }
-            p->text = json_string_value(d);
-            p->len = json_string_length(d);
+            p->len = strlen(p->text);
             blank = false;
         } else {
             *why = images ? "session/prompt: unsupported content block (text, resource_link, "
@@ -120,7 +144,8 @@ char *shc__prompt_title(const shc_prompt_part *parts, size_t n, const char *cwd)
                 s = e + 1;
             }
         } else if (p->kind == SHC_PROMPT_LINK || p->kind == SHC_PROMPT_RESOURCE) {
-            char *path = p->name && *p->name ? NULL : shc_mention_path(p->uri, cwd);
+            size_t plen;
+            char *path = p->name && *p->name ? NULL : shc_mention_path(p->uri, cwd, &plen);
             const char *t = path ? path : p->name ? p->name : "";
             put_clean(&b, t, strlen(t));
             free(path);

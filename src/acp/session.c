@@ -17,9 +17,10 @@ static void invalid(br_bridge *br, json_t *id, const char *msg)
     shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS, msg, NULL);
 }
 
+/* A string member without a NUL byte, or NULL. */
 static const char *str(json_t *o, const char *key)
 {
-    return json_string_value(json_object_get(o, key));
+    return shc_rpc_str(json_object_get(o, key));
 }
 
 /* ------------------------------------------------------------------ lifecycle */
@@ -45,9 +46,10 @@ static br_session *session_new(br_bridge *br, const char *id, const char *cwd)
         free(s);
         return NULL;
     }
-    memcpy(s->id, id, SHC_STORE_ID_LEN + 1);
+    snprintf(s->id, sizeof s->id, "%s", id);
     s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
     s->approve = br->approve;
+    s->used = ++br->uses;
     s->next = br->sessions;
     br->sessions = s;
     return s;
@@ -62,10 +64,23 @@ static void unlink_session(br_bridge *br, br_session *s)
         }
 }
 
+static void pending_free(br_bridge *br, br_pending *q)
+{
+    br->queued_bytes -= q->bytes;
+    json_decref(q->id);
+    json_decref(q->prompt);
+    free(q);
+}
+
 /* Frees a session that has no turn left (and answers its close or delete). */
 void shc__session_free(br_bridge *br, br_session *s)
 {
     unlink_session(br, s);
+    while (s->pending) { /* only on a failure path: settling drains the queue */
+        br_pending *q = s->pending;
+        s->pending = q->next;
+        pending_free(br, q);
+    }
     br->be->ops->session_end(br->be, s->id);
     shc_store_close(s->file);
     if (s->close_id) {
@@ -92,7 +107,7 @@ void shc__sessions_reap(br_bridge *br)
     bool freed = false;
     for (br_session *s = br->sessions, *next; s; s = next) {
         next = s->next;
-        if (s->closing && !s->turns && !s->replay) {
+        if (s->closing && !s->turns && !s->replay && !s->pending) {
             shc__session_free(br, s);
             freed = true;
         }
@@ -103,12 +118,17 @@ void shc__sessions_reap(br_bridge *br)
 
 /* ------------------------------------------------------------------ common checks */
 
-static bool cwd_ok(br_bridge *br, json_t *id, const char *method, const char *cwd)
+static bool cwd_ok(br_bridge *br, json_t *id, const char *method, json_t *params)
 {
     struct stat st;
     char msg[160];
+    json_t *jcwd = json_object_get(params, "cwd");
+    const char *cwd = shc_rpc_str(jcwd);
     if (!cwd || cwd[0] != '/') {
-        snprintf(msg, sizeof msg, "%s: cwd must be an absolute path", method);
+        snprintf(msg, sizeof msg, "%s: %s", method,
+                 json_is_string(jcwd) && json_string_value(jcwd)[0] == '/'
+                     ? "cwd holds a NUL character"
+                     : "cwd must be an absolute path");
         invalid(br, id, msg);
         return false;
     }
@@ -143,32 +163,48 @@ static bool extras_ok(br_bridge *br, json_t *id, const char *method, json_t *par
     return true;
 }
 
-static void iso_time(char *out, size_t cap, int64_t ns)
+/* At most SHC_BR_MAX_SESSIONS sessions in memory: the one used longest ago that has nothing
+ * running goes (its backend state too; the store keeps it: session/load or resume bring it
+ * back; a prompt naming it meanwhile gets "unknown session").  False when every one is busy. */
+static bool make_room(br_bridge *br)
 {
-    time_t sec = (time_t)(ns / 1000000000);
-    struct tm tm;
-    gmtime_r(&sec, &tm);
-    size_t k = strftime(out, cap, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + k, cap - k, ".%03dZ", (int)(ns / 1000000 % 1000));
-}
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    size_t n = 0;
+    br_session *oldest = NULL;
+    for (br_session *s = br->sessions; s; s = s->next) {
+        n++;
+        if (!s->turns && !s->pending && !s->replay && !s->closing &&
+            (!oldest || s->used < oldest->used))
+            oldest = s;
+    }
+    if (n < SHC_BR_MAX_SESSIONS)
+        return true;
+    if (!oldest)
+        return false;
+    shc_log_info(br->log, "session limit: %s leaves memory", oldest->id);
+    shc__session_free(br, oldest);
+    return true;
 }
 
 /* ------------------------------------------------------------------ new */
 
 static void m_new(br_bridge *br, json_t *id, json_t *params)
 {
-    const char *cwd = str(params, "cwd");
-    if (!cwd_ok(br, id, "session/new", cwd) || !extras_ok(br, id, "session/new", params))
+    if (!cwd_ok(br, id, "session/new", params) || !extras_ok(br, id, "session/new", params))
         return;
-    char sid[SHC_STORE_ID_LEN + 1];
+    if (!make_room(br)) {
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR,
+                      "session/new: too many sessions are busy", NULL);
+        return;
+    }
+    const char *cwd = str(params, "cwd");
+    char sid[48];
     br_session *s = NULL;
-    if (shc_store_new_id(sid) != 0 || !(s = session_new(br, sid, cwd))) {
+    int idrc = 0;
+    if (!br->store && br->cfg.session_prefix) /* the fuzz target names its sessions */
+        snprintf(sid, sizeof sid, "sess_%.20s%llu", br->cfg.session_prefix, ++br->nsessions);
+    else
+        idrc = shc_store_new_id(sid);
+    if (idrc != 0 || !(s = session_new(br, sid, cwd))) {
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "cannot create a session", NULL);
         return;
     }
@@ -213,7 +249,7 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
         invalid(br, id, msg);
         return;
     }
-    if (!cwd_ok(br, id, method, cwd) || !extras_ok(br, id, method, params))
+    if (!cwd_ok(br, id, method, params) || !extras_ok(br, id, method, params))
         return;
     if (!shc_store_id_valid(sid)) {
         snprintf(msg, sizeof msg, "%s: unknown session", method);
@@ -221,7 +257,7 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
         return;
     }
     br_session *s = find_any(br, sid);
-    if (s && (s->closing || s->replay || s->turns)) { /* a cancelled turn may still wind down */
+    if (s && (s->closing || s->replay || s->turns || s->pending)) { /* a cancelled turn may still wind down */
         snprintf(msg, sizeof msg, "%s: the session is %s", method,
                  s->closing  ? "closing"
                  : s->replay ? "already loading"
@@ -261,7 +297,7 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
                       msg, NULL);
         return;
     }
-    if (!s && !(s = session_new(br, sid, cwd))) {
+    if (!s && (!make_room(br) || !(s = session_new(br, sid, cwd)))) {
         shc_store_close(f);
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
         return;
@@ -276,99 +312,6 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
     }
 }
 
-/* ------------------------------------------------------------------ list */
-
-static int newest_first(const void *a, const void *b)
-{
-    const shc_store_info *x = a, *y = b;
-    if (x->mtime_ns != y->mtime_ns)
-        return x->mtime_ns > y->mtime_ns ? -1 : 1;
-    return strcmp(x->id, y->id);
-}
-
-/* The cursor names the last session of a page: "<mtime ns>:<id>".  Anything else is refused. */
-static bool parse_cursor(const char *c, int64_t *ns, char id[SHC_STORE_ID_LEN + 1])
-{
-    const char *colon = c ? strchr(c, ':') : NULL;
-    if (!colon || colon == c || colon - c > 19)
-        return false;
-    int64_t v = 0;
-    for (const char *p = c; p < colon; p++) {
-        if (*p < '0' || *p > '9')
-            return false;
-        v = v * 10 + (*p - '0');
-    }
-    if (!shc_store_id_valid(colon + 1))
-        return false;
-    *ns = v;
-    memcpy(id, colon + 1, SHC_STORE_ID_LEN + 1);
-    return true;
-}
-
-static void m_list(br_bridge *br, json_t *id, json_t *params)
-{
-    json_t *jcwd = json_object_get(params, "cwd"), *jcur = json_object_get(params, "cursor");
-    const char *cwd = json_string_value(jcwd), *cursor = json_string_value(jcur);
-    if ((jcwd && !json_is_null(jcwd) && (!cwd || cwd[0] != '/')) ||
-        (jcur && !json_is_null(jcur) && !cursor)) {
-        invalid(br, id, "session/list: cwd must be an absolute path and cursor a string");
-        return;
-    }
-    int64_t after_ns = 0;
-    char after_id[SHC_STORE_ID_LEN + 1] = "";
-    if (cursor && !parse_cursor(cursor, &after_ns, after_id)) {
-        invalid(br, id, "session/list: invalid cursor");
-        return;
-    }
-    json_t *out = json_array();
-    shc_store_info *v = NULL;
-    size_t n = 0;
-    if (br->store && shc_store_list(br->store, &v, &n) != 0) {
-        json_decref(out);
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the session store cannot be read",
-                      NULL);
-        return;
-    }
-    qsort(v, n, sizeof *v, newest_first);
-    size_t shown = 0;
-    bool more = false;
-    const shc_store_info *last = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const shc_store_info *e = &v[i];
-        if (e->corrupt) {
-            shc_log_warn(br->log, "session/list: %s is not a readable session file: skipped",
-                         e->id);
-            continue;
-        }
-        if (!e->has_prompt || (cwd && strcmp(cwd, e->cwd)))
-            continue;
-        if (cursor && (e->mtime_ns > after_ns ||
-                       (e->mtime_ns == after_ns && strcmp(e->id, after_id) <= 0)))
-            continue;
-        if (shown == BR_LIST_PAGE) {
-            more = true;
-            break;
-        }
-        char when[40];
-        iso_time(when, sizeof when, e->mtime_ns);
-        json_t *it = json_pack("{s:s,s:s,s:s}", "sessionId", e->id, "cwd", e->cwd, "updatedAt",
-                               when);
-        if (it && e->title)
-            json_object_set_new(it, "title", json_string(e->title));
-        json_array_append_new(out, it);
-        last = e;
-        shown++;
-    }
-    json_t *res = json_pack("{s:o}", "sessions", out);
-    if (more && last) {
-        char next[64];
-        snprintf(next, sizeof next, "%lld:%s", (long long)last->mtime_ns, last->id);
-        json_object_set_new(res, "nextCursor", json_string(next));
-    }
-    shc_store_list_free(v, n);
-    shc_rpc_respond(br->rpc, id, res);
-}
-
 /* ------------------------------------------------------------------ close, delete */
 
 /* A session is freed once nothing runs in it; its close (or delete) is answered then. */
@@ -381,6 +324,8 @@ static void close_session(br_bridge *br, br_session *s, json_t *id, bool del)
         shc__replay_abort(br, s, del ? "the session was deleted" : "the session was closed");
         return;
     }
+    for (br_pending *q = s->pending; q; q = q->next)
+        q->cancelled = true; /* answered "cancelled" once the running turn has answered */
     for (br_turn *t = s->turns; t; t = t->next)
         shc__turn_cancel(t);
     shc__sessions_reap(br); /* at once when nothing runs */
@@ -431,11 +376,72 @@ static void title_once(br_bridge *br, br_session *s, const shc_prompt_part *part
     if (!title)
         return;
     char when[40];
-    iso_time(when, sizeof when, now_ns());
+    shc__iso_time(when, sizeof when, shc__now_ns());
     shc__rec_title(s, title, when);
     shc__wire_update(br, s, json_pack("{s:s,s:s,s:s}", "sessionUpdate", "session_info_update",
                                       "title", title, "updatedAt", when));
     free(title);
+}
+
+/* Starts a turn for a checked prompt: the title (first prompt), the journal, the backend. */
+static void start(br_bridge *br, br_session *s, json_t *id, json_t *prompt,
+                  const shc_prompt_part *parts, size_t n)
+{
+    title_once(br, s, parts, n);
+    shc__rec_prompt(s, prompt);
+    if (shc__turn_start(br, s, id, parts, n) != 0)
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+}
+
+/* A prompt sent while the session's turn is cancelled but not answered yet waits for that
+ * answer: no update of the new turn may come before it. */
+static void queue_prompt(br_bridge *br, br_session *s, json_t *id, json_t *prompt,
+                         const shc_prompt_part *parts, size_t np)
+{
+    size_t bytes = 0, n = 0;
+    for (size_t i = 0; i < np; i++)
+        bytes += parts[i].len + (parts[i].uri ? strlen(parts[i].uri) : 0);
+    for (br_pending *q = s->pending; q; q = q->next)
+        n++;
+    if (n >= SHC_BR_QUEUED_PROMPTS || br->queued_bytes + bytes > SHC_BR_QUEUED_BYTES) {
+        invalid(br, id, "session/prompt: too many prompts wait behind a cancelled one");
+        return;
+    }
+    br_pending *q = calloc(1, sizeof *q);
+    if (!q) {
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+        return;
+    }
+    q->id = json_incref(id);
+    q->prompt = json_incref(prompt);
+    q->bytes = bytes;
+    br->queued_bytes += bytes;
+    br_pending **tail = &s->pending;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = q;
+}
+
+void shc__session_settled(br_bridge *br, br_session *s)
+{
+    while (s->pending && !s->active) {
+        br_pending *q = s->pending;
+        s->pending = q->next;
+        size_t n = 0;
+        const char *why = NULL;
+        shc_prompt_part *parts =
+            q->cancelled || br->tearing ? NULL
+                                        : shc__prompt_parts(q->prompt, br->be->images, &n, &why);
+        if (q->cancelled || br->tearing)
+            shc_rpc_respond(br->rpc, q->id, json_pack("{s:s}", "stopReason", "cancelled"));
+        else if (!parts)
+            invalid(br, q->id, why);
+        else
+            start(br, s, q->id, q->prompt, parts, n);
+        free(parts);
+        pending_free(br, q);
+    }
+    shc__wire_flush(br);
 }
 
 static void m_prompt(br_bridge *br, json_t *id, json_t *params)
@@ -450,21 +456,20 @@ static void m_prompt(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/prompt: the session is still loading");
         return;
     }
-    if (s->active) {
+    s->used = ++br->uses;
+    if (s->active && !s->active->cancelled) {
         invalid(br, id, "session/prompt: a prompt is already in flight for this session");
         return;
     }
     const char *why = NULL;
     size_t n = 0;
     shc_prompt_part *parts = shc__prompt_parts(prompt, br->be->images, &n, &why);
-    if (!parts) {
+    if (!parts)
         invalid(br, id, why);
-        return;
-    }
-    title_once(br, s, parts, n);
-    shc__rec_prompt(s, prompt);
-    if (shc__turn_start(br, s, id, parts, n) != 0)
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+    else if (s->active) /* behind the cancelled turn, which must answer first */
+        queue_prompt(br, s, id, prompt, parts, n);
+    else
+        start(br, s, id, prompt, parts, n);
     free(parts);
 }
 
@@ -474,6 +479,8 @@ static void m_cancel(br_bridge *br, json_t *params)
     if (!s || !s->active)
         return; /* unknown or idle: nothing to do, and nothing to say */
     shc_log_info(br->log, "session/cancel %s", s->id);
+    for (br_pending *q = s->pending; q; q = q->next)
+        q->cancelled = true; /* answered "cancelled" in their turn, after the running one */
     shc__turn_cancel(s->active);
 }
 
@@ -541,7 +548,7 @@ void shc__session_method(br_bridge *br, json_t *id, const char *method, json_t *
     else if (!strcmp(method, "session/resume"))
         m_restore(br, id, params, true);
     else if (!strcmp(method, "session/list"))
-        m_list(br, id, params);
+        shc__session_list(br, id, params);
     else if (!strcmp(method, "session/close"))
         m_close(br, id, params, false);
     else if (!strcmp(method, "session/delete"))

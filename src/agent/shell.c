@@ -1,14 +1,9 @@
 /* Shell mode: each non-empty prompt line is one bash call, in order.  A failing line does not
- * stop the next one (like a script without -e); the summary says how many failed.
- *
- * The prompt's blocks become lines here: text as typed (two text blocks in a row are two
- * lines), and every @-mention (resource_link, or resource: embedded context) as one quoted
- * path argument where it appears (quote.c), so `cat @file` works and nothing a client sends is
- * ever read as shell syntax.  A line made only of mentions is context, not a command: it is not
- * run. */
+ * stop the next one (like a script without -e); the summary says how many failed.  The lines
+ * come from the prompt's blocks through quote.c: text as typed, every @-mention one quoted path
+ * argument, a line of only mentions context that is not run. */
 #include "agent/shell.h"
 #include "agent/quote.h"
-#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +11,9 @@
 
 typedef struct shell_turn {
     shc_backend_host host;      /* copied: valid for the whole turn */
-    char **lines;               /* owned */
-    size_t nlines, next;
+    char *text;                 /* owned copy of the prompt; each line is cut in place when issued */
+    size_t len, pos;            /* where the next line starts */
+    size_t nlines, next;        /* non-empty lines in all, and issued so far */
     size_t ok, failed, not_run;
     size_t context_only;        /* lines made only of @-mentions: not run */
     bool done;                  /* turn_done was called */
@@ -53,85 +49,42 @@ static void turn_finish(shell_turn *t, shc_stop_reason reason)
     t->host.turn_done(t->host.payload, reason, 0, NULL);
 }
 
+/* The next trimmed non-empty line at or after *pos: [*s, *e), *pos moved past it.  False when
+ * none is left.  One pass, no copy: a prompt of a million lines costs nothing per line. */
+static bool next_line(const char *text, size_t len, size_t *pos, size_t *s, size_t *e)
+{
+    while (*pos < len) {
+        const char *p = text + *pos;
+        const char *nl = memchr(p, '\n', len - *pos);
+        size_t n = nl ? (size_t)(nl - p) : len - *pos;
+        size_t a = *pos, b = *pos + n;
+        *pos = b + (nl ? 1 : 0);
+        while (a < b && (text[a] == ' ' || text[a] == '\t' || text[a] == '\r'))
+            a++;
+        while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\r'))
+            b--;
+        if (b > a) {
+            *s = a;
+            *e = b;
+            return true;
+        }
+    }
+    return false;
+}
+
 static void issue_next(shell_turn *t)
 {
     if (t->done)
         return;
-    if (t->next >= t->nlines) {
+    size_t s, e;
+    if (!next_line(t->text, t->len, &t->pos, &s, &e)) {
         turn_finish(t, SHC_STOP_END_TURN);
         return;
     }
-    size_t i = t->next++;
-    snprintf(t->call_id, sizeof t->call_id, "line_%zu", i + 1);
-    t->host.tool_call(t->host.payload, t->call_id, t->lines[i], NULL);
-}
-
-static void free_lines(char **lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(lines[i]);
-    free(lines);
-}
-
-/* Building the lines: the current line and whether typed text (not only mentions) is on it. */
-typedef struct lines {
-    shell_turn *t;
-    shc_strbuf cur;
-    bool has_text;
-    bool after_mention; /* the last thing on the line is a mention */
-    bool nomem;
-} lines;
-
-static void end_line(lines *l)
-{
-    shc_strbuf *b = &l->cur;
-    const char *s = b->n ? b->p : "", *e = s + b->n;
-    while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
-        s++;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-        e--;
-    if (b->err)
-        l->nomem = true;
-    if (e > s && !l->has_text) {
-        l->t->context_only++;
-    } else if (e > s && !l->nomem) {
-        char **v = realloc(l->t->lines, (l->t->nlines + 1) * sizeof *v);
-        char *line = v ? strndup(s, (size_t)(e - s)) : NULL;
-        if (v)
-            l->t->lines = v;
-        if (!line)
-            l->nomem = true;
-        else
-            l->t->lines[l->t->nlines++] = line;
-    }
-    shc_strbuf_free(b);
-    l->has_text = l->after_mention = false;
-}
-
-static void add_text(lines *l, const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        char c = p[i];
-        if (c == '\n') {
-            end_line(l);
-            continue;
-        }
-        if (l->after_mention && !strchr(" \t\r|&;)<>", c))
-            shc_strbuf_putc(&l->cur, ' '); /* `@a.txt.bak` stays two words */
-        l->after_mention = false;
-        if (c != ' ' && c != '\t' && c != '\r')
-            l->has_text = true;
-        shc_strbuf_putc(&l->cur, c);
-    }
-}
-
-static void add_mention(lines *l, const char *uri, const char *cwd)
-{
-    char last = l->cur.n ? l->cur.p[l->cur.n - 1] : ' ';
-    if (last != ' ' && last != '\t' && last != '=' && last != '(')
-        shc_strbuf_putc(&l->cur, ' ');
-    shc_mention_word(&l->cur, uri, cwd);
-    l->after_mention = true;
+    t->text[e] = 0; /* past the line: its newline or trailing blanks, never read again */
+    t->next++;
+    snprintf(t->call_id, sizeof t->call_id, "line_%zu", t->next);
+    t->host.tool_call(t->host.payload, t->call_id, t->text + s, NULL);
 }
 
 static shc_backend_turn *shell_turn_start(shc_backend *be, shc_loop *loop, const char *session_id,
@@ -145,27 +98,16 @@ static shc_backend_turn *shell_turn_start(shc_backend *be, shc_loop *loop, const
     if (!t)
         goto nomem;
     t->host = *host;
-    lines l;
-    memset(&l, 0, sizeof l);
-    l.t = t;
-    for (size_t i = 0; i < nparts; i++) {
-        const shc_prompt_part *p = &parts[i];
-        if (p->kind == SHC_PROMPT_TEXT) {
-            if (i > 0 && parts[i - 1].kind == SHC_PROMPT_TEXT)
-                end_line(&l); /* two text blocks: two pieces of text */
-            add_text(&l, p->text, p->len);
-        } else if (p->kind == SHC_PROMPT_LINK || p->kind == SHC_PROMPT_RESOURCE) {
-            add_mention(&l, p->uri, cwd);
-        }
-    }
-    end_line(&l);
-    if (l.nomem)
+    t->text = shc_shell_prompt(parts, nparts, cwd, &t->context_only);
+    if (!t->text)
         goto nomem;
+    t->len = strlen(t->text);
+    size_t pos = 0, s, e;
+    while (next_line(t->text, t->len, &pos, &s, &e))
+        t->nlines++;
     issue_next(t);
     return (shc_backend_turn *)t;
 nomem:
-    if (t)
-        free_lines(t->lines, t->nlines);
     free(t);
     host->turn_done(host->payload, SHC_STOP_END_TURN, -32603, "out of memory");
     return NULL;
@@ -199,7 +141,7 @@ static void shell_turn_free(shc_backend_turn *bt)
     shell_turn *t = (shell_turn *)bt;
     if (!t)
         return;
-    free_lines(t->lines, t->nlines);
+    free(t->text);
     free(t);
 }
 

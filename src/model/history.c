@@ -131,7 +131,8 @@ json_t *shc__oai_user_message(const shc_prompt_part *parts, size_t n, const char
             continue;
         }
         /* LINK / RESOURCE: the path where it appears */
-        char *path = shc_mention_path(p->uri, cwd);
+        size_t plen;
+        char *path = shc_mention_path(p->uri, cwd, &plen);
         if (last != ' ' && last != '\n' && last != '\t' && last != '(')
             shc_strbuf_putc(&text, ' ');
         shc_strbuf_puts(&text, path ? path : "");
