@@ -174,6 +174,7 @@ class Agent:
         self.cwd = cwd or self.dir
         e = dict(os.environ)
         e[MARK_VAR] = self.mark
+        e["XDG_STATE_HOME"] = os.path.join(self.dir, "state")  # a session store of its own
         if SAN:
             # bounded quarantine so that the RSS bound means something under ASan
             e.setdefault("ASAN_OPTIONS", "quarantine_size_mb=8:malloc_context_size=5:detect_leaks=1")
