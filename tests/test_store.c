@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "acp/store.h"
+#include "acp/store_int.h"
 #include "shcard.h"
 
 static const shc_log quiet = {SHC_LOG_ERROR, "test_store"};
@@ -75,7 +76,7 @@ static json_t *meta(const char *id)
 
 static shc_store_file *create(fx *f, char id[SHC_STORE_ID_LEN + 1])
 {
-    assert_int_equal(shc_store_new_id(id), 0);
+    assert_int_equal(shc_store_new_id(f->st, id), 0);
     json_t *m = meta(id);
     shc_store_file *sf = NULL;
     assert_int_equal(shc_store_create(&sf, f->st, id, m), 0);
@@ -118,13 +119,41 @@ static void write_file(const char *path, const char *text)
 
 static void test_ids(void **state)
 {
-    (void)state;
+    fx *f = *state;
     char a[SHC_STORE_ID_LEN + 1], b[SHC_STORE_ID_LEN + 1];
-    assert_int_equal(shc_store_new_id(a), 0);
-    assert_int_equal(shc_store_new_id(b), 0);
+    assert_int_equal(shc_store_new_id(NULL, a), 0);
+    assert_int_equal(shc_store_new_id(NULL, b), 0);
     assert_true(shc_store_id_valid(a));
     assert_string_not_equal(a, b);
     assert_int_equal(strlen(a), 37);
+    /* SipHash-2-4, the reference vector for 8 bytes 00..07 under the key 00..0f */
+    unsigned char key[16], in[8];
+    for (int i = 0; i < 16; i++)
+        key[i] = (unsigned char)i;
+    for (int i = 0; i < 8; i++)
+        in[i] = (unsigned char)i;
+    assert_true(shc__siphash24(key, in, 8) == 0x93f5f5799a932462ULL);
+    assert_true(shc__siphash24(key, in, 0) == 0x726fdb47dd0e0e31ULL);
+    /* a store's ids carry its tag: it knows them, and no other id */
+    open_store(f, 0);
+    char mine[SHC_STORE_ID_LEN + 1];
+    assert_int_equal(shc_store_new_id(f->st, mine), 0);
+    assert_true(shc_store_id_valid(mine));
+    assert_true(shc_store_id_ours(f->st, mine));
+    assert_false(shc_store_id_ours(f->st, a));
+    mine[10] = mine[10] == '0' ? '1' : '0'; /* one digit of the random half changed */
+    assert_false(shc_store_id_ours(f->st, mine));
+    assert_false(shc_store_id_ours(f->st, "../../etc/passwd"));
+    /* the key is the store's, kept across opens: 0600, 16 bytes */
+    assert_int_equal(shc_store_new_id(f->st, mine), 0);
+    open_store(f, 0);
+    assert_true(shc_store_id_ours(f->st, mine));
+    char kp[320];
+    snprintf(kp, sizeof kp, "%s/.key", f->dir);
+    struct stat sb;
+    assert_int_equal(stat(kp, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    assert_int_equal(sb.st_size, 16);
     const char *bad[] = {NULL,
                          "",
                          "sess_",
@@ -417,6 +446,41 @@ static const char *env_none(const char *n)
     return NULL;
 }
 
+/* Deleted and pruned ids are remembered as gone (bounded), and only ids this store made. */
+static void test_gone(void **state)
+{
+    fx *f = *state;
+    open_store(f, 0);
+    char id[SHC_STORE_ID_LEN + 1], empty[SHC_STORE_ID_LEN + 1];
+    shc_store_file *sf = create(f, id);
+    shc_store_close(sf);
+    assert_false(shc_store_id_gone(f->st, id));
+    assert_int_equal(shc_store_delete(f->st, id), 0);
+    assert_true(shc_store_id_gone(f->st, id));
+    /* a session that never recorded anything, deleted: gone too */
+    assert_int_equal(shc_store_new_id(f->st, empty), 0);
+    assert_int_equal(shc_store_delete(f->st, empty), SHC_STORE_ENOENT);
+    assert_true(shc_store_id_gone(f->st, empty));
+    /* an id that is not ours never gets in */
+    const char *junk = "sess_0123456789abcdef0123456789abcdef";
+    assert_int_equal(shc_store_delete(f->st, junk), SHC_STORE_ENOENT);
+    assert_false(shc_store_id_gone(f->st, junk));
+    /* bounded: after many more, the file stays near its cap, keeping the newest */
+    char last[SHC_STORE_ID_LEN + 1];
+    for (int i = 0; i < 40000; i++) {
+        assert_int_equal(shc_store_new_id(f->st, last), 0);
+        shc_store_delete(f->st, last);
+    }
+    char gp[320];
+    snprintf(gp, sizeof gp, "%s/.gone", f->dir);
+    struct stat sb;
+    assert_int_equal(stat(gp, &sb), 0);
+    assert_true(sb.st_size <= (1 << 20) + 64);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    assert_true(shc_store_id_gone(f->st, last));
+    assert_false(shc_store_id_gone(f->st, id)); /* the oldest made room */
+}
+
 static void test_default_dir(void **state)
 {
     (void)state;
@@ -431,7 +495,7 @@ static void test_default_dir(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ids),
+        cmocka_unit_test_setup_teardown(test_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(test_permissions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_round_trip_and_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_last_line, setup, teardown),
@@ -439,6 +503,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_planted_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_and_prune, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gone, setup, teardown),
         cmocka_unit_test(test_default_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

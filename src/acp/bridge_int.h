@@ -120,6 +120,7 @@ struct br_pending {
 
 struct br_session {
     br_session *next;
+    br_bridge *br;                /* borrowed */
     char id[48];                  /* SHC_STORE_ID_LEN (or a fixed prefix without a store) */
     char *cwd;                    /* owned, absolute */
     shc_client_caps caps;         /* snapshot at session/new (or load / resume) */
@@ -131,7 +132,9 @@ struct br_session {
     br_turn *active;              /* the turn not answered yet, or NULL */
     br_pending *pending;          /* owned FIFO: prompts waiting for the active turn's answer */
     unsigned long long used;      /* br->uses when it was last created or prompted */
-    shc_store_file *file;         /* owned: the session's store file, or NULL */
+    shc_store_file *file;         /* owned: the session's store file, or NULL (journal.c makes
+                                   * it with the first record) */
+    bool unrecorded;              /* making it failed: the session is not recorded */
     br_replay *replay;            /* owned: a load or resume reading the store, or NULL */
     bool closing;                 /* session/close or delete: freed once its turns are gone */
     bool delete_after;            /* session/delete: remove the file once freed */

@@ -10,29 +10,44 @@
 #include "base/json.h"
 #include "base/strbuf.h"
 
-static void put(br_session *s, json_t *rec /* steals */)
+/* The session's file, created with its first record (so a session nothing happened in leaves
+ * no file): the meta record, then the mode it has.  False when there is no store, or creating
+ * failed (said once; the session goes on unrecorded). */
+static bool on(br_session *s)
 {
-    if (s->file && rec)
-        shc_store_append(s->file, rec);
-    json_decref(rec);
-}
-
-int shc__rec_session(br_bridge *br, br_session *s, const char *agent)
-{
-    if (!br->store)
-        return 0;
+    if (s->file)
+        return true;
+    br_bridge *br = s->br;
+    if (!br->store || s->unrecorded)
+        return false;
+    s->unrecorded = true; /* until it worked */
     char created[40];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     json_t *meta = json_pack("{s:s,s:i,s:s,s:s,s:s,s:s}", "t", "session", "v", 1, "id", s->id,
-                             "cwd", s->cwd, "created", created, "agent", agent);
-    if (!meta)
-        return SHC_E_NOMEM;
-    int rc = shc_store_create(&s->file, br->store, s->id, meta);
+                             "cwd", s->cwd, "created", created, "agent", br->be->ops->name);
+    json_t *mode = json_pack("{s:s,s:s,s:s}", "t", "config", "id", "mode", "value",
+                             s->approve == SHC_APPROVE_ASK ? "ask" : "all");
+    if (meta && mode && shc_store_create(&s->file, br->store, s->id, meta) == 0) {
+        s->unrecorded = false;
+        shc_store_append(s->file, mode);
+    } else {
+        shc_log_warn(br->log, "%s: cannot create its file in the session store: it is not "
+                              "recorded",
+                     s->id);
+    }
     json_decref(meta);
-    return rc;
+    json_decref(mode);
+    return s->file != NULL;
+}
+
+static void put(br_session *s, json_t *rec /* steals */)
+{
+    if (rec && on(s))
+        shc_store_append(s->file, rec);
+    json_decref(rec);
 }
 
 void shc__rec_title(br_session *s, const char *title, const char *at)
@@ -42,13 +57,13 @@ void shc__rec_title(br_session *s, const char *title, const char *at)
 
 void shc__rec_prompt(br_session *s, json_t *blocks)
 {
-    if (s->file)
+    if (on(s))
         put(s, json_pack("{s:s,s:O}", "t", "prompt", "blocks", blocks));
 }
 
 void shc__rec_text(br_session *s, const char *kind, const char *text, size_t len)
 {
-    if (s->file)
+    if (on(s))
         put(s, json_pack("{s:s,s:s,s:o}", "t", "text", "kind", kind, "text",
                          shc_json_str(text, len)));
 }
@@ -56,7 +71,7 @@ void shc__rec_text(br_session *s, const char *kind, const char *text, size_t len
 void shc__rec_call(br_call *c, const char *status)
 {
     br_session *s = c->turn->sess;
-    if (!s->file)
+    if (!on(s))
         return;
     const shc_verdict *v = c->verdict;
     json_t *r = json_pack("{s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s}", "t", "call", "id", c->id,
@@ -98,7 +113,7 @@ static size_t out_cap(const br_call *c)
 void shc__rec_out(br_call *c, const char *data, size_t len)
 {
     br_session *s = c->turn->sess;
-    if (!s->file || len == 0)
+    if (len == 0 || !on(s))
         return;
     size_t head = out_cap(c) / 2;
     c->out_seen += len;
@@ -127,7 +142,7 @@ void shc__rec_out(br_call *c, const char *data, size_t len)
 void shc__rec_end(br_call *c, const shc_call_end *end, const char *text, size_t len)
 {
     br_session *s = c->turn->sess;
-    if (!s->file)
+    if (!on(s))
         return;
     json_t *r = json_pack("{s:s,s:s,s:b,s:o,s:o,s:o,s:o}", "t", "end", "id", c->id, "ran",
                           end->ran, "exit_code",
@@ -176,7 +191,7 @@ void shc__journal_history(void *payload, size_t index, const char *entry)
 {
     br_turn *t = payload;
     br_session *s = t->sess;
-    if (!s->file)
+    if (!on(s))
         return;
     json_t *r = json_pack("{s:s,s:I}", "t", "model", "i", (json_int_t)index);
     if (r && entry) {

@@ -29,8 +29,10 @@
  *   {"t":"capped"} / {"t":"skipped","what":T}     written by store.c (per-session cap, a record
  *                                                 over the record limit)
  *
- * Every function here is a no-op for a session without a store file; a failed write is logged
- * once by the store and the session goes on unrecorded. */
+ * A session's file is created with its first record (a session nothing happened in leaves no
+ * file), starting with the "session" record and the mode it has.  Every function here is a
+ * no-op without a store; a failed create or write is logged once and the session goes on
+ * unrecorded. */
 #ifndef SHC_JOURNAL_H
 #define SHC_JOURNAL_H
 
@@ -45,8 +47,6 @@ typedef struct br_session br_session;
 typedef struct br_turn br_turn;
 typedef struct br_call br_call;
 
-/* Creates the session's file (s->file) with its first record.  0, or an error from store.h. */
-int shc__rec_session(br_bridge *br, br_session *s, const char *agent);
 void shc__rec_title(br_session *s, const char *title, const char *at);
 void shc__rec_prompt(br_session *s, json_t *blocks /* borrowed */);
 void shc__rec_text(br_session *s, const char *kind, const char *text, size_t len);

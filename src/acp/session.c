@@ -47,6 +47,7 @@ static br_session *session_new(br_bridge *br, const char *id, const char *cwd)
         return NULL;
     }
     snprintf(s->id, sizeof s->id, "%s", id);
+    s->br = br;
     s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
     s->approve = br->approve;
     s->used = ++br->uses;
@@ -203,15 +204,13 @@ static void m_new(br_bridge *br, json_t *id, json_t *params)
     if (!br->store && br->cfg.session_prefix) /* the fuzz target names its sessions */
         snprintf(sid, sizeof sid, "sess_%.20s%llu", br->cfg.session_prefix, ++br->nsessions);
     else
-        idrc = shc_store_new_id(sid);
+        idrc = shc_store_new_id(br->store, sid);
     if (idrc != 0 || !(s = session_new(br, sid, cwd))) {
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "cannot create a session", NULL);
         return;
     }
-    if (br->store && shc__rec_session(br, s, br->be->ops->name) != 0)
-        shc_log_warn(br->log, "session/new %s: not recorded in the store", s->id);
-    /* the mode the flags gave is the session's own: a later shcard with other flags keeps it */
-    shc__rec_config(s, "mode", s->approve == SHC_APPROVE_ASK ? "ask" : "all");
+    /* its file comes with its first record (journal.c), which keeps the mode the flags gave:
+     * a later shcard with other flags keeps it */
     shc_log_info(br->log, "session/new %s in %s", s->id, s->cwd);
     json_t *res = shc__opt_state(br, s);
     json_object_set_new(res, "sessionId", json_string(s->id));
@@ -274,7 +273,7 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
             shc__session_free(br, s);
             return;
         }
-        if (quiet) {
+        if (quiet || !s->file) { /* resume, or nothing was recorded yet: nothing to replay */
             shc_rpc_respond(br->rpc, id, shc__opt_state(br, s));
             return;
         }
@@ -283,6 +282,18 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
     }
     shc_store_file *f = NULL;
     int rc = shc_store_open_session(&f, br->store, sid);
+    if (rc == SHC_STORE_ENOENT && !s && shc_store_id_ours(br->store, sid) &&
+        !shc_store_id_gone(br->store, sid)) {
+        /* made by this store, and nothing happened in it yet (its file comes with its first
+         * record): it resumes empty */
+        if (!make_room(br) || !(s = session_new(br, sid, cwd))) {
+            shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+            return;
+        }
+        shc_log_info(br->log, "%s %s: nothing was recorded in it yet", method, sid);
+        shc_rpc_respond(br->rpc, id, shc__opt_state(br, s));
+        return;
+    }
     if (rc) {
         if (s)
             shc__session_free(br, s);
@@ -493,6 +504,11 @@ static void m_set(br_bridge *br, json_t *id, json_t *params, bool mode)
     char msg[200];
     if (!s) {
         snprintf(msg, sizeof msg, "%s: unknown session", method);
+        invalid(br, id, msg);
+        return;
+    }
+    if (s->replay) {
+        snprintf(msg, sizeof msg, "%s: the session is still loading", method);
         invalid(br, id, msg);
         return;
     }

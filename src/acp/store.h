@@ -8,7 +8,7 @@
  * output); every file is opened relative to the directory's fd with O_NOFOLLOW (a symlink
  * planted in the store is never followed) and must be a regular file; a session id is checked
  * against SHC_STORE_ID's shape before it is used in a name, so a client's id can never name a
- * file outside the store; ids are 128 random bits from getrandom(2).  Reads are bounded: one
+ * file outside the store; ids are unguessable (getrandom(2) and a keyed tag).  Reads are bounded: one
  * line at most SHC_STORE_MAX_RECORD bytes, one file at most SHC_STORE_LOAD_MAX bytes, and
  * listing reads at most SHC_STORE_HEAD_SCAN bytes of each file.
  *
@@ -65,10 +65,19 @@ void shc_store_free(shc_store *st);
 const char *shc_store_path(const shc_store *st);
 uint64_t shc_store_max_bytes(const shc_store *st);
 
-/* A new session id "sess_<32 hex>" from getrandom(2).  0 or SHC_E_IO. */
-int shc_store_new_id(char out[SHC_STORE_ID_LEN + 1]);
+/* A new session id "sess_<32 hex>": 64 bits from getrandom(2) and a 64-bit SipHash tag of
+ * them under the store's key (a 0600 file .key in the directory), so that the store can tell
+ * an id it made (a session that never recorded anything has no file) from any other; with st
+ * NULL (no store) 128 random bits.  0 or SHC_E_IO. */
+int shc_store_new_id(shc_store *st, char out[SHC_STORE_ID_LEN + 1]);
 /* Whether id has exactly that shape (the only names the store ever opens). */
 bool shc_store_id_valid(const char *id);
+/* Whether this store made id (its tag checks out). */
+bool shc_store_id_ours(const shc_store *st, const char *id);
+/* Whether a session with this id was deleted or pruned (the store keeps the last ids it
+ * removed, up to 1 MiB of them): an id of ours without a file is a session that never recorded
+ * anything only when it is not gone. */
+bool shc_store_id_gone(shc_store *st, const char *id);
 
 /* Creates the file of a new session (it must not exist), locks it and writes meta as its first
  * record.  0, SHC_E_USAGE (bad id), SHC_E_IO. */
@@ -93,8 +102,9 @@ bool shc_store_capped(const shc_store_file *f);
 uint64_t shc_store_file_size(const shc_store_file *f);
 void shc_store_close(shc_store_file *f); /* NULL-safe; unlocks */
 
-/* Removes a session's file.  0, SHC_STORE_ENOENT, SHC_STORE_EBUSY (open in another process;
- * close it in this one first), SHC_E_IO. */
+/* Removes a session's file and notes its id as gone (also for an id of ours without a file).
+ * 0, SHC_STORE_ENOENT, SHC_STORE_EBUSY (open in another process; close it in this one first),
+ * SHC_E_IO. */
 int shc_store_delete(shc_store *st, const char *id);
 
 /* What listing learns from the head of one file. */

@@ -28,22 +28,145 @@ bool shc_store_id_valid(const char *id)
     return true;
 }
 
-int shc_store_new_id(char out[SHC_STORE_ID_LEN + 1])
+static int random_bytes(unsigned char *r, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = getrandom(r + got, n - got, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return SHC_E_IO;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+/* SipHash-2-4 (Aumasson and Bernstein) of in[0..n) under a 16-byte key: a keyed PRF, so that a
+ * tag over an id's random half proves this store made the id. */
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                                                   \
+    do {                                                                                           \
+        v0 += v1, v1 = ROTL(v1, 13), v1 ^= v0, v0 = ROTL(v0, 32);                                  \
+        v2 += v3, v3 = ROTL(v3, 16), v3 ^= v2;                                                     \
+        v0 += v3, v3 = ROTL(v3, 21), v3 ^= v0;                                                     \
+        v2 += v1, v1 = ROTL(v1, 17), v1 ^= v2, v2 = ROTL(v2, 32);                                  \
+    } while (0)
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+uint64_t shc__siphash24(const unsigned char key[16], const unsigned char *in, size_t n)
+{
+    uint64_t k0 = le64(key), k1 = le64(key + 8);
+    uint64_t v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
+    uint64_t v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t m = le64(in + i);
+        v3 ^= m;
+        SIPROUND;
+        SIPROUND;
+        v0 ^= m;
+    }
+    uint64_t b = (uint64_t)n << 56;
+    for (size_t k = 0; i + k < n; k++)
+        b |= (uint64_t)in[i + k] << (8 * k);
+    v3 ^= b;
+    SIPROUND;
+    SIPROUND;
+    v0 ^= b;
+    v2 ^= 0xff;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static void hex(char *out, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+static uint64_t tag_of(const shc_store *st, const unsigned char r[8])
+{
+    return shc__siphash24(st->key, r, 8);
+}
+
+int shc_store_new_id(shc_store *st, char out[SHC_STORE_ID_LEN + 1])
 {
     unsigned char r[16];
-    size_t got = 0;
-    while (got < sizeof r) {
-        ssize_t n = getrandom(r + got, sizeof r - got, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return SHC_E_IO;
-        got += (size_t)n;
+    if (random_bytes(r, st ? 8 : 16) != 0)
+        return SHC_E_IO;
+    if (st) { /* 64 random bits and 64 bits of tag: unguessable, and provably ours */
+        uint64_t t = tag_of(st, r);
+        for (int i = 0; i < 8; i++)
+            r[8 + i] = (unsigned char)(t >> (8 * i));
     }
     memcpy(out, SHC_STORE_ID_PREFIX, 5);
-    for (size_t i = 0; i < sizeof r; i++)
-        snprintf(out + 5 + 2 * i, 3, "%02x", r[i]);
+    hex(out + 5, r, 16);
     return 0;
+}
+
+bool shc_store_id_ours(const shc_store *st, const char *id)
+{
+    if (!st || !shc_store_id_valid(id))
+        return false;
+    unsigned char r[16];
+    for (int i = 0; i < 16; i++) {
+        unsigned hi = (unsigned)(id[5 + 2 * i] <= '9' ? id[5 + 2 * i] - '0' : id[5 + 2 * i] - 'a' + 10);
+        unsigned lo = (unsigned)(id[6 + 2 * i] <= '9' ? id[6 + 2 * i] - '0' : id[6 + 2 * i] - 'a' + 10);
+        r[i] = (unsigned char)(hi << 4 | lo);
+    }
+    uint64_t t = tag_of(st, r), u = le64(r + 8);
+    return t == u;
+}
+
+/* The store's id key: made once (written to a temporary file, then linked into place, so that
+ * two agents starting together agree on one), then read: a regular 0600 file of 16 bytes. */
+static int load_key(shc_store *st)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = openat(st->dirfd, ".key", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) {
+            struct stat sb;
+            ssize_t n = -1;
+            if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 16)
+                n = read(fd, st->key, 16);
+            close(fd);
+            return n == 16 ? 0 : SHC_E_IO;
+        }
+        if (errno != ENOENT)
+            return SHC_E_IO;
+        char tmp[64];
+        unsigned char r[8], key[16];
+        if (random_bytes(r, sizeof r) || random_bytes(key, sizeof key))
+            return SHC_E_IO;
+        snprintf(tmp, sizeof tmp, ".key-%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3],
+                 r[4], r[5], r[6], r[7]);
+        fd = openat(st->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+            return SHC_E_IO;
+        bool ok = write(fd, key, 16) == 16 && fsync(fd) == 0;
+        close(fd);
+        if (ok && linkat(st->dirfd, tmp, st->dirfd, ".key", 0) == 0) {
+            unlinkat(st->dirfd, tmp, 0);
+            memcpy(st->key, key, 16);
+            return 0;
+        }
+        unlinkat(st->dirfd, tmp, 0);
+        if (!ok || errno != EEXIST)
+            return SHC_E_IO;
+        /* another agent made it first: read theirs */
+    }
+    return SHC_E_IO;
 }
 
 /* "<id>.jsonl"; id must be valid. */
@@ -173,6 +296,11 @@ int shc_store_open(shc_store **out, const char *dir, uint64_t max_bytes, const s
     }
     st->dirfd = fd;
     st->log = log;
+    if (load_key(st) != 0) {
+        snprintf(err, errlen, "the session store %s has no readable id key (.key)", dir);
+        shc_store_free(st);
+        return SHC_E_IO;
+    }
     st->max_bytes = max_bytes ? max_bytes : SHC_STORE_DEFAULT_MAX_BYTES;
     st->session_max = st->max_bytes < SHC_STORE_SESSION_MAX ? st->max_bytes : SHC_STORE_SESSION_MAX;
     size_t gone = shc_store_prune(st);
@@ -203,14 +331,70 @@ uint64_t shc_store_max_bytes(const shc_store *st)
 
 /* ------------------------------------------------------------------ delete, list, prune */
 
+/* .gone: the ids of deleted and pruned sessions, one a line, so that an id this store made is
+ * not taken for a session that never recorded anything (shc_store_id_gone).  Bounded: past
+ * GONE_MAX bytes its newer half is kept. */
+#define GONE_MAX ((size_t)1 << 20)
+
+static void mark_gone(shc_store *st, const char *id)
+{
+    int fd = openat(st->dirfd, ".gone", O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    struct stat sb;
+    char line[SHC_STORE_ID_LEN + 2];
+    memcpy(line, id, SHC_STORE_ID_LEN);
+    line[SHC_STORE_ID_LEN] = '\n';
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        write(fd, line, SHC_STORE_ID_LEN + 1) == (ssize_t)(SHC_STORE_ID_LEN + 1) &&
+        (size_t)sb.st_size > GONE_MAX) {
+        /* keep the newer half: whole lines, written aside and renamed into place */
+        size_t keep = GONE_MAX / 2 / (SHC_STORE_ID_LEN + 1) * (SHC_STORE_ID_LEN + 1);
+        char *buf = malloc(keep);
+        int tfd = openat(st->dirfd, ".gone.new", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+                                                   O_CLOEXEC, 0600);
+        off_t from = (off_t)((size_t)sb.st_size + SHC_STORE_ID_LEN + 1 - keep);
+        if (buf && tfd >= 0 && pread(fd, buf, keep, from) == (ssize_t)keep &&
+            write(tfd, buf, keep) == (ssize_t)keep)
+            renameat(st->dirfd, ".gone.new", st->dirfd, ".gone");
+        if (tfd >= 0)
+            close(tfd);
+        free(buf);
+    }
+    close(fd);
+}
+
+bool shc_store_id_gone(shc_store *st, const char *id)
+{
+    int fd = openat(st->dirfd, ".gone", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat sb;
+    char *buf = NULL;
+    ssize_t n = 0;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (buf = malloc(GONE_MAX * 2 + 1)))
+        n = pread(fd, buf, GONE_MAX * 2, 0); /* bounded, even if another writer overran it */
+    close(fd);
+    bool gone = false;
+    for (ssize_t i = 0; buf && i + SHC_STORE_ID_LEN < n && !gone; i += SHC_STORE_ID_LEN + 1)
+        gone = !memcmp(buf + i, id, SHC_STORE_ID_LEN) && buf[i + SHC_STORE_ID_LEN] == '\n';
+    free(buf);
+    return gone;
+}
+
 int shc_store_delete(shc_store *st, const char *id)
 {
     if (!shc_store_id_valid(id))
         return SHC_STORE_ENOENT;
     struct stat sb;
     int fd = shc__store_open_file(st, id, O_RDONLY, &sb);
-    if (fd < 0)
-        return errno == ENOENT || errno == EINVAL ? SHC_STORE_ENOENT : SHC_E_IO;
+    if (fd < 0) {
+        if (errno != ENOENT && errno != EINVAL)
+            return SHC_E_IO;
+        if (errno == ENOENT && shc_store_id_ours(st, id))
+            mark_gone(st, id); /* one that never recorded anything is deleted too */
+        return SHC_STORE_ENOENT;
+    }
     int rc = 0;
     char name[SHC_STORE_ID_LEN + 7];
     shc__store_file_name(name, id);
@@ -220,6 +404,8 @@ int shc_store_delete(shc_store *st, const char *id)
         rc = SHC_STORE_ENOENT;
     else if (unlinkat(st->dirfd, name, 0) != 0)
         rc = SHC_E_IO;
+    else
+        mark_gone(st, id);
     close(fd);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "acp/bridge.h"
 #include "acp/store.h"
@@ -219,5 +220,12 @@ int shc_cmd_acp(int argc, char **argv)
     shc_model_config_free(&mcfg);
     if (mrc)
         return 2;
+    /* every session in memory holds its store file open (locked): up to 1024 of them, beside
+     * the PTYs, pipes and sockets; a soft limit of 1024 would not hold them all */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < 8192) {
+        rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     return shc_bridge_run(&cfg);
 }

@@ -71,12 +71,13 @@ eq(n1.modes?.currentModeId, "all", "new: shell mode starts in mode all");
 eq(n1.modes?.availableModes?.map((m) => m.id), ["ask", "all"], "new: modes ask and all");
 eq(n1.configOptions?.map((o) => [o.id, o.category, o.type, o.currentValue]), [["mode", "mode", "select", "all"]], "new: the approval config option (no model option in shell mode)");
 eq(statSync(store).mode & 0o777, 0o700, "store directory is 0700");
-eq(statSync(join(store, sid + ".jsonl")).mode & 0o777, 0o600, "session file is 0600");
+ok(!existsSync(join(store, sid + ".jsonl")), "a session nothing happened in has no file yet");
 
 const P1 = "cat notes.txt\ngrep -rn open_pty src\nls src\necho start; sleep 0.3; echo end\nexit 3";
 eq((await prompt(a1.ctx, sid, P1)).stopReason, "end_turn", "live: turn 1");
 const blocks2 = [{ type: "text", text: "cat " }, { type: "resource_link", uri: "file://" + encodeURI(join(ws, "it's here.txt")), name: "it's here.txt" }];
 eq((await a1.ctx.request("session/prompt", { sessionId: sid, prompt: blocks2 })).stopReason, "end_turn", "live: turn 2 (a mention)");
+eq(statSync(join(store, sid + ".jsonl")).mode & 0o777, 0o600, "session file is 0600");
 const live = ups(a1, sid);
 {
   const info = live.find((u) => u.sessionUpdate === "session_info_update");
@@ -180,6 +181,23 @@ trace('resume');
   eq((await prompt(a.ctx, sid, "echo resumed")).stopReason, "end_turn", "resume: prompts continue");
   ok(ups(a, sid).some((u) => u._meta?.terminal_output?.data === "resumed\r\n"), "resume: the command ran");
   eq((await stop(a)).code, 0, "resume agent exits 0");
+}
+
+// ---------------------------------------------------------------- a session nothing happened in
+trace("empty session");
+{
+  const a = await agent();
+  const empty = (await a.ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
+  await stop(a);
+  ok(!existsSync(join(store, empty + ".jsonl")), "empty session: no file");
+  const b = await agent();
+  eq((await b.ctx.request("session/resume", { sessionId: empty, cwd: ws, mcpServers: [] })).modes?.currentModeId, "all", "empty session: resumed after a restart (its id is this store's)");
+  eq((await prompt(b.ctx, empty, "echo first")).stopReason, "end_turn", "empty session: its first prompt");
+  ok(existsSync(join(store, empty + ".jsonl")), "empty session: the file comes with the first record");
+  const forged = "sess_" + empty.slice(5, 21) + "0".repeat(16);
+  ok(/unknown session/.test(await msgOf(b.ctx.request("session/resume", { sessionId: forged, cwd: ws, mcpServers: [] }))), "a well-formed id this store did not make: unknown");
+  ok(/unknown session/.test(await msgOf(b.ctx.request("session/load", { sessionId: "sess_" + "5".repeat(32), cwd: ws, mcpServers: [] }))), "a random id: unknown");
+  await stop(b);
 }
 
 // ---------------------------------------------------------------- kill -9 mid-turn, torn line
