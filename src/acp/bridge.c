@@ -36,6 +36,7 @@ static br_session *find_session(br_bridge *br, const char *id)
 static void session_free(br_bridge *br, br_session *s)
 {
     br->be->ops->session_end(br->be, s->id);
+    shc__v2_free(s->v2);
     free(s->cwd);
     free(s);
 }
@@ -49,13 +50,22 @@ static void invalid(br_bridge *br, json_t *id, const char *msg)
 
 static void m_initialize(br_bridge *br, json_t *id, json_t *params)
 {
+    int version = shc__v2_negotiate(br, id, params);
+    if (version != 1) {
+        if (version == 2)
+            shc__v2_initialize(br, id, params);
+        return;
+    }
     json_t *cc = json_object_get(params, "clientCapabilities");
+    json_t *meta = json_object_get(cc, "_meta");
     br->caps.terminal = json_is_true(json_object_get(cc, "terminal"));
-    br->caps.terminal_output =
-        json_is_true(json_object_get(json_object_get(cc, "_meta"), "terminal_output"));
+    br->caps.terminal_output = json_is_true(json_object_get(meta, "terminal_output"));
+    br->caps.terminal_output_delta = json_is_true(json_object_get(meta, "terminal_output_delta"));
+    br->caps.display_terminals = false;
     br->caps.client_terminals = br->cfg.client_terminals;
-    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d", br->caps.terminal,
-                 br->caps.terminal_output);
+    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d %s", br->caps.terminal,
+                 br->caps.terminal_output,
+                 br->caps.terminal_output_delta ? "_meta.terminal_output_delta=1" : "");
     shc_rpc_respond(
         br->rpc, id,
         json_pack("{s:i,s:{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:{}},s:[],s:{s:s,s:s,s:s}}",
@@ -180,7 +190,10 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/prompt: prompt must be a non-empty array of content blocks");
         return;
     }
-    if (s->active) {
+    bool busy = s->active;
+    for (br_turn *t = s->turns; t && br->version == 2; t = t->next)
+        busy |= !t->settled; /* v2: a cancelled turn is over once it reported idle */
+    if (busy) {
         invalid(br, id, "session/prompt: a prompt is already in flight for this session");
         return;
     }
@@ -198,7 +211,8 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/prompt: empty prompt");
         return;
     }
-    if (shc__turn_start(br, s, id, text) != 0)
+    shc__wire_prompt_start(br, s, id, prompt); /* v2: inserted now, answered with its id */
+    if (shc__turn_start(br, s, id, text) != 0 && br->version != 2)
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
     free(text);
 }
@@ -209,6 +223,7 @@ static void m_session_cancel(br_bridge *br, json_t *params)
     if (!s || !s->active)
         return; /* unknown or idle: nothing to do, and nothing to say */
     shc_log_info(br->log, "session/cancel %s", s->id);
+    shc__v2_cancelling(s);
     shc__turn_cancel(s->active);
 }
 
@@ -217,9 +232,7 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
 {
     br_bridge *br = payload;
     (void)rpc;
-    bool known = !strcmp(method, "initialize") || !strcmp(method, "authenticate") ||
-                 !strcmp(method, "session/new") || !strcmp(method, "session/prompt") ||
-                 !strcmp(method, "session/cancel");
+    bool known = shc__v2_method_known(br, method);
     if (!known) {
         if (id)
             shc_rpc_error(br->rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found",
@@ -249,6 +262,8 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
         shc_rpc_respond(br->rpc, id, json_object());
     else if (!strcmp(method, "session/new"))
         m_session_new(br, id, params);
+    else if (!strcmp(method, "terminal/cancel"))
+        shc__v2_terminal_cancel(br, id, params);
     else
         m_session_prompt(br, id, params);
 out:

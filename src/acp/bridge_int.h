@@ -23,6 +23,14 @@ typedef struct br_call br_call;
 typedef struct br_turn br_turn;
 typedef struct br_session br_session;
 typedef struct br_bridge br_bridge;
+typedef struct br_v2sess br_v2sess; /* v2enc.c: what the v2 encoder keeps per session */
+
+/* The window of every command's PTY: the executor's size, and the `size` a v2 client renders
+ * the display terminal at. */
+enum { BR_PTY_COLS = 120, BR_PTY_ROWS = 40 };
+
+/* ACP v2's foreground state of a session (state_update). */
+typedef enum br_v2_state { V2_IDLE, V2_RUNNING, V2_ACTION } br_v2_state;
 
 typedef enum br_call_state {
     CALL_QUEUED,  /* emitted by the backend, not shown yet */
@@ -87,6 +95,7 @@ struct br_session {
     unsigned long long ncalls;
     br_turn *turns;               /* owned: live and winding-down turns */
     br_turn *active;              /* the turn that blocks a new prompt, or NULL */
+    br_v2sess *v2;                /* owned: the v2 encoder's state (v2 connections), or NULL */
 };
 
 /* Set by bridge.c, called by the parts below it. */
@@ -108,6 +117,9 @@ struct br_bridge {
     int in_watch, out_watch;
     bool in_eof;
     shc_client_caps caps;         /* from the latest initialize */
+    int version;                  /* the ACP version this connection speaks: 1 or 2 (0 before
+                                   * initialize: v1) */
+    char v2_nonce[12];            /* v2: this process's part of every message id */
     br_session *sessions;         /* owned */
     unsigned long long nsessions;
     char sess_prefix[20];
@@ -124,6 +136,41 @@ void shc__wire_update(br_bridge *br, br_session *s, json_t *update); /* steals u
  * starts the teardown from the loop; once finished and drained, stops the loop. */
 void shc__wire_flush(br_bridge *br);
 void shc__wire_on_writable(shc_loop *loop, int fd, unsigned events, void *payload);
+
+/* Starts a prompt's turn on the wire: v1 says nothing yet (the answer comes at the end); v2
+ * answers with the user message's messageId, echoes the message and reports running. */
+void shc__wire_prompt_start(br_bridge *br, br_session *s, json_t *id, json_t *prompt);
+/* Ends it: v1 answers the prompt ({stopReason}, or the error when message is set); v2 reports
+ * idle with the stop reason ("error" with the error). */
+void shc__wire_prompt_end(br_bridge *br, br_session *s, json_t *id, const char *stop, int code,
+                          const char *message);
+/* The params of session/request_permission for a call (options is stolen): v1's toolCall, v2's
+ * command subject (v2 also reports requires_action). */
+json_t *shc__wire_permission(br_bridge *br, br_session *s, const shc_call_info *info,
+                             json_t *options);
+
+/* v2.c: ACP v2's methods (above turn.c) */
+bool shc__v2_method_known(const br_bridge *br, const char *method); /* in this connection's version */
+/* initialize's version: 1 or 2 (the highest at or below the client's), or -1 after answering
+ * with an error (not an integer, below 1, or a change of version while sessions exist). */
+int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params);
+void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params); /* v2's answer */
+void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params);
+
+/* v2enc.c: the v2 dialect (below wire.c) */
+json_t *shc__v2_encode(br_bridge *br, br_session *s, json_t *update); /* frames; steals update */
+json_t *shc__v2_state(br_session *s, br_v2_state st, const char *stop, int code,
+                      const char *message); /* a state_update (sets the state) */
+json_t *shc__v2_permission(br_session *s, const shc_call_info *info, const char *title,
+                           json_t *options, json_t **state);
+char *shc__v2_new_message_id(br_bridge *br, br_session *s, char *out, size_t cap);
+br_v2_state shc__v2_state_of(const br_session *s);
+/* The call whose display terminal tid runs (started, not exited), or NULL. */
+const char *shc__v2_running_call(br_session *s, const char *tid);
+void shc__v2_mark_cancel(br_session *s, const char *call_id); /* terminal/cancel accepted */
+void shc__v2_cancelling(br_session *s);                      /* session/cancel came */
+void shc__v2_replaying(br_session *s, bool on);              /* a replay starts / ends */
+void shc__v2_free(br_v2sess *v);                              /* NULL-safe */
 
 /* turn.c */
 int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const char *prompt);

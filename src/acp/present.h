@@ -17,6 +17,8 @@
 typedef struct shc_client_caps {
     bool terminal;         /* clientCapabilities.terminal === true */
     bool terminal_output;  /* clientCapabilities._meta.terminal_output === true */
+    bool terminal_output_delta; /* clientCapabilities._meta.terminal_output_delta === true */
+    bool display_terminals; /* ACP v2: agent-owned display terminals are baseline */
     bool client_terminals; /* --client-terminals was given */
 } shc_client_caps;
 
