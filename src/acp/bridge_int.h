@@ -151,8 +151,9 @@ json_t *shc__wire_permission(br_bridge *br, br_session *s, const shc_call_info *
 
 /* v2.c: ACP v2's methods (above turn.c) */
 bool shc__v2_method_known(const br_bridge *br, const char *method); /* in this connection's version */
-/* initialize's version: 1 or 2 (the highest at or below the client's), or -1 after answering
- * with an error (not an integer, below 1, or a change of version while sessions exist). */
+/* initialize's version: 1 or 2 (the highest at or below the client's; once sessions exist, the
+ * connection's own), or -1 after answering with an error (not an integer, below 1, or below the
+ * version of a connection that has sessions). */
 int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params);
 void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params); /* v2's answer */
 void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params);

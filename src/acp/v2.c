@@ -65,15 +65,21 @@ int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params)
         }
         want = v >= 2 ? 2 : 1;
     }
+    /* Once a session exists the connection's version is pinned: a later initialize gets it
+     * when the client can speak it (so an old client that re-initializes keeps working), and an
+     * error when it cannot. */
     int have = br->version ? br->version : 1;
-    if (want != have && br->sessions) {
-        char msg[160];
-        snprintf(msg, sizeof msg,
-                 "initialize: this connection speaks ACP v%d and has sessions; it cannot change "
-                 "to v%d (open a new connection)",
-                 have, want);
-        shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_REQUEST, msg, NULL);
-        return -1;
+    if (br->sessions && want != have) {
+        if (want < have) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "initialize: this connection speaks ACP v%d and has sessions; it cannot "
+                     "change to v%d (open a new connection)",
+                     have, want);
+            shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_REQUEST, msg, NULL);
+            return -1;
+        }
+        want = have;
     }
     br->version = want;
     if (want == 2 && !br->v2_nonce[0])
