@@ -16,8 +16,10 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)))
 files = {}
 
 
-def case(file, cmd, expect, why, alt=None, path=None, query=None, line=None):
+def case(file, cmd, expect, why, alt=None, path=None, query=None, line=None, context=None):
     d = {"cmd": cmd, "expect": expect}
+    if context:
+        d["context"] = context
     if alt:
         d["expect_alt"] = alt if isinstance(alt, list) else [alt]
     if path is not None:
@@ -44,6 +46,17 @@ def S(cmd, query, path, why, alt=None, wrapped=True, file="search"):
     case(file, cmd, "search", why, alt=alt, path=path, query=query)
     if wrapped:
         case(file, wrap(cmd), "search", why + " (wrapped)", alt=alt, path=path, query=query)
+
+
+def SB(cmd, query, why, alt=None, wrapped=True):
+    """A search with no path operand: rg and ack then search standard input when it is not a
+    terminal, so where stdin is unknown it is terminal; in shcard's executor (stdin /dev/null)
+    they search the current directory."""
+    for c in ([cmd, wrap(cmd)] if wrapped else [cmd]):
+        w = " (wrapped)" if c != cmd else ""
+        case("search", c, "search", why + w + " (bridge)", alt=alt, query=query,
+             context="bridge")
+        case("terminal", c, "terminal", why + w + ": without a path it may read stdin")
 
 
 def L(cmd, path, why, alt=None, wrapped=True, file="list"):
@@ -209,30 +222,30 @@ case("read", "/usr/bin/bash -lc \"nl -ba f | sed -n '1,80p'\"", "read", "double-
 
 # ------------------------------------------------------------------ everyday searches
 S("rg -n foo src", "foo", "src", "rg")
-S("rg foo", "foo", None, "rg without path")
+SB("rg foo", "foo", "rg without path")
 S("rg -n 'fn main' src", "fn main", "src", "quoted pattern")
 S("rg -n \"TODO|FIXME\" .", "TODO|FIXME", ".", "alternation")
 S("rg -S foo src", "foo", "src", "smart case")
 S("rg -nS 'parse_command' codex-rs", "parse_command", "codex-rs", "cluster")
 S("rg -i -n foo src | head -n 200", "foo", "src", "head after search")
 S("rg -l foo src", "foo", "src", "files with matches")
-S("rg -c foo", "foo", None, "count")
+SB("rg -c foo", "foo", "count")
 S("rg -e foo -e bar src", "foo", "src", "first -e is the query")
 S("rg --regexp=foo src", "foo", "src", "--regexp=")
 S("rg -efoo src", "foo", "src", "attached -e")
 S("rg foo src -n", "foo", "src", "options after operands")
 S("rg -g '*.ts' foo src", "foo", "src", "glob option value quoted")
-S("rg -t py import", "import", None, "type option")
-S("rg --type=rust -n unsafe", "unsafe", None, "--type=")
+SB("rg -t py import", "import", "type option")
+SB("rg --type=rust -n unsafe", "unsafe", "--type=")
 S("rg -A 3 -B 2 foo src", "foo", "src", "context values")
-S("rg -C2 foo", "foo", None, "attached context")
-S("rg --colors=never foo", "foo", None, "codex test: --colors", alt="terminal")
-S("rg --color never foo", "foo", None, "color")
+SB("rg -C2 foo", "foo", "attached context")
+SB("rg --colors=never foo", "foo", "codex test: --colors", alt="terminal")
+SB("rg --color never foo", "foo", "color")
 S("rg --json foo src", "foo", "src", "json output")
 S("rg -n '$(whoami)' src", "$(whoami)", "src", "single quotes keep it literal")
 S("rg -n \"\\$HOME\" src", "$HOME", "src", "escaped dollar is literal", alt="terminal")
 S("rg -F 'a.b' src", "a.b", "src", "fixed strings")
-S("rg --hidden -uu foo", "foo", None, "unrestricted")
+SB("rg --hidden -uu foo", "foo", "unrestricted")
 S("rg -w foo src tests", "foo", "src", "two roots")
 S("rg foo -- -src", "foo", "-src", "path after --")
 S("rg -- -foo src", "-foo", "src", "pattern after --")
@@ -272,9 +285,9 @@ T("ag foo src", "ag runs `sh -c git config` without -U (seen by the oracle)", al
 T("ag -i foo", "ag runs `sh -c git config` without -U", alt="search")
 T("ag -u foo", "-u still runs git config", alt="search")
 S("ag -U foo src", "foo", "src", "ag -U does not run git")
-S("ag -U -i foo", "foo", None, "ag")
+T("ag -U -i foo", "ag without a path searches standard input")
 S("ag --skip-vcs-ignores --nocolor -l foo src", "foo", "src", "ag list")
-S("ag -Ui foo", "foo", None, "cluster")
+T("ag -Ui foo", "ag without a path searches standard input")
 S("ag -U -C 2 foo src", "foo", "src", "context with a number")
 S("ag -U --context=3 foo src", "foo", "src", "optional attached value")
 S("ag -U --context foo src", "foo", "src", "--context takes no separate value in ag")
@@ -282,7 +295,7 @@ T("ag -U --context=never foo src", "found by fuzz-safety: ag loops forever on a 
 T("ag -U -Ax foo src", "ag loops forever on a non-number")
 T("ack -C 3 foo", "ack's -C takes an optional number: not in the table", alt="search")
 S("ack foo src", "foo", "src", "ack")
-S("ack -i --nocolor foo", "foo", None, "ack")
+SB("ack -i --nocolor foo", "foo", "ack")
 S("find . -name '*.rs'", "*.rs", ".", "name predicate")
 S("find src -name '*.test.ts' -type f", "*.test.ts", "src", "name + type")
 S("find . -iname 'readme*'", "readme*", ".", "iname")
@@ -750,7 +763,7 @@ R("cat -n Makefile | head -n 60", "Makefile", "numbered head")
 R("cat .env.example", ".env.example", "dotfile")
 R("cat 'docs/Design Notes.md'", "docs/Design Notes.md", "spaces in a path")
 R("sed -n '45,80p' \"src/My Component.tsx\"", "src/My Component.tsx", "double-quoted path", line=45)
-S("rg -n \"TODO\" --glob '!node_modules'", "TODO", None, "negated glob value")
+SB("rg -n \"TODO\" --glob '!node_modules'", "TODO", "negated glob value")
 S("rg --type ts \"interface\" src", "interface", "src", "type option")
 S("grep -n \"def \" lib/models.py", "def ", "lib/models.py", "grep a file")
 S("rg -n 'fn parse' --max-count 5 src", "fn parse", "src", "max count")

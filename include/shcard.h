@@ -255,6 +255,16 @@ typedef struct shc_verdict {
  * owned *out (free with shc_verdict_free), or SHC_E_NOMEM with *out NULL.  Does no I/O. */
 int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap);
 
+/* Where the command will run.  The verdict may depend on it, never on a guess. */
+typedef enum shc_context {
+    SHC_CONTEXT_ANY = 0, /* unknown: stdin may be a terminal or an open pipe, a pager may start */
+    SHC_CONTEXT_BRIDGE,  /* shcard's executor (shcard acp, shcard run): stdin is /dev/null,
+                            stdout and stderr a PTY, PAGER/GIT_PAGER/GH_PAGER/MANPAGER=cat */
+} shc_context;
+
+/* "any" or "bridge"; NULL for a value that is no context. */
+const char *shc_context_name(shc_context context);
+
 /* Options of shc_classify_ex.  Start from SHC_CLASSIFY_OPTS_INIT: fields may be added at the end
  * (with a new version number), never moved. */
 typedef struct shc_classify_opts {
@@ -265,10 +275,11 @@ typedef struct shc_classify_opts {
                        * read and every directory it would walk is stat()ed: a FIFO, a device or a
                        * socket (also through a symlink) makes the verdict terminal.  This is the
                        * only I/O the classifier does. */
+    shc_context context; /* SHC_CONTEXT_ANY unless the caller knows better */
 } shc_classify_opts;
 
 #define SHC_CLASSIFY_OPTS_VERSION 1
-#define SHC_CLASSIFY_OPTS_INIT {SHC_CLASSIFY_OPTS_VERSION, false, NULL}
+#define SHC_CLASSIFY_OPTS_INIT {SHC_CLASSIFY_OPTS_VERSION, false, NULL, SHC_CONTEXT_ANY}
 
 /* shc_classify with options (opts NULL: the defaults).  Same contract as shc_classify;
  * SHC_E_USAGE for an unknown opts->version. */

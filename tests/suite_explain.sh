@@ -40,7 +40,7 @@ print(b["kind"], b["path"], b["line"], b["locations"], b["reason"], sep="|")')
 expect_eq "json read" "$(echo "$got" | sed -n 1p)" "read|f|10|10|None|Read file 'f' (lines 10-20)"
 expect_eq "json terminal" "$(echo "$got" | sed -n 2p)" "terminal|None|None|[]|redirection writes the file 'g'"
 
-batch=$(printf '%s\n' '{"cmd":"ls src"}' 'not json' '{"nocmd":1}' '' '{"cmd":"rg -e TODO -e FIXME"}' \
+batch=$(printf '%s\n' '{"cmd":"ls src"}' 'not json' '{"nocmd":1}' '' '{"cmd":"rg -e TODO -e FIXME ."}' \
         '{"cmd":"cat f\u0000x"}' | "$S" explain --batch)
 rc=$?
 expect_eq "batch exit (bad lines)" "$rc" 1
@@ -57,7 +57,7 @@ for l in sys.stdin:
 expect_eq "batch 1" "$(echo "$got" | sed -n 1p)" "list ls src None True"
 expect_eq "batch 2" "$(echo "$got" | sed -n 2p)" "error json 2"
 expect_eq "batch 3" "$(echo "$got" | sed -n 3p)" "error request 3"
-expect_eq "batch 4" "$(echo "$got" | sed -n 4p)" "search rg -e TODO -e FIXME TODO True"
+expect_eq "batch 4" "$(echo "$got" | sed -n 4p)" "search rg -e TODO -e FIXME . TODO True"
 expect_eq "batch 5" "$(echo "$got" | sed -n 5p)" "terminal cat f<NUL>x None True"
 
 printf '%s\n' '{"cmd":"ls"}' '{"cmd":"cat f"}' | "$S" explain --batch >/dev/null
@@ -77,6 +77,12 @@ expect_eq "cwd batch" "$(echo '{"cmd":"cat fifo"}' | "$S" explain --batch --cwd 
 expect_eq "no cwd: text only" "$(cd "$d" && "$S" explain 'cat fifo' | head -n1)" "read: Read file 'fifo'"
 "$S" explain --cwd "$d/missing" ls >/dev/null 2>&1; expect_eq "cwd missing" "$?" 2
 rm -rf "$d"
+
+# --context: rg without a path may read an open stdin where stdin is unknown
+expect_eq "context any" "$("$S" explain 'rg foo' | head -n1)" "terminal: rg foo"
+expect_eq "context bridge" "$("$S" explain --context bridge 'rg foo' | head -n1)" "search: Search for 'foo'"
+expect_eq "context= form" "$("$S" explain --context=any 'rg foo .' | head -n1)" "search: Search for 'foo' in ."
+"$S" explain --context nope ls >/dev/null 2>&1; expect_eq "bad context" "$?" 2
 
 "$S" explain >/dev/null 2>&1; expect_eq "no args" "$?" 2
 "$S" explain --bogus x >/dev/null 2>&1; expect_eq "bad option" "$?" 2

@@ -121,7 +121,7 @@ static void test_terminal_reasons(void **state)
     assert_null(v->argv);
     shc_verdict_free(v);
 
-    v = classify("rg foo | tee out.txt");
+    v = classify("rg foo . | tee out.txt");
     assert_int_equal(v->kind, SHC_KIND_TERMINAL);
     assert_span(v, "tee");
     shc_verdict_free(v);

@@ -291,6 +291,7 @@ static void start_call(br_call *c)
      * the classifier also stat()s what the command would read (a FIFO or device is terminal). */
     shc_classify_opts copts = SHC_CLASSIFY_OPTS_INIT;
     copts.cwd = s->cwd;
+    copts.context = SHC_CONTEXT_BRIDGE;
     if (shc_classify_ex(&c->verdict, c->command, strlen(c->command), &copts) != 0)
         c->verdict = NULL;
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);

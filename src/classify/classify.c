@@ -34,6 +34,7 @@ typedef struct ctx {
     char cwd[1024]; /* joined cd operands, "" when none */
     bool has_cwd;
     const char *real_cwd; /* the directory the command runs in, when the caller knows it */
+    shc_context context;
 } ctx;
 
 static int reject(ctx *c, shc_span span, const char *fmt, ...)
@@ -358,6 +359,25 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
     return 0;
 }
 
+/* rg, ack and ag given no path search standard input when it is not a terminal (rg: a file or a
+ * FIFO; ack: a pipe; ag: anything but a tty) and the current directory otherwise.  Where stdin
+ * is unknown an open pipe would block them; in shcard's executor stdin is /dev/null, where rg and
+ * ack search the directory but ag searches the empty stdin (an empty result, not a search). */
+static int check_stdin_search(ctx *c, const shc_rule *r, const shc_node *call, const char *cmd)
+{
+    if (r->kind != SHC_KIND_SEARCH || r->npaths > 0 || r->path)
+        return 0;
+    bool ag = !strcmp(cmd, "ag");
+    if (!ag && strcmp(cmd, "rg") && strcmp(cmd, "ack"))
+        return 0;
+    if (ag || c->context != SHC_CONTEXT_BRIDGE)
+        return reject(c, call->span,
+                      "%s: without a path it searches standard input when that is not a "
+                      "terminal (name the directory: %s ... .)",
+                      cmd, cmd);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ the walk */
 
 /* Decides the command; on acceptance fills *r, argv and argc (argv borrows the AST). */
@@ -438,6 +458,8 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
 
     if (check_paths(c, r, stages[0], in_file) < 0)
         return -1;
+    if (check_stdin_search(c, r, stages[0], argv[0]) < 0)
+        return -1;
 
     /* the filters */
     for (size_t s = 1; s < nstages; s++) {
@@ -459,6 +481,15 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
     return 0;
 }
 
+const char *shc_context_name(shc_context context)
+{
+    switch (context) {
+    case SHC_CONTEXT_ANY: return "any";
+    case SHC_CONTEXT_BRIDGE: return "bridge";
+    }
+    return NULL;
+}
+
 int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap)
 {
     shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
@@ -472,7 +503,7 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
     *out = NULL;
     if (!opts)
         opts = &defaults;
-    if (opts->version != SHC_CLASSIFY_OPTS_VERSION)
+    if (opts->version != SHC_CLASSIFY_OPTS_VERSION || !shc_context_name(opts->context))
         return SHC_E_USAGE;
     bool unwrap = !opts->no_unwrap;
     shc_diag diag;
@@ -499,6 +530,7 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
         c.has_cwd = false;
         c.cwd[0] = '\0';
         c.real_cwd = opts->cwd && opts->cwd[0] ? opts->cwd : NULL;
+        c.context = opts->context;
         shc_rule r;
         const char *argv[SHC_MAX_ARGS + 1];
         size_t argc = 0;

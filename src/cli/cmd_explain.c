@@ -27,8 +27,10 @@ typedef struct explain_opts {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: shcard explain [-v] [--json] [--no-unwrap] [--cwd DIR] CMD...\n"
-               "       shcard explain --batch [--no-unwrap] [--cwd DIR] < lines of {\"cmd\": \"...\"}\n"
+    fprintf(f, "usage: shcard explain [-v] [--json] [--no-unwrap] [--cwd DIR] [--context any|bridge] CMD...\n"
+               "       shcard explain --batch [--no-unwrap] [--cwd DIR] [--context C] < lines of {\"cmd\": \"...\"}\n"
+               "  --context  where the command will run: any (unknown; the default) or bridge\n"
+               "             (shcard's executor: stdin /dev/null, a PTY, pagers set to cat)\n"
                "  --cwd DIR  judge relative paths from DIR and stat() the files the command would\n"
                "             read: a FIFO, device or socket (also through a symlink) is terminal\n");
 }
@@ -141,7 +143,17 @@ int shc_cmd_explain(int argc, char **argv)
             batch = true;
         else if (!strcmp(argv[i], "--no-unwrap"))
             o.copts.no_unwrap = true;
-        else if (!strcmp(argv[i], "--cwd") || !strncmp(argv[i], "--cwd=", 6)) {
+        else if (!strcmp(argv[i], "--context") || !strncmp(argv[i], "--context=", 10)) {
+            const char *v = argv[i][9] == '=' ? argv[i] + 10 : (i + 1 < argc ? argv[++i] : "");
+            if (!strcmp(v, "any"))
+                o.copts.context = SHC_CONTEXT_ANY;
+            else if (!strcmp(v, "bridge"))
+                o.copts.context = SHC_CONTEXT_BRIDGE;
+            else {
+                fprintf(stderr, "shcard explain: --context: '%s' is not any or bridge\n", v);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--cwd") || !strncmp(argv[i], "--cwd=", 6)) {
             const char *d = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
             free(cwd);
             cwd = d ? realpath(d, NULL) : NULL;

@@ -105,6 +105,7 @@ static void print_card(const char *cmd, const char *cwd)
     shc_classify_opts copts = SHC_CLASSIFY_OPTS_INIT;
     char *real = realpath(cwd ? cwd : ".", NULL); /* where it runs: files there are stat()ed */
     copts.cwd = real;
+    copts.context = SHC_CONTEXT_BRIDGE; /* the same executor as the bridge */
     int rc = shc_classify_ex(&v, cmd, strlen(cmd), &copts);
     free(real);
     if (rc != 0 || !v) {

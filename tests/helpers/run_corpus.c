@@ -3,8 +3,9 @@
  * given, must match) or one of `expect_alt`.  The safety gate is reported on its own line: a
  * case labelled terminal with no alternative must come out terminal.  Ends with
  * "N passed, N failed"; exit status 1 when anything failed.
- *   --accepted   instead, print {"cmd":...,"kind":...} for every case the classifier labels
- *                read/search/list (input for the safety oracle). */
+ * A case may name its "context" ("any", the default, or "bridge": shcard's executor).
+ *   --accepted   instead, print {"cmd":...,"kind":...,"context":...} for every case the
+ *                classifier labels read/search/list (input for the safety oracle). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +47,17 @@ static void check_case(const json_t *c, const char *file, size_t lineno, stats *
         st->fail++;
         return;
     }
+    shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
+    const char *ctxname = json_string_value(json_object_get(c, "context"));
+    if (ctxname && !strcmp(ctxname, "bridge")) {
+        o.context = SHC_CONTEXT_BRIDGE;
+    } else if (ctxname && strcmp(ctxname, "any")) {
+        printf("%s:%zu: FAIL unknown context '%s'\n", file, lineno, ctxname);
+        st->fail++;
+        return;
+    }
     shc_verdict *v = NULL;
-    if (shc_classify(&v, json_string_value(jcmd), json_string_length(jcmd), true) < 0) {
+    if (shc_classify_ex(&v, json_string_value(jcmd), json_string_length(jcmd), &o) < 0) {
         printf("%s:%zu: FAIL out of memory\n", file, lineno);
         st->fail++;
         return;
@@ -55,12 +65,13 @@ static void check_case(const json_t *c, const char *file, size_t lineno, stats *
     const char *kind = shc_kind_name(v->kind);
     if (accepted) {
         if (v->kind != SHC_KIND_TERMINAL) {
-            json_t *o = json_pack("{s:O,s:s}", "cmd", jcmd, "kind", kind);
-            char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+            json_t *j = json_pack("{s:O,s:s,s:s}", "cmd", jcmd, "kind", kind, "context",
+                                  shc_context_name(o.context));
+            char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
             if (s)
                 puts(s);
             free(s);
-            json_decref(o);
+            json_decref(j);
         }
         shc_verdict_free(v);
         return;
