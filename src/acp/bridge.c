@@ -37,6 +37,7 @@ static void session_free(br_bridge *br, br_session *s)
 {
     br->be->ops->session_end(br->be, s->id);
     shc__v2_free(s->v2);
+    json_decref(s->v2_held);
     free(s->cwd);
     free(s);
 }
@@ -193,7 +194,7 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
     bool busy = s->active;
     for (br_turn *t = s->turns; t && br->version == 2; t = t->next)
         busy |= !t->settled; /* v2: a cancelled turn is over once it reported idle */
-    if (busy) {
+    if (busy && br->version != 2) {
         invalid(br, id, "session/prompt: a prompt is already in flight for this session");
         return;
     }
@@ -211,6 +212,10 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/prompt: empty prompt");
         return;
     }
+    if (busy) { /* v2: held until the session is idle */
+        shc__v2_hold(br, s, id, prompt, text);
+        return;
+    }
     shc__wire_prompt_start(br, s, id, prompt); /* v2: inserted now, answered with its id */
     if (shc__turn_start(br, s, id, text) != 0 && br->version != 2)
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
@@ -220,6 +225,8 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
 static void m_session_cancel(br_bridge *br, json_t *params)
 {
     br_session *s = find_session(br, json_string_value(json_object_get(params, "sessionId")));
+    if (s)
+        shc__v2_drop_held(br, s); /* v2: held prompts are answered -32800 */
     if (!s || !s->active)
         return; /* unknown or idle: nothing to do, and nothing to say */
     shc_log_info(br->log, "session/cancel %s", s->id);
@@ -346,9 +353,12 @@ static void teardown(br_bridge *br, const char *why)
     }
     uint64_t ms = br->cfg.teardown_ms ? br->cfg.teardown_ms : 3000;
     br->teardown_timer = shc_loop_timer(br->loop, ms, on_teardown_deadline, br);
-    for (br_session *s = br->sessions; s; s = s->next)
+    for (br_session *s = br->sessions; s; s = s->next) {
+        shc__v2_drop_held(br, s);
+        shc__v2_cancelling(s);
         for (br_turn *t = s->turns; t; t = t->next)
             shc__turn_cancel(t);
+    }
     /* the client may be gone: requests it will never answer must not hold the teardown */
     if (br->in_eof || shc_rpc_broken(br->rpc))
         shc_rpc_abandon_all(br->rpc);
@@ -400,6 +410,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->log = &cfg->log;
     br->hooks.teardown = teardown;
     br->hooks.turn_gone = teardown_check;
+    br->hooks.settled = shc__v2_on_settled;
     br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */
     if (!br->be) {

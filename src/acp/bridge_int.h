@@ -29,6 +29,9 @@ typedef struct br_v2sess br_v2sess; /* v2enc.c: what the v2 encoder keeps per se
  * the display terminal at. */
 enum { BR_PTY_COLS = 120, BR_PTY_ROWS = 40 };
 
+/* v2: prompts held per session while it works (more are refused). */
+enum { BR_V2_HELD = 8 };
+
 /* ACP v2's foreground state of a session (state_update). */
 typedef enum br_v2_state { V2_IDLE, V2_RUNNING, V2_ACTION } br_v2_state;
 
@@ -96,12 +99,15 @@ struct br_session {
     br_turn *turns;               /* owned: live and winding-down turns */
     br_turn *active;              /* the turn that blocks a new prompt, or NULL */
     br_v2sess *v2;                /* owned: the v2 encoder's state (v2 connections), or NULL */
+    json_t *v2_held;              /* owned: v2 prompts held while the session works, in order:
+                                   * [{id, prompt, text}], or NULL */
 };
 
 /* Set by bridge.c, called by the parts below it. */
 typedef struct br_hooks {
     void (*teardown)(br_bridge *br, const char *why); /* wire.c: stdout broke (from the loop) */
     void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
+    void (*settled)(br_bridge *br, br_session *s);    /* turn.c: a turn was just answered */
 } br_hooks;
 
 struct br_bridge {
@@ -157,6 +163,9 @@ bool shc__v2_method_known(const br_bridge *br, const char *method); /* in this c
 int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params);
 void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params); /* v2's answer */
 void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params);
+void shc__v2_hold(br_bridge *br, br_session *s, json_t *id, json_t *prompt, char *text);
+void shc__v2_drop_held(br_bridge *br, br_session *s); /* answered -32800 */
+void shc__v2_on_settled(br_bridge *br, br_session *s); /* hooks.settled */
 
 /* v2enc.c: the v2 dialect (below wire.c) */
 json_t *shc__v2_encode(br_bridge *br, br_session *s, json_t *update); /* frames; steals update */

@@ -424,6 +424,7 @@ static void settle(br_turn *t)
     else
         shc__wire_prompt_end(br, t->sess, t->prompt_id, stop_name(t->reason), t->err_code,
                              t->err_msg);
+    br->hooks.settled(br, t->sess); /* a prompt held behind this one may start now */
 }
 
 static bool busy(const br_turn *t)

@@ -139,3 +139,53 @@ void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params)
     shc_pty_cancel(c->pty);
     shc_rpc_respond(br->rpc, id, json_object());
 }
+
+/* ------------------------------------------------------------------ held prompts */
+
+/* A v2 prompt that comes while the session works is held, and inserted (answered with its
+ * messageId) when the session is idle again, in the order received.  Takes text. */
+void shc__v2_hold(br_bridge *br, br_session *s, json_t *id, json_t *prompt, char *text)
+{
+    if (!s->v2_held)
+        s->v2_held = json_array();
+    if (json_array_size(s->v2_held) >= BR_V2_HELD) {
+        free(text);
+        shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS,
+                      "session/prompt: too many prompts are held for this session", NULL);
+        return;
+    }
+    json_t *h = json_pack("{s:O,s:O,s:s}", "id", id, "prompt", prompt, "text", text);
+    free(text);
+    if (!h || json_array_append_new(s->v2_held, h) != 0)
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+}
+
+/* Answers every held prompt -32800 (session/cancel, teardown): none was inserted. */
+void shc__v2_drop_held(br_bridge *br, br_session *s)
+{
+    size_t i;
+    json_t *h;
+    json_array_foreach(s->v2_held, i, h)
+        shc_rpc_error(br->rpc, json_object_get(h, "id"), SHC_RPC_REQUEST_CANCELLED,
+                      "Request cancelled: the prompt was not inserted", NULL);
+    json_array_clear(s->v2_held);
+}
+
+/* turn.c: a turn of the session was just answered.  The next held prompt is inserted. */
+void shc__v2_on_settled(br_bridge *br, br_session *s)
+{
+    if (br->tearing) {
+        shc__v2_drop_held(br, s);
+        return;
+    }
+    json_t *h = json_array_get(s->v2_held, 0);
+    if (!h)
+        return;
+    json_incref(h);
+    json_array_remove(s->v2_held, 0);
+    json_t *id = json_object_get(h, "id");
+    shc__wire_prompt_start(br, s, id, json_object_get(h, "prompt"));
+    if (shc__turn_start(br, s, id, json_string_value(json_object_get(h, "text"))) != 0)
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+    json_decref(h);
+}

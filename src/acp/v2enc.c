@@ -123,7 +123,7 @@ void shc__v2_mark_cancel(br_session *s, const char *call_id)
 
 void shc__v2_cancelling(br_session *s)
 {
-    br_v2sess *v = sess_state(s);
+    br_v2sess *v = s->v2;
     if (v && v->state != V2_IDLE)
         v->cancelling = true;
 }

@@ -156,7 +156,7 @@ export function connectV2(child, handlers = {}) {
     })
     .onRequest("session/request_permission", async (ctx) => {
       permissions.push(ctx.params);
-      if (handlers.permission) return handlers.permission(ctx.params);
+      if (handlers.permission) return handlers.permission(ctx.params, ctx);
       return { outcome: { outcome: "selected", optionId: "allow" } };
     });
   const conn = app.connect(stream);
