@@ -2,7 +2,8 @@
 // (@agentclientprotocol/sdk/experimental/v2) and to raw NDJSON clients, plus the v1 clients that
 // declare `_meta.terminal_output_delta`.  Every frame shcard sends on a v2 connection is checked
 // against the v2 JSON schema (v2lib.mjs).  Prints "N passed, N failed".
-import { mkdtempSync, writeFileSync, realpathSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ok, eq, finish, startAgent, connect, raw, sleep, text, within } from "./lib.mjs";
@@ -304,6 +305,36 @@ await agent.exited;
   ok(chunksOf(big.ups, tb).length < 200, "big output: coalesced into few chunks", chunksOf(big.ups, tb).length);
   a2.stdin.end();
   await a2.exited;
+}
+
+// ---------------------------------------------------------------- the model backend on v2
+{
+  const ROOT = new URL("../..", import.meta.url).pathname;
+  const dir = mkdtempSync(join(tmpdir(), "shc-v2-fake-"));
+  const portFile = join(dir, "port");
+  const server = spawn("python3", [join(ROOT, "tests/fake_openai.py"), join(ROOT, "tests/data/openai/reasoning_tool.json"),
+    "--port-file", portFile, "--log", join(dir, "log.jsonl"), "--stdin-eof"], { stdio: ["pipe", "inherit", "inherit"] });
+  for (let i = 0; i < 200 && !existsSync(portFile); i++) await sleep(25);
+  const url = `http://127.0.0.1:${Number(readFileSync(portFile, "utf8"))}/v1`;
+  const a = startAgent(["--base-url", url], { env: { DEEPSEEK_API_KEY: "sk-v2", OPENAI_API_KEY: "", HOME: dir, XDG_CONFIG_HOME: dir, SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" } });
+  const c = connectV2(a);
+  recorders.push(["model", c.recorder]);
+  await c.ctx.request("initialize", V2_INIT);
+  const s = (await c.ctx.request("session/new", { cwd: ws })).sessionId;
+  const { r, ups } = await turn(c.ctx, c.updates, s, "list things");
+  ok(r.messageId, "model: the prompt is answered with a messageId");
+  eq(c.permissions[0]?.subject?.command, "echo listed", "model: the permission names the command");
+  const thoughts = ofKind(ups, "agent_thought_chunk");
+  const msgs = ofKind(ups, "agent_message_chunk");
+  ok(thoughts.length === 2 && thoughts[0].messageId !== thoughts[1].messageId, "model: thoughts before and after the tool call are two messages", thoughts);
+  eq(msgs.map((u) => u.content.text).join(""), "Listed.", "model: the answer");
+  ok(msgs.every((u) => u.messageId && u.messageId !== thoughts[1].messageId && u.messageId !== r.messageId), "model: the answer has its own messageId", msgs);
+  eq(ofKind(ups, "state_update").map((u) => u.state), ["running", "requires_action", "running", "idle"], "model: states");
+  const tid = ofKind(ups, "terminal_update")[0]?.terminalId;
+  eq(decoded(ups, tid).toString(), "listed\r\n", "model: the command's terminal");
+  a.stdin.end();
+  await a.exited;
+  server.stdin.end();
 }
 
 // ---------------------------------------------------------------- v1 clients with terminal_output_delta
