@@ -26,6 +26,13 @@ async function rejectionOf(p) {
   }
 }
 
+// Ends an agent by closing its stdin: it must exit 0 (under ASan, also with no leak).
+async function stop(child, name) {
+  child.stdin.end();
+  const ex = await within(10000, child.exited).catch(() => null);
+  if (!ok(ex && ex.code === 0, `${name}: exits 0 on stdin EOF`, ex)) console.log(child.stderrText.slice(-3000));
+}
+
 // Runs one prompt on a v2 session and returns the session's updates of that turn (to idle).
 async function turn(ctx, updates, sessionId, line) {
   const since = (updates.get(sessionId) || []).length;
@@ -89,8 +96,7 @@ async function turn(ctx, updates, sessionId, line) {
     r.send(JSON.stringify({ jsonrpc: "2.0", id: i, method: meth, params: { sessionId: "x" } }) + "\n");
     eq((await r.next((x) => x.id === i))?.error?.code, -32601, `v1 method ${meth} on v2: -32601`);
   }
-  a.stdin.end();
-  await a.exited;
+  await stop(a, "a");
   // frames after the switch to v2 (from id 12 on) are v2 frames
   const first = t.frames.findIndex((f) => f.id === 12);
   const v2frames = { validate: () => t.frames.slice(first).flatMap((f, i) => checkFrame(f, t.sent).map((e) => `frame ${i}: ${e}`)) };
@@ -104,8 +110,7 @@ async function turn(ctx, updates, sessionId, line) {
   rb.send('{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":2}}\n{"jsonrpc":"2.0","id":4,"method":"terminal/cancel","params":{"sessionId":"x","terminalId":"y"}}\n');
   eq((await rb.next((x) => x.id === 3))?.result?.protocolVersion, 1, "re-initialize: v1 with sessions stays v1");
   eq((await rb.next((x) => x.id === 4))?.error?.code, -32601, "v2 method terminal/cancel on v1: -32601");
-  b.stdin.end();
-  await b.exited;
+  await stop(b, "b");
 }
 
 // ---------------------------------------------------------------- the v2 SDK client, shell mode
@@ -227,8 +232,7 @@ ok(typeof s1 === "string", "sdk: session/new");
 }
 
 // ---- the frames of this connection
-agent.stdin.end();
-await agent.exited;
+await stop(agent, "agent");
 
 // ---------------------------------------------------------------- permission (--approve ask)
 {
@@ -274,8 +278,7 @@ await agent.exited;
   const cu = await idle(c.updates, s, since);
   eq(ofKind(cu, "state_update").map((u) => u.state + (u.stopReason ? ":" + u.stopReason : "")), ["running", "requires_action", "idle:cancelled"], "cancel while asked: no running before idle");
   eq(ofKind(cu, "tool_call_update").at(-1)?.status, "cancelled", "cancel while asked: the call is cancelled");
-  a.stdin.end();
-  await a.exited;
+  await stop(a, "a");
 }
 
 // ---------------------------------------------------------------- chunking and big output
@@ -291,8 +294,7 @@ await agent.exited;
   ok(ch.length >= 10, "small chunks: many chunks", ch.length);
   ok(ch.every((u) => Buffer.from(b64(u.data).toString("utf8")).equals(b64(u.data))), "small chunks: each decodes alone to whole UTF-8", ch.map((u) => b64(u.data).toString("hex")));
   eq(decoded(ups, tid).toString(), "é" + "€".repeat(30) + "\r\n", "small chunks: the bytes, a character split across reads included");
-  a.stdin.end();
-  await a.exited;
+  await stop(a, "a");
   const a2 = startAgent();
   const c2 = connectV2(a2);
   recorders.push(["big", c2.recorder]);
@@ -303,8 +305,7 @@ await agent.exited;
   const want = Array.from({ length: 100000 }, (_, i) => `${i + 1}\r\n`).join("");
   ok(decoded(big.ups, tb).toString() === want, "big output: 100000 lines byte for byte", decoded(big.ups, tb).length);
   ok(chunksOf(big.ups, tb).length < 200, "big output: coalesced into few chunks", chunksOf(big.ups, tb).length);
-  a2.stdin.end();
-  await a2.exited;
+  await stop(a2, "a2");
 }
 
 // ---------------------------------------------------------------- the model backend on v2
@@ -332,8 +333,7 @@ await agent.exited;
   eq(ofKind(ups, "state_update").map((u) => u.state), ["running", "requires_action", "running", "idle"], "model: states");
   const tid = ofKind(ups, "terminal_update")[0]?.terminalId;
   eq(decoded(ups, tid).toString(), "listed\r\n", "model: the command's terminal");
-  a.stdin.end();
-  await a.exited;
+  await stop(a, "a");
   server.stdin.end();
 }
 
@@ -344,8 +344,7 @@ async function v1Terminal(meta) {
   await v1.request("initialize", { protocolVersion: 1, clientCapabilities: { terminal: false, _meta: meta } });
   const s = (await v1.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
   await v1.request("session/prompt", { sessionId: s, prompt: [{ type: "text", text: "echo one; sleep 0.2; echo two" }] });
-  a.stdin.end();
-  await a.exited;
+  await stop(a, "a");
   return (u1.get(s) || []).map((x) => x.u);
 }
 {
