@@ -22,13 +22,14 @@
 
 
 static void teardown(br_bridge *br, const char *why);
+static void teardown_check(br_bridge *br);
 
 /* ------------------------------------------------------------------ sessions */
 
 static br_session *find_session(br_bridge *br, const char *id)
 {
     for (br_session *s = br->sessions; s && id; s = s->next)
-        if (!strcmp(s->id, id))
+        if (!s->closing && !strcmp(s->id, id))
             return s;
     return NULL;
 }
@@ -38,6 +39,8 @@ static void session_free(br_bridge *br, br_session *s)
     br->be->ops->session_end(br->be, s->id);
     shc__v2_free(s->v2);
     json_decref(s->v2_held);
+    json_decref(s->v2_history);
+    json_decref(s->close_id);
     free(s->cwd);
     free(s);
 }
@@ -271,6 +274,8 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
         m_session_new(br, id, params);
     else if (!strcmp(method, "terminal/cancel"))
         shc__v2_terminal_cancel(br, id, params);
+    else if (strcmp(method, "session/prompt"))
+        shc__v2_session_method(br, id, method, params); /* list, resume, close, delete */
     else
         m_session_prompt(br, id, params);
 out:
@@ -302,6 +307,29 @@ static void on_stdin(shc_loop *loop, int fd, unsigned events, void *payload)
 }
 
 /* ------------------------------------------------------------------ teardown */
+
+/* v2 session/close and delete: a closed session whose turns are gone is answered and freed. */
+static void reap_closed(br_bridge *br)
+{
+    for (br_session **pp = &br->sessions; *pp;) {
+        br_session *s = *pp;
+        if (!s->closing || s->turns) {
+            pp = &s->next;
+            continue;
+        }
+        *pp = s->next;
+        if (s->close_id)
+            shc_rpc_respond(br->rpc, s->close_id, json_object());
+        session_free(br, s);
+    }
+    shc__wire_flush(br);
+}
+
+static void on_turn_gone(br_bridge *br)
+{
+    reap_closed(br);
+    teardown_check(br);
+}
 
 static bool all_idle(const br_bridge *br)
 {
@@ -409,7 +437,8 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->cfg = *cfg;
     br->log = &cfg->log;
     br->hooks.teardown = teardown;
-    br->hooks.turn_gone = teardown_check;
+    br->hooks.turn_gone = on_turn_gone;
+    br->hooks.reap = reap_closed;
     br->hooks.settled = shc__v2_on_settled;
     br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */

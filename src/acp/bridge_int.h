@@ -31,6 +31,8 @@ enum { BR_PTY_COLS = 120, BR_PTY_ROWS = 40 };
 
 /* v2: prompts held per session while it works (more are refused). */
 enum { BR_V2_HELD = 8 };
+/* v2: terminal output a session keeps in memory for a resume with replay. */
+#define BR_V2_HISTORY_BYTES ((size_t)8 << 20)
 
 /* ACP v2's foreground state of a session (state_update). */
 typedef enum br_v2_state { V2_IDLE, V2_RUNNING, V2_ACTION } br_v2_state;
@@ -101,6 +103,10 @@ struct br_session {
     br_v2sess *v2;                /* owned: the v2 encoder's state (v2 connections), or NULL */
     json_t *v2_held;              /* owned: v2 prompts held while the session works, in order:
                                    * [{id, prompt, text}], or NULL */
+    json_t *v2_history;           /* owned: what a v2 session sent, for a replay (v2hist.c) */
+    size_t v2_history_bytes;      /* output kept in it */
+    bool closing;                 /* v2 session/close or delete: freed once its turns are gone */
+    json_t *close_id;             /* owned: the close / delete request to answer then */
 };
 
 /* Set by bridge.c, called by the parts below it. */
@@ -108,6 +114,7 @@ typedef struct br_hooks {
     void (*teardown)(br_bridge *br, const char *why); /* wire.c: stdout broke (from the loop) */
     void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
     void (*settled)(br_bridge *br, br_session *s);    /* turn.c: a turn was just answered */
+    void (*reap)(br_bridge *br); /* v2.c: frees the closed sessions whose turns are gone */
 } br_hooks;
 
 struct br_bridge {
@@ -166,6 +173,11 @@ void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params);
 void shc__v2_hold(br_bridge *br, br_session *s, json_t *id, json_t *prompt, char *text);
 void shc__v2_drop_held(br_bridge *br, br_session *s); /* answered -32800 */
 void shc__v2_on_settled(br_bridge *br, br_session *s); /* hooks.settled */
+/* session/list, resume, close, delete over this process's sessions */
+void shc__v2_session_method(br_bridge *br, json_t *id, const char *method, json_t *params);
+
+/* v2hist.c: a v2 session's history in memory (steals frame; NULL is ignored) */
+void shc__v2_history_add(br_session *s, json_t *frame);
 
 /* v2enc.c: the v2 dialect (below wire.c) */
 json_t *shc__v2_encode(br_bridge *br, br_session *s, json_t *update); /* frames; steals update */
@@ -179,7 +191,13 @@ br_v2_state shc__v2_state_of(const br_session *s);
 const char *shc__v2_running_call(br_session *s, const char *tid);
 void shc__v2_mark_cancel(br_session *s, const char *call_id); /* terminal/cancel accepted */
 void shc__v2_cancelling(br_session *s);                      /* session/cancel came */
-void shc__v2_replaying(br_session *s, bool on);              /* a replay starts / ends */
+bool shc__v2_is_replaying(const br_session *s);
+const char *shc__v2_message_id(const br_session *s); /* the id the last chunk went out with */
+/* A replay of the session's history starts: until replay_end, frames go through an encoder
+ * state of their own (terminals as one snapshot each).  replay_end returns the last frames
+ * (calls whose end was not replayed) and restores the live state. */
+void shc__v2_replay_begin(br_session *s);
+json_t *shc__v2_replay_end(br_session *s);
 void shc__v2_free(br_v2sess *v);                              /* NULL-safe */
 
 /* turn.c */

@@ -9,12 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { SHC_RPC_UNSUPPORTED_VERSION = -32022 };
+enum { SHC_RPC_UNSUPPORTED_VERSION = -32022, SHC_RPC_RESOURCE_NOT_FOUND = -32002 };
 
 /* Methods of each version besides the ones both have (initialize, session/new, session/prompt,
  * session/cancel). */
 static const char *const v1_only[] = {"authenticate"};
-static const char *const v2_only[] = {"terminal/cancel"};
+static const char *const v2_only[] = {"terminal/cancel", "session/list", "session/resume",
+                                     "session/close", "session/delete"};
 
 static bool listed(const char *const *tab, size_t n, const char *method)
 {
@@ -44,6 +45,15 @@ static void nonce(char *out, size_t cap)
         close(fd);
     }
     snprintf(out, cap, "%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
+}
+
+/* A live session of this connection (not one being closed), or NULL. */
+static br_session *find(br_bridge *br, const char *sid)
+{
+    for (br_session *s = br->sessions; s && sid; s = s->next)
+        if (!s->closing && !strcmp(s->id, sid))
+            return s;
+    return NULL;
 }
 
 int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params)
@@ -96,9 +106,9 @@ void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params)
     br->caps = (shc_client_caps){.display_terminals = true};
     shc_log_info(br->log, "initialize: ACP v2 (client %s)", name ? name : "unnamed");
     shc_rpc_respond(br->rpc, id,
-                    json_pack("{s:i,s:{s:s,s:s,s:s},s:{s:{}},s:[]}", "protocolVersion", 2, "info",
+                    json_pack("{s:i,s:{s:s,s:s,s:s},s:{s:{s:{}}},s:[]}", "protocolVersion", 2, "info",
                               "name", "shcard", "title", "shcard", "version", SHC_VERSION,
-                              "capabilities", "session", "authMethods"));
+                              "capabilities", "session", "delete", "authMethods"));
 }
 
 /* terminal/cancel {sessionId, terminalId}: the kill ladder for a display terminal of that
@@ -107,9 +117,7 @@ void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params)
 {
     const char *sid = json_string_value(json_object_get(params, "sessionId"));
     const char *tid = json_string_value(json_object_get(params, "terminalId"));
-    br_session *s = br->sessions;
-    while (s && sid && strcmp(s->id, sid))
-        s = s->next;
+    br_session *s = find(br, sid);
     if (!sid || !tid) {
         shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS,
                       "terminal/cancel: sessionId and terminalId must be strings", NULL);
@@ -188,4 +196,132 @@ void shc__v2_on_settled(br_bridge *br, br_session *s)
     if (shc__turn_start(br, s, id, json_string_value(json_object_get(h, "text"))) != 0)
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
     json_decref(h);
+}
+
+/* ------------------------------------------------------------------ session methods */
+
+static void invalid(br_bridge *br, json_t *id, const char *msg)
+{
+    shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS, msg, NULL);
+}
+
+/* session/list {cwd?, cursor?}: the sessions of this process, newest first, in one page. */
+static void m_list(br_bridge *br, json_t *id, json_t *params)
+{
+    json_t *cwd = json_object_get(params, "cwd"), *cursor = json_object_get(params, "cursor");
+    if (cwd && !json_is_null(cwd) && !json_is_string(cwd)) {
+        invalid(br, id, "session/list: cwd must be an absolute path");
+        return;
+    }
+    if (cursor && !json_is_null(cursor)) {
+        invalid(br, id, "session/list: unknown cursor (every session fits in the first page)");
+        return;
+    }
+    json_t *list = json_array();
+    for (br_session *s = br->sessions; s; s = s->next)
+        if (!s->closing && (!json_is_string(cwd) || !strcmp(json_string_value(cwd), s->cwd)))
+            json_array_append_new(list, json_pack("{s:s,s:s}", "sessionId", s->id, "cwd", s->cwd));
+    shc_rpc_respond(br->rpc, id, json_pack("{s:o}", "sessions", list));
+}
+
+static void not_found(br_bridge *br, json_t *id, const char *method, const char *sid)
+{
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s: no such session in this shcard process", method);
+    shc_rpc_error(br->rpc, id, SHC_RPC_RESOURCE_NOT_FOUND, msg,
+                  sid ? json_pack("{s:s}", "sessionId", sid) : NULL);
+}
+
+/* session/resume {sessionId, cwd, mcpServers?, replayFrom?}: a session of this process; with
+ * replayFrom {type: start} its history is replayed first.  Then the current state, then {}. */
+static void m_resume(br_bridge *br, json_t *id, json_t *params)
+{
+    const char *sid = json_string_value(json_object_get(params, "sessionId"));
+    const char *cwd = json_string_value(json_object_get(params, "cwd"));
+    json_t *mcp = json_object_get(params, "mcpServers");
+    json_t *dirs = json_object_get(params, "additionalDirectories");
+    json_t *from = json_object_get(params, "replayFrom");
+    const char *type = json_string_value(json_object_get(from, "type"));
+    br_session *s = find(br, sid);
+    if (!sid || !cwd || cwd[0] != '/') {
+        invalid(br, id, "session/resume: sessionId and an absolute cwd are required");
+        return;
+    }
+    if ((mcp && !json_is_null(mcp) && !json_is_array(mcp)) || json_array_size(mcp) > 0) {
+        invalid(br, id, "session/resume: MCP servers are not supported by shcard");
+        return;
+    }
+    if ((dirs && !json_is_null(dirs) && !json_is_array(dirs)) || json_array_size(dirs) > 0) {
+        invalid(br, id, "session/resume: additionalDirectories are not supported");
+        return;
+    }
+    if (from && !json_is_null(from) && (!type || strcmp(type, "start"))) {
+        invalid(br, id, "session/resume: replayFrom supports only {\"type\": \"start\"}");
+        return;
+    }
+    if (!s) {
+        not_found(br, id, "session/resume", sid);
+        return;
+    }
+    if (strcmp(cwd, s->cwd)) {
+        invalid(br, id, "session/resume: cwd is not the session's working directory");
+        return;
+    }
+    if (type) {
+        shc_log_info(br->log, "session/resume %s: replaying %zu updates", s->id,
+                     json_array_size(s->v2_history));
+        shc__v2_replay_begin(s);
+        size_t i;
+        json_t *f;
+        json_array_foreach(s->v2_history, i, f)
+            shc__wire_update(br, s, json_deep_copy(f));
+        json_t *last = shc__v2_replay_end(s);
+        json_array_foreach(last, i, f)
+            shc__wire_update(br, s, json_incref(f)); /* live encoder: passes them through */
+        json_decref(last);
+    }
+    br_v2_state st = shc__v2_state_of(s);
+    shc__wire_update(br, s, shc__v2_state(s, st, NULL, 0, NULL)); /* the current state */
+    shc_rpc_respond(br->rpc, id, json_object());
+}
+
+/* session/close and session/delete {sessionId}: the session's work is cancelled (its final
+ * updates and idle come first), held prompts are answered -32800, and once its turns are gone
+ * the request is answered and the session freed.  An unknown session is closed already. */
+static void m_close(br_bridge *br, json_t *id, const char *method, json_t *params)
+{
+    const char *sid = json_string_value(json_object_get(params, "sessionId"));
+    if (!sid) {
+        invalid(br, id, "sessionId must be a string");
+        return;
+    }
+    br_session *s = find(br, sid);
+    if (!s) {
+        shc_rpc_respond(br->rpc, id, json_object());
+        return;
+    }
+    shc_log_info(br->log, "%s %s", method, s->id);
+    shc__v2_drop_held(br, s);
+    s->closing = true;
+    s->close_id = json_incref(id);
+    if (s->active || s->turns) {
+        shc__v2_cancelling(s);
+        for (br_turn *t = s->turns; t; t = t->next)
+            shc__turn_cancel(t);
+    }
+    br->hooks.reap(br); /* at once when nothing runs */
+}
+
+void shc__v2_session_method(br_bridge *br, json_t *id, const char *method, json_t *params)
+{
+    if (br->tearing) {
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
+        return;
+    }
+    if (!strcmp(method, "session/list"))
+        m_list(br, id, params);
+    else if (!strcmp(method, "session/resume"))
+        m_resume(br, id, params);
+    else
+        m_close(br, id, method, params);
 }

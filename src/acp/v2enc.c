@@ -43,7 +43,8 @@ enum { LAST_OTHER, LAST_AGENT, LAST_THOUGHT, LAST_USER };
 struct br_v2sess {
     br_v2_state state;
     bool cancelling; /* session/cancel came; cleared when the session is idle again */
-    bool replaying;  /* a resume replays the store: terminals go out as snapshots */
+    bool replaying;  /* a resume replays history: terminals go out as snapshots */
+    br_v2sess *live; /* while replaying: the session's live state (this one is the replay's) */
     int last;        /* what the last frame of the session was (message boundaries) */
     unsigned long long nmsg;
     char msg[48];    /* the id of the message chunks continue */
@@ -76,6 +77,7 @@ void shc__v2_free(br_v2sess *v)
 {
     if (!v)
         return;
+    shc__v2_free(v->live);
     while (v->terms) {
         v2term *t = v->terms;
         v->terms = t->next;
@@ -128,25 +130,14 @@ void shc__v2_cancelling(br_session *s)
         v->cancelling = true;
 }
 
-void shc__v2_replaying(br_session *s, bool on)
+bool shc__v2_is_replaying(const br_session *s)
 {
-    br_v2sess *v = sess_state(s);
-    if (v)
-        v->replaying = on;
+    return s->v2 && s->v2->replaying;
 }
 
-br_v2_state shc__v2_state_of(const br_session *s)
+const char *shc__v2_message_id(const br_session *s)
 {
-    return s->v2 ? s->v2->state : V2_IDLE;
-}
-
-char *shc__v2_new_message_id(br_bridge *br, br_session *s, char *out, size_t cap)
-{
-    br_v2sess *v = sess_state(s);
-    snprintf(out, cap, "msg_%s_%llu", br->v2_nonce, v ? ++v->nmsg : 0ULL);
-    if (v)
-        v->last = LAST_USER;
-    return out;
+    return s->v2 ? s->v2->msg : "";
 }
 
 /* ------------------------------------------------------------------ frames */
@@ -405,8 +396,12 @@ json_t *shc__v2_encode(br_bridge *br, br_session *s, json_t *u)
                : !strcmp(k, "user_message_chunk")  ? LAST_USER
                                                    : LAST_OTHER;
     if (kind != LAST_OTHER) {
-        if (kind != v->last)
-            snprintf(v->msg, sizeof v->msg, "msg_%s_%llu", br->v2_nonce, ++v->nmsg);
+        const char *kept = json_string_value(json_object_get(u, "messageId")); /* replayed */
+        if (kept)
+            snprintf(v->msg, sizeof v->msg, "%s", kept);
+        else if (kind != v->last)
+            snprintf(v->msg, sizeof v->msg, "msg_%s_%s%llu", br->v2_nonce, v->replaying ? "r" : "",
+                     ++v->nmsg);
         json_object_set_new(u, "messageId", json_string(v->msg));
         v->last = kind;
         append(out, u);
@@ -443,4 +438,58 @@ json_t *shc__v2_permission(br_session *s, const shc_call_info *info, const char 
     *state = v && !v->cancelling ? state_frame(v, V2_ACTION) : NULL;
     return json_pack("{s:s,s:s,s:o,s:o}", "sessionId", s->id, "title", title, "subject", subject,
                      "options", options);
+}
+
+/* ------------------------------------------------------------------ replays */
+
+/* A replay gets its own encoder state, so the live terminals and message ids of a session that
+ * still works are not disturbed; the live state comes back at the end. */
+void shc__v2_replay_begin(br_session *s)
+{
+    br_v2sess *live = sess_state(s), *r = live ? calloc(1, sizeof *r) : NULL;
+    if (!r)
+        return;
+    r->replaying = true;
+    r->live = live;
+    r->state = live->state;
+    s->v2 = r;
+}
+
+json_t *shc__v2_replay_end(br_session *s)
+{
+    json_t *out = json_array();
+    br_v2sess *r = s->v2;
+    if (!r || !r->replaying || !r->live)
+        return out;
+    /* calls whose end was not replayed: their terminal as it is now, still running or not */
+    for (v2term *t = r->terms; t; t = t->next) {
+        v2term *lt = find_call(r->live, t->call_id, NULL);
+        json_t *tu = term_start(t);
+        if (!lt || !lt->started)
+            json_object_set_new(tu, "capabilities", json_null());
+        char *b64 = shc_base64(t->snap ? t->snap : "", t->nsnap);
+        json_object_set_new(tu, "output", json_pack("{s:s}", "data", b64 ? b64 : ""));
+        free(b64);
+        append(out, tu);
+        append(out, json_pack("{s:s,s:s,s:o}", "sessionUpdate", "tool_call_update", "toolCallId",
+                              t->call_id, "content", term_content(t)));
+    }
+    s->v2 = r->live;
+    r->live = NULL;
+    shc__v2_free(r);
+    return out;
+}
+
+br_v2_state shc__v2_state_of(const br_session *s)
+{
+    return s->v2 ? s->v2->state : V2_IDLE;
+}
+
+char *shc__v2_new_message_id(br_bridge *br, br_session *s, char *out, size_t cap)
+{
+    br_v2sess *v = sess_state(s);
+    snprintf(out, cap, "msg_%s_%llu", br->v2_nonce, v ? ++v->nmsg : 0ULL);
+    if (v)
+        v->last = LAST_USER;
+    return out;
 }

@@ -77,7 +77,16 @@ void shc__wire_update(br_bridge *br, br_session *s, json_t *update)
         return;
     }
     if (br->version == 2) {
-        json_t *frames = shc__v2_encode(br, s, update);
+        /* kept for a resume with replay (v2hist.c), in v1 form, unless this is a replay */
+        const char *k = json_string_value(json_object_get(update, "sessionUpdate"));
+        json_t *keep = k && strcmp(k, "state_update") && !shc__v2_is_replaying(s)
+                           ? json_deep_copy(update)
+                           : NULL;
+        json_t *frames = shc__v2_encode(br, s, update); /* k is stale from here */
+        k = json_string_value(json_object_get(keep, "sessionUpdate"));
+        if (k && strstr(k, "_chunk"))
+            json_object_set_new(keep, "messageId", json_string(shc__v2_message_id(s)));
+        shc__v2_history_add(s, keep);
         size_t i;
         json_t *f;
         json_array_foreach(frames, i, f)
@@ -120,10 +129,9 @@ void shc__wire_prompt_start(br_bridge *br, br_session *s, json_t *id, json_t *pr
     char mid[64];
     shc__v2_new_message_id(br, s, mid, sizeof mid);
     shc_rpc_respond(br->rpc, id, json_pack("{s:s}", "messageId", mid));
-    notify(br, s, json_pack("{s:s,s:s,s:o}", "sessionUpdate", "user_message", "messageId", mid,
-                            "content", echo_blocks(prompt)));
-    notify(br, s, shc__v2_state(s, V2_RUNNING, NULL, 0, NULL));
-    shc__wire_flush(br);
+    shc__wire_update(br, s, json_pack("{s:s,s:s,s:o}", "sessionUpdate", "user_message",
+                                      "messageId", mid, "content", echo_blocks(prompt)));
+    shc__wire_update(br, s, shc__v2_state(s, V2_RUNNING, NULL, 0, NULL));
 }
 
 void shc__wire_prompt_end(br_bridge *br, br_session *s, json_t *id, const char *stop, int code,

@@ -33,6 +33,18 @@ async function stop(child, name) {
   if (!ok(ex && ex.code === 0, `${name}: exits 0 on stdin EOF`, ex)) console.log(child.stderrText.slice(-3000));
 }
 
+// The session's updates after `since`, once one matching pred has arrived (a response may
+// overtake the notifications sent before it on their way through the SDK).
+async function until(updates, sessionId, since, pred, ms = 5000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const ups = (updates.get(sessionId) || []).slice(since);
+    if (ups.some((x) => pred(x.u)) || Date.now() > deadline) return ups;
+    await sleep(20);
+  }
+}
+const isState = (u) => u.sessionUpdate === "state_update";
+
 // Runs one prompt on a v2 session and returns the session's updates of that turn (to idle).
 async function turn(ctx, updates, sessionId, line) {
   const since = (updates.get(sessionId) || []).length;
@@ -71,7 +83,7 @@ async function turn(ctx, updates, sessionId, line) {
   ok(m.result?.agentCapabilities && m.result?.agentInfo && !m.result?.info, "negotiate: v1 answer shape", m.result);
   m = await init(2, 2, { info: { name: "x", version: "1" } });
   eq(m.result?.protocolVersion, 2, "negotiate: 2 -> 2");
-  eq([m.result?.info?.name, m.result?.capabilities?.session, m.result?.authMethods], ["shcard", {}, []], "negotiate: v2 info and capabilities.session");
+  eq([m.result?.info?.name, m.result?.capabilities?.session, m.result?.authMethods], ["shcard", { delete: {} }, []], "negotiate: v2 info and capabilities.session (baseline + delete)");
   ok(!m.result?.agentCapabilities && !m.result?.agentInfo, "negotiate: no v1 fields in the v2 answer", m.result);
   eq((await init(3, 3)).result?.protocolVersion, 2, "negotiate: 3 -> 2");
   eq((await init(4, 65535)).result?.protocolVersion, 2, "negotiate: 65535 -> 2");
@@ -229,6 +241,61 @@ ok(typeof s1 === "string", "sdk: session/new");
   const bDone = await idle(updates, s1, since2 + aDone.length);
   ok(ofKind(aDone, "user_message")[0]?.messageId === ra.messageId, "held: A inserted first");
   ok(ofKind(bDone, "user_message")[0]?.messageId === rb.messageId && decoded(bDone, ofKind(bDone, "terminal_update")[0]?.terminalId).toString() === "B\r\n", "held: B inserted after A's idle, and ran");
+}
+
+// ---- session/list, resume (with and without replay), close, delete
+{
+  const listed = await ctx.request("session/list", {});
+  ok(listed.sessions.some((x) => x.sessionId === s1 && x.cwd === ws), "list: the session with its cwd", listed);
+  eq((await ctx.request("session/list", { cwd: "/nowhere" })).sessions, [], "list: filtered by cwd");
+  eq(await rejectionOf(ctx.request("session/list", { cursor: "c1" })), -32602, "list: an unknown cursor -> -32602");
+  // a fresh session with two turns, then a resume that replays it
+  const s3 = (await ctx.request("session/new", { cwd: ws })).sessionId;
+  const t1 = await turn(ctx, updates, s3, "printf 'caf\\303'; sleep 0.2; printf '\\251\\n'; exit 4");
+  const t2 = await turn(ctx, updates, s3, "cat notes.txt");
+  const liveTid = ofKind(t1.ups, "terminal_update")[0]?.terminalId;
+  const since = (updates.get(s3) || []).length;
+  eq(await ctx.request("session/resume", { sessionId: s3, cwd: ws }), {}, "resume: answered {}");
+  const plain = await until(updates, s3, since, isState);
+  eq(kinds(plain), ["state_update"], "resume without replay: only the current state");
+  eq(plain[0]?.u.state, "idle", "resume: the state is idle");
+  const since2 = (updates.get(s3) || []).length;
+  eq(await ctx.request("session/resume", { sessionId: s3, cwd: ws, replayFrom: { type: "start" } }), {}, "resume with replay: answered {}");
+  const rep = (await until(updates, s3, since2, isState)).map((x) => x.u);
+  eq(rep.filter((u) => u.sessionUpdate === "user_message").map((u) => u.messageId), [t1.r.messageId, t2.r.messageId], "replay: the user messages keep their ids");
+  const tus = rep.filter((u) => u.sessionUpdate === "terminal_update");
+  eq(tus.length, 1, "replay: one terminal_update for the terminal");
+  eq([tus[0]?.terminalId, tus[0]?.command, tus[0]?.exitStatus], [liveTid, "printf 'caf\\303'; sleep 0.2; printf '\\251\\n'; exit 4", { exitCode: 4 }], "replay: the terminal's id, command and exit");
+  eq(b64(tus[0]?.output?.data || "").toString(), "café\r\n", "replay: the stored output snapshot");
+  eq(rep.filter((u) => u.sessionUpdate === "terminal_output_chunk").length, 0, "replay: no chunks");
+  const liveMsgs = ofKind(t1.ups, "agent_message_chunk").concat(ofKind(t2.ups, "agent_message_chunk")).map((u) => u.messageId);
+  eq(rep.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.messageId), liveMsgs, "replay: agent messages keep their ids");
+  ok(rep.some((u) => u.sessionUpdate === "tool_call_update" && u.kind === "read"), "replay: the classified card");
+  eq(rep.at(-1)?.sessionUpdate + ":" + rep.at(-1)?.state, "state_update:idle", "replay: ends with the current state");
+  eq(await rejectionOf(ctx.request("session/resume", { sessionId: s3, cwd: ws, replayFrom: { type: "message", messageId: "x" } })), -32602, "resume: an unsupported cursor -> -32602");
+  eq(await rejectionOf(ctx.request("session/resume", { sessionId: s3, cwd: "/tmp" })), -32602, "resume: another cwd -> -32602");
+  eq(await rejectionOf(ctx.request("session/resume", { sessionId: "sess_none", cwd: ws })), -32002, "resume: an unknown session -> -32002");
+  // close while a command runs: its final updates and idle come before the answer
+  const s4 = (await ctx.request("session/new", { cwd: ws })).sessionId;
+  const since4 = (updates.get(s4) || []).length;
+  await ctx.request("session/prompt", { sessionId: s4, prompt: [{ type: "text", text: "sleep 30" }] });
+  for (let i = 0; i < 100 && !ofKind((updates.get(s4) || []).slice(since4), "terminal_update").length; i++) await sleep(30);
+  const heldOnClose = rejectionOf(ctx.request("session/prompt", { sessionId: s4, prompt: [{ type: "text", text: "echo never" }] }));
+  const t0 = Date.now();
+  eq(await ctx.request("session/close", { sessionId: s4 }), {}, "close: answered {}");
+  ok(Date.now() - t0 < 3000, "close: within 3 s", Date.now() - t0);
+  eq(await heldOnClose, -32800, "close: a held prompt is answered -32800");
+  const c4 = (await until(updates, s4, since4, (u) => isState(u) && u.state === "idle")).map((x) => x.u);
+  eq(c4.at(-1)?.sessionUpdate + ":" + c4.at(-1)?.stopReason, "state_update:cancelled", "close: idle cancelled was the last update");
+  ok(c4.some((u) => u.sessionUpdate === "terminal_update" && u.exitStatus), "close: the command's exit was reported");
+  await sleep(200);
+  eq((updates.get(s4) || []).length, since4 + c4.length, "close: nothing for the session after the answer");
+  eq(await rejectionOf(ctx.request("session/prompt", { sessionId: s4, prompt: [{ type: "text", text: "echo x" }] })), -32602, "close: the session is gone");
+  eq(await ctx.request("session/close", { sessionId: s4 }), {}, "close: closing again succeeds");
+  ok(!(await ctx.request("session/list", {})).sessions.some((x) => x.sessionId === s4), "close: not listed any more");
+  eq(await ctx.request("session/delete", { sessionId: s3 }), {}, "delete: answered {}");
+  ok(!(await ctx.request("session/list", {})).sessions.some((x) => x.sessionId === s3), "delete: not listed any more");
+  eq(await rejectionOf(ctx.request("session/resume", { sessionId: s3, cwd: ws })), -32002, "delete: cannot be resumed");
 }
 
 // ---- the frames of this connection
