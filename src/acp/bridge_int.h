@@ -31,6 +31,7 @@ enum { BR_PTY_COLS = 120, BR_PTY_ROWS = 40 };
 
 /* v2: prompts held per session while it works (more are refused). */
 enum { BR_V2_HELD = 8 };
+#define BR_V2_HELD_BYTES ((size_t)8 << 20) /* and their text, all sessions */
 /* v2: terminal output a session keeps in memory for a resume with replay. */
 #define BR_V2_HISTORY_BYTES ((size_t)8 << 20)
 
@@ -133,6 +134,7 @@ struct br_bridge {
     int version;                  /* the ACP version this connection speaks: 1 or 2 (0 before
                                    * initialize: v1) */
     char v2_nonce[12];            /* v2: this process's part of every message id */
+    size_t v2_held_bytes;         /* v2: what the held prompts of all sessions take */
     br_session *sessions;         /* owned */
     unsigned long long nsessions;
     char sess_prefix[20];

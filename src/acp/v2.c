@@ -156,16 +156,20 @@ void shc__v2_hold(br_bridge *br, br_session *s, json_t *id, json_t *prompt, char
 {
     if (!s->v2_held)
         s->v2_held = json_array();
-    if (json_array_size(s->v2_held) >= BR_V2_HELD) {
+    size_t len = strlen(text);
+    if (json_array_size(s->v2_held) >= BR_V2_HELD || br->v2_held_bytes + len > BR_V2_HELD_BYTES) {
         free(text);
         shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS,
                       "session/prompt: too many prompts are held for this session", NULL);
         return;
     }
+    /* the blocks echoed later are rebuilt from what is kept: text, or a link's uri and name */
     json_t *h = json_pack("{s:O,s:O,s:s}", "id", id, "prompt", prompt, "text", text);
     free(text);
     if (!h || json_array_append_new(s->v2_held, h) != 0)
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+    else
+        br->v2_held_bytes += 2 * len; /* the text and the blocks it came from */
 }
 
 /* Answers every held prompt -32800 (session/cancel, teardown): none was inserted. */
@@ -174,8 +178,11 @@ void shc__v2_drop_held(br_bridge *br, br_session *s)
     size_t i;
     json_t *h;
     json_array_foreach(s->v2_held, i, h)
+    {
+        br->v2_held_bytes -= 2 * json_string_length(json_object_get(h, "text"));
         shc_rpc_error(br->rpc, json_object_get(h, "id"), SHC_RPC_REQUEST_CANCELLED,
                       "Request cancelled: the prompt was not inserted", NULL);
+    }
     json_array_clear(s->v2_held);
 }
 
@@ -191,6 +198,7 @@ void shc__v2_on_settled(br_bridge *br, br_session *s)
         return;
     json_incref(h);
     json_array_remove(s->v2_held, 0);
+    br->v2_held_bytes -= 2 * json_string_length(json_object_get(h, "text"));
     json_t *id = json_object_get(h, "id");
     shc__wire_prompt_start(br, s, id, json_object_get(h, "prompt"));
     if (shc__turn_start(br, s, id, json_string_value(json_object_get(h, "text"))) != 0)

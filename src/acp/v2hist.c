@@ -3,8 +3,8 @@
  * (a message chunk with the messageId it went out with, so a replayed message keeps its id),
  * consecutive output chunks of one call joined.  Replaying feeds these frames through the
  * encoder again (replay mode: a terminal becomes one snapshot).  It lives as long as the session
- * does in this process; past BR_V2_HISTORY_BYTES of output the rest of the output is not kept
- * (the cards and messages still are). */
+ * does in this process; past BR_V2_HISTORY_BYTES kept the rest of the output is not kept (the
+ * cards and messages still are, up to twice that). */
 #include "acp/bridge_int.h"
 
 #include <stdlib.h>
@@ -15,10 +15,33 @@ static json_t *output_of(json_t *u)
     return json_object_get(json_object_get(u, "_meta"), "terminal_output");
 }
 
+/* The bytes of a frame's strings: what it costs to keep, near enough. */
+static size_t weight(json_t *j)
+{
+    size_t n = 16, i;
+    const char *k;
+    json_t *v;
+    if (json_is_string(j))
+        return n + json_string_length(j);
+    if (json_is_object(j))
+        json_object_foreach(j, k, v) n += strlen(k) + weight(v);
+    else if (json_is_array(j))
+        json_array_foreach(j, i, v) n += weight(v);
+    return n;
+}
+
 void shc__v2_history_add(br_session *s, json_t *frame)
 {
     if (!frame)
         return;
+    if (!output_of(frame)) {
+        size_t w = weight(frame);
+        if (s->v2_history_bytes + w > 2 * BR_V2_HISTORY_BYTES) {
+            json_decref(frame); /* past twice the output cap nothing more is kept */
+            return;
+        }
+        s->v2_history_bytes += w;
+    }
     if (!s->v2_history && !(s->v2_history = json_array())) {
         json_decref(frame);
         return;
