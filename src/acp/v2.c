@@ -1,7 +1,9 @@
 /* ACP v2 on the bridge's method side (acp-2026-11.md §1.5): the version negotiation of
- * `initialize`, v2's `initialize` answer, which methods each version has, and `terminal/cancel`.
- * The frames a v2 client sees are encoded in v2enc.c; the session methods that both versions
- * share stay in bridge.c with the few lines where v2 differs. */
+ * `initialize`, v2's `initialize` answer, which methods each version has, `terminal/cancel`,
+ * the prompts a v2 session holds while it works, and `session/list`, `resume`, `close` and
+ * `delete` over the sessions of this process.  The frames a v2 client sees are encoded in
+ * v2enc.c; `session/new`, `prompt` and `cancel`, which both versions have, stay in bridge.c
+ * with the few lines where v2 differs. */
 #include "acp/bridge_int.h"
 
 #include <fcntl.h>
