@@ -122,6 +122,9 @@ async function turn(ctx, updates, sessionId, line) {
   rb.send('{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":2}}\n{"jsonrpc":"2.0","id":4,"method":"terminal/cancel","params":{"sessionId":"x","terminalId":"y"}}\n');
   eq((await rb.next((x) => x.id === 3))?.result?.protocolVersion, 1, "re-initialize: v1 with sessions stays v1");
   eq((await rb.next((x) => x.id === 4))?.error?.code, -32601, "v2 method terminal/cancel on v1: -32601");
+  rb.send('{"jsonrpc":"2.0","id":5,"method":"session/list","params":{}}\n{"jsonrpc":"2.0","id":6,"method":"session/close","params":{"sessionId":"x"}}\n');
+  eq((await rb.next((x) => x.id === 5))?.error?.code, -32601, "v2 method session/list on v1: -32601");
+  eq((await rb.next((x) => x.id === 6))?.error?.code, -32601, "v2 method session/close on v1: -32601");
   await stop(b, "b");
 }
 
