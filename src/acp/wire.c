@@ -138,7 +138,8 @@ void shc__wire_prompt_end(br_bridge *br, br_session *s, json_t *id, const char *
                           const char *message)
 {
     if (br->version == 2) {
-        notify(br, s, shc__v2_state(s, V2_IDLE, message ? "error" : stop, code, message));
+        notify(br, s, shc__v2_state(s, V2_IDLE, message ? "error" : stop,
+                                    code ? code : SHC_RPC_INTERNAL_ERROR, message));
     } else if (message) {
         shc_rpc_error(br->rpc, id, code ? code : SHC_RPC_INTERNAL_ERROR, message, NULL);
     } else {

@@ -382,15 +382,33 @@ await stop(agent, "agent");
 }
 
 // ---------------------------------------------------------------- the model backend on v2
-{
+// The fake OpenAI-compatible server (tests/fake_openai.py) playing a script, and an agent on it.
+async function modelAgent(script) {
   const ROOT = new URL("../..", import.meta.url).pathname;
   const dir = mkdtempSync(join(tmpdir(), "shc-v2-fake-"));
   const portFile = join(dir, "port");
-  const server = spawn("python3", [join(ROOT, "tests/fake_openai.py"), join(ROOT, "tests/data/openai/reasoning_tool.json"),
+  const server = spawn("python3", [join(ROOT, "tests/fake_openai.py"), join(ROOT, "tests/data/openai", script),
     "--port-file", portFile, "--log", join(dir, "log.jsonl"), "--stdin-eof"], { stdio: ["pipe", "inherit", "inherit"] });
   for (let i = 0; i < 200 && !existsSync(portFile); i++) await sleep(25);
   const url = `http://127.0.0.1:${Number(readFileSync(portFile, "utf8"))}/v1`;
   const a = startAgent(["--base-url", url], { env: { DEEPSEEK_API_KEY: "sk-v2", OPENAI_API_KEY: "", HOME: dir, XDG_CONFIG_HOME: dir, SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" } });
+  return { a, server };
+}
+{
+  const { a, server } = await modelAgent("error_401.json");
+  const c = connectV2(a);
+  recorders.push(["model error", c.recorder]);
+  await c.ctx.request("initialize", V2_INIT);
+  const s = (await c.ctx.request("session/new", { cwd: ws })).sessionId;
+  const { r, ups } = await turn(c.ctx, c.updates, s, "hello");
+  ok(r.messageId, "model error: the prompt was inserted (answered with its messageId)");
+  const last = ofKind(ups, "state_update").at(-1);
+  eq([last?.state, last?.stopReason, typeof last?.error?.message, last?.error?.code], ["idle", "error", "string", -32603], "model error: idle with stopReason error and the error");
+  await stop(a, "model error agent");
+  server.stdin.end();
+}
+{
+  const { a, server } = await modelAgent("reasoning_tool.json");
   const c = connectV2(a);
   recorders.push(["model", c.recorder]);
   await c.ctx.request("initialize", V2_INIT);
