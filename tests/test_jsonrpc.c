@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /* NDJSON framing and JSON-RPC envelope: input split at every byte, several messages per read,
  * invalid UTF-8, over-long lines with resynchronisation, batches, responses to our requests,
  * and a writer that stalls or fails. */
@@ -79,7 +80,9 @@ static int lines(sink *s, json_t **out, int max)
             continue;
         assert_true(n < max);
         json_error_t e;
-        out[n] = json_loadb(s->buf + start, i - start, 0, &e);
+        out[n] = json_loadb(s->buf + start, i - start, JSON_ALLOW_NUL, &e);
+        if (!out[n] && (strstr(e.text, "too big") || strstr(e.text, "overflow")))
+            out[n] = json_object(); /* an id jansson cannot hold: the caller reads the raw line */
         assert_non_null(out[n]);
         n++;
         start = i + 1;
@@ -211,6 +214,9 @@ static void test_invalid_utf8(void **state)
     assert_int_equal(n, 3);
     assert_int_equal(err_code(l[0]), SHC_RPC_PARSE_ERROR);
     assert_int_equal(err_code(l[1]), SHC_RPC_PARSE_ERROR);
+    /* the parser gave up, the answer still carries each request's own id */
+    assert_int_equal(json_integer_value(json_object_get(l[0], "id")), 1);
+    assert_int_equal(json_integer_value(json_object_get(l[1], "id")), 2);
     assert_int_equal(json_integer_value(json_object_get(l[2], "id")), 3);
     assert_int_equal(s.nmsg, 1);
     free_lines(l, n);
@@ -382,6 +388,117 @@ static void test_big_frame(void **state)
     shc_rpc_free(rpc);
 }
 
+/* The raw text of output line k (for ids jansson cannot hold exactly). */
+static const char *line_at(sink *s, int k, size_t *len)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < s->len; i++) {
+        if (s->buf[i] != '\n')
+            continue;
+        if (k-- == 0) {
+            *len = i - start;
+            return s->buf + start;
+        }
+        start = i + 1;
+    }
+    return NULL;
+}
+
+/* Every request is answered with its own id whenever it can be read at all: NUL inside strings,
+ * ids past 64 bits or not integral, invalid UTF-8, nesting and size limits. */
+static void test_ids_always_echoed(void **state)
+{
+    (void)state;
+    sink s;
+    shc_rpc *rpc = mk(&s, 0);
+    const char in[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"params\":{\"x\":\"p\\u0000q\"}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"a\\u0000b\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":18446744073709551616,\"method\":\"a\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"a\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":1e400,\"method\":\"a\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775808,\"method\":\"a\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":\"s\\u0000t\",\"method\":\"a\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"a\",\"params\":{\"x\":\"\xc3\x28\"}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"a\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"a\",\"params\":{\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[["
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+        "]]]]]]]]]]]]]]]]]]]]]}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"a\",\"params\":{\"x\":[{}\n";
+    assert_int_equal(shc_rpc_feed(rpc, in, sizeof in - 1), 0);
+    /* a line of many tiny values is refused before the parser sees it */
+    size_t big = 30000 * 3 + 100;
+    char *bomb = malloc(big);
+    int k = snprintf(bomb, big, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"a\",\"params\":[");
+    for (int i = 0; i < 30000; i++)
+        k += snprintf(bomb + k, big - (size_t)k, i ? ",{}" : "{}");
+    k += snprintf(bomb + k, big - (size_t)k, "]}\n");
+    assert_int_equal(shc_rpc_feed(rpc, bomb, (size_t)k), 0);
+    free(bomb);
+    assert_int_equal(shc_rpc_flush(rpc), 0);
+    json_t *l[16];
+    int n = lines(&s, l, 16);
+    assert_int_equal(n, 12);
+    /* 1: a NUL in a value reaches the handler (which decides); its method was "a" */
+    assert_int_equal(json_integer_value(json_object_get(l[0], "id")), 1);
+    assert_non_null(json_object_get(l[0], "result"));
+    assert_int_equal(err_code(l[1]), SHC_RPC_METHOD_NOT_FOUND);
+    assert_int_equal(json_integer_value(json_object_get(l[1], "id")), 2);
+    const char *want[] = {"18446744073709551616", "1.5", "1e400"};
+    for (int i = 0; i < 3; i++) {
+        size_t len = 0;
+        const char *raw = line_at(&s, 2 + i, &len);
+        assert_non_null(raw);
+        char pat[64];
+        snprintf(pat, sizeof pat, "\"id\":%s,", want[i]);
+        assert_non_null(memmem(raw, len, pat, strlen(pat)));
+        assert_non_null(memmem(raw, len, "\"code\":-32600", 13));
+    }
+    assert_non_null(json_object_get(l[5], "result")); /* -2^63 is a valid id */
+    assert_int_equal(json_string_length(json_object_get(l[6], "id")), 3); /* "s\0t" kept */
+    assert_int_equal(err_code(l[7]), SHC_RPC_PARSE_ERROR);
+    assert_int_equal(json_integer_value(json_object_get(l[7], "id")), 7);
+    assert_int_equal(err_code(l[8]), SHC_RPC_PARSE_ERROR); /* the id itself is unreadable */
+    assert_true(json_is_null(json_object_get(l[8], "id")));
+    assert_int_equal(err_code(l[9]), SHC_RPC_INVALID_REQUEST); /* nesting past the limit */
+    assert_int_equal(json_integer_value(json_object_get(l[9], "id")), 8);
+    assert_int_equal(err_code(l[10]), SHC_RPC_PARSE_ERROR); /* truncated */
+    assert_int_equal(json_integer_value(json_object_get(l[10], "id")), 9);
+    assert_int_equal(err_code(l[11]), SHC_RPC_INVALID_REQUEST); /* too many values */
+    assert_int_equal(json_integer_value(json_object_get(l[11], "id")), 10);
+    free_lines(l, n);
+    shc_rpc_free(rpc);
+}
+
+static int answered;
+static void on_answer(void *payload, json_t *result, json_t *error)
+{
+    (void)payload;
+    answered = result ? 1 : error ? (int)json_integer_value(json_object_get(error, "code")) : -1;
+}
+
+/* A client's answer that cannot be parsed still ends the request it answers (with an error),
+ * and is never itself answered. */
+static void test_unreadable_response_ends_request(void **state)
+{
+    (void)state;
+    sink s;
+    shc_rpc *rpc = mk(&s, 0);
+    int64_t id = 0;
+    assert_int_equal(shc_rpc_request(rpc, "x/y", NULL, on_answer, NULL, &id), 0);
+    assert_int_equal(shc_rpc_flush(rpc), 0);
+    size_t before = s.len;
+    char in[128];
+    snprintf(in, sizeof in, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"x\":\"\xff\"}}\n",
+             (long long)id);
+    answered = 0;
+    assert_int_equal(shc_rpc_feed(rpc, in, strlen(in)), 0);
+    assert_int_equal(shc_rpc_flush(rpc), 0);
+    assert_int_equal(answered, SHC_RPC_PARSE_ERROR);
+    assert_int_equal(s.len, before); /* nothing sent back */
+    shc_rpc_free(rpc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +511,8 @@ int main(void)
         cmocka_unit_test(test_outgoing_requests),
         cmocka_unit_test(test_writer_stall_and_failure),
         cmocka_unit_test(test_big_frame),
+        cmocka_unit_test(test_ids_always_echoed),
+        cmocka_unit_test(test_unreadable_response_ends_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -381,6 +381,47 @@ static void test_utf8_stream(void **state)
     }
 }
 
+/* Titles are capped at SHC_PRESENT_TITLE_MAX characters, cut on a character boundary with an
+ * ellipsis; rawInput keeps the whole command. */
+static void test_long_titles(void **state)
+{
+    (void)state;
+    const char *units[] = {"x", "\xc3\xa9", "\xf0\x9f\x98\x80"};
+    for (size_t u = 0; u < 3; u++) {
+        size_t ul = strlen(units[u]);
+        for (size_t chars = SHC_PRESENT_TITLE_MAX - 1; chars <= SHC_PRESENT_TITLE_MAX + 1; chars++) {
+            char *cmd = malloc(chars * ul + 1);
+            for (size_t i = 0; i < chars; i++)
+                memcpy(cmd + i * ul, units[u], ul);
+            cmd[chars * ul] = 0;
+            shc_call_info c = {"call_1", cmd, "/tmp", NULL, NULL, SHC_CARD_TERMINAL, NULL};
+            json_t *u1 = shc_present_tool_call(&c, "in_progress");
+            const char *t = sget(u1, "title");
+            if (chars <= SHC_PRESENT_TITLE_MAX) {
+                assert_string_equal(t, cmd);
+            } else {
+                size_t keep = (SHC_PRESENT_TITLE_MAX - 1) * ul;
+                assert_int_equal(strlen(t), keep + 3);
+                assert_memory_equal(t, cmd, keep);
+                assert_string_equal(t + keep, "\xe2\x80\xa6");
+            }
+            assert_string_equal(sget(u1, "rawInput.command"), cmd);
+            json_decref(u1);
+            free(cmd);
+        }
+    }
+    size_t big = 1u << 20;
+    char *cmd = malloc(big + 1);
+    memset(cmd, 'y', big);
+    cmd[big] = 0;
+    shc_call_info c = {"call_1", cmd, "/tmp", NULL, NULL, SHC_CARD_TERMINAL, NULL};
+    json_t *p = shc_present_permission_call(&c);
+    assert_int_equal(strlen(sget(p, "title")), SHC_PRESENT_TITLE_MAX - 1 + 3);
+    assert_int_equal(strlen(sget(p, "rawInput.command")), big);
+    json_decref(p);
+    free(cmd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_fence_and_paths),
         cmocka_unit_test(test_console_text),
         cmocka_unit_test(test_utf8_stream),
+        cmocka_unit_test(test_long_titles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 
 #include "shcard.h"
@@ -600,6 +601,224 @@ static void test_many_concurrent_with_orphans(void **state)
     assert_int_equal(shc__count_children(&z), 0);
 }
 
+/* Whether pid is gone within ms milliseconds. */
+static bool gone_within(pid_t pid, int ms)
+{
+    for (int i = 0; i < ms; i += 5) {
+        if (pid_gone(pid))
+            return true;
+        usleep(5000);
+    }
+    return pid_gone(pid);
+}
+
+static void reap_strays(void)
+{
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+}
+
+/* The guardian: kill -9 of the process that owns the executor ends every command it started,
+ * those that escaped with setsid or nohup or ignore SIGTERM and SIGHUP included, and nothing
+ * keeps the owner's stdout open afterwards. */
+static void test_owner_sigkill_ends_everything(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shc-guard-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char pidfile[64], c[600];
+    snprintf(pidfile, sizeof pidfile, "%s/pids", dir);
+    snprintf(c, sizeof c,
+             "setsid sleep 300 & echo $! >> %s; nohup sleep 301 >/dev/null 2>&1 & echo $! >> %s; "
+             "(trap '' TERM HUP INT; exec sleep 302) & echo $! >> %s; echo $$ >> %s; sleep 303",
+             pidfile, pidfile, pidfile, pidfile);
+    int out[2];
+    assert_int_equal(pipe(out), 0);
+    pid_t owner = fork();
+    assert_true(owner >= 0);
+    if (owner == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        close(out[1]);
+        shc_loop *loop = shc_loop_new();
+        shc_exec *ex = shc_exec_new(loop);
+        shc_pty *p;
+        if (!ex || shc_pty_spawn(&p, ex, &(shc_pty_opts){.command = c}, NULL) != 0)
+            _exit(1);
+        for (;;)
+            shc_loop_run_once(loop, 1000);
+    }
+    close(out[1]);
+    pid_t v[4];
+    size_t n = 0;
+    for (int i = 0; i < 500 && n < 4; i++) {
+        usleep(10000);
+        FILE *f = fopen(pidfile, "r");
+        if (!f)
+            continue;
+        char buf[256] = {0};
+        size_t got = fread(buf, 1, sizeof buf - 1, f);
+        buf[got] = 0;
+        fclose(f);
+        n = pids_in(buf, v, 4);
+    }
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_false(pid_gone(v[i]));
+    kill(owner, SIGKILL);
+    assert_int_equal(waitpid(owner, NULL, 0), owner);
+    for (size_t i = 0; i < 4; i++)
+        assert_true(gone_within(v[i], 5000));
+    struct pollfd pf = {out[0], POLLIN, 0};
+    assert_int_equal(poll(&pf, 1, 5000), 1);
+    char b;
+    assert_int_equal(read(out[0], &b, 1), 0); /* EOF: nobody holds the owner's stdout */
+    close(out[0]);
+    usleep(50000);
+    reap_strays(); /* the guardian, re-parented to us (a subreaper) when it exited */
+    unlink(pidfile);
+    rmdir(dir);
+}
+
+/* A killed guardian: its commands end as killed by SIGKILL (nothing of them left), and the
+ * next command starts a new guardian. */
+static void test_guardian_killed(void **state)
+{
+    (void)state;
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = shc_exec_new(loop);
+    run_result r = {0}, r2 = {0};
+    shc_pty_opts o = cmd("setsid sleep 300 & echo $!; sleep 300");
+    o.on_output = rr_output;
+    o.on_exit = rr_exit;
+    o.payload = &r;
+    assert_int_equal(shc_pty_spawn(&r.pty, ex, &o, NULL), 0);
+    pid_t leader = shc_pty_pid(r.pty), g = shc_exec_guardian(ex);
+    assert_true(g > 0);
+    for (int i = 0; i < 100 && r.out.len == 0; i++)
+        shc_loop_run_once(loop, 20);
+    kill(g, SIGKILL);
+    for (int i = 0; i < 200 && !r.done; i++)
+        assert_int_equal(shc_loop_run_once(loop, 50), 0);
+    assert_true(r.done);
+    assert_string_equal(r.st.signal, "SIGKILL");
+    assert_true(gone_within(leader, 2000));
+    shc_outbuf_append(&r.out, "", 1);
+    pid_t v[1];
+    assert_int_equal(pids_in(r.out.p, v, 1), 1);
+    assert_true(gone_within(v[0], 2000));
+    o = cmd("echo again");
+    o.on_output = rr_output;
+    o.on_exit = rr_exit;
+    o.payload = &r2;
+    assert_int_equal(shc_pty_spawn(&r2.pty, ex, &o, NULL), 0);
+    assert_true(shc_exec_guardian(ex) > 0 && shc_exec_guardian(ex) != g);
+    while (!r2.done)
+        assert_int_equal(shc_loop_run_once(loop, 5000), 0);
+    shc_outbuf_append(&r2.out, "", 1);
+    assert_string_equal(r2.out.p, "again\r\n");
+    assert_int_equal(r2.st.exit_code, 0);
+    shc_exec_free(ex);
+    shc_loop_free(loop);
+    run_free(&r);
+    run_free(&r2);
+    int z = -1;
+    assert_int_equal(shc__count_children(&z), 0);
+}
+
+/* Back-pressure: a paused executor reads nothing more than the PTY's buffer, so the command
+ * blocks in write(); on resume every byte arrives.  Cancel works while paused. */
+static void test_pause_and_resume(void **state)
+{
+    (void)state;
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = shc_exec_new(loop);
+    run_result r = {0}, rc = {0};
+    shc_pty_opts o = cmd("head -c 3000000 /dev/zero | tr '\\0' x; echo; echo END");
+    o.on_output = rr_output;
+    o.on_exit = rr_exit;
+    o.payload = &r;
+    shc_exec_pause(ex, true);
+    assert_true(shc_exec_paused(ex));
+    assert_int_equal(shc_pty_spawn(&r.pty, ex, &o, NULL), 0);
+    o = cmd("yes");
+    o.on_output = rr_output;
+    o.on_exit = rr_exit;
+    o.payload = &rc;
+    assert_int_equal(shc_pty_spawn(&rc.pty, ex, &o, NULL), 0);
+    uint64_t t0 = shc_loop_now_ms();
+    while (shc_loop_now_ms() - t0 < 600)
+        assert_int_equal(shc_loop_run_once(loop, 50), 0);
+    assert_false(r.done);
+    assert_int_equal(r.out.len, 0); /* nothing read: the writers are blocked */
+    shc_pty_cancel(rc.pty);         /* cancel while paused */
+    t0 = shc_loop_now_ms();
+    while (!rc.done && shc_loop_now_ms() - t0 < 5000)
+        assert_int_equal(shc_loop_run_once(loop, 50), 0);
+    assert_true(rc.done);
+    assert_true(rc.st.cancelled);
+    assert_false(r.done);
+    shc_exec_pause(ex, false);
+    while (!r.done)
+        assert_int_equal(shc_loop_run_once(loop, 5000), 0);
+    assert_int_equal(r.st.exit_code, 0);
+    assert_int_equal(r.out.len, 3000000 + 2 + 5);
+    shc_outbuf_append(&r.out, "", 1);
+    assert_string_equal(r.out.p + 3000000, "\r\nEND\r\n");
+    shc_exec_free(ex);
+    shc_loop_free(loop);
+    run_free(&r);
+    run_free(&rc);
+}
+
+/* A command waiting for terminal input (stall.h) gets the kill ladder after input_wait_ms, and
+ * says so in its display and its model text; a quiet command that waits for nothing does not. */
+static void test_input_wait(void **state)
+{
+    (void)state;
+    const char *waiting[] = {
+        "read x < /dev/tty; echo never",
+        "echo before; kill -STOP $$; echo never",
+        "python3 -c 'import getpass; getpass.getpass()'",
+        "sleep 100 & kill -STOP $!; wait",
+        "seq 1 5000 > /tmp/shc-less-$$; LESS= less /tmp/shc-less-$$; rm -f /tmp/shc-less-$$",
+        /* polling the terminal (select) in raw mode, as a full-screen program does */
+        "python3 -c 'import os,select,tty; f=os.open(\"/dev/tty\",os.O_RDWR); tty.setraw(f); "
+        "select.select([f],[],[])'",
+    };
+    for (size_t i = 0; i < sizeof waiting / sizeof waiting[0]; i++) {
+        run_result r = {0};
+        shc_pty_opts o = cmd(waiting[i]);
+        o.input_wait_ms = 400;
+        run_cmd(&r, o);
+        assert_true(r.done);
+        assert_true(r.st.input_wait);
+        assert_true(r.ms < 3000);
+        assert_non_null(strstr(r.out.p, "waiting for terminal input"));
+        assert_non_null(strstr(r.model, "Run it non-interactively."));
+        assert_null(strstr(r.out.p, "never"));
+        run_free(&r);
+    }
+    const char *fine[] = {
+        "sleep 1; echo slept",
+        "read x; echo read=$?",
+        "cat; echo eof",
+        /* raw mode, but polling something else: not waiting for the terminal */
+        "python3 -c 'import os,select,tty; f=os.open(\"/dev/tty\",os.O_RDWR); tty.setraw(f); "
+        "r,w=os.pipe(); select.select([r],[],[],1.2); select.select([r],[],[],0.3)'",
+    };
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+        run_result r = {0};
+        shc_pty_opts o = cmd(fine[i]);
+        o.input_wait_ms = 300;
+        run_cmd(&r, o);
+        assert_false(r.st.input_wait);
+        assert_int_equal(r.st.exit_code, 0);
+        assert_null(strstr(r.out.p, "terminal input"));
+        run_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +846,10 @@ int main(void)
         cmocka_unit_test(test_drain_grace_for_stragglers),
         cmocka_unit_test(test_without_pidfd),
         cmocka_unit_test(test_many_concurrent_with_orphans),
+        cmocka_unit_test(test_owner_sigkill_ends_everything),
+        cmocka_unit_test(test_guardian_killed),
+        cmocka_unit_test(test_pause_and_resume),
+        cmocka_unit_test(test_input_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

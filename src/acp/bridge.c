@@ -6,10 +6,12 @@
  * API), base/.
  *
  * The ACP bridge: stdio transport on the loop, ACP methods, sessions, and the one teardown that
- * every exit path (stdin EOF, SIGTERM, SIGINT, a broken stdout) goes through.
+ * every exit path (stdin EOF, any catchable terminating signal, a broken stdout) goes through;
+ * it ends in bounded time (children killed after teardown_ms, output given up after flush_ms).
  * Turns and tool calls live in turn.c, the writer in wire.c. */
 #define _GNU_SOURCE
 #include "acp/bridge_int.h"
+#include "base/signame.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +38,14 @@ static br_session *find_session(br_bridge *br, const char *id)
 
 static void session_free(br_bridge *br, br_session *s)
 {
+    while (s->pending) { /* only on a failure path: settling drains the queue */
+        br_pending *q = s->pending;
+        s->pending = q->next;
+        br->queued_bytes -= strlen(q->text);
+        json_decref(q->id);
+        free(q->text);
+        free(q);
+    }
     br->be->ops->session_end(br->be, s->id);
     shc__v2_free(s->v2);
     json_decref(s->v2_held);
@@ -52,31 +62,28 @@ static void invalid(br_bridge *br, json_t *id, const char *msg)
     shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS, msg, NULL);
 }
 
-static void m_initialize(br_bridge *br, json_t *id, json_t *params)
+/* At most SHC_BR_MAX_SESSIONS sessions: the one used longest ago that has nothing running goes
+ * (its backend state too; a prompt naming it later gets "unknown session").  False when every
+ * session is busy. */
+static bool make_room(br_bridge *br)
 {
-    int version = shc__v2_negotiate(br, id, params);
-    if (version != 1) {
-        if (version == 2)
-            shc__v2_initialize(br, id, params);
-        return;
+    size_t n = 0;
+    br_session **oldest = NULL;
+    for (br_session **pp = &br->sessions; *pp; pp = &(*pp)->next) {
+        n++;
+        br_session *s = *pp;
+        if (!s->turns && !s->pending && (!oldest || s->used < (*oldest)->used))
+            oldest = pp;
     }
-    json_t *cc = json_object_get(params, "clientCapabilities");
-    json_t *meta = json_object_get(cc, "_meta");
-    br->caps.terminal = json_is_true(json_object_get(cc, "terminal"));
-    br->caps.terminal_output = json_is_true(json_object_get(meta, "terminal_output"));
-    br->caps.terminal_output_delta = json_is_true(json_object_get(meta, "terminal_output_delta"));
-    br->caps.display_terminals = false;
-    br->caps.client_terminals = br->cfg.client_terminals;
-    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d %s", br->caps.terminal,
-                 br->caps.terminal_output,
-                 br->caps.terminal_output_delta ? "_meta.terminal_output_delta=1" : "");
-    shc_rpc_respond(
-        br->rpc, id,
-        json_pack("{s:i,s:{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:{}},s:[],s:{s:s,s:s,s:s}}",
-                  "protocolVersion", 1, "agentCapabilities", "loadSession", 0,
-                  "promptCapabilities", "image", 0, "audio", 0, "embeddedContext", 0,
-                  "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", "authMethods",
-                  "agentInfo", "name", "shcard", "title", "shcard", "version", SHC_VERSION));
+    if (n < SHC_BR_MAX_SESSIONS)
+        return true;
+    if (!oldest)
+        return false;
+    br_session *s = *oldest;
+    *oldest = s->next;
+    shc_log_info(br->log, "session limit: %s is dropped", s->id);
+    session_free(br, s);
+    return true;
 }
 
 static void m_session_new(br_bridge *br, json_t *id, json_t *params)
@@ -85,12 +92,15 @@ static void m_session_new(br_bridge *br, json_t *id, json_t *params)
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
         return;
     }
-    const char *cwd = json_string_value(json_object_get(params, "cwd"));
+    json_t *jcwd = json_object_get(params, "cwd");
+    const char *cwd = shc_rpc_str(jcwd);
     json_t *mcp = json_object_get(params, "mcpServers");
     json_t *dirs = json_object_get(params, "additionalDirectories");
     struct stat st;
     if (!cwd || cwd[0] != '/') {
-        invalid(br, id, "session/new: cwd must be an absolute path");
+        invalid(br, id, json_is_string(jcwd) && json_string_value(jcwd)[0] == '/'
+                            ? "session/new: cwd holds a NUL character"
+                            : "session/new: cwd must be an absolute path");
         return;
     }
     if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -110,6 +120,11 @@ static void m_session_new(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/new: additionalDirectories are not supported");
         return;
     }
+    if (!make_room(br)) {
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR,
+                      "session/new: too many sessions are busy", NULL);
+        return;
+    }
     br_session *s = calloc(1, sizeof *s);
     if (!s || !(s->cwd = strdup(cwd))) {
         free(s);
@@ -118,64 +133,59 @@ static void m_session_new(br_bridge *br, json_t *id, json_t *params)
     }
     snprintf(s->id, sizeof s->id, "sess_%s%llu", br->sess_prefix, ++br->nsessions);
     s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
+    s->used = ++br->uses;
     s->next = br->sessions;
     br->sessions = s;
     shc_log_info(br->log, "session/new %s in %s", s->id, s->cwd);
     shc_rpc_respond(br->rpc, id, json_pack("{s:s}", "sessionId", s->id));
 }
 
-/* Joins text blocks (and resource links as their URIs) with newlines.  Returns an owned
- * string, or NULL with *why set. */
-static char *prompt_text(json_t *prompt, const char **why)
+/* A prompt sent while the session's turn is cancelled but not answered yet waits for that
+ * answer: no update of the new turn may come before it.  Takes text. */
+static void queue_prompt(br_bridge *br, br_session *s, json_t *id, char *text)
 {
-    size_t n = 0, cap = 256;
-    char *out = malloc(cap);
-    if (!out) {
-        *why = "out of memory";
-        return NULL;
+    size_t len = strlen(text);
+    size_t n = 0;
+    for (br_pending *q = s->pending; q; q = q->next)
+        n++;
+    if (n >= SHC_BR_QUEUED_PROMPTS || br->queued_bytes + len > SHC_BR_QUEUED_BYTES) {
+        free(text);
+        invalid(br, id, "session/prompt: too many prompts wait behind a cancelled one");
+        return;
     }
-    out[0] = 0;
-    size_t i;
-    json_t *b;
-    json_array_foreach(prompt, i, b)
-    {
-        const char *type = json_string_value(json_object_get(b, "type"));
-        const char *piece = NULL;
-        if (type && !strcmp(type, "text"))
-            piece = json_string_value(json_object_get(b, "text"));
-        else if (type && !strcmp(type, "resource_link"))
-            piece = json_string_value(json_object_get(b, "uri"));
-        else {
-            *why = "session/prompt: unsupported content block (only text and resource_link are "
-                   "accepted)";
-            free(out);
-            return NULL;
-        }
-        if (!piece) {
-            *why = type[0] == 't' ? "session/prompt: a text block needs a string \"text\""
-                                  : "session/prompt: a resource_link block needs a string \"uri\"";
-            free(out);
-            return NULL;
-        }
-        size_t k = strlen(piece);
-        if (n + k + 2 > cap) {
-            while (n + k + 2 > cap)
-                cap *= 2;
-            char *p = realloc(out, cap);
-            if (!p) {
-                free(out);
-                *why = "out of memory";
-                return NULL;
-            }
-            out = p;
-        }
-        if (n)
-            out[n++] = '\n';
-        memcpy(out + n, piece, k);
-        n += k;
-        out[n] = 0;
+    br_pending *q = calloc(1, sizeof *q);
+    if (!q) {
+        free(text);
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+        return;
     }
-    return out;
+    q->id = json_incref(id);
+    q->text = text;
+    br->queued_bytes += len;
+    br_pending **tail = &s->pending;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = q;
+}
+
+/* turn.c: the session's turn has just been answered.  The next queued prompt starts (or, when
+ * it was cancelled while it waited, or the bridge is going away, is answered "cancelled"). */
+static void on_settled(br_bridge *br, br_session *s)
+{
+    while (s->pending && !s->active) {
+        br_pending *q = s->pending;
+        s->pending = q->next;
+        br->queued_bytes -= strlen(q->text);
+        if (q->cancelled || br->tearing)
+            shc_rpc_respond(br->rpc, q->id, json_pack("{s:s}", "stopReason", "cancelled"));
+        else if (shc__turn_start(br, s, q->id, q->text) != 0)
+            shc_rpc_error(br->rpc, q->id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+        json_decref(q->id);
+        free(q->text);
+        free(q);
+    }
+    shc__v2_on_settled(br, s); /* v2: the next held prompt is inserted */
+    shc__wire_flush(br);
 }
 
 static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
@@ -184,7 +194,7 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
         return;
     }
-    br_session *s = find_session(br, json_string_value(json_object_get(params, "sessionId")));
+    br_session *s = find_session(br, shc_rpc_str(json_object_get(params, "sessionId")));
     json_t *prompt = json_object_get(params, "prompt");
     if (!s) {
         invalid(br, id, "session/prompt: unknown session");
@@ -194,15 +204,13 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/prompt: prompt must be a non-empty array of content blocks");
         return;
     }
-    bool busy = s->active;
-    for (br_turn *t = s->turns; t && br->version == 2; t = t->next)
-        busy |= !t->settled; /* v2: a cancelled turn is over once it reported idle */
-    if (busy && br->version != 2) {
+    s->used = ++br->uses;
+    if (s->active && !s->active->cancelled && br->version != 2) {
         invalid(br, id, "session/prompt: a prompt is already in flight for this session");
         return;
     }
     const char *why = NULL;
-    char *text = prompt_text(prompt, &why);
+    char *text = shc__prompt_text(prompt, s->cwd, &why);
     if (!text) {
         invalid(br, id, why);
         return;
@@ -215,8 +223,11 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/prompt: empty prompt");
         return;
     }
-    if (busy) { /* v2: held until the session is idle */
-        shc__v2_hold(br, s, id, prompt, text);
+    if (s->active) {
+        if (br->version == 2) /* held until the session is idle */
+            shc__v2_hold(br, s, id, prompt, text);
+        else /* behind the cancelled turn, which must answer first */
+            queue_prompt(br, s, id, text);
         return;
     }
     shc__wire_prompt_start(br, s, id, prompt); /* v2: inserted now, answered with its id */
@@ -227,12 +238,14 @@ static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
 
 static void m_session_cancel(br_bridge *br, json_t *params)
 {
-    br_session *s = find_session(br, json_string_value(json_object_get(params, "sessionId")));
+    br_session *s = find_session(br, shc_rpc_str(json_object_get(params, "sessionId")));
     if (s)
         shc__v2_drop_held(br, s); /* v2: held prompts are answered -32800 */
     if (!s || !s->active)
         return; /* unknown or idle: nothing to do, and nothing to say */
     shc_log_info(br->log, "session/cancel %s", s->id);
+    for (br_pending *q = s->pending; q; q = q->next)
+        q->cancelled = true; /* answered "cancelled" in their turn, after the running one */
     shc__v2_cancelling(s);
     shc__turn_cancel(s->active);
 }
@@ -244,11 +257,15 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     (void)rpc;
     bool known = shc__v2_method_known(br, method);
     if (!known) {
+        /* the name is echoed, but never more than 128 bytes of it */
+        size_t n = strlen(method), k = n > 128 ? 128 : n;
+        while (k < n && k > 0 && ((unsigned char)method[k] & 0xC0) == 0x80)
+            k--;
         if (id)
             shc_rpc_error(br->rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found",
-                          json_pack("{s:s}", "method", method));
+                          json_pack("{s:s%}", "method", method, k));
         else
-            shc_log_debug(br->log, "ignoring notification %s", method);
+            shc_log_debug(br->log, "ignoring notification %.*s", (int)k, method);
         goto out;
     }
     if (params && !json_is_object(params)) {
@@ -267,7 +284,7 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
         goto out;
     }
     if (!strcmp(method, "initialize"))
-        m_initialize(br, id, params);
+        shc__v2_initialize(br, id, params); /* v2.c: negotiation, each version's answer */
     else if (!strcmp(method, "authenticate"))
         shc_rpc_respond(br->rpc, id, json_object());
     else if (!strcmp(method, "session/new"))
@@ -339,6 +356,27 @@ static bool all_idle(const br_bridge *br)
     return true;
 }
 
+/* The client stopped reading: what is still queued is given up so that the process ends. */
+static void on_flush_deadline(shc_loop *loop, void *payload)
+{
+    br_bridge *br = payload;
+    br->flush_timer = 0;
+    if (!shc_rpc_queued(br->rpc) && br->finished)
+        return;
+    br->flush_late = true;
+    shc_log_warn(br->log, "teardown: the client did not read %zu bytes of output in time; exiting",
+                 shc_rpc_queued(br->rpc));
+    shc_loop_stop(loop);
+}
+
+static void on_hard_deadline(shc_loop *loop, void *payload)
+{
+    br_bridge *br = payload;
+    br->flush_late = true;
+    shc_log_error(br->log, "teardown did not complete in time; exiting");
+    shc_loop_stop(loop);
+}
+
 static void teardown_check(br_bridge *br)
 {
     if (!br->tearing || br->finished || !all_idle(br))
@@ -354,6 +392,8 @@ static void teardown_check(br_bridge *br)
         session_free(br, s);
     }
     shc_log_info(br->log, "teardown complete");
+    br->flush_timer = shc_loop_timer(br->loop, br->cfg.flush_ms ? br->cfg.flush_ms : 2000,
+                                     on_flush_deadline, br);
     shc__wire_flush(br); /* stops the loop once the queue is written (or the writer broke) */
 }
 
@@ -381,6 +421,10 @@ static void teardown(br_bridge *br, const char *why)
     }
     uint64_t ms = br->cfg.teardown_ms ? br->cfg.teardown_ms : 3000;
     br->teardown_timer = shc_loop_timer(br->loop, ms, on_teardown_deadline, br);
+    /* Whatever happens below, the process ends: children killed after ms, the output given up
+     * flush_ms after that; this last timer only catches a teardown that never completes. */
+    uint64_t flush = br->cfg.flush_ms ? br->cfg.flush_ms : 2000;
+    shc_loop_timer(br->loop, ms + flush + 1000, on_hard_deadline, br);
     for (br_session *s = br->sessions; s; s = s->next) {
         shc__v2_drop_held(br, s);
         shc__v2_cancelling(s);
@@ -393,10 +437,16 @@ static void teardown(br_bridge *br, const char *why)
     teardown_check(br);
 }
 
+/* Every catchable terminating signal (base/signame.c) comes here through the loop's signalfd,
+ * so that SIGHUP from a closing terminal, SIGQUIT, SIGUSR1, a realtime signal... all end in the
+ * one teardown instead of the default action, which would leave the commands running. */
 static void on_signal(shc_loop *loop, int signo, void *payload)
 {
-    (void)loop;
-    teardown(payload, signo == SIGINT ? "SIGINT" : "SIGTERM");
+    br_bridge *br = payload;
+    if (signo == SIGPIPE && shc_loop_signal_sender(loop) == getpid())
+        return; /* our own write to a closed pipe: the writer sees EPIPE and handles it */
+    const char *name = shc_signal_name(signo);
+    teardown(br, name ? name : "a signal");
 }
 
 /* ------------------------------------------------------------------ run */
@@ -439,7 +489,8 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->hooks.teardown = teardown;
     br->hooks.turn_gone = on_turn_gone;
     br->hooks.reap = reap_closed;
-    br->hooks.settled = shc__v2_on_settled;
+    br->hooks.progress = shc__turn_progress;
+    br->hooks.settled = on_settled;
     br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */
     if (!br->be) {
@@ -451,7 +502,10 @@ int shc_bridge_run(shc_bridge_config *cfg)
         br->approve = !strcmp(br->be->ops->name, "shell") ? SHC_APPROVE_ALL : SHC_APPROVE_ASK;
     br->in_fd = cfg->in_fd >= 0 ? cfg->in_fd : 0;
     br->out_fd = cfg->out_fd >= 0 ? cfg->out_fd : 1;
-    random_prefix(br->sess_prefix, sizeof br->sess_prefix);
+    if (cfg->session_prefix)
+        snprintf(br->sess_prefix, sizeof br->sess_prefix, "%s", cfg->session_prefix);
+    else
+        random_prefix(br->sess_prefix, sizeof br->sess_prefix);
     signal(SIGPIPE, SIG_IGN); /* EPIPE comes back from write(); the executor resets children */
     set_nonblock(br->in_fd);
     set_nonblock(br->out_fd);
@@ -465,17 +519,24 @@ int shc_bridge_run(shc_bridge_config *cfg)
         goto fail;
     br->in_watch = shc_loop_watch(br->loop, br->in_fd, SHC_LOOP_READ, on_stdin, br);
     br->out_watch = shc_loop_watch(br->loop, br->out_fd, 0, shc__wire_on_writable, br);
-    if (br->in_watch < 0 || br->out_watch < 0 ||
-        shc_loop_signal(br->loop, SIGTERM, on_signal, br) != 0 ||
-        shc_loop_signal(br->loop, SIGINT, on_signal, br) != 0)
+    if (br->in_watch < 0 || br->out_watch < 0)
         goto fail;
+    sigset_t term;
+    shc_signal_terminating(&term);
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (!sigismember(&term, sig) || shc_loop_signal(br->loop, sig, on_signal, br) == 0)
+            continue;
+        if (sig == SIGTERM || sig == SIGINT)
+            goto fail;
+        shc_log_warn(br->log, "cannot watch signal %d: %s", sig, strerror(errno));
+    }
     shc_log_info(br->log, "ready (%s backend, approve %s%s)", br->be->ops->name,
                  br->approve == SHC_APPROVE_ASK ? "ask" : "all",
                  cfg->client_terminals ? ", client terminals" : "");
     int lr = shc_loop_run(br->loop);
     if (lr != 0)
         shc_log_error(br->log, "event loop failed: %s", strerror(-lr));
-    status = br->finished && lr == 0 ? 0 : 1;
+    status = br->finished && lr == 0 && !br->flush_late ? 0 : 1;
     shc_rpc_close_output(br->rpc); /* nothing is written after teardown */
 fail:
     if (status != 0 && !br->finished)

@@ -21,26 +21,40 @@ typedef enum shc_approve {
     SHC_APPROVE_ASK,     /* session/request_permission before every command */
 } shc_approve;
 
+/* The defaults `shcard acp` gives (cli/cmd_acp.c): a generous overall timeout per command, and a
+ * short grace for a command waiting for terminal input nobody can type. */
+enum { SHC_BRIDGE_DEFAULT_TIMEOUT_S = 1800, SHC_BRIDGE_DEFAULT_INPUT_WAIT_S = 3 };
+
 typedef struct shc_bridge_config {
     shc_backend *backend;     /* required; owned by the bridge once shc_bridge_run is called */
     shc_approve approve;
     bool client_terminals;    /* run terminal commands through the client's terminal/create */
-    size_t max_line;          /* longest accepted JSON-RPC line (0 = 16 MiB) */
+    size_t max_line;          /* longest accepted JSON-RPC line (0 = 4 MiB) */
     size_t output_byte_limit; /* terminal/create outputByteLimit and model text cap (0 = 1 MiB) */
     bool login;               /* bash -lc instead of bash -c */
-    uint64_t timeout_ms;      /* per command, 0 = none */
+    const char *shell;        /* borrowed: the shell commands run with (NULL = bash from PATH);
+                               * the fuzz target uses /bin/true so that nothing a fuzzer writes
+                               * ever runs */
+    uint64_t timeout_ms;      /* per command, 0 = none (`shcard acp` default: 30 min) */
+    uint64_t input_wait_ms;   /* end a command waiting this long for terminal input, 0 = never
+                               * (`shcard acp` default: 3 s; see exec/stall.h) */
     uint64_t kill_grace_ms;   /* SIGTERM -> SIGKILL on cancel/timeout (0 = 1000) */
     uint64_t teardown_ms;     /* longest wait for children at teardown before SIGKILL (0 = 3000) */
+    uint64_t flush_ms;        /* then the longest wait for the client to read (0 = 2000) */
     size_t chunk_bytes;       /* terminal_output coalescing: bytes (0 = executor default) */
     uint32_t chunk_ms;        /* terminal_output coalescing: delay (0 = executor default) */
     bool color;               /* TERM=xterm-256color for commands (default TERM=dumb, NO_COLOR) */
+    size_t max_commands;      /* commands running at once, all sessions (0 = 16); others wait */
     int in_fd, out_fd;        /* -1 = 0 / 1 */
+    const char *session_prefix; /* borrowed: session ids are "sess_" PREFIX N (NULL = random,
+                                 * which clients see; fixed for tests and the fuzz target) */
     shc_log log;
 } shc_bridge_config;
 
-/* Runs the bridge until stdin EOF, SIGTERM, SIGINT or a broken stdout, then tears down once
+/* Runs the bridge until stdin EOF, a terminating signal or a broken stdout, then tears down once
  * (cancel every turn, end every process group, wait for all of them, flush) and returns the
- * process exit status (0 after a clean teardown). */
+ * process exit status: 0 after a clean teardown, 1 when the client did not read the last
+ * frames within flush_ms (or the bridge could not start). */
 int shc_bridge_run(shc_bridge_config *cfg);
 
 #endif

@@ -1,6 +1,7 @@
-/* Internals shared by the bridge's three parts, in dependency order (each uses only those after
- * it): bridge.c (transport, methods, sessions, teardown) -> turn.c (turns, tool calls,
- * permissions, client terminals) -> wire.c (the writer and session/update notifications).
+/* Internals shared by the bridge's parts, in dependency order (each uses only those after it):
+ * bridge.c (transport, methods, sessions, teardown) -> turn.c (turns, tool calls, permissions,
+ * the local PTY path) -> cterm.c (client terminals) -> call.c (the end of a call) -> wire.c
+ * (the writer and session/update notifications).
  * The lower parts reach the bridge's lifecycle only through br->hooks.  Not a public header.
  *
  * Re-entrancy rule: callbacks from the backend, the executor and the rpc only change state and
@@ -19,8 +20,23 @@
 #include "exec/pty.h"
 #include "shcard.h"
 
+/* Back-pressure (wire.c): past QUEUE_PAUSE bytes waiting for the client, the PTYs are not
+ * read (commands block on write, as in a terminal nobody scrolls); past QUEUE_STDIN stdin is
+ * not read either (a client that sends requests but reads no answer is told to wait the same
+ * way); both resume once the queue is down to QUEUE_RESUME. */
+enum {
+    SHC_BR_QUEUE_PAUSE = 4 << 20,
+    SHC_BR_QUEUE_STDIN = 16 << 20,
+    SHC_BR_QUEUE_RESUME = 1 << 20,
+    SHC_BR_MAX_COMMANDS = 16, /* commands running on our PTYs at once (all sessions) */
+    SHC_BR_QUEUED_PROMPTS = 8,        /* prompts waiting behind a cancelled turn, per session */
+    SHC_BR_MAX_SESSIONS = 1024,       /* past it the least recently used idle session goes */
+    SHC_BR_QUEUED_BYTES = 4 << 20,    /* and their text, all sessions */
+};
+
 typedef struct br_call br_call;
 typedef struct br_turn br_turn;
+typedef struct br_pending br_pending;
 typedef struct br_session br_session;
 typedef struct br_bridge br_bridge;
 typedef struct br_v2sess br_v2sess; /* v2enc.c: what the v2 encoder keeps per session */
@@ -42,6 +58,7 @@ typedef enum br_call_state {
     CALL_QUEUED,  /* emitted by the backend, not shown yet */
     CALL_ASKING,  /* tool_call sent (pending), waiting for session/request_permission */
     CALL_RUNNING, /* running on our PTY or in a client terminal */
+    CALL_WAITING, /* shown, waiting for a free command slot (max_commands) */
     CALL_DONE,    /* final update sent; result waiting for the backend */
 } br_call_state;
 
@@ -92,6 +109,14 @@ struct br_turn {
     int kick_timer;
 };
 
+/* A prompt that arrived while the session's turn was cancelled but not yet answered. */
+struct br_pending {
+    br_pending *next;
+    json_t *id;     /* owned reference */
+    char *text;     /* owned: the prompt's text for the backend */
+    bool cancelled; /* a session/cancel came while it waited */
+};
+
 struct br_session {
     br_session *next;
     char id[48];
@@ -100,7 +125,9 @@ struct br_session {
     bool approve_always;          /* the user picked "Always Allow" */
     unsigned long long ncalls;
     br_turn *turns;               /* owned: live and winding-down turns */
-    br_turn *active;              /* the turn that blocks a new prompt, or NULL */
+    br_turn *active;              /* the turn not answered yet, or NULL */
+    br_pending *pending;          /* owned FIFO: prompts waiting for the active turn's answer */
+    unsigned long long used;      /* br->uses when it was last created or prompted */
     br_v2sess *v2;                /* owned: the v2 encoder's state (v2 connections), or NULL */
     json_t *v2_held;              /* owned: v2 prompts held while the session works, in order:
                                    * [{id, prompt, text}], or NULL */
@@ -114,6 +141,7 @@ struct br_session {
 typedef struct br_hooks {
     void (*teardown)(br_bridge *br, const char *why); /* wire.c: stdout broke (from the loop) */
     void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
+    shc_loop_timer_fn progress;                       /* call.c: shc__turn_progress */
     void (*settled)(br_bridge *br, br_session *s);    /* turn.c: a turn was just answered */
     void (*reap)(br_bridge *br); /* v2.c: frees the closed sessions whose turns are gone */
 } br_hooks;
@@ -130,6 +158,11 @@ struct br_bridge {
     int in_fd, out_fd;
     int in_watch, out_watch;
     bool in_eof;
+    bool out_paused;              /* the PTYs are paused: too much output waits for the client */
+    bool in_paused;               /* stdin is not read: far too much waits */
+    size_t nlocal;                /* commands running on our PTYs */
+    size_t queued_bytes;          /* text of every br_pending */
+    unsigned long long uses;      /* a clock for br_session.used */
     shc_client_caps caps;         /* from the latest initialize */
     int version;                  /* the ACP version this connection speaks: 1 or 2 (0 before
                                    * initialize: v1) */
@@ -142,7 +175,14 @@ struct br_bridge {
     bool finished;
     int teardown_timer;
     int teardown_kick;
+    int flush_timer;
+    bool flush_late;              /* the client did not read the last frames in time */
 };
+
+/* prompt.c */
+/* The prompt's blocks as the backend's text (typed text verbatim, each mention one quoted
+ * shell word).  Owned, or NULL with *why set (a -32602 message). */
+char *shc__prompt_text(json_t *prompt, const char *cwd, const char **why);
 
 /* wire.c */
 shc_rpc_write_fn shc__wire_writer(void); /* writes to br->out_fd (io = the bridge) */
@@ -166,11 +206,8 @@ json_t *shc__wire_permission(br_bridge *br, br_session *s, const shc_call_info *
 
 /* v2.c: ACP v2's methods (above turn.c) */
 bool shc__v2_method_known(const br_bridge *br, const char *method); /* in this connection's version */
-/* initialize's version: 1 or 2 (the highest at or below the client's; once sessions exist, the
- * connection's own), or -1 after answering with an error (not an integer, below 1, or below the
- * version of a connection that has sessions). */
-int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params);
-void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params); /* v2's answer */
+/* initialize: the params checked, the version negotiated, that version's answer */
+void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params);
 void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params);
 void shc__v2_hold(br_bridge *br, br_session *s, json_t *id, json_t *prompt, char *text);
 void shc__v2_drop_held(br_bridge *br, br_session *s); /* answered -32800 */
@@ -202,10 +239,22 @@ void shc__v2_replay_begin(br_session *s);
 json_t *shc__v2_replay_end(br_session *s);
 void shc__v2_free(br_v2sess *v);                              /* NULL-safe */
 
+/* call.c */
+void shc__call_send(br_turn *t, json_t *update); /* a session/update of the turn; steals it */
+/* The call is over: final card, result kept for the backend (state DONE), the turn kicked. */
+void shc__call_finish(br_call *c, const shc_call_end *end, const char *model_text, size_t mlen,
+                      bool timed_out, bool cancelled);
+void shc__call_not_run(br_call *c, const char *why, bool cancelled);
+void shc__turn_kick(br_turn *t); /* the turn's progress runs from a zero-delay timer */
+
+/* cterm.c */
+void shc__ct_run(br_call *c);    /* terminal/create and what follows */
+void shc__ct_cancel(br_call *c); /* terminal/kill, and a deadline */
+
 /* turn.c */
 int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const char *prompt);
 void shc__turn_cancel(br_turn *t);
-void shc__turn_kick(br_turn *t);
+void shc__turn_progress(shc_loop *loop, void *payload); /* the kick timer's callback */
 /* Kills everything of the turn now (teardown deadline): no callback will run for its calls. */
 void shc__turn_force(br_turn *t);
 

@@ -4,9 +4,11 @@
 #include "acp/jsonrpc.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acp/rpc_scan.h"
 #include "base/json.h"
 #include "shcard.h"
 
@@ -155,6 +157,32 @@ int shc_rpc_error(shc_rpc *rpc, json_t *id, int code, const char *message, json_
     return send_msg(rpc, msg);
 }
 
+/* An error whose id is a raw JSON number token (validated by the scan) that jansson cannot hold
+ * exactly (1e400, 2^64): the frame is assembled around the client's own text. */
+static int error_raw_id(shc_rpc *rpc, const char *raw, size_t n, int code, const char *message)
+{
+    if (rpc->broken || rpc->closed)
+        return SHC_E_IO;
+    json_t *err = json_pack("{s:i,s:s}", "code", code, "message", message);
+    if (!err)
+        return SHC_E_NOMEM;
+    static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+    static const char mid[] = ",\"error\":";
+    size_t start = rpc->q_len, off = rpc->q_off;
+    int rc = append_cb(head, sizeof head - 1, rpc) || append_cb(raw, n, rpc) ||
+                     append_cb(mid, sizeof mid - 1, rpc) || shc_json_write(err, append_cb, rpc) ||
+                     append_cb("}", 1, rpc) || reserve(rpc, 1)
+                 ? SHC_E_NOMEM
+                 : 0;
+    json_decref(err);
+    if (rc) {
+        rpc->q_len = start - (off - rpc->q_off);
+        return rc;
+    }
+    rpc->q[rpc->q_len++] = '\n';
+    return 0;
+}
+
 int shc_rpc_notify(shc_rpc *rpc, const char *method, json_t *params)
 {
     json_t *msg = envelope();
@@ -252,6 +280,12 @@ int shc_rpc_flush(shc_rpc *rpc)
     return 0;
 }
 
+const char *shc_rpc_str(const json_t *v)
+{
+    const char *s = json_string_value(v);
+    return s && strlen(s) == json_string_length(v) ? s : NULL;
+}
+
 size_t shc_rpc_queued(const shc_rpc *rpc)
 {
     return rpc->q_len - rpc->q_off;
@@ -274,27 +308,49 @@ static bool valid_id(const json_t *id)
     return json_is_string(id) || json_is_integer(id) || json_is_null(id);
 }
 
-static void handle_response(shc_rpc *rpc, json_t *msg)
+/* Calls (and forgets) the pending request n with result or error; false if none. */
+static bool answer_pending(shc_rpc *rpc, int64_t n, json_t *result, json_t *error)
 {
-    json_t *id = json_object_get(msg, "id");
-    if (!json_is_integer(id))
-        return; /* not one of ours: nothing to answer to a response */
-    int64_t n = (int64_t)json_integer_value(id);
     for (size_t i = 0; i < rpc->npend; i++) {
         if (rpc->pend[i].id != n)
             continue;
         pending p = rpc->pend[i];
         rpc->pend[i] = rpc->pend[--rpc->npend];
-        json_t *result = json_object_get(msg, "result");
-        json_t *error = json_object_get(msg, "error");
-        if (error)
-            result = NULL;
-        else if (!result)
-            result = json_null();
         if (p.fn)
             p.fn(p.payload, result, error);
+        return true;
+    }
+    return false;
+}
+
+static void handle_response(shc_rpc *rpc, json_t *msg)
+{
+    json_t *id = json_object_get(msg, "id");
+    if (!json_is_integer(id))
+        return; /* not one of ours: nothing to answer to a response */
+    json_t *result = json_object_get(msg, "result");
+    json_t *error = json_object_get(msg, "error");
+    if (error)
+        result = NULL;
+    else if (!result)
+        result = json_null();
+    answer_pending(rpc, (int64_t)json_integer_value(id), result, error);
+}
+
+/* An answer to a request that cannot be processed, with the request's own id whenever the scan
+ * recovered one (a parser error must not leave a client waiting forever). */
+static void reject(shc_rpc *rpc, const shc_rpc_scan *sc, int code, const char *message,
+                   json_t *data)
+{
+    json_t *id = NULL;
+    shc_rpc_idkind k = shc__rpc_scan_id(sc, &id);
+    if (k == SHC_RPC_ID_NUMBER) {
+        json_decref(data);
+        error_raw_id(rpc, sc->id, sc->id_len, code, message);
         return;
     }
+    shc_rpc_error(rpc, id, code, message, data);
+    json_decref(id);
 }
 
 static void handle_line(shc_rpc *rpc, const char *line, size_t len)
@@ -304,11 +360,48 @@ static void handle_line(shc_rpc *rpc, const char *line, size_t len)
         i++;
     if (i == len)
         return; /* blank line: nothing to do */
+    shc_rpc_scan sc;
+    shc__rpc_scan(line, len, &sc);
+    bool response = sc.object && !sc.has_method && sc.has_reply;
+    json_t *sid = NULL;
+    shc_rpc_idkind idk = shc__rpc_scan_id(&sc, &sid);
+    if (response) {
+        /* a client's answer to one of our requests: never answered; if it cannot be read, the
+         * request it answers still ends, with an error */
+        json_error_t jerr;
+        json_t *msg = sc.structural <= SHC_RPC_MAX_VALUES && sc.depth <= SHC_RPC_MAX_DEPTH
+                          ? json_loadb(line, len, JSON_ALLOW_NUL, &jerr)
+                          : NULL;
+        if (msg && json_is_object(msg))
+            handle_response(rpc, msg);
+        else if (idk == SHC_RPC_ID_VALUE && json_is_integer(sid)) {
+            json_t *e = json_pack("{s:i,s:s}", "code", SHC_RPC_PARSE_ERROR, "message",
+                                  "the client's response could not be parsed");
+            answer_pending(rpc, (int64_t)json_integer_value(sid), NULL, e);
+            json_decref(e);
+        }
+        json_decref(msg);
+        json_decref(sid);
+        return;
+    }
+    json_decref(sid);
+    if (idk == SHC_RPC_ID_NUMBER) {
+        reject(rpc, &sc, SHC_RPC_INVALID_REQUEST,
+               "Invalid Request: id must be a string, a 64-bit integer or null", NULL);
+        return;
+    }
+    if (sc.structural > SHC_RPC_MAX_VALUES || sc.depth > SHC_RPC_MAX_DEPTH) {
+        char why[128];
+        snprintf(why, sizeof why, "Invalid Request: more than %d values or %d levels of nesting",
+                 SHC_RPC_MAX_VALUES, SHC_RPC_MAX_DEPTH);
+        reject(rpc, &sc, SHC_RPC_INVALID_REQUEST, why, NULL);
+        return;
+    }
     json_error_t jerr;
-    json_t *msg = json_loadb(line, len, JSON_DECODE_ANY, &jerr);
+    json_t *msg = json_loadb(line, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     if (!msg) {
-        shc_rpc_error(rpc, NULL, SHC_RPC_PARSE_ERROR, "Parse error",
-                      json_pack("{s:s,s:i}", "details", jerr.text, "position", jerr.position));
+        reject(rpc, &sc, SHC_RPC_PARSE_ERROR, "Parse error",
+               json_pack("{s:s,s:i}", "details", jerr.text, "position", jerr.position));
         return;
     }
     if (json_is_array(msg)) {
@@ -325,8 +418,8 @@ static void handle_line(shc_rpc *rpc, const char *line, size_t len)
     json_t *method = json_object_get(msg, "method");
     json_t *ver = json_object_get(msg, "jsonrpc");
     if (id && !valid_id(id)) {
-        shc_rpc_error(rpc, NULL, SHC_RPC_INVALID_REQUEST,
-                      "Invalid Request: id must be a string, an integer or null", NULL);
+        shc_rpc_error(rpc, json_is_real(id) ? id : NULL, SHC_RPC_INVALID_REQUEST,
+                      "Invalid Request: id must be a string, a 64-bit integer or null", NULL);
         goto done;
     }
     if (!json_is_string(ver) || strcmp(json_string_value(ver), "2.0") != 0) {
@@ -345,6 +438,11 @@ static void handle_line(shc_rpc *rpc, const char *line, size_t len)
     if (!json_is_string(method)) {
         shc_rpc_error(rpc, id, SHC_RPC_INVALID_REQUEST,
                       "Invalid Request: method must be a string", NULL);
+        goto done;
+    }
+    if (!shc_rpc_str(method)) { /* a NUL inside: no method of ours has one */
+        if (id)
+            shc_rpc_error(rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found", NULL);
         goto done;
     }
     if (rpc->cfg.on_message)
@@ -373,11 +471,25 @@ static int append_in(shc_rpc *rpc, const char *s, size_t n)
     return 0;
 }
 
-static void too_long(shc_rpc *rpc)
+/* start[0..n) is the beginning of the over-long line: its id is usually there. */
+static void too_long(shc_rpc *rpc, const char *start, size_t n)
 {
     char msg[128];
     snprintf(msg, sizeof msg, "Invalid Request: line longer than %zu bytes", rpc->cfg.max_line);
-    shc_rpc_error(rpc, NULL, SHC_RPC_INVALID_REQUEST, msg, NULL);
+    shc_rpc_scan sc;
+    shc__rpc_scan(start, n, &sc);
+    if (sc.object && !sc.has_method && sc.has_reply) {
+        /* an answer of the client's: never answered, but the request it answers ends */
+        json_t *id = NULL;
+        if (shc__rpc_scan_id(&sc, &id) == SHC_RPC_ID_VALUE && json_is_integer(id)) {
+            json_t *e = json_pack("{s:i,s:s}", "code", SHC_RPC_INVALID_REQUEST, "message", msg);
+            answer_pending(rpc, (int64_t)json_integer_value(id), NULL, e);
+            json_decref(e);
+        }
+        json_decref(id);
+    } else {
+        reject(rpc, &sc, SHC_RPC_INVALID_REQUEST, msg, NULL);
+    }
     rpc->in_len = 0;
     if (rpc->in_cap > 65536) {
         free(rpc->in);
@@ -395,7 +507,14 @@ int shc_rpc_feed(shc_rpc *rpc, const char *buf, size_t len)
             if (nl)
                 rpc->discarding = false;
         } else if (rpc->in_len + chunk > rpc->cfg.max_line) {
-            too_long(rpc);
+            /* the id is looked for in the line's first max_line bytes, however it was split */
+            size_t k = rpc->cfg.max_line - rpc->in_len;
+            if (!rpc->in_len)
+                too_long(rpc, buf, k);
+            else if (append_in(rpc, buf, k) == 0)
+                too_long(rpc, rpc->in, rpc->in_len);
+            else
+                too_long(rpc, rpc->in, rpc->in_len); /* out of memory: what we have */
             rpc->discarding = nl == NULL;
         } else if (nl && rpc->in_len == 0) {
             handle_line(rpc, buf, chunk); /* the common case: no copy */

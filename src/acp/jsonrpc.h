@@ -27,7 +27,15 @@ enum {
     SHC_RPC_REQUEST_CANCELLED = -32800,
 };
 
-#define SHC_RPC_MAX_LINE_DEFAULT ((size_t)16 * 1024 * 1024)
+/* 4 MiB: a prompt, a client's terminal output or a pasted text fits; each line is held in a
+ * few copies on its way through (buffer, parsed string, prompt text, command), so this is
+ * also what bounds the memory a single message can cost. */
+#define SHC_RPC_MAX_LINE_DEFAULT ((size_t)4 * 1024 * 1024)
+
+/* A line is parsed only if it holds at most this many values (counted as '{', '[', ',' and ':'
+ * outside strings) and this much nesting: a 4 MB line of empty objects would otherwise cost
+ * the parser ~300 MB.  Past either, the request is answered -32600 with its own id. */
+enum { SHC_RPC_MAX_VALUES = 20000, SHC_RPC_MAX_DEPTH = 64 };
 
 typedef struct shc_rpc shc_rpc;
 
@@ -41,7 +49,7 @@ typedef void (*shc_rpc_message_fn)(void *payload, shc_rpc *rpc, json_t *id, cons
 typedef void (*shc_rpc_response_fn)(void *payload, json_t *result, json_t *error);
 
 typedef struct shc_rpc_config {
-    size_t max_line;        /* longest accepted input line in bytes (0 = 16 MiB) */
+    size_t max_line;        /* longest accepted input line in bytes (0 = 4 MiB) */
     shc_rpc_write_fn write; /* required */
     void *io;               /* first argument of write */
     shc_rpc_message_fn on_message;
@@ -78,6 +86,10 @@ void shc_rpc_abandon_all(shc_rpc *rpc);
  * (EPIPE etc.; the queue is then discarded and later frames are dropped). */
 int shc_rpc_flush(shc_rpc *rpc);
 size_t shc_rpc_queued(const shc_rpc *rpc); /* bytes waiting in the write queue */
+/* The value of a JSON string that holds no NUL character (the parser accepts \u0000 so that
+ * such a request can be answered properly), else NULL: what the bridge reads every string
+ * field of a client's message with, so a NUL never silently cuts a path or a command short. */
+const char *shc_rpc_str(const json_t *v);
 bool shc_rpc_broken(const shc_rpc *rpc);   /* the writer failed */
 /* Stop writing anything from now on (teardown finished); later frames are dropped. */
 void shc_rpc_close_output(shc_rpc *rpc);

@@ -388,10 +388,37 @@ static const char *title_of(const shc_call_info *c)
     return c->command ? c->command : "";
 }
 
+/* The title as a JSON string, at most SHC_PRESENT_TITLE_MAX characters: a longer one keeps its
+ * first characters (cut on a character boundary) and ends with an ellipsis.  A 1 MB command is
+ * a 1 MB rawInput, never a 1 MB title. */
+static json_t *title_json(const shc_call_info *c)
+{
+    const char *t = title_of(c);
+    size_t chars = 0, i = 0, cut = 0;
+    for (; t[i]; i++) {
+        if (((unsigned char)t[i] & 0xC0) == 0x80)
+            continue; /* a continuation byte */
+        if (chars == SHC_PRESENT_TITLE_MAX - 1)
+            cut = i;
+        if (++chars > SHC_PRESENT_TITLE_MAX)
+            break;
+    }
+    if (chars <= SHC_PRESENT_TITLE_MAX)
+        return json_string(t);
+    char *s = malloc(cut + sizeof "\xe2\x80\xa6");
+    if (!s)
+        return NULL;
+    memcpy(s, t, cut);
+    memcpy(s + cut, "\xe2\x80\xa6", sizeof "\xe2\x80\xa6"); /* U+2026 and the NUL */
+    json_t *j = json_string(s);
+    free(s);
+    return j;
+}
+
 json_t *shc_present_tool_call(const shc_call_info *c, const char *status)
 {
-    json_t *u = json_pack("{s:s,s:s,s:s,s:s,s:s}", "sessionUpdate", "tool_call", "toolCallId",
-                          c->call_id, "title", title_of(c), "kind", acp_kind(c->verdict, c->card),
+    json_t *u = json_pack("{s:s,s:s,s:o,s:s,s:s}", "sessionUpdate", "tool_call", "toolCallId",
+                          c->call_id, "title", title_json(c), "kind", acp_kind(c->verdict, c->card),
                           "status", status ? status : "in_progress");
     if (!u)
         return NULL;
@@ -423,7 +450,7 @@ json_t *shc_present_tool_call(const shc_call_info *c, const char *status)
 
 json_t *shc_present_permission_call(const shc_call_info *c)
 {
-    return json_pack("{s:s,s:s,s:s,s:s,s:o}", "toolCallId", c->call_id, "title", title_of(c),
+    return json_pack("{s:s,s:o,s:s,s:s,s:o}", "toolCallId", c->call_id, "title", title_json(c),
                      "kind", acp_kind(c->verdict, c->card), "status", "pending", "rawInput",
                      raw_input(c));
 }

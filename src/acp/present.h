@@ -13,6 +13,9 @@
 
 #include "shcard.h"
 
+/* The longest card title in characters (longer ones are cut and end with an ellipsis). */
+enum { SHC_PRESENT_TITLE_MAX = 256 };
+
 /* What the client said in `initialize`, snapshotted per session, plus the bridge's flags. */
 typedef struct shc_client_caps {
     bool terminal;         /* clientCapabilities.terminal === true */

@@ -1,5 +1,6 @@
 /* Turns and tool calls of the ACP bridge: backend callbacks, permissions, the local PTY path,
- * the client-terminal path, cancel, and answering each prompt exactly once.
+ * cancel, and answering each prompt exactly once (the client-terminal path is cterm.c, the
+ * end of a call call.c).
  * See bridge_int.h for the re-entrancy rule every function here follows. */
 #include "acp/bridge_int.h"
 
@@ -7,50 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void progress(shc_loop *loop, void *payload);
-
-void shc__turn_kick(br_turn *t)
-{
-    if (t->kick_timer == 0)
-        t->kick_timer = shc_loop_timer(t->br->loop, 0, progress, t);
-}
-
-static void send(br_turn *t, json_t *update)
-{
-    shc__wire_update(t->br, t->sess, update);
-}
-
-/* ------------------------------------------------------------------ finishing a call */
-
-static void call_finish(br_call *c, const shc_call_end *end, const char *model_text, size_t mlen,
-                        bool timed_out, bool cancelled)
-{
-    br_turn *t = c->turn;
-    send(t, shc_present_final(&c->info, end));
-    c->res_text = model_text ? strndup(model_text, mlen) : strdup("");
-    c->res_error = end->error ? strdup(end->error) : NULL;
-    c->res_signal = end->signal ? strdup(end->signal) : NULL;
-    c->res = (shc_tool_result){
-        .call_id = c->be_call_id,
-        .model_text = c->res_text,
-        .ran = end->ran,
-        .exit_code = end->exit_code,
-        .signal = c->res_signal,
-        .timed_out = timed_out,
-        .cancelled = cancelled,
-        .error = c->res_error,
-    };
-    c->state = CALL_DONE;
-    shc__turn_kick(t);
-}
-
-static void call_not_run(br_call *c, const char *why, bool cancelled)
-{
-    shc_call_end end = {false, -1, NULL, NULL, 0, why};
-    call_finish(c, &end, why, strlen(why), false, cancelled);
-}
-
 /* ------------------------------------------------------------------ local PTY */
+
+/* A command slot came free: every turn whose current call waits for one tries again. */
+static void wake_waiting(br_bridge *br)
+{
+    for (br_session *s = br->sessions; s; s = s->next)
+        for (br_turn *t = s->turns; t; t = t->next)
+            if (t->calls && t->calls->state == CALL_WAITING)
+                shc__turn_kick(t);
+}
+
+/* Frees the call's running command (SIGKILL, reap, sweep; no callback) and its slot. */
+static void drop_pty(br_call *c)
+{
+    if (!c->pty)
+        return;
+    shc_pty_free(c->pty);
+    c->pty = NULL;
+    c->turn->br->nlocal--;
+    wake_waiting(c->turn->br);
+}
 
 static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payload)
 {
@@ -60,7 +38,7 @@ static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payl
         return;
     json_t *u = shc_present_output(&c->info, data, len);
     if (u)
-        send(c->turn, u);
+        shc__call_send(c->turn, u);
 }
 
 static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
@@ -77,25 +55,38 @@ static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
         end.exit_code = 124;
     }
     c->pty = NULL;
-    call_finish(c, &end, model, mlen, st->timed_out, st->cancelled);
+    c->turn->br->nlocal--;
+    wake_waiting(c->turn->br);
+    shc__call_finish(c, &end, model, mlen, st->timed_out, st->cancelled);
     free(model);
     shc_pty_free(pty);
 }
 
+/* Runs the call on our PTY, or leaves it waiting (card shown, in progress) while max_commands
+ * commands run: each running command holds up to about 1 MiB of output buffers, so this bounds
+ * the memory of many sessions flooding at once. */
 static void run_local(br_call *c)
 {
     br_bridge *br = c->turn->br;
     const shc_bridge_config *cfg = &br->cfg;
+    if (br->nlocal >= (cfg->max_commands ? cfg->max_commands : SHC_BR_MAX_COMMANDS)) {
+        c->state = CALL_WAITING;
+        return;
+    }
     shc_pty_opts o = {
         .command = c->command,
+        .shell = cfg->shell,
         .cwd = c->turn->sess->cwd,
         .login = cfg->login,
         .color = cfg->color,
         .cols = BR_PTY_COLS,
         .rows = BR_PTY_ROWS,
         .timeout_ms = cfg->timeout_ms,
+        .input_wait_ms = cfg->input_wait_ms,
         .kill_grace_ms = cfg->kill_grace_ms ? cfg->kill_grace_ms : 1000,
         .model_cap = cfg->output_byte_limit,
+        .has_tail_limit = true, /* the bridge never reads the tail ring: keep none */
+        .tail_limit = 0,
         .chunk_bytes = cfg->chunk_bytes,
         .chunk_ms = cfg->chunk_ms,
         .on_output = on_pty_output,
@@ -105,147 +96,13 @@ static void run_local(br_call *c)
     shc_pty_error err;
     memset(&err, 0, sizeof err);
     c->state = CALL_RUNNING;
-    if (shc_pty_spawn(&c->pty, br->exec, &o, &err) != 0) {
+    if (shc_pty_spawn(&c->pty, br->exec, &o, &err) == 0) {
+        br->nlocal++;
+    } else {
         c->pty = NULL;
         shc_log_warn(br->log, "cannot run `%s`: %s", c->command, err.message);
-        call_not_run(c, err.message[0] ? err.message : "cannot start the command", false);
+        shc__call_not_run(c, err.message[0] ? err.message : "cannot start the command", false);
     }
-}
-
-/* ------------------------------------------------------------------ client terminals */
-
-static void ignore_response(void *payload, json_t *result, json_t *error)
-{
-    (void)payload;
-    (void)result;
-    (void)error;
-}
-
-static void ct_request(br_call *c, const char *method, json_t *params, shc_rpc_response_fn fn);
-
-static void ct_release(br_call *c)
-{
-    if (!c->client_tid)
-        return;
-    json_t *p = json_pack("{s:s,s:s}", "sessionId", c->turn->sess->id, "terminalId",
-                          c->client_tid);
-    shc_rpc_request(c->turn->br->rpc, "terminal/release", p, ignore_response, NULL, NULL);
-    shc__wire_flush(c->turn->br);
-}
-
-static void ct_end(br_call *c, bool exited, int code, const char *sig, const char *out)
-{
-    if (c->give_up_timer) {
-        shc_loop_cancel_timer(c->turn->br->loop, c->give_up_timer);
-        c->give_up_timer = 0;
-    }
-    c->info.client_terminal_id = c->client_tid;
-    shc_call_end end = {exited, code, sig, out, out ? strlen(out) : 0,
-                        exited ? NULL : "the client terminal did not report an exit status"};
-    call_finish(c, &end, out, out ? strlen(out) : 0, false, c->cancel_requested);
-    ct_release(c);
-}
-
-static void on_ct_output(void *payload, json_t *result, json_t *error)
-{
-    br_call *c = payload;
-    c->req_id = 0;
-    (void)error;
-    json_t *es = json_object_get(result, "exitStatus");
-    json_t *code = json_object_get(es, "exitCode");
-    const char *sig = json_string_value(json_object_get(es, "signal"));
-    const char *out = json_string_value(json_object_get(result, "output"));
-    bool exited = json_is_integer(code) || sig;
-    ct_end(c, exited, json_is_integer(code) ? (int)json_integer_value(code) : -1, sig,
-           out ? out : "");
-}
-
-static void on_ct_wait(void *payload, json_t *result, json_t *error)
-{
-    br_call *c = payload;
-    c->req_id = 0;
-    if (!result && !error) { /* abandoned: the client is gone */
-        ct_end(c, false, -1, NULL, "");
-        return;
-    }
-    (void)result;
-    c->ct_step = CT_OUTPUT;
-    ct_request(c, "terminal/output",
-               json_pack("{s:s,s:s}", "sessionId", c->turn->sess->id, "terminalId", c->client_tid),
-               on_ct_output);
-}
-
-static void on_ct_create(void *payload, json_t *result, json_t *error)
-{
-    br_call *c = payload;
-    c->req_id = 0;
-    const char *tid = json_string_value(json_object_get(result, "terminalId"));
-    if (!tid) {
-        const char *msg = json_string_value(json_object_get(error, "message"));
-        char why[300];
-        snprintf(why, sizeof why, "terminal/create failed: %s",
-                 msg ? msg : error ? "error" : "no answer");
-        call_not_run(c, c->cancel_requested ? "cancelled" : why, c->cancel_requested);
-        return;
-    }
-    c->client_tid = strdup(tid);
-    c->info.client_terminal_id = c->client_tid;
-    json_t *u = shc_present_attach_terminal(&c->info);
-    if (u)
-        send(c->turn, u);
-    if (c->cancel_requested) {
-        ct_end(c, false, -1, NULL, ""); /* release kills it */
-        return;
-    }
-    c->ct_step = CT_WAIT;
-    ct_request(c, "terminal/wait_for_exit",
-               json_pack("{s:s,s:s}", "sessionId", c->turn->sess->id, "terminalId", tid),
-               on_ct_wait);
-}
-
-static void ct_request(br_call *c, const char *method, json_t *params, shc_rpc_response_fn fn)
-{
-    int64_t id = 0;
-    if (shc_rpc_request(c->turn->br->rpc, method, params, fn, c, &id) != 0) {
-        c->req_id = 0;
-        if (c->client_tid)
-            ct_end(c, false, -1, NULL, "");
-        else
-            call_not_run(c, "the client connection is closed", c->cancel_requested);
-        return;
-    }
-    c->req_id = id;
-    shc__wire_flush(c->turn->br);
-}
-
-static void run_client_terminal(br_call *c)
-{
-    br_bridge *br = c->turn->br;
-    size_t limit = br->cfg.output_byte_limit ? br->cfg.output_byte_limit : (size_t)1 << 20;
-    c->state = CALL_RUNNING;
-    c->ct_step = CT_CREATE;
-    ct_request(c, "terminal/create",
-               json_pack("{s:s,s:s,s:[s,s],s:s,s:I}", "sessionId", c->turn->sess->id, "command",
-                         "/bin/bash", "args", "-c", c->command, "cwd", c->turn->sess->cwd,
-                         "outputByteLimit", (json_int_t)limit),
-               on_ct_create);
-}
-
-static void ct_give_up(shc_loop *loop, void *payload)
-{
-    (void)loop;
-    br_call *c = payload;
-    c->give_up_timer = 0;
-    if (c->state != CALL_RUNNING)
-        return;
-    if (c->req_id) {
-        shc_rpc_forget(c->turn->br->rpc, c->req_id);
-        c->req_id = 0;
-    }
-    if (c->client_tid)
-        ct_end(c, false, -1, NULL, "");
-    else
-        call_not_run(c, "cancelled", true);
 }
 
 /* ------------------------------------------------------------------ permission */
@@ -253,7 +110,7 @@ static void ct_give_up(shc_loop *loop, void *payload)
 static void run_call(br_call *c)
 {
     if (c->info.card == SHC_CARD_CLIENT_TERMINAL)
-        run_client_terminal(c);
+        shc__ct_run(c);
     else
         run_local(c);
 }
@@ -263,20 +120,20 @@ static void on_permission(void *payload, json_t *result, json_t *error)
     br_call *c = payload;
     c->req_id = 0;
     json_t *outcome = json_object_get(result, "outcome");
-    const char *kind = json_string_value(json_object_get(outcome, "outcome"));
-    const char *opt = json_string_value(json_object_get(outcome, "optionId"));
+    const char *kind = shc_rpc_str(json_object_get(outcome, "outcome"));
+    const char *opt = shc_rpc_str(json_object_get(outcome, "optionId"));
     if (error)
         shc_log_warn(c->turn->br->log, "session/request_permission failed: %s",
-                     json_string_value(json_object_get(error, "message")));
+                     shc_rpc_str(json_object_get(error, "message")));
     bool allow = kind && !strcmp(kind, "selected") && opt &&
                  (!strcmp(opt, "allow") || !strcmp(opt, "allow_always"));
     if (!allow || c->turn->cancelled || c->turn->br->tearing) {
-        call_not_run(c, "rejected by the user", c->turn->cancelled);
+        shc__call_not_run(c, "rejected by the user", c->turn->cancelled);
         return;
     }
     if (!strcmp(opt, "allow_always"))
         c->turn->sess->approve_always = true;
-    send(c->turn, shc_present_status(&c->info, "in_progress"));
+    shc__call_send(c->turn, shc_present_status(&c->info, "in_progress"));
     run_call(c);
 }
 
@@ -298,7 +155,7 @@ static void start_call(br_call *c)
     c->info = (shc_call_info){c->id,       c->command, s->cwd, c->description, c->verdict,
                               shc_present_card(c->verdict, &s->caps), NULL};
     bool ask = br->approve == SHC_APPROVE_ASK && !s->approve_always;
-    send(t, shc_present_tool_call(&c->info, ask ? "pending" : "in_progress"));
+    shc__call_send(t, shc_present_tool_call(&c->info, ask ? "pending" : "in_progress"));
     shc_log_debug(br->log, "%s %s: %s card for `%s`", s->id, c->id, shc_card_name(c->info.card),
                   c->command);
     if (!ask) {
@@ -314,7 +171,7 @@ static void start_call(br_call *c)
                   "kind", "reject_once"));
     int64_t id = 0;
     if (shc_rpc_request(br->rpc, "session/request_permission", params, on_permission, c, &id)) {
-        call_not_run(c, "rejected by the user", false);
+        shc__call_not_run(c, "rejected by the user", false);
         return;
     }
     c->req_id = id;
@@ -331,7 +188,7 @@ static void host_message(void *payload, const char *text, size_t len, const char
     json_t *s = json_stringn(text, len);
     if (!s)
         return;
-    send(t, json_pack("{s:s,s:{s:s,s:o}}", "sessionUpdate", kind, "content", "type", "text",
+    shc__call_send(t, json_pack("{s:s,s:{s:s,s:o}}", "sessionUpdate", kind, "content", "type", "text",
                       "text", s));
 }
 
@@ -389,7 +246,7 @@ static void call_free(br_call *c)
         shc_rpc_forget(c->turn->br->rpc, c->req_id);
     if (c->give_up_timer)
         shc_loop_cancel_timer(c->turn->br->loop, c->give_up_timer);
-    shc_pty_free(c->pty);
+    drop_pty(c);
     shc_verdict_free(c->verdict);
     free(c->be_call_id);
     free(c->command);
@@ -424,13 +281,13 @@ static void settle(br_turn *t)
     else
         shc__wire_prompt_end(br, t->sess, t->prompt_id, stop_name(t->reason), t->err_code,
                              t->err_msg);
-    br->hooks.settled(br, t->sess); /* a prompt held behind this one may start now */
+    br->hooks.settled(br, t->sess); /* a prompt queued or held behind this one may start now */
 }
 
 static bool busy(const br_turn *t)
 {
     for (const br_call *c = t->calls; c; c = c->next)
-        if (c->state == CALL_ASKING || c->state == CALL_RUNNING)
+        if (c->state == CALL_ASKING || c->state == CALL_RUNNING || c->state == CALL_WAITING)
             return true;
     return false;
 }
@@ -462,7 +319,7 @@ static void turn_free(br_turn *t)
     br->hooks.turn_gone(br);
 }
 
-static void progress(shc_loop *loop, void *payload)
+void shc__turn_progress(shc_loop *loop, void *payload)
 {
     (void)loop;
     br_turn *t = payload;
@@ -490,6 +347,9 @@ static void progress(shc_loop *loop, void *payload)
     } else if (t->calls && t->calls->state == CALL_QUEUED) {
         start_call(t->calls);
         return; /* start_call kicks again when something changes */
+    } else if (t->calls && t->calls->state == CALL_WAITING) {
+        run_local(t->calls); /* a slot may be free now; if not it waits for the next wake */
+        return;
     }
     if (busy(t))
         return;
@@ -524,29 +384,22 @@ void shc__turn_cancel(br_turn *t)
     if (t->cancelled || t->settled)
         return;
     br_bridge *br = t->br;
-    t->cancelled = true;
-    if (t->sess->active == t)
-        t->sess->active = NULL; /* a new prompt may start while this one winds down */
+    t->cancelled = true; /* a new prompt now waits for this one's answer (bridge.c) */
     for (br_call *c = t->calls; c; c = c->next) {
         if (c->state == CALL_ASKING) {
             shc_rpc_notify(br->rpc, "$/cancel_request",
                            json_pack("{s:I}", "requestId", (json_int_t)c->req_id));
             shc_rpc_forget(br->rpc, c->req_id);
             c->req_id = 0;
-            call_not_run(c, "cancelled", true);
+            shc__call_not_run(c, "cancelled", true);
+        } else if (c->state == CALL_WAITING) {
+            shc__call_not_run(c, "cancelled", true);
         } else if (c->state == CALL_RUNNING) {
             c->cancel_requested = true;
-            if (c->pty) {
+            if (c->pty)
                 shc_pty_cancel(c->pty);
-            } else {
-                if (c->client_tid)
-                    shc_rpc_request(br->rpc, "terminal/kill",
-                                    json_pack("{s:s,s:s}", "sessionId", t->sess->id, "terminalId",
-                                              c->client_tid),
-                                    ignore_response, NULL, NULL);
-                uint64_t grace = br->cfg.kill_grace_ms ? br->cfg.kill_grace_ms : 1000;
-                c->give_up_timer = shc_loop_timer(br->loop, grace + 1000, ct_give_up, c);
-            }
+            else
+                shc__ct_cancel(c);
         }
     }
     if (t->bt && !t->be_done)
@@ -563,10 +416,9 @@ void shc__turn_force(br_turn *t)
             shc_rpc_forget(t->br->rpc, c->req_id);
             c->req_id = 0;
         }
-        if (c->state == CALL_RUNNING || c->state == CALL_ASKING) {
-            shc_pty_free(c->pty); /* SIGKILL, reap, sweep; no callback */
-            c->pty = NULL;
-            call_not_run(c, "killed at shutdown", true);
+        if (c->state == CALL_RUNNING || c->state == CALL_ASKING || c->state == CALL_WAITING) {
+            drop_pty(c);
+            shc__call_not_run(c, "killed at shutdown", true);
         }
     }
     shc__turn_kick(t);

@@ -1,5 +1,6 @@
-/* ACP v2 on the bridge's method side (acp-2026-11.md §1.5): the version negotiation of
- * `initialize`, v2's `initialize` answer, which methods each version has, `terminal/cancel`,
+/* ACP v2 on the bridge's method side (acp-2026-11.md §1.5): `initialize` (its params checked,
+ * the version negotiated, each version's answer), which methods each version has,
+ * `terminal/cancel`,
  * the prompts a v2 session holds while it works, and `session/list`, `resume`, `close` and
  * `delete` over the sessions of this process.  The frames a v2 client sees are encoded in
  * v2enc.c; `session/new`, `prompt` and `cancel`, which both versions have, stay in bridge.c
@@ -58,10 +59,13 @@ static br_session *find(br_bridge *br, const char *sid)
     return NULL;
 }
 
-int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params)
+/* initialize's version: 1 or 2 (the highest at or below the client's; once sessions exist, the
+ * connection's own), or -1 after answering with an error (0, or below the version of a
+ * connection that has sessions). */
+static int negotiate(br_bridge *br, json_t *id, json_t *params)
 {
-    json_t *pv = json_object_get(params, "protocolVersion");
-    int want = 1; /* a client that names no version gets v1, as before v2 existed */
+    json_t *pv = json_object_get(params, "protocolVersion"); /* checked by bad_initialize() */
+    int want = 1;
     if (pv && !json_is_integer(pv)) {
         shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS,
                       "initialize: protocolVersion must be an integer", NULL);
@@ -99,7 +103,7 @@ int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params)
     return want;
 }
 
-void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params)
+static void initialize_v2(br_bridge *br, json_t *id, json_t *params)
 {
     json_t *info = json_object_get(params, "info");
     const char *name = json_string_value(json_object_get(info, "name"));
@@ -113,12 +117,66 @@ void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params)
                               "capabilities", "session", "delete", "authMethods"));
 }
 
+/* initialize's params, checked against the schema's types before anything is taken from them.
+ * NULL, or the -32602 message. */
+static const char *bad_initialize(json_t *params)
+{
+    json_t *pv = json_object_get(params, "protocolVersion");
+    if (!json_is_integer(pv) || json_integer_value(pv) < 0 || json_integer_value(pv) > 65535)
+        return "initialize: protocolVersion must be an integer (0-65535)";
+    json_t *cc = json_object_get(params, "clientCapabilities");
+    if (cc && !json_is_object(cc))
+        return "initialize: clientCapabilities must be an object";
+    json_t *v;
+    if ((v = json_object_get(cc, "terminal")) && !json_is_boolean(v))
+        return "initialize: clientCapabilities.terminal must be a boolean";
+    if ((v = json_object_get(cc, "fs")) && !json_is_object(v))
+        return "initialize: clientCapabilities.fs must be an object";
+    if ((v = json_object_get(cc, "_meta")) && !json_is_object(v))
+        return "initialize: clientCapabilities._meta must be an object";
+    if ((v = json_object_get(params, "clientInfo")) && !json_is_object(v) && !json_is_null(v))
+        return "initialize: clientInfo must be an object";
+    return NULL;
+}
+
+void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params)
+{
+    const char *bad = bad_initialize(params);
+    if (bad) {
+        shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS, bad, NULL);
+        return;
+    }
+    int version = negotiate(br, id, params);
+    if (version != 1) {
+        if (version == 2)
+            initialize_v2(br, id, params);
+        return;
+    }
+    json_t *cc = json_object_get(params, "clientCapabilities");
+    json_t *meta = json_object_get(cc, "_meta");
+    br->caps.terminal = json_is_true(json_object_get(cc, "terminal"));
+    br->caps.terminal_output = json_is_true(json_object_get(meta, "terminal_output"));
+    br->caps.terminal_output_delta = json_is_true(json_object_get(meta, "terminal_output_delta"));
+    br->caps.display_terminals = false;
+    br->caps.client_terminals = br->cfg.client_terminals;
+    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d %s", br->caps.terminal,
+                 br->caps.terminal_output,
+                 br->caps.terminal_output_delta ? "_meta.terminal_output_delta=1" : "");
+    shc_rpc_respond(
+        br->rpc, id,
+        json_pack("{s:i,s:{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:{}},s:[],s:{s:s,s:s,s:s}}",
+                  "protocolVersion", 1, "agentCapabilities", "loadSession", 0,
+                  "promptCapabilities", "image", 0, "audio", 0, "embeddedContext", 0,
+                  "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", "authMethods",
+                  "agentInfo", "name", "shcard", "title", "shcard", "version", SHC_VERSION));
+}
+
 /* terminal/cancel {sessionId, terminalId}: the kill ladder for a display terminal of that
  * session whose command runs.  Answered at once; the exitStatus update confirms it. */
 void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params)
 {
-    const char *sid = json_string_value(json_object_get(params, "sessionId"));
-    const char *tid = json_string_value(json_object_get(params, "terminalId"));
+    const char *sid = shc_rpc_str(json_object_get(params, "sessionId"));
+    const char *tid = shc_rpc_str(json_object_get(params, "terminalId"));
     br_session *s = find(br, sid);
     if (!sid || !tid) {
         shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS,
@@ -196,7 +254,7 @@ void shc__v2_on_settled(br_bridge *br, br_session *s)
         return;
     }
     json_t *h = json_array_get(s->v2_held, 0);
-    if (!h)
+    if (!h || s->active)
         return;
     json_incref(h);
     json_array_remove(s->v2_held, 0);
@@ -246,7 +304,7 @@ static void not_found(br_bridge *br, json_t *id, const char *method, const char 
  * replayFrom {type: start} its history is replayed first.  Then the current state, then {}. */
 static void m_resume(br_bridge *br, json_t *id, json_t *params)
 {
-    const char *sid = json_string_value(json_object_get(params, "sessionId"));
+    const char *sid = shc_rpc_str(json_object_get(params, "sessionId"));
     const char *cwd = json_string_value(json_object_get(params, "cwd"));
     json_t *mcp = json_object_get(params, "mcpServers");
     json_t *dirs = json_object_get(params, "additionalDirectories");
@@ -300,7 +358,7 @@ static void m_resume(br_bridge *br, json_t *id, json_t *params)
  * the request is answered and the session freed.  An unknown session is closed already. */
 static void m_close(br_bridge *br, json_t *id, const char *method, json_t *params)
 {
-    const char *sid = json_string_value(json_object_get(params, "sessionId"));
+    const char *sid = shc_rpc_str(json_object_get(params, "sessionId"));
     if (!sid) {
         invalid(br, id, "sessionId must be a string");
         return;

@@ -28,9 +28,28 @@ static void on_broken_kick(shc_loop *loop, void *payload)
     br->hooks.teardown(br, "stdout is closed");
 }
 
+/* The queue's size decides whether the PTYs (and, far past that, stdin) are read. */
+static void pressure(br_bridge *br)
+{
+    size_t q = shc_rpc_queued(br->rpc);
+    bool pause = br->out_paused ? q > SHC_BR_QUEUE_RESUME : q > SHC_BR_QUEUE_PAUSE;
+    if (pause != br->out_paused) {
+        br->out_paused = pause;
+        shc_exec_pause(br->exec, pause);
+        shc_log_debug(br->log, "%s reading commands' output (%zu bytes queued for the client)",
+                      pause ? "pause" : "resume", q);
+    }
+    bool hold = br->in_paused ? q > SHC_BR_QUEUE_RESUME : q > SHC_BR_QUEUE_STDIN;
+    if (hold != br->in_paused && br->in_watch > 0) {
+        br->in_paused = hold;
+        shc_loop_set_events(br->loop, br->in_watch, hold ? 0 : SHC_LOOP_READ);
+    }
+}
+
 void shc__wire_flush(br_bridge *br)
 {
     int rc = shc_rpc_flush(br->rpc);
+    pressure(br);
     if (rc == 1) {
         shc_loop_set_events(br->loop, br->out_watch, SHC_LOOP_WRITE);
         return;

@@ -8,8 +8,9 @@
 
 typedef struct shell_turn {
     shc_backend_host host;      /* copied: valid for the whole turn */
-    char **lines;               /* owned */
-    size_t nlines, next;
+    char *text;                 /* owned copy of the prompt; each line is cut in place when issued */
+    size_t len, pos;            /* where the next line starts */
+    size_t nlines, next;        /* non-empty lines in all, and issued so far */
     size_t ok, failed, not_run;
     bool done;                  /* turn_done was called */
     char call_id[32];
@@ -35,24 +36,42 @@ static void turn_finish(shell_turn *t, shc_stop_reason reason)
     t->host.turn_done(t->host.payload, reason, 0, NULL);
 }
 
+/* The next trimmed non-empty line at or after *pos: [*s, *e), *pos moved past it.  False when
+ * none is left.  One pass, no copy: a prompt of a million lines costs nothing per line. */
+static bool next_line(const char *text, size_t len, size_t *pos, size_t *s, size_t *e)
+{
+    while (*pos < len) {
+        const char *p = text + *pos;
+        const char *nl = memchr(p, '\n', len - *pos);
+        size_t n = nl ? (size_t)(nl - p) : len - *pos;
+        size_t a = *pos, b = *pos + n;
+        *pos = b + (nl ? 1 : 0);
+        while (a < b && (text[a] == ' ' || text[a] == '\t' || text[a] == '\r'))
+            a++;
+        while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\r'))
+            b--;
+        if (b > a) {
+            *s = a;
+            *e = b;
+            return true;
+        }
+    }
+    return false;
+}
+
 static void issue_next(shell_turn *t)
 {
     if (t->done)
         return;
-    if (t->next >= t->nlines) {
+    size_t s, e;
+    if (!next_line(t->text, t->len, &t->pos, &s, &e)) {
         turn_finish(t, SHC_STOP_END_TURN);
         return;
     }
-    size_t i = t->next++;
-    snprintf(t->call_id, sizeof t->call_id, "line_%zu", i + 1);
-    t->host.tool_call(t->host.payload, t->call_id, t->lines[i], NULL);
-}
-
-static void free_lines(char **lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(lines[i]);
-    free(lines);
+    t->text[e] = 0; /* past the line: its newline or trailing blanks, never read again */
+    t->next++;
+    snprintf(t->call_id, sizeof t->call_id, "line_%zu", t->next);
+    t->host.tool_call(t->host.payload, t->call_id, t->text + s, NULL);
 }
 
 static shc_backend_turn *shell_turn_start(shc_backend *be, shc_loop *loop, const char *session_id,
@@ -67,32 +86,16 @@ static shc_backend_turn *shell_turn_start(shc_backend *be, shc_loop *loop, const
     if (!t)
         goto nomem;
     t->host = *host;
-    /* split into trimmed non-empty lines */
-    for (const char *p = prompt; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        const char *s = p, *e = p + n;
-        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
-            s++;
-        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-            e--;
-        if (e > s) {
-            char **l = realloc(t->lines, (t->nlines + 1) * sizeof *l);
-            if (!l)
-                goto nomem;
-            t->lines = l;
-            t->lines[t->nlines] = strndup(s, (size_t)(e - s));
-            if (!t->lines[t->nlines])
-                goto nomem;
-            t->nlines++;
-        }
-        p = nl ? nl + 1 : p + n;
-    }
+    t->text = strdup(prompt ? prompt : "");
+    if (!t->text)
+        goto nomem;
+    t->len = strlen(t->text);
+    size_t pos = 0, s, e;
+    while (next_line(t->text, t->len, &pos, &s, &e))
+        t->nlines++;
     issue_next(t);
     return (shc_backend_turn *)t;
 nomem:
-    if (t)
-        free_lines(t->lines, t->nlines);
     free(t);
     host->turn_done(host->payload, SHC_STOP_END_TURN, -32603, "out of memory");
     return NULL;
@@ -126,7 +129,7 @@ static void shell_turn_free(shc_backend_turn *bt)
     shell_turn *t = (shell_turn *)bt;
     if (!t)
         return;
-    free_lines(t->lines, t->nlines);
+    free(t->text);
     free(t);
 }
 

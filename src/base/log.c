@@ -35,8 +35,22 @@ void shc_log_msg(const shc_log *log, shc_log_level level, const char *fmt, ...)
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int full = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* Messages quote client text (commands, method names, paths): one line each, whatever it
+     * holds.  Control characters are escaped (no forged lines, no terminal escape sequences in
+     * the editor's log view) and the length is capped. */
+    char out[sizeof msg * 4 + 32];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            n += (size_t)snprintf(out + n, sizeof out - n, "\\x%02x", *p);
+        else
+            out[n++] = (char)*p;
+    }
+    out[n] = 0;
+    if (full >= (int)sizeof msg)
+        snprintf(out + n, sizeof out - n, "... (%d bytes)", full);
     fprintf(stderr, "%s: %s: %s\n", log && log->prefix ? log->prefix : "shcard",
-            level_names[level], msg);
+            level_names[level], out);
 }

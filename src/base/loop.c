@@ -45,6 +45,7 @@ struct shc_loop {
     int sigfd;              /* -1 until a signal is registered */
     sigset_t sigs;          /* signals delivered through sigfd */
     sigset_t blocked_by_us; /* those we blocked (restored on free) */
+    pid_t sender;           /* of the signal being dispatched */
     int next_id;
     int dispatching;
     int stopping;
@@ -265,7 +266,9 @@ static void dispatch_signals(shc_loop *l)
         for (size_t i = 0; i < k; i++)
             for (size_t j = 0; j < l->ns; j++)
                 if ((uint32_t)l->s[j].signo == si[i].ssi_signo) {
+                    l->sender = (pid_t)si[i].ssi_pid;
                     l->s[j].fn(l, l->s[j].signo, l->s[j].payload);
+                    l->sender = 0;
                     break;
                 }
         if (k < sizeof si / sizeof si[0])
@@ -394,6 +397,11 @@ int shc_loop_run(shc_loop *loop)
     }
     loop->stopping = 0;
     return rc;
+}
+
+pid_t shc_loop_signal_sender(const shc_loop *loop)
+{
+    return loop ? loop->sender : 0;
 }
 
 void shc_loop_stop(shc_loop *loop)

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 typedef struct shc_loop shc_loop;
 
@@ -33,8 +34,12 @@ void shc_loop_unwatch(shc_loop *loop, int id);
 int shc_loop_timer(shc_loop *loop, uint64_t ms, shc_loop_timer_fn fn, void *payload);
 void shc_loop_cancel_timer(shc_loop *loop, int id); /* no-op for a fired or unknown id */
 
-/* Deliver signo through the loop (blocks it and reads a signalfd).  SIGCHLD, SIGINT, SIGTERM. */
+/* Deliver signo through the loop (blocks it and reads a signalfd).  Any signal but SIGKILL and
+ * SIGSTOP; a second registration of the same signal replaces the first. */
 int shc_loop_signal(shc_loop *loop, int signo, shc_loop_signal_fn fn, void *payload);
+/* Inside a signal callback: the pid of the process that sent it (0 for the kernel).  A
+ * SIGPIPE raised by our own write to a closed pipe carries our own pid. */
+pid_t shc_loop_signal_sender(const shc_loop *loop);
 
 /* Run until shc_loop_stop() or until nothing is watched and no timer is pending.
  * Returns 0, or -errno on a poll failure. */

@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include "base/signame.h"
+
+#include <stddef.h>
 
 /* Linux x86-64/arm64 numbering (the generic table; SIGRTMIN is 34 as glibc reports it). */
 static const char *const names[] = {
@@ -25,4 +28,16 @@ const char *shc_signal_name(int signo)
     if (signo <= 0 || (unsigned)signo >= sizeof names / sizeof names[0])
         return 0;
     return names[signo];
+}
+
+void shc_signal_terminating(sigset_t *set)
+{
+    static const int fixed[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGTERM, SIGUSR1, SIGUSR2,
+                                SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+                                SIGIO,   SIGPWR,  SIGSTKFLT};
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        sigaddset(set, fixed[i]);
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+        sigaddset(set, s);
 }

@@ -18,6 +18,19 @@ filter_reject_operands(shc_rule *r, const char *cmd, const shc_optres *res, size
     return false;
 }
 
+/* Parses a filter's options; an option that reads a file (grep --exclude-from=F) rejects:
+ * a filter reads only the pipe. */
+static int filter_parse(
+    shc_optres *res, shc_rule *r, const shc_cmdspec *spec, const char *const *argv, size_t argc)
+{
+    if (shc__opts_parse(res, r, spec, argv, 1, argc, true) < 0)
+        return -1;
+    if (r->ninputs > 0)
+        return shc__reject(r, r->input_argi[0], "%s: '%s' is a file: a filter reads only the pipe",
+                           spec->name, r->inputs[0]);
+    return 0;
+}
+
 bool shc__policy_filter(
     shc_rule *r, const char *const *argv, size_t argc, long *line, long *line_end)
 {
@@ -38,7 +51,7 @@ bool shc__policy_filter(
     switch (spec->id) {
     case SHC_CMD_head:
     case SHC_CMD_tail:
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+        if (filter_parse(&res, r, spec, argv, argc) < 0)
             return false;
         if (shc__check_counts(&tmp, spec->name, &res, spec->id == SHC_CMD_tail) < 0) {
             shc__reject(r, tmp.argi, "%s", tmp.reason);
@@ -52,7 +65,7 @@ bool shc__policy_filter(
         size_t files;
         long a, b;
         bool last;
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+        if (filter_parse(&res, r, spec, argv, argc) < 0)
             return false;
         if (shc__sed_script(r, &res, &files, &a, &b, &last) < 0)
             return false;
@@ -63,7 +76,7 @@ bool shc__policy_filter(
         return true;
     }
     case SHC_CMD_grep: {
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+        if (filter_parse(&res, r, spec, argv, argc) < 0)
             return false;
         if (shc__opt_first(&res, SHC_ROLE_RECURSIVE) || shc__opt_first(&res, SHC_ROLE_DIRACTION)) {
             shc__reject(r, 0, "%s: -r searches files, not the pipe", spec->name);
@@ -77,7 +90,7 @@ bool shc__policy_filter(
         return !filter_reject_operands(r, spec->name, &res, pat);
     }
     case SHC_CMD_tr:
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+        if (filter_parse(&res, r, spec, argv, argc) < 0)
             return false;
         return !filter_reject_operands(r, spec->name, &res, 2);
     case SHC_CMD_cat:
@@ -87,7 +100,7 @@ bool shc__policy_filter(
     case SHC_CMD_uniq:
     case SHC_CMD_cut:
     case SHC_CMD_column:
-        if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) < 0)
+        if (filter_parse(&res, r, spec, argv, argc) < 0)
             return false;
         return !filter_reject_operands(r, spec->name, &res, 0);
     case SHC_CMD_bat:

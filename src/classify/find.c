@@ -7,10 +7,11 @@
 #include <string.h>
 
 typedef enum find_role {
-    FIND_TEST,  /* a test or option: no effect outside find */
-    FIND_QUERY, /* a name test whose value is the query */
-    FIND_OPER,  /* ( ) ! -not -a -o , */
-    FIND_PRUNE, /* -prune: the test before it names what is skipped, not what is searched */
+    FIND_TEST,   /* a test or option: no effect outside find */
+    FIND_QUERY,  /* a name test whose value is the query */
+    FIND_OPER,   /* ( ) ! -not -a -o , */
+    FIND_PRUNE,  /* -prune: the test before it names what is skipped, not what is searched */
+    FIND_FORMAT, /* -printf FORMAT: field widths are bounded */
 } find_role;
 
 typedef struct find_pred {
@@ -76,7 +77,7 @@ static const find_pred preds[] = {
     {"-warn", 0, FIND_TEST, NULL},
     {"-print", 0, FIND_TEST, NULL},
     {"-print0", 0, FIND_TEST, NULL},
-    {"-printf", 1, FIND_TEST, NULL},
+    {"-printf", 1, FIND_FORMAT, NULL},
     {"-ls", 0, FIND_TEST, NULL},
     {"-quit", 0, FIND_TEST, NULL},
     {"-prune", 0, FIND_PRUNE, NULL},
@@ -106,6 +107,34 @@ static const find_pred *find_lookup(const char *w)
         if (!strcmp(preds[i].name, w))
             return &preds[i];
     return NULL;
+}
+
+/* Whether every %-directive's width and precision in a -printf format is at most
+ * SHC_MAX_WIDTH (the red team saw `find . -printf '%1000000000f'` write 1 GB per file). */
+static bool format_ok(const char *f)
+{
+    for (const char *p = strchr(f, '%'); p; p = strchr(p, '%')) {
+        p++;
+        if (*p == '%') {
+            p++;
+            continue;
+        }
+        while (*p && strchr("-+ #0", *p))
+            p++;
+        for (int part = 0; part < 2; part++) {
+            const char *d = p;
+            while (*p >= '0' && *p <= '9')
+                p++;
+            long n;
+            if (p > d && (shc__parse_num(d, (size_t)(p - d), &n) < 0 || n > SHC_MAX_WIDTH))
+                return false;
+            if (part == 0 && *p == '.')
+                p++;
+            else
+                break;
+        }
+    }
+    return true;
 }
 
 static bool starts_expression(const char *w)
@@ -158,6 +187,13 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
         case FIND_PRUNE:
             if (last_was_query)
                 nq--;
+            break;
+        case FIND_FORMAT:
+            if (!format_ok(argv[i + 1])) {
+                shc__reject(r, i + 1, "find: a -printf width over %d (writes that much per file)",
+                            SHC_MAX_WIDTH);
+                return;
+            }
             break;
         case FIND_OPER:
         case FIND_TEST: break;

@@ -58,6 +58,34 @@ root_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t first,
 
 /* ------------------------------------------------------------------ primary commands */
 
+/* bat's paging mode (src/bin/bat/app.rs with clap_app.rs overrides): the last of --paging=WHEN
+ * and -P/--no-paging/--no-pager decides; with auto (or neither), -pp means never, but -n,
+ * --number and --style drop every -p before them.  Sets r->pages; `always` runs the pager even
+ * when piped. */
+static int bat_paging(shc_rule *r, const shc_optres *res)
+{
+    const shc_optval *last = NULL;
+    size_t plain = 0;
+    for (size_t i = 0; i < res->nopts; i++) {
+        const shc_optval *ov = &res->opts[i];
+        if (ov->opt->role == SHC_ROLE_PAGING || ov->opt->role == SHC_ROLE_NOPAGER)
+            last = ov;
+        else if (ov->opt->role == SHC_ROLE_PLAIN)
+            plain++;
+        else if (ov->opt->role == SHC_ROLE_STYLE)
+            plain = 0;
+    }
+    bool never = plain >= 2;
+    if (last && last->opt->role == SHC_ROLE_NOPAGER)
+        never = true;
+    else if (last && !strcmp(last->value, "never"))
+        never = true;
+    else if (last && strcmp(last->value, "auto") != 0)
+        return shc__reject(r, last->argi, "bat: --paging=%s may run a pager", last->value);
+    r->pages = !never;
+    return 0;
+}
+
 static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
 {
     switch (spec->id) {
@@ -77,15 +105,8 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
             }
         break;
     case SHC_CMD_bat: {
-        const shc_optval *pg = shc__opt_first(res, SHC_ROLE_PAGING);
-        if (pg && strcmp(pg->value, "never") != 0) {
-            shc__reject(r, pg->argi, "bat: --paging=%s may run a pager", pg->value);
+        if (bat_paging(r, res) < 0)
             return;
-        }
-        size_t plain = 0;
-        for (size_t i = 0; i < res->nopts; i++)
-            plain += res->opts[i].opt->short_name == 'p';
-        r->pages = !shc__opt_first(res, SHC_ROLE_NOPAGER) && !pg && plain < 2;
         const shc_optval *rg = shc__opt_first(res, SHC_ROLE_RANGE);
         r->whole_output = !rg;
         if (rg) {
@@ -178,47 +199,20 @@ static void rule_search(shc_rule *r, const shc_cmdspec *spec, const shc_optres *
     if (root_operands(r, spec->name, res, first, false) < 0)
         return;
     if (spec->id == SHC_CMD_grep && r->npaths == 0) {
-        const shc_optval *d = shc__opt_first(res, SHC_ROLE_DIRACTION);
-        bool rec = shc__opt_first(res, SHC_ROLE_RECURSIVE) || (d && !strcmp(d->value, "recurse"));
+        /* grep.c: -r, -R and -d ACTION all set `directories`; the last one wins */
+        bool rec = false;
+        for (size_t i = 0; i < res->nopts; i++) {
+            if (res->opts[i].opt->role == SHC_ROLE_RECURSIVE)
+                rec = true;
+            else if (res->opts[i].opt->role == SHC_ROLE_DIRACTION)
+                rec = !strcmp(res->opts[i].value, "recurse");
+        }
         if (!rec) {
             shc__reject(r, 0, "%s: without a file it reads standard input", spec->name);
             return;
         }
     }
     r->kind = SHC_KIND_SEARCH;
-}
-
-static void rule_git(shc_rule *r, const char *const *argv, size_t argc)
-{
-    shc_optres res;
-    if (shc__opts_parse(&res, r, shc__policy_spec(SHC_CMD_git), argv, 1, argc, false) < 0)
-        return;
-    if (res.nops == 0) {
-        shc__reject(r, 0, "git: no subcommand");
-        return;
-    }
-    const shc_operand *sub = &res.ops[0];
-    shc_cmd_id id;
-    if (!strcmp(sub->value, "grep"))
-        id = SHC_CMD_git_grep;
-    else if (!strcmp(sub->value, "ls-files"))
-        id = SHC_CMD_git_ls_files;
-    else {
-        shc__reject(r, sub->argi, "git %s: only git grep and git ls-files are searches or lists",
-                    sub->value);
-        return;
-    }
-    bool nopager = shc__opt_first(&res, SHC_ROLE_NOPAGER) != NULL;
-    const shc_cmdspec *spec = shc__policy_spec(id);
-    if (shc__opts_parse(&res, r, spec, argv, sub->argi + 1, argc, true) < 0)
-        return;
-    r->pages = id == SHC_CMD_git_grep && !nopager;
-    if (id == SHC_CMD_git_ls_files) {
-        if (root_operands(r, spec->name, &res, 0, true) == 0)
-            r->kind = SHC_KIND_LIST;
-        return;
-    }
-    rule_search(r, spec, &res);
 }
 
 static void rule_fd(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
@@ -230,6 +224,11 @@ static void rule_fd(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
     for (size_t i = 0; i < res->nopts; i++) {
         if (res->opts[i].opt->role != SHC_ROLE_SEARCHPATH)
             continue;
+        if (res->nops > 1) {
+            shc__reject(r, res->opts[i].argi,
+                        "fd: --search-path with path operands (clap reports a conflict)");
+            return;
+        }
         if (res->opts[i].value[0] == '\0' || !strcmp(res->opts[i].value, "-")) {
             shc__reject(r, res->opts[i].argi, "fd: bad --search-path");
             return;
@@ -271,13 +270,17 @@ void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
     }
     shc_optres res;
     switch (spec->id) {
-    case SHC_CMD_git: rule_git(r, argv, argc); break;
+    case SHC_CMD_git: shc__policy_git(r, argv, argc); break;
     case SHC_CMD_cat:
     case SHC_CMD_head:
     case SHC_CMD_tail:
     case SHC_CMD_nl:
     case SHC_CMD_bat:
     case SHC_CMD_sed:
+        if (spec->id == SHC_CMD_bat && argc > 1 && !strcmp(argv[1], "cache")) {
+            shc__reject(r, 1, "bat: `bat cache` is bat's cache subcommand (--clear, --build)");
+            break;
+        }
         if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0)
             rule_read(r, spec, &res);
         break;

@@ -1,7 +1,7 @@
 /* The classifier's policy over decoded argv strings: which commands may be shown as read,
- * search or list, with every option of each command kept as data in tools.def (one file per tool under tools/).
- * Nothing here knows the AST: callers pass NUL-terminated argv words (borrowed) and get a
- * shc_rule result whose strings point into that argv.  No allocation, no global state.
+ * search or list, with every option of each command kept as data in tools.def (one file per tool
+ * under tools/). Nothing here knows the AST: callers pass NUL-terminated argv words (borrowed) and
+ * get a shc_rule result whose strings point into that argv.  No allocation, no global state.
  */
 #ifndef SHC_POLICY_H
 #define SHC_POLICY_H
@@ -14,7 +14,8 @@
 /* What an option takes. */
 typedef enum shc_arg {
     SHC_ARG_NONE, /* a flag */
-    SHC_ARG_REQ,  /* a value: attached (-n5, --lines=5) or the next word */
+    SHC_ARG_REQ,  /* a value: attached (-n5, --lines=5) or the next word (the family decides which
+                     next words may be values) */
     SHC_ARG_OPT,  /* an optional value, attached only (--color[=WHEN]) */
 } shc_arg;
 
@@ -23,38 +24,84 @@ typedef enum shc_role {
     SHC_ROLE_NONE,
     SHC_ROLE_PATTERN,    /* the value is a search pattern (-e) */
     SHC_ROLE_LINES,      /* head/tail -n: the value is a line count (tail: +N = from line N) */
+    SHC_ROLE_BYTES,      /* head/tail -c: a byte count (the last of -n/-c/-NUM wins) */
     SHC_ROLE_RANGE,      /* bat -r N:M */
     SHC_ROLE_FILES,      /* rg --files, ack -f: list files instead of searching */
     SHC_ROLE_QUIET,      /* sed -n */
     SHC_ROLE_SCRIPT,     /* sed -e SCRIPT */
     SHC_ROLE_RECURSIVE,  /* grep -r: no operand means the current directory */
     SHC_ROLE_SEARCHPATH, /* fd --search-path DIR */
-    SHC_ROLE_PAGING,     /* bat --paging WHEN: only "never" keeps the label */
+    SHC_ROLE_PAGING,     /* bat --paging WHEN: the last of --paging and -P decides */
     SHC_ROLE_FULLPATH,   /* fd -p: the pattern may contain '/' */
-    SHC_ROLE_DIRACTION,  /* grep -d ACTION: "recurse" is -r */
+    SHC_ROLE_DIRACTION,  /* grep -d ACTION: the last of -r/-R/-d decides */
     SHC_ROLE_NOVCS,      /* ag -U: without it ag runs `git config` through sh */
     SHC_ROLE_NOPAGER,    /* bat -P, git --no-pager: no pager even on a terminal */
     SHC_ROLE_NUMBER,     /* the value must be a decimal number (ag -A x loops forever) */
+    SHC_ROLE_WIDTH,      /* a decimal number up to SHC_MAX_WIDTH (nl -w 2000000000 writes 2 GB
+                            per line) */
     SHC_ROLE_FILE,       /* the value is a file the tool reads (--ignore-file F, grep -f F):
                             it goes to shc_rule.inputs and is checked like an operand */
+    SHC_ROLE_DIRFILE,    /* a file name read in every directory (git ls-files
+                            --exclude-per-directory NAME): no '/', not '-' */
+    SHC_ROLE_PLAIN,      /* bat -p: twice (-pp) means no pager */
+    SHC_ROLE_STYLE,      /* bat -n/--number/--style: clap drops the -p given before them */
+    SHC_ROLE_NOREVS,     /* git grep --no-index/--untracked: no operand is a revision */
 } shc_role;
+
+/* How a command's real option parser reads argv (tools.def, SHC_CMD).  Each family is
+ * implemented in opts.c after the real parser (the evidence is in each tools/NAME.def). */
+typedef enum shc_family {
+    SHC_FAM_GNU,     /* glibc getopt_long: clusters, -n5 / -n 5 (any next word is the value),
+                        --name=v / --name v, optional values attached only, --, permutation */
+    SHC_FAM_CLAP,    /* clap 2/3/4 and lexopt (rg, fd, bat): no long prefixes, a next word that
+                        starts with '-' is an option (unless SHC_HYPHEN), -n=5 drops the '=',
+                        a repeated value option swallows the following words (clap 2) */
+    SHC_FAM_PERL,    /* Getopt::Long with bundling (ack): like GNU, but --X names the letter X and
+                        early passes read some --words wherever they are */
+    SHC_FAM_GIT,     /* git's parse-options (git grep, git ls-files): no prefixes here, --no-X,
+                        --end-of-options, bare ( and ) are options of git grep */
+    SHC_FAM_GITMAIN, /* git.c handle_options: whole words only, no clusters, stops at the
+                        subcommand */
+    SHC_FAM_TREE,    /* tree's own loop: a value letter takes the next word even inside a
+                        cluster; long options compared whole */
+    SHC_FAM_BASH,    /* bash's builtin getopt (cd): letters only, stops at the first operand */
+} shc_family;
+
+/* Command flags (SHC_CMD in tools.def). */
+enum {
+    SHC_ABBREV = 1,      /* unique prefixes of long options (checked against the real table) */
+    SHC_STOP = 2,        /* options end at the first operand ('+' in the optstring, parse-options
+                            STOP_AT_NON_OPTION) */
+    SHC_DIGITS_HEAD = 4, /* -NUM is a count as the first argument only (coreutils head) */
+    SHC_DIGITS_TAIL = 8, /* -NUM as the first argument with one file at most (coreutils tail) */
+    SHC_DIGITS_ANY = 16, /* a word -NUM anywhere is a count (GNU grep, git grep) */
+};
+
+/* Option flags (SHC_OPTX in tools.def); only the clap family reads them. */
+enum {
+    SHC_MULTI = 1,  /* the option may be repeated (values accumulate) */
+    SHC_HYPHEN = 2, /* a next word that starts with '-' may be its value */
+};
 
 typedef struct shc_opt {
     char short_name;       /* 0 when the option has no short form */
     const char *long_name; /* without the dashes; NULL when none */
     shc_arg arg;
     shc_role role;
+    unsigned flags;     /* SHC_MULTI, SHC_HYPHEN */
     const char *danger; /* NULL, or why the option makes the command a terminal command */
 } shc_opt;
 
 /* The commands the policy knows (expanded from tools.def). */
 typedef enum shc_cmd_id {
-#define SHC_CMD(id, name, abbrev, digits) SHC_CMD_##id,
+#define SHC_CMD(id, name, fam, flags) SHC_CMD_##id,
 #define SHC_OPT(s, l, a, r, d)
+#define SHC_OPTX(s, l, a, r, f, d)
 #define SHC_END(id)
 #include "classify/tools.def"
 #undef SHC_CMD
 #undef SHC_OPT
+#undef SHC_OPTX
 #undef SHC_END
     SHC_CMD__COUNT
 } shc_cmd_id;
@@ -63,8 +110,8 @@ typedef struct shc_cmdspec {
     const char *name;
     shc_cmd_id id;
     const shc_opt *opts; /* terminated by an all-zero entry */
-    bool abbrev;         /* accepts unique prefixes of long options (getopt_long, git) */
-    bool digits;         /* -NUM is a count (head -50, tail -20, grep -3) */
+    shc_family family;
+    unsigned flags; /* SHC_ABBREV, SHC_STOP, SHC_DIGITS_* */
 } shc_cmdspec;
 
 /* The spec for a command name (egrep/fgrep/batcat/fdfind are aliases), or NULL. */
@@ -74,7 +121,8 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 
 /* ------------------------------------------------------------------ option parsing */
 
-#define SHC_MAX_ARGS 64
+#define SHC_MAX_ARGS  64
+#define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
 
 typedef struct shc_optval {
     const shc_opt *opt;
@@ -119,13 +167,16 @@ typedef struct shc_rule {
     size_t argi;      /* the word that decided (0 = the command name) */
 } shc_rule;
 
-/* The first option with this role, or NULL; how many have it. */
+/* The first / last option with this role, or NULL; how many have it. */
 const shc_optval *shc__opt_first(const shc_optres *res, shc_role role);
+const shc_optval *shc__opt_last(const shc_optres *res, shc_role role);
 size_t shc__opt_count(const shc_optres *res, shc_role role);
 
-/* Parses argv[start..argc) against spec: clusters, attached values, --opt=value, --, GNU
- * permutation and unique prefixes (when spec->abbrev; a prefix that could name a dangerous
- * option rejects).  Returns 0, or -1 with r->reason and r->argi set. */
+/* Parses argv[start..argc) against spec with its family's rules (opts.c): clusters, values,
+ * --, permutation, prefixes, -NUM, repeats.  permute false makes options end at the first
+ * operand whatever the family (cd, git's global options).  Values of SHC_ROLE_FILE options go
+ * to r->inputs.  Returns 0, or -1 with r->reason and r->argi set.  For a git SHC_STOP command
+ * the words after the options are left raw in res->ops, `--` included (git grep reads them). */
 int shc__opts_parse(shc_optres *res,
                     shc_rule *r,
                     const shc_cmdspec *spec,
@@ -140,6 +191,15 @@ void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc);
 
 /* find: its own predicate allowlist (find.c).  Same contract as shc__policy_primary. */
 void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc);
+
+/* git: its global options, then git grep or git ls-files (git.c).  Same contract. */
+void shc__policy_git(shc_rule *r, const char *const *argv, size_t argc);
+
+/* Whether git may read s as a revision (a ref name, an object name, rev:path, @{...}, a
+ * describe name): false only when no ref can have that name and no other revision syntax
+ * applies (".", "src/", "*.c").  Reading a revision reads objects, which a partial clone
+ * fetches from its remote. */
+bool shc__git_maybe_rev(const char *s);
 
 /* Checks a later pipeline stage: a pure filter that reads only stdin.  Returns true when
  * allowed; otherwise fills r->reason and r->argi.  When the filter names the first line

@@ -19,7 +19,7 @@ int shc__parse_num(const char *s, size_t n, long *out)
     return 0;
 }
 
-/* head/tail -n VALUE: [-+]digits.  tail +N / -n +N starts at line N. */
+/* head/tail -n/-c VALUE: [-+]digits (only tail reads +N for -n).  Returns 0 or -1. */
 static int check_count(shc_rule *r, const char *cmd, const shc_optval *ov, bool tail)
 {
     const char *v = ov->value;
@@ -27,29 +27,31 @@ static int check_count(shc_rule *r, const char *cmd, const shc_optval *ov, bool 
     if (v[0] == '+' || v[0] == '-')
         v++;
     long n;
-    if (shc__parse_num(v, strlen(v), &n) < 0)
-        return shc__reject(r, ov->argi, "%s: '%s' is not a line count", cmd, ov->value);
-    if (plus && tail) {
-        r->line = n == 0 ? 1 : n;
-        r->line_end = 0;
-    } else if (plus) {
-        return shc__reject(r, ov->argi, "%s: '%s' is not a line count", cmd, ov->value);
-    }
+    bool lines = ov->opt->role == SHC_ROLE_LINES;
+    if (shc__parse_num(v, strlen(v), &n) < 0 || (plus && lines && !tail))
+        return shc__reject(r, ov->argi, "%s: '%s' is not a %s count", cmd, ov->value,
+                           lines ? "line" : "byte");
     return 0;
 }
 
 int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail)
 {
+    /* coreutils: -n, -c and -NUM set one count; the last one wins */
+    const shc_optval *last = NULL;
     for (size_t i = 0; i < res->nopts; i++) {
         const shc_optval *ov = &res->opts[i];
-        if (ov->opt->role == SHC_ROLE_LINES && check_count(r, cmd, ov, tail) < 0)
+        if (ov->opt->role != SHC_ROLE_LINES && ov->opt->role != SHC_ROLE_BYTES)
+            continue;
+        if (check_count(r, cmd, ov, tail) < 0)
             return -1;
-        if (ov->opt->short_name == 'c' && ov->value) {
-            long n;
-            const char *v = ov->value + (ov->value[0] == '+' || ov->value[0] == '-');
-            if (shc__parse_num(v, strlen(v), &n) < 0)
-                return shc__reject(r, ov->argi, "%s: '%s' is not a byte count", cmd, ov->value);
-        }
+        last = ov;
+    }
+    r->line = 0;
+    r->line_end = 0;
+    if (tail && last && last->opt->role == SHC_ROLE_LINES && last->value[0] == '+') {
+        long n = 0;
+        shc__parse_num(last->value + 1, strlen(last->value + 1), &n);
+        r->line = n == 0 ? 1 : n;
     }
     return 0;
 }

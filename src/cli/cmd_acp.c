@@ -2,6 +2,7 @@
  * The backend is picked here: the model backend (model/) with a key or a base URL, else shell
  * mode (agent/shell.c); the bridge only sees the seam (agent/backend.h). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +25,18 @@ static void usage(FILE *f)
             "  --client-terminals       run terminal commands through the client's\n"
             "                           terminal/create when it has no _meta.terminal_output\n"
             "  --log-level LEVEL        error, warn (default), info or debug\n"
-            "  --timeout SECONDS        per-command timeout (default none)\n"
+            "  --timeout SECONDS        per-command timeout (default 1800; 0 = none)\n"
+            "  --input-wait SECONDS     end a command that waits this long for terminal input\n"
+            "                           (a password prompt, a pager, read </dev/tty, stopped)\n"
+            "                           (default 3; 0 = never)\n"
             "  --login                  run commands with bash -lc (default bash -c)\n"
             "  --color                  TERM=xterm-256color (default TERM=dumb, NO_COLOR=1)\n"
-            "  --max-line BYTES         longest accepted JSON-RPC line (default 16 MiB)\n"
+            "  --max-line BYTES         longest accepted JSON-RPC line (default 4 MiB)\n"
             "  --output-limit BYTES     model text / outputByteLimit cap (default 1 MiB)\n"
             "  --chunk-bytes BYTES      terminal_output coalescing size (default 8192)\n"
-            "  --chunk-ms MS            terminal_output coalescing delay (default 16)\n");
+            "  --chunk-ms MS            terminal_output coalescing delay (default 16)\n"
+            "  --max-commands N         commands running at once, all sessions (default 16);\n"
+            "                           more wait for a free slot\n");
     fprintf(f, "\n%s", shc_model_config_usage());
 }
 
@@ -103,10 +109,13 @@ int shc_cmd_acp(int argc, char **argv)
     cfg.in_fd = cfg.out_fd = -1;
     cfg.log.level = SHC_LOG_WARN;
     cfg.log.prefix = "shcard acp";
+    /* Before anything can log: a closed stderr must give EPIPE, not end the agent. */
+    signal(SIGPIPE, SIG_IGN);
     shc_model_config mcfg; /* the model backend's flags (config.h) */
     shc_model_config_init(&mcfg);
     char merr[256];
     int mrc;
+    bool timeout_given = false, input_wait_given = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -140,6 +149,13 @@ int shc_cmd_acp(int argc, char **argv)
             if (num(a, v, 86400ull * 365, &n))
                 return 2;
             cfg.timeout_ms = n * 1000;
+            timeout_given = true;
+            i++;
+        } else if (!strcmp(a, "--input-wait")) {
+            if (num(a, v, 86400, &n))
+                return 2;
+            cfg.input_wait_ms = n * 1000;
+            input_wait_given = true;
             i++;
         } else if (!strcmp(a, "--max-line")) {
             if (num(a, v, 1ull << 32, &n) || n < 1024) {
@@ -157,6 +173,13 @@ int shc_cmd_acp(int argc, char **argv)
             if (num(a, v, 1ull << 24, &n))
                 return 2;
             cfg.chunk_bytes = (size_t)n;
+            i++;
+        } else if (!strcmp(a, "--max-commands")) {
+            if (num(a, v, 4096, &n) || n < 1) {
+                fprintf(stderr, "shcard acp: --max-commands must be at least 1\n");
+                return 2;
+            }
+            cfg.max_commands = (size_t)n;
             i++;
         } else if (!strcmp(a, "--chunk-ms")) {
             if (num(a, v, 10000, &n))
@@ -178,8 +201,11 @@ int shc_cmd_acp(int argc, char **argv)
     }
     cfg.backend = NULL;
     mrc = pick_backend(&mcfg, &cfg.backend);
-    if (!cfg.timeout_ms && mcfg.timeout_s > 0) /* `timeout` from the config file */
-        cfg.timeout_ms = (uint64_t)mcfg.timeout_s * 1000;
+    if (!timeout_given) /* `timeout` from the config file, else the default */
+        cfg.timeout_ms = (uint64_t)(mcfg.timeout_s > 0 ? mcfg.timeout_s
+                                                       : SHC_BRIDGE_DEFAULT_TIMEOUT_S) * 1000;
+    if (!input_wait_given)
+        cfg.input_wait_ms = (uint64_t)SHC_BRIDGE_DEFAULT_INPUT_WAIT_S * 1000;
     shc_model_config_free(&mcfg);
     if (mrc)
         return 2;

@@ -1,6 +1,5 @@
 #define _GNU_SOURCE
 #include "exec/pty.h"
-#include "exec/pty_spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,34 +8,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "exec/output.h"
-#include "shcard.h"
 #include "base/signame.h"
+#include "exec/guard.h"
+#include "exec/output.h"
+#include "exec/stall.h"
+#include "exec/stream.h"
 #include "exec/sweep.h"
-
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
-
-extern char **environ;
+#include "shcard.h"
 
 enum {
     READ_SIZE = 65536,
-    DRAIN_GRACE_MS = 150,   /* after exit, wait this long for EOF before hanging up */
-    POLL_FALLBACK_MS = 250, /* without pidfd: SIGCHLD through the loop, and this safety poll */
+    DRAIN_GRACE_MS = 150, /* after exit, wait this long for EOF before hanging up */
+    DRAIN_READS = 16,     /* then read at most this many READ_SIZE blocks */
+    WATCH_MS = 250,       /* how often commands are checked for waiting on terminal input */
 };
 
 struct shc_exec {
-    shc_loop *loop; /* borrowed */
-    bool sigchld;   /* SIGCHLD registered on the loop (the fallback without pidfd) */
-    shc_pty *live;  /* commands whose leader is not reaped yet (not owned) */
+    shc_loop *loop;   /* borrowed */
+    shc_guard *guard; /* owned: forks the commands and ends them if we die; NULL once lost */
+    shc_pty *live;    /* commands not ended yet (not owned) */
     uint64_t seq;
+    bool paused;      /* shc_exec_pause: the PTYs are not read */
+    int t_watch;      /* the input-wait check, while a command has input_wait_ms */
 };
 
 struct shc_pty {
@@ -45,23 +44,19 @@ struct shc_pty {
     shc_pty *next, *prev;
     bool linked;
     pid_t pid;
-    int master, pidfd;
-    int w_master, w_pidfd;
-    int t_timeout, t_kill, t_drain, t_flush, t_poll;
-    bool exited, eof, done, laddering, reaped;
+    int master;
+    int w_master;
+    int t_timeout, t_kill, t_drain;
+    bool exited, eof, done, laddering;
+    bool ended; /* its group was killed, orphans swept, the leader reaped */
     shc_pty_status st;
     uint64_t t0, bytes_read;
     char token[80]; /* SHCARD_CMD_ID=... */
-    shc_utf8 u8;
-    shc_outbuf disp; /* sanitized display bytes not yet delivered */
-    shc_model model;
-    shc_ring tail;
+    shc_stream out;      /* display chunks, model text, tail ring */
     unsigned char *rbuf; /* owned, READ_SIZE */
-    size_t chunk_bytes;
-    uint32_t chunk_ms;
-    size_t display_limit;
-    uint64_t shown, hidden, events; /* display bytes delivered / withheld, chunks delivered */
     uint64_t kill_grace_ms;
+    uint64_t input_wait_ms, wait_since; /* stall.h: how long it may wait; since when it does */
+    char pts[32];                       /* its terminal, "/dev/pts/N" */
     shc_pty_output_fn on_output;
     shc_pty_exit_fn on_exit;
     void *payload;
@@ -78,6 +73,41 @@ int shc_pty_status_code(const shc_pty_status *st)
 
 /* ---------------------------------------------------------------- exec context */
 
+static void record_exit(shc_pty *p, int code, int status);
+
+static void on_guard_exit(void *payload, pid_t pid, int code, int status)
+{
+    shc_exec *ex = payload;
+    for (shc_pty *p = ex->live; p; p = p->next)
+        if (p->pid == pid && !p->exited) {
+            record_exit(p, code, status); /* may free p: the loop goes no further */
+            return;
+        }
+}
+
+/* Someone killed the guardian.  Its commands were re-parented to us (we are a subreaper too):
+ * they are killed now, and each ends as killed by SIGKILL.  The next spawn starts a new one. */
+static void on_guard_lost(void *payload)
+{
+    shc_exec *ex = payload;
+    fprintf(stderr, "shcard: the process guardian died; its commands are killed\n");
+    shc__guard_free(ex->guard);
+    ex->guard = NULL;
+    for (shc_pty *p = ex->live; p; p = p->next) {
+        kill(-p->pid, SIGKILL);
+        kill(p->pid, SIGKILL);
+    }
+    for (bool again = true; again;) { /* one at a time: an exit callback may free commands */
+        again = false;
+        for (shc_pty *p = ex->live; p; p = p->next)
+            if (!p->exited) {
+                record_exit(p, CLD_KILLED, SIGKILL);
+                again = true;
+                break;
+            }
+    }
+}
+
 shc_exec *shc_exec_new(shc_loop *loop)
 {
     if (!loop)
@@ -86,8 +116,12 @@ shc_exec *shc_exec_new(shc_loop *loop)
     if (!ex)
         return NULL;
     ex->loop = loop;
-    /* Escaped processes (setsid, nohup) come back to us when their parent dies. */
+    /* Should the guardian die, what it held comes back to us. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    if (shc__guard_start(&ex->guard, loop, on_guard_exit, on_guard_lost, ex) != 0) {
+        free(ex);
+        return NULL;
+    }
     return ex;
 }
 
@@ -105,21 +139,37 @@ static void unlink_pty(shc_pty *p)
     p->linked = false;
 }
 
-static void sweep(shc_pty *p)
+/* Ends the command's processes for good: SIGKILL to its group, orphans swept, the leader
+ * reaped.  The guardian does it (and answers when done); without one, we do it ourselves: the
+ * dead guardian's processes were re-parented to us. */
+static void end_group(shc_pty *p)
 {
+    if (p->ended)
+        return;
+    p->ended = true;
+    shc_exec *ex = p->ex;
+    if (ex && ex->guard && shc__guard_finish(ex->guard, p->pid) == 0)
+        return;
+    kill(-p->pid, SIGKILL);
+    kill(p->pid, SIGKILL);
     pid_t keep[64];
     size_t n = 0;
-    for (shc_pty *q = p->ex ? p->ex->live : NULL; q && n < 64; q = q->next)
+    for (shc_pty *q = ex ? ex->live : NULL; q && n < 63; q = q->next)
         if (q != p)
             keep[n++] = q->pid;
-    keep[n < 64 ? n++ : 63] = p->pid; /* our own leader is reaped by reap_leader */
+    keep[n++] = p->pid; /* reaped below, if it came back to us */
     shc__sweep(p->pid, p->token, keep, n);
+    for (int i = 0; i < 200 && waitpid(p->pid, NULL, WNOHANG) == 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
-/* Stops watching and timing; closes fds.  The leader must be reaped first. */
+/* Stops watching and timing; closes fds.  The group must be ended first. */
 static void teardown(shc_pty *p)
 {
-    int *timers[] = {&p->t_timeout, &p->t_kill, &p->t_drain, &p->t_flush, &p->t_poll};
+    shc__stream_quiet(&p->out);
+    int *timers[] = {&p->t_timeout, &p->t_kill, &p->t_drain};
     for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++)
         if (*timers[i] > 0) {
             shc_loop_cancel_timer(p->loop, *timers[i]);
@@ -127,118 +177,111 @@ static void teardown(shc_pty *p)
         }
     if (p->w_master > 0)
         shc_loop_unwatch(p->loop, p->w_master);
-    if (p->w_pidfd > 0)
-        shc_loop_unwatch(p->loop, p->w_pidfd);
-    p->w_master = p->w_pidfd = 0;
+    p->w_master = 0;
     if (p->master >= 0)
         close(p->master);
-    if (p->pidfd >= 0)
-        close(p->pidfd);
-    p->master = p->pidfd = -1;
-}
-
-static void reap_leader(shc_pty *p)
-{
-    if (p->reaped)
-        return;
-    while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    p->reaped = true;
+    p->master = -1;
 }
 
 /* Kill everything, reap, sweep, with no callback: for free and exec_free. */
 static void kill_now(shc_pty *p)
 {
-    if (!p->reaped) {
-        kill(-p->pid, SIGKILL);
-        kill(p->pid, SIGKILL);
-        sweep(p);
-        reap_leader(p);
-    }
+    end_group(p);
     unlink_pty(p);
     teardown(p);
 }
 
-static void on_sigchld_detached(shc_loop *loop, int signo, void *payload)
+static void ladder(shc_pty *p);
+
+/* Every WATCH_MS while some command may not wait for input: one scan of /proc for all of them;
+ * a command that has waited input_wait_ms without a pause gets the kill ladder. */
+static void on_watch(shc_loop *loop, void *payload)
 {
-    (void)loop;
-    (void)signo;
-    (void)payload;
+    shc_exec *ex = payload;
+    ex->t_watch = 0;
+    size_t n = 0;
+    for (shc_pty *p = ex->live; p; p = p->next)
+        n += p->input_wait_ms && !p->exited && !p->laddering;
+    if (!n)
+        return;
+    shc_stall_cmd *c = calloc(n, sizeof *c);
+    shc_pty **ps = calloc(n, sizeof *ps);
+    bool *w = calloc(n, sizeof *w);
+    if (c && ps && w) {
+        size_t k = 0;
+        for (shc_pty *p = ex->live; p && k < n; p = p->next)
+            if (p->input_wait_ms && !p->exited && !p->laddering) {
+                c[k] = (shc_stall_cmd){p->pid, p->pts, p->master};
+                ps[k++] = p;
+            }
+        shc__stall_scan(c, k, w);
+        uint64_t now = shc_loop_now_ms();
+        for (size_t i = 0; i < k; i++) {
+            shc_pty *p = ps[i];
+            if (!w[i]) {
+                p->wait_since = 0;
+            } else if (!p->wait_since) {
+                p->wait_since = now;
+            } else if (now - p->wait_since >= p->input_wait_ms) {
+                p->st.input_wait = true;
+                ladder(p); /* signals and a timer: no callback runs here */
+            }
+        }
+    }
+    free(c);
+    free(ps);
+    free(w);
+    ex->t_watch = shc_loop_timer(loop, WATCH_MS, on_watch, ex);
+}
+
+void shc_exec_pause(shc_exec *ex, bool paused)
+{
+    if (!ex || ex->paused == paused)
+        return;
+    ex->paused = paused;
+    for (shc_pty *p = ex->live; p; p = p->next)
+        if (p->w_master > 0)
+            shc_loop_set_events(p->loop, p->w_master, paused ? 0 : SHC_LOOP_READ);
+}
+
+bool shc_exec_paused(const shc_exec *ex)
+{
+    return ex && ex->paused;
+}
+
+pid_t shc_exec_guardian(const shc_exec *ex)
+{
+    return ex && ex->guard ? shc__guard_pid(ex->guard) : -1;
 }
 
 void shc_exec_free(shc_exec *ex)
 {
     if (!ex)
         return;
-    if (ex->sigchld) /* the loop has no unregister: leave it a handler that touches nothing */
-        shc_loop_signal(ex->loop, SIGCHLD, on_sigchld_detached, NULL);
     while (ex->live) {
         shc_pty *p = ex->live;
         kill_now(p);
         p->done = true;
         p->ex = NULL;
     }
+    if (ex->t_watch > 0)
+        shc_loop_cancel_timer(ex->loop, ex->t_watch);
+    shc__guard_free(ex->guard); /* the guardian ends what is left and exits; reaped here */
     free(ex);
 }
 
 /* ---------------------------------------------------------------- output */
 
-static void deliver(shc_pty *p, const char *data, size_t n)
+static void on_chunk(void *ctx, const char *data, size_t n)
 {
-    if (p->shown + n > p->display_limit) {
-        p->hidden += n; /* past the display cap: counted, not shown */
-        return;
-    }
-    p->shown += n;
-    p->events++;
+    shc_pty *p = ctx;
     if (p->on_output)
         p->on_output(p, data, n, p->payload);
 }
 
-static void flush_display(shc_pty *p, bool all)
+static void take_bytes(shc_pty *p, const unsigned char *b, size_t n)
 {
-    size_t off = 0;
-    while (p->disp.len - off >= p->chunk_bytes || (all && off < p->disp.len)) {
-        size_t take = p->disp.len - off;
-        if (take > p->chunk_bytes)
-            take = shc_utf8_boundary(p->disp.p + off, p->chunk_bytes);
-        if (!take)
-            take = p->disp.len - off < p->chunk_bytes ? p->disp.len - off : p->chunk_bytes;
-        deliver(p, p->disp.p + off, take);
-        off += take;
-    }
-    shc_outbuf_consume(&p->disp, off);
-}
-
-static void on_flush_timer(shc_loop *loop, void *payload)
-{
-    (void)loop;
-    shc_pty *p = payload;
-    p->t_flush = 0;
-    flush_display(p, true);
-}
-
-/* Raw bytes in: sanitize once, then feed display, model text and tail from the same text. */
-static void take_bytes(shc_pty *p, const unsigned char *b, size_t n, bool final)
-{
-    size_t before = p->disp.len;
-    int rc = final ? shc_utf8_finish(&p->u8, &p->disp) : shc_utf8_feed(&p->u8, &p->disp, b, n);
-    if (rc) {
-        fprintf(stderr, "shcard: out of memory buffering output (%zu bytes dropped)\n", n);
-        return;
-    }
-    size_t flen = p->disp.len - before;
-    if (flen) {
-        const char *fresh = p->disp.p + before;
-        if (shc_model_feed(&p->model, fresh, flen) != 0)
-            fprintf(stderr, "shcard: out of memory in model text\n");
-        shc_ring_push(&p->tail, fresh, flen);
-    }
-    if (p->disp.len >= p->chunk_bytes)
-        flush_display(p, false);
-    if (p->disp.len && !p->t_flush && !final)
-        p->t_flush =
-            shc_loop_timer(p->loop, p->events >= 10000 ? 500 : p->chunk_ms, on_flush_timer, p);
+    shc__stream_take(&p->out, b, n);
 }
 
 /* ---------------------------------------------------------------- completion */
@@ -248,22 +291,15 @@ static void finish(shc_pty *p)
     if (p->done || !p->exited || !p->eof)
         return;
     p->done = true;
-    take_bytes(p, NULL, 0, true);
-    if (p->t_flush > 0) {
-        shc_loop_cancel_timer(p->loop, p->t_flush);
-        p->t_flush = 0;
-    }
-    flush_display(p, true);
-    if (p->hidden && p->on_output) {
-        char note[96];
-        int n = snprintf(note, sizeof note, "\r\n[shcard: %llu more bytes not shown]\r\n",
-                         (unsigned long long)p->hidden);
-        p->on_output(p, note, (size_t)n, p->payload);
-    }
-    /* The leader is still a zombie, so its pid (= pgid = sid) cannot be reused yet. */
-    kill(-p->pid, SIGKILL);
-    sweep(p);
-    reap_leader(p);
+    char note[240];
+    if (p->st.input_wait)
+        snprintf(note, sizeof note,
+                 "\r\n[shcard: the command was waiting for terminal input, which nobody can type "
+                 "here; it was ended after %llu s. Run it non-interactively.]\r\n",
+                 (unsigned long long)(p->input_wait_ms + 999) / 1000);
+    shc__stream_end(&p->out, p->st.input_wait ? note : NULL);
+    /* The leader is still an unreaped zombie, so its pid (= pgid = sid) is not reused yet. */
+    end_group(p);
     unlink_pty(p);
     teardown(p);
     p->st.duration_ms = shc_loop_now_ms() - p->t0;
@@ -295,9 +331,9 @@ static void on_master(shc_loop *loop, int fd, unsigned events, void *payload)
         ssize_t n = read(fd, p->rbuf, READ_SIZE);
         if (n > 0) {
             p->bytes_read += (uint64_t)n;
-            take_bytes(p, p->rbuf, (size_t)n, false);
-            if (n < READ_SIZE)
-                return; /* drained for now: the next poll says when there is more */
+            take_bytes(p, p->rbuf, (size_t)n);
+            if (n < READ_SIZE || (p->ex && p->ex->paused))
+                return; /* drained for now, or the caller asked for a pause meanwhile */
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -317,13 +353,14 @@ static void on_drain_timer(shc_loop *loop, void *payload)
     p->t_drain = 0;
     if (p->eof)
         return;
-    /* Stragglers hold the slave open: take what is buffered, then hang up. */
-    for (;;) {
+    /* Stragglers hold the slave open: take what is buffered (a bounded amount, even if they keep
+     * writing), then hang up. */
+    for (int i = 0; i < DRAIN_READS; i++) {
         ssize_t n = read(p->master, p->rbuf, READ_SIZE);
         if (n <= 0)
             break;
         p->bytes_read += (uint64_t)n;
-        take_bytes(p, p->rbuf, (size_t)n, false);
+        take_bytes(p, p->rbuf, (size_t)n);
     }
     set_eof(p);
     close(p->master);
@@ -331,78 +368,19 @@ static void on_drain_timer(shc_loop *loop, void *payload)
     finish(p);
 }
 
-static void record_exit(shc_pty *p, const siginfo_t *si)
+static void record_exit(shc_pty *p, int code, int status)
 {
     p->exited = true;
-    if (si->si_code == CLD_EXITED) {
-        p->st.exit_code = si->si_status;
+    if (code == CLD_EXITED) {
+        p->st.exit_code = status;
         p->st.signo = 0;
     } else {
         p->st.exit_code = -1;
-        p->st.signo = si->si_status;
+        p->st.signo = status;
     }
-    if (p->w_pidfd > 0)
-        shc_loop_unwatch(p->loop, p->w_pidfd);
-    p->w_pidfd = 0;
-    if (p->t_poll > 0)
-        shc_loop_cancel_timer(p->loop, p->t_poll);
-    p->t_poll = 0;
     if (!p->eof && !p->t_drain)
         p->t_drain = shc_loop_timer(p->loop, DRAIN_GRACE_MS, on_drain_timer, p);
     finish(p);
-}
-
-/* Looks at the exit without reaping (WNOWAIT): the zombie keeps the pgid reserved until the
- * sweep is over. */
-static int peek_exit(shc_pty *p, siginfo_t *si)
-{
-    memset(si, 0, sizeof *si);
-    int r = p->pidfd >= 0
-                ? waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, si, WEXITED | WNOHANG | WNOWAIT)
-                : waitid(P_PID, (id_t)p->pid, si, WEXITED | WNOHANG | WNOWAIT);
-    return r == 0 && si->si_pid != 0;
-}
-
-static void on_pidfd(shc_loop *loop, int fd, unsigned events, void *payload)
-{
-    (void)loop;
-    (void)fd;
-    (void)events;
-    shc_pty *p = payload;
-    siginfo_t si;
-    if (peek_exit(p, &si))
-        record_exit(p, &si);
-}
-
-/* Without pidfd: a SIGCHLD (several may coalesce into one) means any running command may have
- * exited.  Handle one exit at a time and rescan, since an exit callback may free commands. */
-static void on_sigchld(shc_loop *loop, int signo, void *payload)
-{
-    (void)loop;
-    (void)signo;
-    shc_exec *ex = payload;
-    for (bool again = true; again;) {
-        again = false;
-        for (shc_pty *q = ex->live; q; q = q->next) {
-            siginfo_t si;
-            if (q->pidfd < 0 && !q->exited && peek_exit(q, &si)) {
-                record_exit(q, &si);
-                again = true;
-                break;
-            }
-        }
-    }
-}
-
-static void on_poll_timer(shc_loop *loop, void *payload)
-{
-    shc_pty *p = payload;
-    p->t_poll = 0;
-    siginfo_t si;
-    if (peek_exit(p, &si))
-        record_exit(p, &si);
-    else
-        p->t_poll = shc_loop_timer(loop, POLL_FALLBACK_MS, on_poll_timer, p);
 }
 
 /* ---------------------------------------------------------------- kill ladder */
@@ -441,7 +419,7 @@ static void on_timeout(shc_loop *loop, void *payload)
 
 void shc_pty_cancel(shc_pty *pty)
 {
-    if (!pty || pty->done || pty->laddering || pty->reaped)
+    if (!pty || pty->done || pty->laddering || pty->ended)
         return;
     pty->st.cancelled = true;
     ladder(pty);
@@ -472,12 +450,12 @@ const shc_pty_status *shc_pty_status_get(const shc_pty *pty)
 
 char *shc_pty_model_text(const shc_pty *pty, size_t *len)
 {
-    return pty ? shc_model_render(&pty->model, len) : NULL;
+    return pty ? shc_model_render(&pty->out.model, len) : NULL;
 }
 
 char *shc_pty_tail(const shc_pty *pty, size_t *len, bool *truncated)
 {
-    return pty ? shc_ring_copy(&pty->tail, len, truncated, NULL) : NULL;
+    return pty ? shc_ring_copy(&pty->out.tail, len, truncated, NULL) : NULL;
 }
 
 uint64_t shc_pty_bytes_read(const shc_pty *pty)
@@ -490,9 +468,7 @@ void shc_pty_free(shc_pty *pty)
     if (!pty)
         return;
     kill_now(pty);
-    shc_outbuf_free(&pty->disp);
-    shc_model_fini(&pty->model);
-    shc_ring_fini(&pty->tail);
+    shc__stream_fini(&pty->out);
     free(pty->rbuf);
     free(pty);
 }
@@ -513,30 +489,32 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         snprintf(err->message, sizeof err->message, "no command given");
         return SHC_E_USAGE;
     }
+    int rc = 0;
     shc_pty *p = calloc(1, sizeof *p);
     if (!p)
         goto nomem;
     p->ex = ex;
     p->loop = ex->loop;
-    p->master = p->pidfd = -1;
-    p->chunk_bytes = opts->chunk_bytes ? opts->chunk_bytes : 8192;
-    if (p->chunk_bytes < 8)
-        p->chunk_bytes = 8;
-    p->chunk_ms = opts->chunk_ms ? opts->chunk_ms : 16;
-    p->display_limit = opts->display_limit ? opts->display_limit : (size_t)80 << 20;
+    p->master = -1;
     p->kill_grace_ms = opts->kill_grace_ms ? opts->kill_grace_ms : 2000;
     p->on_output = opts->on_output;
     p->on_exit = opts->on_exit;
     p->payload = opts->payload;
     p->st.exit_code = -1;
     p->rbuf = malloc(READ_SIZE);
-    if (!p->rbuf || shc_model_init(&p->model, opts->model_cap ? opts->model_cap : 1u << 20) ||
-        shc_ring_init(&p->tail, opts->has_tail_limit ? opts->tail_limit : 1u << 20))
+    if (shc__stream_init(&p->out, p->loop, opts, on_chunk, p) || !p->rbuf)
         goto nomem;
     snprintf(p->token, sizeof p->token, "SHCARD_CMD_ID=%d-%llu-%llu", (int)getpid(),
              (unsigned long long)++ex->seq, (unsigned long long)shc_loop_now_ms());
     p->t0 = shc_loop_now_ms();
-    int rc = shc__pty_fork(&p->pid, &p->master, opts, p->token, err);
+    if (!ex->guard && shc__guard_start(&ex->guard, ex->loop, on_guard_exit, on_guard_lost, ex)) {
+        err->err = EAGAIN;
+        err->stage = "fork";
+        snprintf(err->message, sizeof err->message, "cannot start the process guardian");
+        rc = SHC_E_IO;
+        goto fail_rc;
+    }
+    rc = shc__guard_spawn(ex->guard, opts, p->token, &p->pid, &p->master, err);
     if (rc)
         goto fail_rc;
     p->linked = true;
@@ -545,28 +523,18 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         ex->live->prev = p;
     ex->live = p;
 
-    /* SHC_EXEC_NO_PIDFD=1 forces the polling fallback of kernels without pidfd (for tests). */
-    const char *nopidfd = getenv("SHC_EXEC_NO_PIDFD");
-    p->pidfd = nopidfd && *nopidfd == '1' ? -1 : pidfd_open(p->pid, 0);
-    if (p->pidfd >= 0) {
-        p->w_pidfd = shc_loop_watch(p->loop, p->pidfd, SHC_LOOP_READ, on_pidfd, p);
-    } else {
-        if (!ex->sigchld && shc_loop_signal(p->loop, SIGCHLD, on_sigchld, ex) == 0)
-            ex->sigchld = true;
-        p->t_poll = shc_loop_timer(p->loop, POLL_FALLBACK_MS, on_poll_timer, p);
-    }
-    p->w_master = shc_loop_watch(p->loop, p->master, SHC_LOOP_READ, on_master, p);
+    p->w_master =
+        shc_loop_watch(p->loop, p->master, ex->paused ? 0 : SHC_LOOP_READ, on_master, p);
     if (opts->timeout_ms)
         p->t_timeout = shc_loop_timer(p->loop, opts->timeout_ms, on_timeout, p);
-    if (p->w_master <= 0 || (p->pidfd >= 0 ? p->w_pidfd <= 0 : p->t_poll <= 0) ||
-        (opts->timeout_ms && p->t_timeout <= 0)) {
+    p->input_wait_ms = opts->input_wait_ms;
+    if (ptsname_r(p->master, p->pts, sizeof p->pts) != 0)
+        p->pts[0] = 0;
+    if (p->input_wait_ms && !ex->t_watch)
+        ex->t_watch = shc_loop_timer(ex->loop, WATCH_MS, on_watch, ex);
+    if (p->w_master <= 0 || (opts->timeout_ms && p->t_timeout <= 0)) {
         shc_pty_free(p);
         goto nomem_nofree;
-    }
-    if (p->pidfd < 0) {
-        siginfo_t si; /* it may have exited before SIGCHLD was being watched */
-        if (peek_exit(p, &si))
-            record_exit(p, &si); /* output is not drained yet: no callback can run here */
     }
     *out = p;
     return 0;
@@ -578,9 +546,7 @@ nomem:
     snprintf(err->message, sizeof err->message, "out of memory");
 fail_rc:
     if (p) {
-        shc_outbuf_free(&p->disp);
-        shc_model_fini(&p->model);
-        shc_ring_fini(&p->tail);
+        shc__stream_fini(&p->out);
         free(p->rbuf);
         free(p);
     }

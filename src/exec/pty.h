@@ -1,15 +1,16 @@
-/* src/exec/ owns running commands: the PTY executor (pty.c), the fork/exec of the child
- * (pty_spawn.c), the output products (output.c: display chunks, model text, tail ring) and the
- * orphan sweep (sweep.c).  It knows nothing of ACP or cards: callers get callbacks.  May use:
- * base/ (the loop, signal names, UTF-8).
+/* src/exec/ owns running commands: the PTY executor (pty.c), the guardian process that forks
+ * and outlives them (guard.c, its executor side; guardian.c, the process), the fork/exec of the
+ * child (pty_spawn.c), the output products (output.c: display chunks, model text, tail ring)
+ * and the orphan sweep (sweep.c).  It knows nothing of ACP or cards: callers get callbacks.
+ * May use: base/ (the loop, signal names, UTF-8).
  *
  * The PTY executor: runs `bash -c CMD` (or `bash -lc CMD`) in a new session on a pseudo-terminal,
  * driven by an shc_loop the caller owns, and turns the one byte stream into three products:
  * display chunks (raw bytes as valid UTF-8, for a live terminal card), model text (CR/ANSI
  * applied, head+tail bounded) and a tail ring (last N bytes, the ACP outputByteLimit rule).
  *
- * Ownership: an shc_exec (one per process that runs commands; it is the child subreaper) is
- * owned by the caller and borrows the loop.  Each running command is an shc_pty owned by the
+ * Ownership: an shc_exec (one per process that runs commands) is owned by the caller and
+ * borrows the loop.  Each running command is an shc_pty owned by the
  * caller, freed with shc_pty_free (NULL-safe).  Free every shc_pty before its shc_exec, and the
  * shc_exec before the loop.  Strings passed to callbacks are borrowed for the call only.
  *
@@ -21,6 +22,10 @@
  * GIT_MERGE_AUTOEDIT=no, LANG/LC_CTYPE/LC_ALL=C.UTF-8, PWD = the cwd, COLUMNS/LINES = the window
  * size, SHCARD_CMD_ID (a per-command token the orphan sweep matches); TMUX*, STY, WINDOW and
  * WINDOWID are removed.  opts.env overrides are applied last.
+ *
+ * Nothing outlives the caller (guard.h): the commands are forked by a guardian process, their
+ * parent and a child subreaper in its own session, which kills every process group and every
+ * descendant it holds when the caller dies, SIGKILL included.
  *
  * Process: setsid + controlling tty, stdin /dev/null, stdout/stderr the tty, every other fd
  * closed, signal dispositions and mask reset, window size set before exec.  A command is complete
@@ -48,6 +53,7 @@ typedef struct shc_pty_status {
     const char *signal;   /* static name from a table ("SIGKILL"), or NULL */
     bool timed_out;       /* the timeout ran the kill ladder */
     bool cancelled;       /* shc_pty_cancel ran the kill ladder */
+    bool input_wait;      /* it waited for terminal input past input_wait_ms: kill ladder */
     uint64_t duration_ms; /* spawn to completion */
 } shc_pty_status;
 
@@ -80,6 +86,10 @@ typedef struct shc_pty_opts {
     bool color;                  /* see the environment decision above */
     uint16_t cols, rows;         /* window size; 0 = 120 x 40 */
     uint64_t timeout_ms;         /* 0 = none; the deadline includes shell startup */
+    uint64_t input_wait_ms;      /* 0 = never; else a command that keeps waiting for terminal
+                                  * input this long (reading /dev/tty, a password prompt, a
+                                  * pager, or stopped: see stall.h) gets the kill ladder, and
+                                  * both its display and its model text end with a notice */
     uint64_t kill_grace_ms;      /* SIGTERM to SIGKILL; 0 = 2000 */
     size_t model_cap;            /* model text head+tail capacity in bytes; 0 = 1 MiB */
     size_t tail_limit;           /* tail ring bytes (ACP outputByteLimit) when has_tail_limit */
@@ -95,12 +105,22 @@ typedef struct shc_pty_opts {
     void *payload;               /* passed to both callbacks */
 } shc_pty_opts;
 
-/* An owned executor context on a borrowed loop, or NULL.  It makes this process a child
- * subreaper (PR_SET_CHILD_SUBREAPER) so that escaped processes come back to be swept. */
+/* An owned executor context on a borrowed loop, or NULL.  It forks the guardian (and makes
+ * this process a child subreaper too, so that what a killed guardian held comes back here). */
 shc_exec *shc_exec_new(shc_loop *loop);
 /* NULL-safe.  Any command still running is killed (SIGKILL) and reaped; its pty stays owned by
- * the caller and must still be freed, but no callback runs. */
+ * the caller and must still be freed, but no callback runs.  The guardian exits; reaped here. */
 void shc_exec_free(shc_exec *ex);
+/* Back-pressure: while paused, no PTY of this executor is read, so a command that prints
+ * blocks in write() once the PTY's buffer (a few KiB) is full, as in a real terminal whose
+ * user stopped scrolling.  Everything else goes on: exits are seen, cancel and timeouts run the
+ * kill ladder, a command that exits is drained (a bounded amount) and completes.  Callable from
+ * an output callback (the read loop stops after the current block). */
+void shc_exec_pause(shc_exec *ex, bool paused);
+bool shc_exec_paused(const shc_exec *ex);
+/* The guardian's pid (the process that forks the commands), or -1 between a lost guardian and
+ * the next spawn.  For tests and diagnostics. */
+pid_t shc_exec_guardian(const shc_exec *ex);
 
 /* Starts opts->command.  On success *out is an owned running command (the exit callback will
  * run from the loop) and 0 is returned.  On failure *out is NULL, err (may be NULL) is filled

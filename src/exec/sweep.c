@@ -13,12 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct procinfo {
-    pid_t pid, ppid, pgrp, sid;
-    char state;
-} procinfo;
+typedef shc_procinfo procinfo;
 
-static int read_stat(pid_t pid, procinfo *pi)
+int shc__proc_stat(pid_t pid, shc_procinfo *pi)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -97,11 +94,16 @@ static void reap(pid_t pid)
     }
 }
 
-/* Our children, from /proc/self/task/<tid>/children (cheap: no scan of every process).
- * Returns the count, or -1 when the kernel has no such file (then scan /proc). */
-static int list_children(pid_t *out, int max)
+/* The children of pid (0 = this process), from /proc/PID/task/<tid>/children (cheap: no scan
+ * of every process).  Returns the count, or -1 when the kernel has no such file. */
+static int children_of(pid_t pid, pid_t *out, int max)
 {
-    DIR *d = opendir("/proc/self/task");
+    char dir[64];
+    if (pid > 0)
+        snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    else
+        snprintf(dir, sizeof dir, "/proc/self/task");
+    DIR *d = opendir(dir);
     if (!d)
         return -1;
     int n = 0, files = 0;
@@ -109,8 +111,8 @@ static int list_children(pid_t *out, int max)
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        char path[300], buf[4096];
-        snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
+        char path[400], buf[4096];
+        snprintf(path, sizeof path, "%s/%s/children", dir, e->d_name);
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             continue;
@@ -164,7 +166,7 @@ int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep)
      * Members of the command's group or session that still have a live parent die with the
      * group kill the caller sends first, or come back to us in a later round. */
     for (int round = 0; round < 32; round++) {
-        int n = list_children(cand, MAXP);
+        int n = children_of(0, cand, MAXP);
         bool all = n < 0;
         if (all)
             n = list_all(cand, MAXP);
@@ -173,7 +175,7 @@ int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep)
         int killed = 0;
         for (int i = 0; i < n; i++) {
             procinfo pi;
-            if (cand[i] == self || kept(cand[i], keep, nkeep) || read_stat(cand[i], &pi) != 0)
+            if (cand[i] == self || kept(cand[i], keep, nkeep) || shc__proc_stat(cand[i], &pi) != 0)
                 continue;
             bool child = pi.ppid == self;
             bool match = (leader > 0 && (pi.pgrp == leader || pi.sid == leader)) ||
@@ -195,6 +197,46 @@ int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep)
     return total;
 }
 
+void shc__reap_orphans(const pid_t *keep, size_t nkeep)
+{
+    enum { MAXP = 1024 };
+    pid_t cand[MAXP];
+    int n = children_of(0, cand, MAXP);
+    for (int i = 0; i < n; i++) {
+        procinfo pi;
+        if (!kept(cand[i], keep, nkeep) && shc__proc_stat(cand[i], &pi) == 0 && pi.state == 'Z')
+            waitpid(cand[i], NULL, WNOHANG);
+    }
+}
+
+void shc__kill_descendants(void)
+{
+    enum { MAXP = 8192 };
+    pid_t *all = malloc(MAXP * sizeof *all);
+    for (int round = 0; round < 400; round++) {
+        int n = 0;
+        if (all) { /* breadth first over the whole subtree */
+            int k = children_of(0, all, MAXP);
+            n = k > 0 ? k : 0;
+            for (int i = 0; i < n && n < MAXP; i++) {
+                k = children_of(all[i], all + n, MAXP - n);
+                if (k > 0)
+                    n += k;
+            }
+        }
+        for (int i = 0; i < n; i++)
+            kill(all[i], SIGKILL);
+        pid_t r;
+        while ((r = waitpid(-1, NULL, WNOHANG)) > 0)
+            ;
+        if (r < 0 && errno == ECHILD)
+            break; /* no child left, and so no descendant */
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+    free(all);
+}
+
 int shc__count_children(int *zombies)
 {
     pid_t self = getpid();
@@ -209,7 +251,7 @@ int shc__count_children(int *zombies)
         if (*end || v <= 0)
             continue;
         procinfo pi;
-        if (read_stat((pid_t)v, &pi) != 0 || pi.ppid != self)
+        if (shc__proc_stat((pid_t)v, &pi) != 0 || pi.ppid != self)
             continue;
         n++;
         if (pi.state == 'Z')

@@ -181,7 +181,7 @@ ok(typeof s1 === "string" && s1.length > 0, "session/new returns an id");
   let procs = [];
   for (let i = 0; i < 50 && !procs.some((pid) => alive(pid)); i++) {
     await sleep(50);
-    procs = descendants(agent.pid);
+    procs = descendants(agent.pid, { commandsOnly: true });
   }
   ok(procs.length > 0, "cancel: the command is running", procs);
   const t0 = Date.now();

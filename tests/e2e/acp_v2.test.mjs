@@ -87,14 +87,14 @@ async function turn(ctx, updates, sessionId, line) {
   ok(!m.result?.agentCapabilities && !m.result?.agentInfo, "negotiate: no v1 fields in the v2 answer", m.result);
   eq((await init(3, 3)).result?.protocolVersion, 2, "negotiate: 3 -> 2");
   eq((await init(4, 65535)).result?.protocolVersion, 2, "negotiate: 65535 -> 2");
-  eq((await init(5, 2 ** 53 - 1)).result?.protocolVersion, 2, "negotiate: 2^53-1 -> 2");
+  eq((await init(5, 65536)).error?.code, -32602, "negotiate: past the schema's uint16 -> -32602");
   m = await init(6, 0);
   eq([m.error?.code, m.error?.data?.supported], [-32022, [1, 2]], "negotiate: 0 -> -32022 with the supported versions");
-  eq((await init(7, -7)).error?.code, -32022, "negotiate: negative -> -32022");
+  eq((await init(7, -7)).error?.code, -32602, "negotiate: negative -> -32602");
   eq((await init(8, "2")).error?.code, -32602, "negotiate: a string version -> -32602");
   eq((await init(9, 2.5)).error?.code, -32602, "negotiate: a fraction -> -32602");
   eq((await init(10, null)).error?.code, -32602, "negotiate: null -> -32602");
-  eq((await init(11, undefined)).result?.protocolVersion, 1, "negotiate: no version -> 1 (as before v2)");
+  eq((await init(11, undefined)).error?.code, -32602, "negotiate: no version -> -32602");
   // switching is free until a session exists; then the version is pinned
   eq((await init(12, 2)).result?.protocolVersion, 2, "re-initialize: back to 2");
   r.send('{"jsonrpc":"2.0","id":13,"method":"session/new","params":{"cwd":"/"}}\n');

@@ -80,8 +80,9 @@ export function connect(child, handlers = {}) {
   return { conn, ctx: conn.agent, updates };
 }
 
-// All descendants of pid (from /proc), as numbers.
-export function descendants(pid) {
+// All descendants of pid (from /proc), as numbers.  With { commandsOnly: true } the agent's
+// guardian process (comm "shcard-guard", the commands' parent) is walked through but left out.
+export function descendants(pid, opts = {}) {
   const children = new Map();
   for (const d of readdirSync("/proc")) {
     if (!/^\d+$/.test(d)) continue;
@@ -93,9 +94,16 @@ export function descendants(pid) {
     } catch {}
   }
   const out = [];
+  const isGuard = (p) => {
+    try {
+      return readFileSync(`/proc/${p}/comm`, "utf8").trim() === "shcard-guard";
+    } catch {
+      return false;
+    }
+  };
   const walk = (p) => {
     for (const c of children.get(p) || []) {
-      out.push(c);
+      if (!(opts.commandsOnly && isGuard(c))) out.push(c);
       walk(c);
     }
   };

@@ -1,0 +1,155 @@
+/* git: the global options (git.c handle_options), then git grep or git ls-files (parse-options),
+ * and the words git grep reads as revisions.  A revision makes git read objects, and a partial
+ * clone fetches missing objects from its remote (network, writes under .git): an operand that
+ * may be a revision is terminal, `-- PATH` is not. */
+#include "classify/policy.h"
+
+#include <string.h>
+
+bool shc__git_maybe_rev(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0)
+        return true;
+    /* rev:path, :path, :/text, @, @{...}, rev^, rev~N, rev^{type} */
+    if (strpbrk(s, ":@^~{"))
+        return true;
+    /* a describe name: NAME-gHEX */
+    if (strstr(s, "-g"))
+        return true;
+    /* an object name, full or abbreviated (4 hex digits at least) */
+    bool hex = n >= 4;
+    for (size_t i = 0; hex && i < n; i++)
+        hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+              (s[i] >= 'A' && s[i] <= 'F');
+    if (hex)
+        return true;
+    /* Otherwise only a ref name: check_refname_format() refuses these for every dwim rule
+     * ("%s", "refs/%s", "refs/heads/%s", ...), and refs_resolve_ref_unsafe() then finds nothing. */
+    if (s[0] == '.' || strstr(s, "/.") || strstr(s, "..") || s[n - 1] == '/' || s[n - 1] == '.')
+        return false;
+    if (n >= 5 && !strcmp(s + n - 5, ".lock"))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= ' ' || c == 0x7f || c == '*' || c == '?' || c == '[' || c == '\\')
+            return false;
+    }
+    return true;
+}
+
+/* A pathspec operand: "" is an error, "-" is refused like a stdin operand elsewhere. */
+static int check_pathspec(shc_rule *r, const char *cmd, const shc_operand *op)
+{
+    if (!strcmp(op->value, "-") || op->value[0] == '\0')
+        return shc__reject(r, op->argi, "%s: '%s' is not a path that can be shown", cmd, op->value);
+    return 0;
+}
+
+static void add_path(shc_rule *r, const char *p)
+{
+    r->paths[r->npaths++] = p;
+    if (!r->path)
+        r->path = p;
+}
+
+/* cmd_grep(): an optional `--`, the pattern (unless -e), revisions up to the first non-revision
+ * or the next `--`, then paths.  res->ops holds the words after the options, raw. */
+static void rule_grep(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
+{
+    const shc_optval *e = shc__opt_first(res, SHC_ROLE_PATTERN);
+    size_t i = 0, n = res->nops;
+    const shc_operand *ops = res->ops;
+    if (!e && i < n && !strcmp(ops[i].value, "--"))
+        i++;
+    if (e) {
+        r->query = e->value;
+    } else if (i < n) {
+        r->query = ops[i++].value;
+    } else {
+        shc__reject(r, 0, "%s: no pattern", spec->name);
+        return;
+    }
+    bool norevs = shc__opt_first(res, SHC_ROLE_NOREVS) != NULL;
+    bool dashdash = false, seen_dashdash = false;
+    for (size_t j = i; j < n; j++)
+        seen_dashdash |= !strcmp(ops[j].value, "--");
+    for (; i < n; i++) {
+        if (!strcmp(ops[i].value, "--")) {
+            dashdash = true;
+            i++;
+            break;
+        }
+        if (ops[i].value[0] == '-')
+            break; /* not a revision; an error below */
+        if (norevs) {
+            if (seen_dashdash) {
+                shc__reject(r, ops[i].argi, "%s: --no-index/--untracked with revisions (an error)",
+                            spec->name);
+                return;
+            }
+            break;
+        }
+        if (shc__git_maybe_rev(ops[i].value)) {
+            shc__reject(r, ops[i].argi,
+                        "%s: '%s' may name a revision: git reads its objects, which a partial "
+                        "clone fetches from its remote (write -- %s)",
+                        spec->name, ops[i].value, ops[i].value);
+            return;
+        }
+        break;
+    }
+    for (; i < n; i++) {
+        if (!dashdash && ops[i].value[0] == '-') {
+            shc__reject(r, ops[i].argi, "%s: option '%s' after the pattern (an error)", spec->name,
+                        ops[i].value);
+            return;
+        }
+        if (check_pathspec(r, spec->name, &ops[i]) < 0)
+            return;
+        add_path(r, ops[i].value);
+    }
+    r->kind = SHC_KIND_SEARCH;
+}
+
+void shc__policy_git(shc_rule *r, const char *const *argv, size_t argc)
+{
+    shc_optres res;
+    if (shc__opts_parse(&res, r, shc__policy_spec(SHC_CMD_git), argv, 1, argc, false) < 0)
+        return;
+    if (res.nops == 0) {
+        shc__reject(r, 0, "git: no subcommand");
+        return;
+    }
+    const shc_operand *sub = &res.ops[0];
+    shc_cmd_id id;
+    if (!strcmp(sub->value, "grep"))
+        id = SHC_CMD_git_grep;
+    else if (!strcmp(sub->value, "ls-files"))
+        id = SHC_CMD_git_ls_files;
+    else {
+        shc__reject(r, sub->argi, "git %s: only git grep and git ls-files are searches or lists",
+                    sub->value);
+        return;
+    }
+    bool nopager = shc__opt_first(&res, SHC_ROLE_NOPAGER) != NULL;
+    const shc_cmdspec *spec = shc__policy_spec(id);
+    if (shc__opts_parse(&res, r, spec, argv, sub->argi + 1, argc, true) < 0)
+        return;
+    if (id == SHC_CMD_git_grep) {
+        r->pages = !nopager;
+        rule_grep(r, spec, &res);
+        return;
+    }
+    for (size_t i = 0; i < res.nops; i++) {
+        if (check_pathspec(r, spec->name, &res.ops[i]) < 0)
+            return;
+        if (i > 0) {
+            shc__reject(r, res.ops[i].argi, "%s: several directories have no single location",
+                        spec->name);
+            return;
+        }
+        add_path(r, res.ops[i].value);
+    }
+    r->kind = SHC_KIND_LIST;
+}

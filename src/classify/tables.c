@@ -1,0 +1,132 @@
+/* The option tables of tools.def expanded into data, the command lookup, and the small
+ * helpers every rule shares (rule results, option queries).  The parsers that read argv with
+ * these tables are in opts.c. */
+#include "classify/policy.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ the tables */
+
+#define SHC_CMD(id, name, fam, flags) static const shc_opt opts_##id[] = {
+#define SHC_OPT(s, l, a, r, d)        {s, l, SHC_ARG_##a, SHC_ROLE_##r, 0, d},
+#define SHC_OPTX(s, l, a, r, f, d)    {s, l, SHC_ARG_##a, SHC_ROLE_##r, f, d},
+#define SHC_END(id)                                   \
+    {                                                 \
+        0, NULL, SHC_ARG_NONE, SHC_ROLE_NONE, 0, NULL \
+    }                                                 \
+    }                                                 \
+    ;
+#include "classify/tools.def"
+#undef SHC_CMD
+#undef SHC_OPT
+#undef SHC_OPTX
+#undef SHC_END
+
+static const shc_cmdspec specs[] = {
+#define SHC_CMD(id, name, fam, flags) {name, SHC_CMD_##id, opts_##id, SHC_FAM_##fam, flags},
+#define SHC_OPT(s, l, a, r, d)
+#define SHC_OPTX(s, l, a, r, f, d)
+#define SHC_END(id)
+#include "classify/tools.def"
+#undef SHC_CMD
+#undef SHC_OPT
+#undef SHC_OPTX
+#undef SHC_END
+};
+
+/* Other names for the same tool (Debian installs bat as batcat and fd as fdfind). */
+static const struct {
+    const char *name;
+    shc_cmd_id id;
+} aliases[] = {
+    {"egrep", SHC_CMD_grep},
+    {"fgrep", SHC_CMD_grep},
+    {"batcat", SHC_CMD_bat},
+    {"fdfind", SHC_CMD_fd},
+};
+
+const shc_cmdspec *shc__policy_lookup(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        /* internal tables ("git grep") contain a space and never match a word */
+        if (strlen(specs[i].name) == len && !memcmp(specs[i].name, name, len))
+            return &specs[i];
+    }
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strlen(aliases[i].name) == len && !memcmp(aliases[i].name, name, len))
+            return &specs[aliases[i].id];
+    return NULL;
+}
+
+const shc_cmdspec *shc__policy_spec(shc_cmd_id id)
+{
+    return &specs[id];
+}
+
+/* ------------------------------------------------------------------ rule results */
+
+void shc__rule_init(shc_rule *r)
+{
+    r->kind = SHC_KIND_TERMINAL;
+    r->path = NULL;
+    r->query = NULL;
+    r->line = 0;
+    r->line_end = 0;
+    r->last_line = false;
+    r->wants_stdin = false;
+    r->whole_output = false;
+    r->pages = false;
+    r->npaths = 0;
+    r->ninputs = 0;
+    r->reason[0] = '\0';
+    r->argi = 0;
+}
+
+int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...)
+{
+    r->kind = SHC_KIND_TERMINAL;
+    r->argi = argi;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+bool shc__all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------ option queries */
+
+const shc_optval *shc__opt_first(const shc_optres *res, shc_role role)
+{
+    for (size_t i = 0; i < res->nopts; i++)
+        if (res->opts[i].opt->role == role)
+            return &res->opts[i];
+    return NULL;
+}
+
+const shc_optval *shc__opt_last(const shc_optres *res, shc_role role)
+{
+    for (size_t i = res->nopts; i-- > 0;)
+        if (res->opts[i].opt->role == role)
+            return &res->opts[i];
+    return NULL;
+}
+
+size_t shc__opt_count(const shc_optres *res, shc_role role)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < res->nopts; i++)
+        n += res->opts[i].opt->role == role;
+    return n;
+}

@@ -1,0 +1,1263 @@
+#!/usr/bin/env python3
+"""The reliability suite: drives the real `shcard acp` binary as a hostile client and a hostile
+environment would (issue 11).  Raw NDJSON over pipes, no SDK: the point is to send what a
+well-behaved client never would, and to stop reading, close pipes and send signals at will.
+
+Every process an agent starts inherits SHCARD_RELIAB_MARK=<unique>; "no orphan" means no live
+process (zombies excluded) anywhere on the machine carries that mark in its environment.
+
+  python3 tests/reliability.py                 # every case; prints "N passed, N failed"
+  python3 tests/reliability.py signals mention # chosen cases
+  RELIAB_JOBS=3 (concurrent cases), RELIAB_STALL_S=30 (the stalled-client pause)
+
+Cases run concurrently in a few threads (most of them wait on processes); the flood cases take
+their own lane so that their CPU use does not starve the timing of the others.
+"""
+import json
+import os
+import re
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import uuid
+
+SHCARD = os.environ.get("SHCARD") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "shcard")
+SAN = os.environ.get("SAN", "")
+STALL_S = float(os.environ.get("RELIAB_STALL_S", "30"))
+# Peak RSS bound for the agent (issue 11, item 3).  Sanitizer builds carry shadow memory and a
+# quarantine: the bound there is looser, but still a bound.
+RSS_LIMIT_MB = 64 if not SAN else 320
+MARK_VAR = "SHCARD_RELIAB_MARK"
+
+ZED_CAPS = {
+    "fs": {"readTextFile": True, "writeTextFile": True},
+    "terminal": True,
+    "_meta": {"terminal_output": True, "terminal-auth": True},
+}
+PLAIN_CAPS = {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}
+
+_print_lock = threading.Lock()
+
+
+class Results:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, cond, name, detail=None):
+        with self.lock:
+            if cond:
+                self.passed += 1
+            else:
+                self.failed += 1
+                d = "" if detail is None else ": " + (detail if isinstance(detail, str) else json.dumps(detail, default=str))[:1200]
+                with _print_lock:
+                    print(f"FAIL: {name}{d}", flush=True)
+        return cond
+
+    def note(self, msg):
+        with _print_lock:
+            print(msg, flush=True)
+
+
+R = Results()
+
+
+# ---------------------------------------------------------------- processes
+
+def proc_state(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            s = f.read()
+        return chr(s[s.rindex(b")") + 2])
+    except (OSError, ValueError):
+        return None
+
+
+def alive(pid):
+    st = proc_state(pid)
+    return st is not None and st not in "ZX"
+
+
+def marked(mark, exclude=()):
+    """Live processes whose environment carries the mark."""
+    needle = f"{MARK_VAR}={mark}".encode()
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        pid = int(d)
+        if pid in exclude:
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read()
+        except OSError:
+            continue
+        if needle in env.split(b"\0") and alive(pid):
+            out.append(pid)
+    return out
+
+
+def describe(pids):
+    out = []
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            out.append(f"{p}:{cmd}")
+        except OSError:
+            out.append(str(p))
+    return out
+
+
+def wait_until(fn, timeout, step=0.05):
+    deadline = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            return v
+        time.sleep(step)
+
+
+def kill_marked(mark):
+    """Cleanup after a failed case: never leave our own test processes behind."""
+    for _ in range(5):
+        pids = marked(mark)
+        if not pids:
+            return
+        for p in pids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.1)
+
+
+def rss_kb(pid, field="VmRSS"):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def fd_count(pid):
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return -1
+
+
+# ---------------------------------------------------------------- the agent
+
+class Agent:
+    """`shcard acp` on pipes.  A reader thread parses every frame (unless paused with
+    stop_reading()); terminal_output data is counted per terminal instead of being kept."""
+
+    def __init__(self, args=(), cwd=None, env=None, new_session=False, stderr=None, log_level=None):
+        self.mark = uuid.uuid4().hex
+        self.dir = tempfile.mkdtemp(prefix="shc-reliab-")
+        self.cwd = cwd or self.dir
+        e = dict(os.environ)
+        e[MARK_VAR] = self.mark
+        if SAN:
+            # bounded quarantine so that the RSS bound means something under ASan
+            e.setdefault("ASAN_OPTIONS", "quarantine_size_mb=8:malloc_context_size=5:detect_leaks=1")
+        e.update(env or {})
+        argv = [SHCARD, "acp", *args]
+        if log_level:
+            argv += ["--log-level", log_level]
+        self.err_path = os.path.join(self.dir, "stderr")
+        self.errf = open(self.err_path, "wb") if stderr is None else None
+        self.p = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self.errf if stderr is None else stderr,
+            cwd=self.dir, env=e, start_new_session=new_session)
+        self.pid = self.p.pid
+        os.set_blocking(self.p.stdin.fileno(), False)
+        self.frames = []          # (seq, obj, raw_len)
+        self.raw_lines = []       # raw bytes of lines, when keep_raw
+        self.keep_raw = False
+        self.tout = {}            # (session id, terminal id) -> bytes of terminal_output data (UTF-8)
+        self.tout_tail = {}       # (session id, terminal id) -> the last 8 KiB of that output
+        self.tout_frames = 0
+        self.bytes_read = 0
+        self.cv = threading.Condition()
+        self.reading = threading.Event()
+        self.reading.set()
+        self.eof = False
+        self.next_id = 100
+        self.bad_lines = []
+        self.t = threading.Thread(target=self._reader, daemon=True)
+        self.t.start()
+
+    # -- reading
+    def _reader(self):
+        fd = self.p.stdout.fileno()
+        buf = b""
+        while True:
+            self.reading.wait()
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            self.bytes_read += len(chunk)
+            buf += chunk
+            if b"\n" not in chunk:
+                continue
+            *lines, buf = buf.split(b"\n")
+            parsed = []
+            for line in lines:
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    self.bad_lines.append(line[:300])
+                    continue
+                u = obj.get("params", {}).get("update") if isinstance(obj.get("params"), dict) else None
+                meta = u.get("_meta") if isinstance(u, dict) else None
+                if isinstance(meta, dict) and "terminal_output" in meta and u.get("sessionUpdate") == "tool_call_update" and len(meta) == 1 and "status" not in u:
+                    to = meta["terminal_output"]
+                    tid = (obj["params"].get("sessionId"), to.get("terminal_id"))
+                    data = to.get("data", "")
+                    self.tout[tid] = self.tout.get(tid, 0) + len(data.encode())
+                    self.tout_tail[tid] = (self.tout_tail.get(tid, "") + data)[-8192:]
+                    self.tout_frames += 1
+                    # keep a stub so that ordering checks still see it
+                    obj = {"_tout": tid, "sessionId": obj["params"].get("sessionId")}
+                if self.keep_raw:
+                    self.raw_lines.append(line)
+                parsed.append(obj)
+            with self.cv:
+                for obj in parsed:
+                    self.frames.append(obj)
+                self.cv.notify_all()
+        with self.cv:
+            self.eof = True
+            self.cv.notify_all()
+
+    def stop_reading(self):
+        self.reading.clear()
+
+    def resume_reading(self):
+        self.reading.set()
+
+    def wait_frame(self, pred, timeout=10.0, start=0):
+        """First frame (index >= start) matching pred, or None."""
+        deadline = time.monotonic() + timeout
+        i = start
+        with self.cv:
+            while True:
+                while i < len(self.frames):
+                    f = self.frames[i]
+                    i += 1
+                    try:
+                        if pred(f):
+                            return f
+                    except Exception:
+                        pass
+                left = deadline - time.monotonic()
+                if left <= 0 or self.eof:
+                    return None
+                self.cv.wait(min(left, 0.2))
+
+    def index_of(self, pred):
+        with self.cv:
+            for i, f in enumerate(self.frames):
+                try:
+                    if pred(f):
+                        return i
+                except Exception:
+                    pass
+        return -1
+
+    def response(self, rid, timeout=10.0):
+        return self.wait_frame(lambda f: "method" not in f and f.get("id") == rid and ("result" in f or "error" in f), timeout)
+
+    def responses(self, rid):
+        with self.cv:
+            return [f for f in self.frames if "method" not in f and f.get("id") == rid and ("result" in f or "error" in f)]
+
+    # -- writing
+    def send_bytes(self, data, timeout=10.0):
+        fd = self.p.stdin.fileno()
+        deadline = time.monotonic() + timeout
+        view = memoryview(data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            try:
+                _, w, _ = select.select([], [fd], [], min(left, 0.5))
+            except (OSError, ValueError):
+                return False
+            if not w:
+                continue
+            try:
+                n = os.write(fd, view)
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                return False
+            view = view[n:]
+        return True
+
+    def send(self, obj, timeout=10.0):
+        return self.send_bytes((json.dumps(obj, ensure_ascii=False) + "\n").encode(), timeout)
+
+    def request(self, method, params=None, rid=None):
+        if rid is None:
+            self.next_id += 1
+            rid = self.next_id
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+        return rid
+
+    def call(self, method, params=None, timeout=10.0):
+        return self.response(self.request(method, params), timeout)
+
+    def notify(self, method, params):
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def init(self, caps=ZED_CAPS):
+        r = self.call("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+        return r is not None and "result" in r
+
+    def new_session(self, cwd=None):
+        r = self.call("session/new", {"cwd": cwd or self.cwd, "mcpServers": []})
+        return r["result"]["sessionId"] if r and "result" in r else None
+
+    def prompt(self, sid, text_or_blocks):
+        blocks = [{"type": "text", "text": text_or_blocks}] if isinstance(text_or_blocks, str) else text_or_blocks
+        return self.request("session/prompt", {"sessionId": sid, "prompt": blocks})
+
+    def cancel(self, sid):
+        self.notify("session/cancel", {"sessionId": sid})
+
+    def close_stdin(self):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+
+    # -- inspection
+    def updates(self, sid=None):
+        with self.cv:
+            return [f["params"]["update"] for f in self.frames
+                    if f.get("method") == "session/update" and (sid is None or f["params"].get("sessionId") == sid)]
+
+    def tool_calls(self, sid=None):
+        return [u for u in self.updates(sid) if u.get("sessionUpdate") == "tool_call"]
+
+    def finals(self, sid=None):
+        return [u for u in self.updates(sid) if u.get("sessionUpdate") == "tool_call_update" and u.get("status") in ("completed", "failed")]
+
+    def wait_exit(self, timeout):
+        try:
+            return self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stderr_text(self):
+        try:
+            with open(self.err_path, "rb") as f:
+                return f.read()
+        except OSError:
+            return b""
+
+    def close(self):
+        """Cleanup, whatever state the case left the agent in."""
+        if self.p.poll() is None:
+            self.p.kill()
+        self.reading.set()
+        try:
+            self.p.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        kill_marked(self.mark)
+        for f in (self.p.stdin, self.p.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        if self.errf:
+            self.errf.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def wait_marked(a, n, timeout=5.0):
+    """Wait until at least n marked processes (the agent excluded) run."""
+    return wait_until(lambda: len(marked(a.mark, exclude=(a.pid,))) >= n, timeout)
+
+
+# Commands that try every way to outlive their parent: a new session, nohup, a subshell that
+# ignores SIGTERM and SIGHUP, a double-forked daemon; and a foreground that keeps the call running.
+ESCAPERS = ("setsid sleep 300 & nohup sleep 301 >/dev/null 2>&1 & "
+            "(trap '' TERM HUP INT QUIT; exec sleep 302) & "
+            "( (trap '' TERM HUP; setsid sleep 303 & ) & ) ; sleep 304")
+ESCAPER_COUNT = 5  # five sleeps (bash execs the last one)
+
+
+def frame_is_update_for(sid):
+    return lambda f: f.get("method") == "session/update" and f["params"].get("sessionId") == sid
+
+
+# ---------------------------------------------------------------- cases
+
+def case_signals():
+    """Item 1: every catchable terminating signal runs the one teardown."""
+    sigs = ["SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGPIPE", "SIGVTALRM", "SIGPROF",
+            "SIGXCPU", "SIGXFSZ", "SIGIO", "SIGPWR", "SIGSTKFLT", "SIGTERM", "SIGINT",
+            "SIGRTMIN", "SIGRTMIN+7", "SIGRTMAX"]
+
+    def signo(name):
+        if name.startswith("SIGRTMIN+"):
+            return signal.SIGRTMIN + int(name.split("+")[1])
+        return int(getattr(signal, name))
+
+    def one(name):
+        a = Agent()
+        try:
+            a.init()
+            sid = a.new_session()
+            pid = a.prompt(sid, ESCAPERS)
+            if not R.check(wait_marked(a, ESCAPER_COUNT), f"{name}: the escapers run", describe(marked(a.mark))):
+                return
+            t0 = time.monotonic()
+            os.kill(a.pid, signo(name))
+            resp = a.response(pid, 8)
+            R.check(resp is not None and resp.get("result", {}).get("stopReason") == "cancelled",
+                    f"{name}: the prompt is answered cancelled", resp)
+            rc = a.wait_exit(8)
+            R.check(rc == 0, f"{name}: the agent tears down and exits 0", rc)
+            left = wait_until(lambda: not marked(a.mark), 1.0) or marked(a.mark)
+            R.check(left is True or not left, f"{name}: nothing outlives the agent", describe(left if left is not True else []))
+            R.check(time.monotonic() - t0 < 8, f"{name}: within 8 s", time.monotonic() - t0)
+        finally:
+            a.close()
+
+    run_parallel([lambda n=n: one(n) for n in sigs], 4)
+
+
+def case_signal_teardown():
+    """Signals arriving while the teardown already runs: still one teardown, one answer."""
+    a = Agent()
+    try:
+        a.init()
+        sid = a.new_session()
+        pid = a.prompt(sid, "trap '' TERM HUP; " + ESCAPERS)
+        if not R.check(wait_marked(a, ESCAPER_COUNT), "during teardown: escapers run"):
+            return
+        a.close_stdin()
+        time.sleep(0.05)
+        for s in (signal.SIGHUP, signal.SIGTERM, signal.SIGUSR1, signal.SIGINT, signal.SIGQUIT):
+            os.kill(a.pid, s)
+            time.sleep(0.02)
+        rc = a.wait_exit(10)
+        R.check(rc == 0, "during teardown: exit 0", rc)
+        a.t.join(3)
+        R.check(len(a.responses(pid)) == 1, "during teardown: the prompt is answered exactly once", a.responses(pid))
+        left = wait_until(lambda: not marked(a.mark), 1.0)
+        R.check(left, "during teardown: nothing outlives the agent", describe(marked(a.mark)))
+    finally:
+        a.close()
+
+
+def case_stderr_closed():
+    """A broken stderr (SIGPIPE on every log line) must not end the agent."""
+    a = Agent(stderr=subprocess.PIPE, log_level="debug")
+    try:
+        a.p.stderr.close()
+        a.init()
+        sid = a.new_session()
+        pid = a.prompt(sid, "echo one\necho two")
+        resp = a.response(pid, 10)
+        R.check(resp is not None and resp.get("result", {}).get("stopReason") == "end_turn",
+                "stderr closed: the prompt still completes", resp)
+        R.check(a.p.poll() is None, "stderr closed: the agent is still running")
+        a.close_stdin()
+        R.check(a.wait_exit(8) == 0, "stderr closed: clean exit on stdin EOF")
+    finally:
+        a.close()
+
+
+def case_sigkill():
+    """Item 2: kill -9 of the agent leaves nothing running 5 s later."""
+    for label, new_session, group in (("kill -9 agent", False, False), ("kill -9 agent's group", True, True)):
+        a = Agent(new_session=new_session)
+        try:
+            a.init()
+            s1 = a.new_session()
+            s2 = a.new_session()
+            a.prompt(s1, ESCAPERS)
+            a.prompt(s2, "trap '' TERM HUP INT; while :; do sleep 1; done")
+            if not R.check(wait_marked(a, ESCAPER_COUNT + 2), f"{label}: commands run", describe(marked(a.mark))):
+                continue
+            t0 = time.monotonic()
+            if group:
+                os.killpg(a.pid, signal.SIGKILL)
+            else:
+                os.kill(a.pid, signal.SIGKILL)
+            a.wait_exit(5)
+            gone = wait_until(lambda: not marked(a.mark), 5.0, 0.01)
+            dt = time.monotonic() - t0
+            R.check(gone, f"{label}: no descendant alive 5 s later", describe(marked(a.mark)))
+            if gone:
+                R.note(f"measure: {label}: everything gone {dt * 1000:.0f} ms after SIGKILL")
+        finally:
+            a.close()
+
+
+def case_stall_flood():
+    """Item 3: several floods (several sessions, two commands in one prompt) while the client
+    stops reading for STALL_S seconds.  Peak RSS stays bounded, cancel works while paused, and
+    after the client reads again every byte arrives."""
+    n_bytes = 20_000_000
+    flood = f"head -c {n_bytes} /dev/zero | tr '\\0' x"
+    a = Agent()
+    try:
+        a.init()
+        sids = [a.new_session() for _ in range(5)]
+        rss0 = rss_kb(a.pid)
+        fds0 = fd_count(a.pid)
+        a.stop_reading()
+        pids = {}
+        # session 0 floods forever: it only ends through a cancel sent while the client is not reading
+        victim = sids[0]
+        for i, sid in enumerate(sids):
+            text = "yes" if sid == victim else flood + ("\n" + flood if i == 1 else "")
+            pids[sid] = a.prompt(sid, text)
+        peak = 0
+        t0 = time.monotonic()
+        cancelled_at = None
+        while time.monotonic() - t0 < STALL_S:
+            peak = max(peak, rss_kb(a.pid))
+            if cancelled_at is None and time.monotonic() - t0 > STALL_S / 3:
+                # a cancel storm for the victim and for unknown sessions while paused
+                for _ in range(300):
+                    a.cancel(victim)
+                    a.cancel("sess_unknown")
+                cancelled_at = time.monotonic()
+            time.sleep(0.1)
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.note(f"measure: stalled client {STALL_S:.0f}s, 6 floods of {n_bytes // 1000000} MB in 5 sessions: "
+               f"agent RSS start {rss0 / 1024:.1f} MiB, peak {hwm / 1024:.1f} MiB (sampled {peak / 1024:.1f})")
+        R.check(hwm < RSS_LIMIT_MB * 1024, f"stall: peak RSS under {RSS_LIMIT_MB} MiB", f"{hwm / 1024:.1f} MiB")
+        # the cancelled command must be gone although nobody reads the output
+        def yes_procs():
+            out = []
+            for p in marked(a.mark):
+                try:
+                    if open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[0] == b"yes":
+                        out.append(p)
+                except OSError:
+                    pass
+            return out
+        R.check(wait_until(lambda: not yes_procs(), 5.0), "stall: the cancelled flood is killed while paused",
+                describe(yes_procs()))
+        a.resume_reading()
+        for sid, rid in pids.items():
+            resp = a.response(rid, 60)
+            want = "cancelled" if sid == victim else "end_turn"
+            R.check(resp is not None and resp.get("result", {}).get("stopReason") == want,
+                    f"stall: session {sids.index(sid)} answered {want}", resp)
+        # every byte of the completed floods arrived, in terminal_output updates
+        for i, sid in enumerate(sids):
+            if sid == victim:
+                continue
+            calls = [u["toolCallId"] for u in a.tool_calls(sid)]
+            got = sum(a.tout.get((sid, c), 0) for c in calls)
+            want = n_bytes * (2 if i == 1 else 1)
+            R.check(got == want, f"stall: session {i} received all {want} bytes", got)
+        R.check(not a.bad_lines, "stall: every frame is valid JSON", a.bad_lines[:3])
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.check(hwm < RSS_LIMIT_MB * 1024, f"stall: peak RSS under {RSS_LIMIT_MB} MiB after the drain", f"{hwm / 1024:.1f} MiB")
+        R.check(fd_count(a.pid) == fds0, "stall: no fd leaked", (fds0, fd_count(a.pid)))
+        a.close_stdin()
+        R.check(a.wait_exit(10) == 0, "stall: clean exit")
+    finally:
+        a.close()
+
+
+def case_many_sessions():
+    """Item 3, the other way round: many sessions, each flooding, client stalled."""
+    a = Agent()
+    try:
+        a.init()
+        sids = [a.new_session() for _ in range(24)]
+        a.stop_reading()
+        pids = [a.prompt(s, "yes | head -c 30000000") for s in sids]
+        time.sleep(min(STALL_S, 8))
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.note(f"measure: 24 sessions flooding, client stalled: agent peak RSS {hwm / 1024:.1f} MiB")
+        R.check(hwm < RSS_LIMIT_MB * 1024, f"24 sessions: peak RSS under {RSS_LIMIT_MB} MiB", f"{hwm / 1024:.1f} MiB")
+        for s in sids:
+            a.cancel(s)
+        a.resume_reading()
+        answered = [a.response(p, 30) for p in pids]
+        R.check(all(r and r.get("result", {}).get("stopReason") in ("cancelled", "end_turn") for r in answered),
+                "24 sessions: every prompt answered after cancel", [r for r in answered if not r][:2])
+        a.close_stdin()
+        R.check(a.wait_exit(15) == 0, "24 sessions: clean exit")
+    finally:
+        a.close()
+
+
+def case_command_slots():
+    """--max-commands: past the limit a call waits (shown, in progress) and runs when a slot
+    frees; a waiting call can be cancelled."""
+    a = Agent(["--max-commands", "2"])
+    try:
+        a.init()
+        sids = [a.new_session() for _ in range(4)]
+        t0 = time.monotonic()
+        pids = [a.prompt(s, "sleep 1; echo slot-done") for s in sids[:3]]
+        wait_until(lambda: len(a.tool_calls()) >= 3, 5)
+        time.sleep(0.3)
+        running = [p for p in marked(a.mark, exclude=(a.pid,)) if open(f"/proc/{p}/cmdline", "rb").read().startswith(b"sleep")]
+        R.check(len(running) == 2, "slots: two commands run, the third waits", describe(running))
+        pd = a.prompt(sids[3], "echo never-runs")
+        wait_until(lambda: len(a.tool_calls(sids[3])) >= 1, 5)
+        a.cancel(sids[3])
+        rd = a.response(pd, 5)
+        R.check(rd is not None and rd.get("result", {}).get("stopReason") == "cancelled", "slots: a waiting call is cancelled", rd)
+        rs = [a.response(p, 10) for p in pids]
+        dt = time.monotonic() - t0
+        R.check(all(r and r.get("result", {}).get("stopReason") == "end_turn" for r in rs), "slots: all three complete", rs)
+        R.check(dt >= 1.9, "slots: the third ran after a slot freed", dt)
+        R.check(all("slot-done" in json.dumps(a.tout_tail.get((s, "call_1"), "")) for s in sids[:3]), "slots: each printed", a.tout_tail)
+    finally:
+        a.close()
+
+
+def case_answer_flood():
+    """A client that sends 100,000 initialize requests (30 MB of answers) and reads nothing
+    meanwhile: the agent stops reading stdin once 16 MiB of answers wait (the client's writes
+    block), memory stays bounded, and every request is answered once the client reads."""
+    a = Agent()
+    try:
+        a.init()
+        a.stop_reading()
+        n = 100_000
+        data = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":1}}\n'
+                        % (1000 + i) for i in range(n))
+        done = []
+        w = threading.Thread(target=lambda: done.append(a.send_bytes(data, timeout=120)))
+        w.start()
+        wait_until(lambda: rss_kb(a.pid) > 20 * 1024 or not w.is_alive(), 20)
+        time.sleep(1)
+        blocked = w.is_alive()
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.note(f"measure: 100,000 requests, answers unread: agent peak RSS {hwm / 1024:.1f} MiB")
+        R.check(blocked, "answer flood: the agent stopped reading stdin (the client's writes block)")
+        R.check(hwm < RSS_LIMIT_MB * 1024, f"answer flood: peak RSS under {RSS_LIMIT_MB} MiB", f"{hwm / 1024:.1f} MiB")
+        a.resume_reading()
+        w.join(120)
+        last = a.response(1000 + n - 1, 60)
+        R.check(done == [True] and last is not None, "answer flood: every request answered once read", (done, last))
+        a.close_stdin()
+        rc = a.wait_exit(30)
+        R.check(rc == 0, "answer flood: clean exit", rc)
+    finally:
+        a.close()
+
+
+def case_run_sigkill():
+    """`shcard run` has the same guardian: kill -9 of it leaves nothing."""
+    mark = uuid.uuid4().hex
+    env = dict(os.environ, **{MARK_VAR: mark})
+    p = subprocess.Popen([SHCARD, "run", ESCAPERS], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        ok = wait_until(lambda: len(marked(mark, exclude=(p.pid,))) >= ESCAPER_COUNT, 5)
+        R.check(ok, "shcard run: escapers run", describe(marked(mark)))
+        p.kill()
+        p.wait(5)
+        gone = wait_until(lambda: not marked(mark), 5.0, 0.01)
+        R.check(gone, "shcard run: kill -9 leaves nothing after 5 s", describe(marked(mark)))
+    finally:
+        if p.poll() is None:
+            p.kill()
+        kill_marked(mark)
+
+
+def case_stdin_closed_unread():
+    """Item 4: stdin closes while the client never reads stdout: exit in bounded time."""
+    # a) a running flood
+    a = Agent()
+    try:
+        a.init()
+        sid = a.new_session()
+        a.stop_reading()
+        a.prompt(sid, "trap '' TERM HUP; yes")
+        wait_marked(a, 2)
+        time.sleep(1.5)
+        t0 = time.monotonic()
+        a.close_stdin()
+        rc = a.wait_exit(15)
+        dt = time.monotonic() - t0
+        R.check(rc is not None, "unread stdout + stdin EOF (flood): the agent exits", dt)
+        R.check(rc is not None and dt < 10, "unread stdout + stdin EOF (flood): within 10 s", dt)
+        R.check(wait_until(lambda: not marked(a.mark), 2.0), "unread stdout + stdin EOF (flood): no orphan",
+                describe(marked(a.mark)))
+        if rc is not None:
+            R.note(f"measure: stdin closed with stdout unread (flood running): exit after {dt:.2f} s")
+    finally:
+        a.close()
+    # b) only answers queued (thousands of errors nobody reads)
+    a = Agent()
+    try:
+        a.stop_reading()
+        a.send_bytes(b"{bad json\n" * 20000, timeout=5)
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        a.close_stdin()
+        rc = a.wait_exit(15)
+        dt = time.monotonic() - t0
+        R.check(rc is not None and dt < 10, "unread stdout + stdin EOF (answers queued): exits within 10 s", dt)
+    finally:
+        a.close()
+
+
+MENTION_NAMES = [
+    "a$(touch PWN1)",
+    "b;touch PWN2",
+    "c`touch PWN3`",
+    "d'e\"f",
+    "g\ntouch PWN4\n",
+    "h $HOME *",
+    "-n",
+    "i\\j",
+    "ünï ✓.txt",
+    "k\x1b]0;x\x07",
+]
+
+
+def pct(s):
+    from urllib.parse import quote
+    return quote(s, safe="/")
+
+
+def case_mention():
+    """Item 5: an @-mention is one shell-quoted path argument, never shell syntax."""
+    a = Agent(log_level="debug")
+    try:
+        a.init(PLAIN_CAPS)
+        sid = a.new_session()
+        for i, name in enumerate(MENTION_NAMES):
+            with open(os.path.join(a.cwd, name), "w") as f:
+                f.write(f"content-{i}\n")
+        outside = tempfile.mkdtemp(prefix="shc-reliab-out-")
+        with open(os.path.join(outside, "o$(touch PWN9)"), "w") as f:
+            f.write("content-outside\n")
+        try:
+            cases = []
+            for i, name in enumerate(MENTION_NAMES):
+                path = os.path.join(a.cwd, name)
+                uri = "file://" + (pct(path) if i % 2 else path)
+                cases.append((name, uri, f"content-{i}"))
+            cases.append(("outside", "file://" + pct(os.path.join(outside, "o$(touch PWN9)")), "content-outside"))
+            for name, uri, want in cases:
+                pid = a.prompt(sid, [{"type": "text", "text": "cat "},
+                                     {"type": "resource_link", "uri": uri, "name": "x$(touch PWN5)"}])
+                resp = a.response(pid, 10)
+                R.check(resp is not None and "result" in resp, f"mention {name!r}: answered", resp)
+                fin = a.finals(sid)
+                last = fin[-1] if fin else {}
+                body = json.dumps(last.get("content", []))
+                R.check(want in body, f"mention {name!r}: cat printed the file", last)
+            # a non-file URI is quoted as a whole
+            pid = a.prompt(sid, [{"type": "text", "text": "echo "},
+                                 {"type": "resource_link", "uri": "https://example.com/$(touch PWN6);touch PWN7", "name": "u"}])
+            a.response(pid, 10)
+            # two mentions and text around them, several lines
+            p1 = os.path.join(a.cwd, MENTION_NAMES[0])
+            pid = a.prompt(sid, [{"type": "text", "text": "wc -c "},
+                                 {"type": "resource_link", "uri": "file://" + p1, "name": "a"},
+                                 {"type": "text", "text": " "},
+                                 {"type": "resource_link", "uri": "file://" + pct(os.path.join(a.cwd, MENTION_NAMES[1])), "name": "b"},
+                                 {"type": "text", "text": "\necho done"}])
+            resp = a.response(pid, 10)
+            R.check(resp is not None and resp.get("result", {}).get("stopReason") == "end_turn", "two mentions: answered", resp)
+            cmds = [u.get("rawInput", {}).get("command") for u in a.tool_calls(sid)[-2:]]
+            R.check(cmds[-1] == "echo done", "two mentions: the next line is its own command", cmds)
+            R.check(cmds[0] is not None and cmds[0].startswith("wc -c ") and "\n" not in cmds[0],
+                    "two mentions: one command line with both paths", cmds)
+            fin = a.finals(sid)
+            R.check(any('20 total' in json.dumps(u.get("content", [])) for u in fin[-2:]),
+                    "two mentions: wc counted both files", fin[-2:])
+            pwned = [f for f in os.listdir(a.cwd) + os.listdir(outside) if f.startswith("PWN")]
+            R.check(not pwned, "mentions: no shell syntax from a mention ever ran", pwned)
+            err = a.stderr_text()
+            R.check(b"\x1b" not in err and b"\x07" not in err, "mentions: no raw control character reaches the log",
+                    err[-300:].decode(errors="replace"))
+        finally:
+            shutil.rmtree(outside, ignore_errors=True)
+    finally:
+        a.close()
+
+
+def case_tty_wait():
+    """Item 6: a command waiting for terminal input ends after a short grace, with a message."""
+    long_file = "seq 1 20000 > long.txt; "
+    cmds = [
+        ("read </dev/tty", "read x < /dev/tty; echo never"),
+        ("less", long_file + "less long.txt"),
+        ("getpass", "python3 -c 'import getpass; getpass.getpass()'"),
+        ("kill -STOP $$", "echo before; kill -STOP $$; echo never"),
+        ("child stopped", "sleep 100 & kill -STOP $!; wait"),
+    ]
+    a = Agent()
+    try:
+        a.init()
+        sids = [a.new_session() for _ in cmds]
+        for (label, cmd), sid in zip(cmds, sids):
+            pid = a.prompt(sid, cmd)
+            t0 = time.monotonic()
+            resp = a.response(pid, 20)
+            dt = time.monotonic() - t0
+            R.check(resp is not None and resp.get("result", {}).get("stopReason") == "end_turn",
+                    f"tty wait ({label}): the turn ends", resp)
+            R.check(resp is not None and dt < 12, f"tty wait ({label}): within 12 s", dt)
+            fin = a.finals(sid)
+            last = fin[-1] if fin else {}
+            R.check(last.get("status") == "failed", f"tty wait ({label}): the call failed", last)
+            msgs = a.updates(sid)
+            blob = json.dumps(msgs) + json.dumps([v for k, v in a.tout_tail.items() if k[0] == sid])
+            R.check("waiting for terminal input" in blob and "non-interactively" in blob,
+                    f"tty wait ({label}): a clear message in the card", blob[-600:])
+        # not input: a quiet sleep is left alone
+        sid = a.new_session()
+        pid = a.prompt(sid, "sleep 4; echo slept")
+        resp = a.response(pid, 15)
+        fin = a.finals(sid)
+        R.check(resp is not None and fin and fin[-1].get("status") == "completed",
+                "tty wait: a quiet `sleep 4` is not mistaken for input", fin[-1:] if fin else resp)
+        left = [p for p in marked(a.mark, exclude=(a.pid,))]
+        R.check(not left or all(b"shcard" in open(f"/proc/{p}/cmdline", "rb").read() for p in left),
+                "tty wait: nothing left running", describe(left))
+    finally:
+        a.close()
+    # the message reaches the model side too (console card = fenced text, and the shell summary)
+    a = Agent(["--input-wait", "1"])
+    try:
+        a.init(PLAIN_CAPS)
+        sid = a.new_session()
+        pid = a.prompt(sid, "read x < /dev/tty")
+        t0 = time.monotonic()
+        resp = a.response(pid, 15)
+        R.check(resp is not None and time.monotonic() - t0 < 6, "--input-wait 1: ends quickly", time.monotonic() - t0)
+        blob = json.dumps(a.finals(sid))
+        R.check("waiting for terminal input" in blob, "--input-wait 1: message in the console card", blob[-400:])
+    finally:
+        a.close()
+
+
+def case_long_command():
+    """Item 7: a 100 kB command gets a short title; rawInput keeps it whole."""
+    a = Agent(log_level="debug")
+    try:
+        a.init()
+        sid = a.new_session()
+        for label, ch, n in (("ascii", "x", 100_000), ("utf8", "é", 50_000), ("emoji", "😀", 30_000)):
+            cmd = "echo " + ch * n
+            pid = a.prompt(sid, cmd)
+            resp = a.response(pid, 20)
+            R.check(resp is not None and resp.get("result", {}).get("stopReason") == "end_turn", f"long {label}: answered", resp)
+            tc = a.tool_calls(sid)[-1] if a.tool_calls(sid) else {}
+            title = tc.get("title", "")
+            R.check(0 < len(title) <= 300, f"long {label}: title capped", len(title))
+            R.check(title.endswith("…"), f"long {label}: title ends with an ellipsis", title[-10:])
+            R.check(title[:-1] == cmd[:len(title) - 1], f"long {label}: title is the command's start, cut on a character", title[:40])
+            R.check(tc.get("rawInput", {}).get("command") == cmd, f"long {label}: rawInput keeps the whole command")
+            got = a.tout.get((sid, tc.get("toolCallId")), 0)
+            R.check(got >= len((ch * n).encode()), f"long {label}: the whole output arrived", got)
+        err = a.stderr_text()
+        longest = max((len(l) for l in err.split(b"\n")), default=0)
+        R.check(longest <= 2048, "long: log lines are capped", longest)
+        rss = rss_kb(a.pid, "VmHWM")
+        R.check(rss < RSS_LIMIT_MB * 1024, "long: RSS bounded", rss)
+    finally:
+        a.close()
+
+
+def case_big_prompts():
+    """Messages just under the line limit (4 MiB): one huge command, and a prompt of 600,000
+    lines; each answered, RSS bounded, the many-line prompt cancellable."""
+    a = Agent()
+    try:
+        a.init()
+        sid = a.new_session()
+        pid = a.prompt(sid, ": " + "x" * 4_000_000)
+        r = a.response(pid, 30)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", "4 MB command: runs", r)
+        pid = a.prompt(sid, "true\n" * 600_000)
+        time.sleep(2)
+        a.cancel(sid)
+        r = a.response(pid, 30)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "cancelled", "600k-line prompt: cancelled", r)
+        n = len(a.tool_calls(sid))
+        R.check(n > 10, "600k-line prompt: its lines ran one after another", n)
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.note(f"measure: 4 MB command and a 600,000-line prompt: agent peak RSS {hwm / 1024:.1f} MiB")
+        R.check(hwm < RSS_LIMIT_MB * 1024, f"big prompts: peak RSS under {RSS_LIMIT_MB} MiB", f"{hwm / 1024:.1f} MiB")
+    finally:
+        a.close()
+
+
+def case_prompt_after_cancel():
+    """Item 8: the cancelled prompt's answer comes before any update of the next turn."""
+    a = Agent()
+    try:
+        a.init()
+        sid = a.new_session()
+        for rnd in range(3):
+            n_before = len(a.tool_calls(sid))
+            pa = a.prompt(sid, "trap '' TERM; sleep 30")
+            wait_until(lambda: len(a.tool_calls(sid)) > n_before, 10)
+            time.sleep(0.2)
+            a.cancel(sid)
+            pb = a.prompt(sid, f"echo second-{rnd}")
+            rb = a.response(pb, 15)
+            ra = a.response(pa, 15)
+            R.check(ra is not None and ra.get("result", {}).get("stopReason") == "cancelled", f"after cancel {rnd}: A cancelled", ra)
+            R.check(rb is not None and rb.get("result", {}).get("stopReason") == "end_turn", f"after cancel {rnd}: B runs", rb)
+            ia = a.index_of(lambda f: "method" not in f and f.get("id") == pa)
+            first_b = a.index_of(lambda f: f.get("method") == "session/update" and f["params"]["update"].get("sessionUpdate") == "tool_call"
+                                 and f["params"]["update"].get("rawInput", {}).get("command") == f"echo second-{rnd}")
+            R.check(0 <= ia < first_b, f"after cancel {rnd}: A's answer precedes B's first update", (ia, first_b))
+        # cancel, prompt, cancel, prompt: every prompt answered once, in order
+        pa = a.prompt(sid, "trap '' TERM; sleep 30")
+        time.sleep(0.3)
+        a.cancel(sid)
+        pb = a.prompt(sid, "echo b-never")
+        a.cancel(sid)
+        pc = a.prompt(sid, "echo c-runs")
+        rc = a.response(pc, 15)
+        ids = [f.get("id") for f in a.frames if "method" not in f and f.get("id") in (pa, pb, pc)]
+        R.check(ids == [pa, pb, pc], "cancel/prompt/cancel/prompt: answered once each, in order", ids)
+        R.check(rc is not None and rc.get("result", {}).get("stopReason") == "end_turn", "cancel/prompt/cancel/prompt: the last runs", rc)
+        # a prompt while one is running (not cancelled) is still refused
+        pa = a.prompt(sid, "sleep 2")
+        time.sleep(0.2)
+        pb = a.prompt(sid, "echo no")
+        rb = a.response(pb, 5)
+        R.check(rb is not None and rb.get("error", {}).get("code") == -32602, "busy session: a second prompt is refused", rb)
+        a.response(pa, 10)
+    finally:
+        a.close()
+
+
+def raw_line_for(a, rid_text, timeout=5.0):
+    """The raw output line whose "id" member is exactly rid_text (for ids Python can't round-trip)."""
+    pat = re.compile(rb'"id":\s*' + re.escape(rid_text.encode()) + rb'[,}]')
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with a.cv:
+            for l in a.raw_lines:
+                if pat.search(l):
+                    return l
+        time.sleep(0.05)
+    return None
+
+
+def case_jsonrpc_edges():
+    """Item 9 and friends: every request gets an answer carrying its own id."""
+    a = Agent()
+    a.keep_raw = True
+    try:
+        a.init()
+        sid = a.new_session()
+
+        def sendraw(s):
+            a.send_bytes(s.encode() if isinstance(s, str) else s)
+
+        # \u0000 inside strings
+        sendraw('{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"/tmp\\u0000x","mcpServers":[]}}\n')
+        r = a.response(7)
+        R.check(r is not None and r.get("error", {}).get("code") == -32602, "NUL in cwd: -32602 with id 7", r)
+        sendraw('{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{"sessionId":"%s","prompt":[{"type":"text","text":"echo a\\u0000; touch PWNNUL"}]}}\n' % sid)
+        r = a.response(8)
+        R.check(r is not None and r.get("error", {}).get("code") == -32602, "NUL in prompt: -32602 with id 8", r)
+        sendraw('{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{},"clientInfo":{"name":"a\\u0000b","version":"1"}}}\n')
+        r = a.response(9)
+        R.check(r is not None and "result" in r, "NUL in clientInfo: initialize still answered with id 9", r)
+        sendraw('{"jsonrpc":"2.0","id":10,"method":"authenticate\\u0000x","params":{}}\n')
+        r = a.response(10)
+        R.check(r is not None and r.get("error", {}).get("code") == -32601, "NUL in method: -32601 with id 10", r)
+        sendraw('{"jsonrpc":"2.0","id":"s\\u0000t","method":"authenticate","params":{}}\n')
+        r = a.response("s\u0000t")
+        R.check(r is not None, "NUL in a string id: answered with that id", r)
+        sendraw('{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{"sessionId":"%s\\u0000x","prompt":[{"type":"text","text":"echo x"}]}}\n' % sid)
+        r = a.response(11)
+        R.check(r is not None and r.get("error", {}).get("code") == -32602, "NUL in sessionId: unknown session", r)
+        # ids out of range or not integral
+        for rid in ("18446744073709551616", "-9223372036854775809", "1e400", "1.5", "-0.0", "1E3",
+                    "123456789012345678901234567890"):
+            sendraw('{"jsonrpc":"2.0","id":%s,"method":"authenticate","params":{}}\n' % rid)
+            line = raw_line_for(a, rid)
+            ok = line is not None and json.loads(line).get("error", {}).get("code") == -32600
+            R.check(ok, f"id {rid}: -32600 echoing the id", line)
+        sendraw('{"jsonrpc":"2.0","id":9223372036854775807,"method":"authenticate","params":{}}\n')
+        r = a.response(9223372036854775807)
+        R.check(r is not None and "result" in r, "id 2^63-1: a normal answer", r)
+        sendraw('{"jsonrpc":"2.0","id":-9223372036854775808,"method":"authenticate","params":{}}\n')
+        r = a.response(-9223372036854775808)
+        R.check(r is not None and "result" in r, "id -2^63: a normal answer", r)
+        # initialize validates its params
+        for i, params in enumerate(({"protocolVersion": "1"}, {"protocolVersion": 1.5}, {},
+                                    {"protocolVersion": 1, "clientCapabilities": []},
+                                    {"protocolVersion": 1, "clientCapabilities": "x"},
+                                    {"protocolVersion": -1}, {"protocolVersion": 70000},
+                                    {"protocolVersion": 1, "clientCapabilities": {"terminal": "yes"}},
+                                    {"protocolVersion": 1, "clientCapabilities": {"_meta": []}})):
+            rid = 200 + i
+            a.request("initialize", params, rid)
+            r = a.response(rid)
+            R.check(r is not None and r.get("error", {}).get("code") == -32602, f"initialize {json.dumps(params)}: -32602", r)
+        r = a.call("initialize", {"protocolVersion": 7, "clientCapabilities": ZED_CAPS})
+        R.check(r is not None and r.get("result", {}).get("protocolVersion") == 1, "initialize v7: answers 1", r)
+        # invalid UTF-8 inside a string: answered with the id
+        sendraw(b'{"jsonrpc":"2.0","id":12,"method":"session/new","params":{"cwd":"/tmp/\xff\xfe","mcpServers":[]}}\n')
+        r = a.response(12)
+        R.check(r is not None and "error" in r, "invalid UTF-8 in cwd: an error with id 12", r)
+        sendraw(b'{"jsonrpc":"2.0","id":13,"method":"session/prompt","params":{"sessionId":"' + sid.encode() + b'","prompt":[{"type":"text","text":"echo \xc3\x28"}]}}\n')
+        r = a.response(13)
+        R.check(r is not None and "error" in r, "invalid UTF-8 in a prompt: an error with id 13", r)
+        sendraw(b'{"jsonrpc":"2.0","id":"\xff","method":"authenticate"}\n')
+        r = a.wait_frame(lambda f: "error" in f and f.get("id") is None, 5)
+        R.check(r is not None, "invalid UTF-8 in the id itself: answered with id null", r)
+        # invalid UTF-8 (and a NUL) in every string field of every method: always answered
+        # with the request's own id, never run
+        templates = [
+            {"method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {"terminal": True, "_meta": {"terminal_output": True}}, "clientInfo": {"name": "S", "version": "S"}}},
+            {"method": "session/new", "params": {"cwd": a.cwd, "mcpServers": []}},
+            {"method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "echo S"}, {"type": "resource_link", "uri": "file:///tmp/S", "name": "S"}]}},
+            {"method": "authenticate", "params": {"methodId": "S"}},
+        ]
+
+        def string_paths(o, path=()):
+            if isinstance(o, str):
+                yield path
+            elif isinstance(o, dict):
+                for k, v in o.items():
+                    yield from string_paths(v, path + (k,))
+            elif isinstance(o, list):
+                for i, v in enumerate(o):
+                    yield from string_paths(v, path + (i,))
+
+        rid = 5000
+        for t in templates:
+            msg = {"jsonrpc": "2.0", "id": 0, **t}
+            for path in list(string_paths(msg)):
+                if path == ("jsonrpc",):
+                    continue
+                for bad in ("\udcff", "a\u0000b"):
+                    rid += 1
+                    m = json.loads(json.dumps(msg))
+                    m["id"] = rid
+                    cur = m
+                    for k in path[:-1]:
+                        cur = cur[k]
+                    cur[path[-1]] = ("x" + bad) if path[-1] != "method" else cur[path[-1]] + bad
+                    line = json.dumps(m, ensure_ascii=False).encode("utf-8", "surrogateescape") + b"\n"
+                    a.send_bytes(line)
+                    r = a.response(rid, 5)
+                    what = "NUL" if "\u0000" in bad else "invalid UTF-8"
+                    where = "/".join(map(str, path))
+                    R.check(r is not None, f"bad string at {where} ({what}): answered with id {rid}", line[:200])
+        # deep nesting
+        deep = '{"jsonrpc":"2.0","id":14,"method":"authenticate","params":{"x":' + "[" * 100000 + "]" * 100000 + "}}\n"
+        sendraw(deep)
+        r = a.response(14)
+        R.check(r is not None and "error" in r, "100000-deep nesting: an error with id 14", r)
+        deep = '{"jsonrpc":"2.0","id":15,"method":"authenticate","params":{"x":' + "[" * 100000 + "}\n"
+        sendraw(deep)
+        r = a.response(15)
+        R.check(r is not None and "error" in r, "100000-deep unterminated nesting: an error with id 15", r)
+        # a huge method name is not echoed in full
+        sendraw('{"jsonrpc":"2.0","id":16,"method":"%s"}\n' % ("m" * 1_000_000))
+        line = raw_line_for(a, "16")
+        R.check(line is not None and len(line) < 4096, "1 MB method name: a short -32601", len(line) if line else None)
+        # a line of a million tiny values must not cost a gigabyte
+        bomb = '{"jsonrpc":"2.0","id":17,"method":"authenticate","params":{"x":[' + ",".join(["{}"] * 1_300_000) + "]}}\n"
+        sendraw(bomb)
+        r = a.response(17, 20)
+        R.check(r is not None, "a million empty objects: answered with id 17", r)
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.check(hwm < RSS_LIMIT_MB * 1024, f"a million empty objects: peak RSS under {RSS_LIMIT_MB} MiB", f"{hwm / 1024:.1f} MiB")
+        # a response to a request we never sent, with odd ids: ignored, no answer
+        sendraw('{"jsonrpc":"2.0","id":99999999,"result":{}}\n{"jsonrpc":"2.0","id":1e400,"result":{}}\n')
+        # still alive and well
+        pid = a.prompt(sid, "echo alive")
+        r = a.response(pid, 10)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", "after the edges: a prompt still works", r)
+        R.check(not os.path.exists(os.path.join(a.cwd, "PWNNUL")), "NUL-truncated prompt never ran")
+        R.check(not a.bad_lines, "every output line is valid JSON", a.bad_lines[:2])
+    finally:
+        a.close()
+
+
+def case_cwd():
+    """Session cwd edge cases: a symlink, a directory removed after session/new, a name with a
+    newline and '=' (no environment injection)."""
+    a = Agent()
+    try:
+        a.init(PLAIN_CAPS)
+        real = os.path.join(a.dir, "real")
+        os.mkdir(real)
+        with open(os.path.join(real, "f.txt"), "w") as f:
+            f.write("in-real\n")
+        link = os.path.join(a.dir, "link")
+        os.symlink(real, link)
+        sid = a.new_session(link)
+        pid = a.prompt(sid, [{"type": "text", "text": "cat "}, {"type": "resource_link", "uri": "file://" + os.path.join(real, "f.txt"), "name": "f"}])
+        r = a.response(pid, 10)
+        R.check(r is not None and "in-real" in json.dumps(a.finals(sid)), "symlink cwd: a mention of the real path works", a.finals(sid)[-1:])
+        gone = os.path.join(a.dir, "gone")
+        os.mkdir(gone)
+        sid = a.new_session(gone)
+        os.rmdir(gone)
+        pid = a.prompt(sid, "echo hi")
+        r = a.response(pid, 10)
+        fin = a.finals(sid)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn" and fin and fin[-1]["status"] == "failed",
+                "removed cwd: the call fails, the turn ends", (r, fin[-1:]))
+        R.check("cannot change directory" in json.dumps(fin), "removed cwd: says why", fin[-1:])
+        odd = os.path.join(a.dir, "x\nBASH_ENV=evil\nLD_PRELOAD=x=y")
+        os.mkdir(odd)
+        sid = a.new_session(odd)
+        pid = a.prompt(sid, 'echo "bash_env=${BASH_ENV-unset} preload=${LD_PRELOAD-unset}"')
+        a.response(pid, 10)
+        R.check("bash_env=unset preload=unset" in json.dumps(a.finals(sid)), "odd cwd: no environment injection", a.finals(sid)[-1:])
+        r = a.call("session/new", {"cwd": "relative/path", "mcpServers": []})
+        R.check(r is not None and r.get("error", {}).get("code") == -32602, "relative cwd refused", r)
+        r = a.call("session/new", {"cwd": "/" + "a" * 100000, "mcpServers": []})
+        R.check(r is not None and r.get("error", {}).get("code") == -32602, "100 kB cwd refused", r)
+    finally:
+        a.close()
+
+
+def case_sessions_cap():
+    """Thousands of session/new: each answered, memory bounded."""
+    a = Agent()
+    try:
+        a.init()
+        n = 5000
+        batch = "".join(json.dumps({"jsonrpc": "2.0", "id": 10000 + i, "method": "session/new",
+                                    "params": {"cwd": a.cwd, "mcpServers": []}}) + "\n" for i in range(n))
+        a.send_bytes(batch.encode(), 30)
+        last = a.response(10000 + n - 1, 30)
+        R.check(last is not None and "result" in last, "5000 session/new: all answered", last)
+        first = a.response(10000, 5)
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.check(hwm < RSS_LIMIT_MB * 1024, "5000 session/new: RSS bounded", hwm)
+        # the newest works; the oldest (idle) ones made room
+        pid = a.prompt(last["result"]["sessionId"], "echo newest")
+        r = a.response(pid, 10)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", "5000 sessions: the newest works", r)
+        pid = a.prompt(first["result"]["sessionId"], "echo oldest")
+        r = a.response(pid, 10)
+        R.check(r is not None and r.get("error", {}).get("code") == -32602, "5000 sessions: the oldest idle one was dropped", r)
+    finally:
+        a.close()
+
+
+CASES = {
+    "signals": case_signals,
+    "signal_teardown": case_signal_teardown,
+    "stderr_closed": case_stderr_closed,
+    "sigkill": case_sigkill,
+    "stall_flood": case_stall_flood,
+    "many_sessions": case_many_sessions,
+    "stdin_closed_unread": case_stdin_closed_unread,
+    "command_slots": case_command_slots,
+    "answer_flood": case_answer_flood,
+    "run_sigkill": case_run_sigkill,
+    "mention": case_mention,
+    "tty_wait": case_tty_wait,
+    "long_command": case_long_command,
+    "prompt_after_cancel": case_prompt_after_cancel,
+    "big_prompts": case_big_prompts,
+    "jsonrpc_edges": case_jsonrpc_edges,
+    "cwd": case_cwd,
+    "sessions_cap": case_sessions_cap,
+}
+HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
+
+
+def run_guarded(name, fn):
+    t0 = time.monotonic()
+    try:
+        fn()
+    except Exception:
+        R.check(False, f"{name}: raised", traceback.format_exc()[-1500:])
+    R.note(f"case {name}: {time.monotonic() - t0:.1f} s")
+
+
+def run_parallel(fns, jobs):
+    lock = threading.Lock()
+    todo = list(fns)
+
+    def worker():
+        while True:
+            with lock:
+                if not todo:
+                    return
+                f = todo.pop(0)
+            try:
+                f()
+            except Exception:
+                R.check(False, "worker raised", traceback.format_exc()[-1500:])
+
+    ts = [threading.Thread(target=worker) for _ in range(max(1, jobs))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
+def main():
+    names = sys.argv[1:] or list(CASES)
+    for n in names:
+        if n not in CASES:
+            print(f"unknown case {n}; cases: {' '.join(CASES)}")
+            return 2
+    if not os.access(SHCARD, os.X_OK):
+        print(f"no shcard binary at {SHCARD}")
+        print("0 passed, 1 failed")
+        return 1
+    # Every stray process of ours comes back to us rather than to init, so it can be found.
+    heavy = [n for n in names if n in HEAVY]
+    light = [n for n in names if n not in HEAVY]
+    jobs = int(os.environ.get("RELIAB_JOBS", "2"))
+    lanes = [threading.Thread(target=run_parallel, args=([lambda n=n: run_guarded(n, CASES[n]) for n in heavy], 1))]
+    lanes.append(threading.Thread(target=run_parallel, args=([lambda n=n: run_guarded(n, CASES[n]) for n in light], jobs)))
+    for t in lanes:
+        t.start()
+    for t in lanes:
+        t.join()
+    print(f"{R.passed} passed, {R.failed} failed", flush=True)
+    return 0 if R.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
