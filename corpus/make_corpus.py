@@ -259,7 +259,8 @@ S("cd d && rg x", "x", "d", "cd is the root", alt="terminal")
 S("grep -rn foo src", "foo", "src", "grep -r")
 S("grep -rn foo .", "foo", ".", "grep -r dot")
 S("grep -n foo file.txt", "foo", "file.txt", "grep a file")
-S("grep -R src/main.rs -n .", "src/main.rs", ".", "codex test: query not shortened")
+S("grep -r src/main.rs -n .", "src/main.rs", ".", "codex test: query not shortened")
+T("grep -R src/main.rs -n .", "grep -R follows symbolic links")
 S("grep -e TODO -n src/a.c", "TODO", "src/a.c", "-e")
 S("grep -eTODO -n src/a.c", "TODO", "src/a.c", "attached -e")
 S("grep --regexp=TODO -r src", "TODO", "src", "--regexp=")
@@ -349,7 +350,7 @@ L("find . -type f | wc -l", ".", "count files")
 L("find . -maxdepth 1", ".", "depth only")
 L("find . -type f -size +1M", ".", "size filter")
 L("find . -mtime -1 -type f", ".", "mtime")
-L("find -L . -type l", ".", "follow symlinks option")
+T("find -L . -type l", "find -L follows symbolic links")
 L("find . -empty", ".", "empty files")
 L("find . -type f -ls", ".", "ls action prints")
 L("fd", None, "fd lists")
@@ -832,7 +833,8 @@ T("grep -d recurse -d read foo", "grep: the last -d wins: reads stdin (red team,
 T("grep -r -d skip TODO", "grep: -d skip after -r: reads stdin (red team, verified)")
 T("grep --directories=recurse --directories=skip TODO", "grep: last --directories wins (red team)")
 T("grep -R --directories=read -n useState", "grep: -R then --directories=read (red team)")
-S("grep -d skip -R foo", "foo", None, "grep: the last of -d/-R is -R: recursive")
+S("grep -d skip -r foo", "foo", None, "grep: the last of -d/-r is -r: recursive")
+T("grep -d skip -R foo", "grep -R follows symbolic links")
 R("tail -n 3 -n +5 f", "f", "tail: the last -n wins", line=5)
 R("tail -n +5 -n 3 f", "f", "tail: the last -n wins (no start line)")
 T("rg -e x -m 1 -m 2 d", "rg: a repeated -m swallows d (clap 2)", alt="search")
@@ -959,6 +961,43 @@ for cmd, why in [
     ("grep -r foo . 3<&0", "an input duplication"),
 ]:
     T(cmd, "red team (stdin dup): " + why)
+
+# ------------------------------------------------------------------ red team: regex blow-ups (class D)
+# GNU grep, git grep and find -regex match backreferences by backtracking without bound.
+for cmd, why in [
+    ("grep -E '(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1' README.md", "five groups, backreferences"),
+    ("grep -rn '\\(.*\\)\\(.*\\)\\2\\1' .", "BRE backreferences"),
+    ("grep -e foo -e '(a*)*\\1' -r .", "a backreference in a second -e"),
+    ("grep --regexp='(.)\\1' f", "long option"),
+    ("git grep -E '(.*)(.*)(.*)(.*)\\4\\3\\2\\1x' -- src | head", "git grep"),
+    ("git --no-pager grep -e '(a)\\1' -- .", "git grep -e"),
+    ("cat f | grep -E '(.+)\\1'", "a filter"),
+    ("rg -n foo . | grep '\\(x\\)\\1'", "a filter after a search"),
+    ("find . -regex '.*\\(a*\\)*\\1'", "find -regex"),
+    ("find . -iregex '\\(.*\\)\\1'", "find -iregex"),
+]:
+    T(cmd, "red team (regex): " + why)
+S("grep -rn 'a\\\\1' .", "a\\\\1", ".", "an escaped backslash before a digit is no backreference")
+
+# ------------------------------------------------------------------ red team: symlinks followed
+# A symbolic link in the project may lead to /dev/zero or to /: options that follow links during
+# a walk are terminal (the named operands themselves are stat()ed when the directory is real).
+for cmd, why in [
+    ("grep -Rn foo .", "grep -R"),
+    ("grep --dereference-recursive foo .", "its long name"),
+    ("grep --dereference foo -r .", "a prefix of it"),
+    ("rg -L foo .", "rg -L"),
+    ("rg --follow foo .", "rg --follow"),
+    ("rg --follow --no-follow foo .", "even when a later option undoes it"),
+    ("fd -L x .", "fd -L"),
+    ("ag -U -f foo .", "ag -f"),
+    ("ack --follow foo .", "ack --follow"),
+    ("tree -l", "tree -l"),
+    ("ls -RL", "ls -L with -R"),
+    ("find -L . -name x", "find -L"),
+    ("find . -follow -name x", "find -follow"),
+]:
+    T(cmd, "red team (symlinks): " + why)
 
 # ------------------------------------------------------------------ red team: paths (class 7)
 # Paths are normalised before every check; a `..` chain that climbs out of the starting

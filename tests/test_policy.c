@@ -160,7 +160,8 @@ static void test_family_gnu(void **state)
     REJECTS("standard input", "grep", "-r", "-d", "skip", "foo");
     REJECTS("standard input", "grep", "-d", "recurse", "-d", "read", "foo");
     REJECTS("standard input", "grep", "--directories=recurse", "--directories=skip", "foo");
-    assert_int_equal(KIND("grep", "-d", "skip", "-R", "foo"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-d", "skip", "-r", "foo"), SHC_KIND_SEARCH);
+    REJECTS("follows every symbolic link", "grep", "-d", "skip", "-R", "foo");
     assert_int_equal(KIND("grep", "-d", "read", "--dir=recurse", "foo"), SHC_KIND_SEARCH);
     /* short and long forms with different shapes */
     const char *fx[] = {"ls", "-Fx"}; /* -F has no value (only --classify has one): -F, -x */

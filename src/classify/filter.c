@@ -87,6 +87,9 @@ bool shc__policy_filter(
             shc__reject(r, 0, "%s: no pattern", spec->name);
             return false;
         }
+        if (shc__check_patterns(r, spec->name, &res, pat ? res.ops[0].value : NULL,
+                                pat ? res.ops[0].argi : 0) < 0)
+            return false;
         return !filter_reject_operands(r, spec->name, &res, pat);
     }
     case SHC_CMD_tr:

@@ -69,7 +69,7 @@ static const find_pred preds[] = {
     {"-mount", 0, FIND_TEST, NULL},
     {"-xdev", 0, FIND_TEST, NULL},
     {"-noleaf", 0, FIND_TEST, NULL},
-    {"-follow", 0, FIND_TEST, NULL},
+    {"-follow", 0, FIND_TEST, "find: -follow follows symbolic links (one in the project may lead to /)"},
     {"-daystart", 0, FIND_TEST, NULL},
     {"-ignore_readdir_race", 0, FIND_TEST, NULL},
     {"-noignore_readdir_race", 0, FIND_TEST, NULL},
@@ -146,8 +146,13 @@ static bool starts_expression(const char *w)
 void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
 {
     size_t i = 1;
-    while (i < argc && (!strcmp(argv[i], "-H") || !strcmp(argv[i], "-L") || !strcmp(argv[i], "-P")))
+    while (i < argc && (!strcmp(argv[i], "-H") || !strcmp(argv[i], "-L") || !strcmp(argv[i], "-P"))) {
+        if (!strcmp(argv[i], "-L")) {
+            shc__reject(r, i, "find: -L follows symbolic links (one in the project may lead to /)");
+            return;
+        }
         i++;
+    }
     for (; i < argc && !starts_expression(argv[i]); i++) {
         if (argv[i][0] == '\0') {
             shc__reject(r, i, "find: empty starting point");
@@ -179,6 +184,11 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
         bool this_query = false;
         switch (p->role) {
         case FIND_QUERY:
+            if (strstr(p->name, "regex") && shc__has_backref(argv[i + 1])) {
+                shc__reject(r, i + 1, "find: a backreference makes matching backtrack without "
+                                      "bound");
+                return;
+            }
             if (!negated) {
                 query[nq++] = argv[i + 1];
                 this_query = true;

@@ -226,6 +226,13 @@ int shc__parse_num(const char *s, size_t n, long *out);
 /* head/tail -n/-c values ([-+]digits; tail +N sets r->line).  Returns 0 or -1 (r rejected). */
 int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool tail);
 
+/* Whether a regular expression holds a backreference (\1 to \9). */
+bool shc__has_backref(const char *pat);
+/* Every SHC_ROLE_PATTERN value and the operand pattern (may be NULL): a backreference rejects
+ * (GNU grep, git grep).  Returns 0 or -1 (r rejected). */
+int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
+                        size_t operand_argi);
+
 /* ------------------------------------------------------------------ paths.c */
 
 /* A path after lexical normalisation (paths.c): norm is "/a/b" (components joined with '/',

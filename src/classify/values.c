@@ -55,3 +55,33 @@ int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool 
     }
     return 0;
 }
+
+/* GNU grep, git grep and find's -regex match a backreference (\1 to \9) with a backtracking
+ * matcher whose time grows without bound: `grep -E '(.*)(.*)(.*)(.*)(.*)\5\4\3\2\1'` did not
+ * finish over 300 lines.  Without one they use automata, linear in the input. */
+bool shc__has_backref(const char *pat)
+{
+    for (const char *p = pat; *p; p++) {
+        if (*p != '\\')
+            continue;
+        if (p[1] >= '1' && p[1] <= '9')
+            return true;
+        if (p[1])
+            p++;
+    }
+    return false;
+}
+
+int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
+                        size_t operand_argi)
+{
+    for (size_t i = 0; i < res->nopts; i++)
+        if (res->opts[i].opt->role == SHC_ROLE_PATTERN && res->opts[i].value &&
+            shc__has_backref(res->opts[i].value))
+            return shc__reject(r, res->opts[i].argi,
+                               "%s: a backreference makes matching backtrack without bound", cmd);
+    if (operand && shc__has_backref(operand))
+        return shc__reject(r, operand_argi,
+                           "%s: a backreference makes matching backtrack without bound", cmd);
+    return 0;
+}
