@@ -1,7 +1,13 @@
 /* Internals shared by the bridge's parts, in dependency order (each uses only those after it):
- * bridge.c (transport, methods, sessions, teardown) -> turn.c (turns, tool calls, permissions,
- * the local PTY path) -> cterm.c (client terminals) -> call.c (the end of a call) -> wire.c
- * (the writer and session/update notifications).
+ * bridge.c (transport, dispatch, initialize, teardown) -> session.c (the session methods: new,
+ * load, resume, close, delete, prompt, modes and config options) -> lifecycle.c (the sessions
+ * in memory), listing.c (session/list), replay.c (a stored session read back through the
+ * presenter) and v2.c (ACP v2's method side) -> turn.c (turns, tool calls, permissions, the
+ * local PTY path) -> cterm.c (client terminals) -> call.c (the end of a call) -> wire.c (the
+ * writer and session/update notifications in the connection's dialect) -> v2enc.c (the v2
+ * dialect); turn.c -> options.c (modes and config options) -> journal.c (what happened, into
+ * the store; the backend's history/usage/notice callbacks) -> wire.c, and call.c -> journal.c;
+ * prompt.c (content blocks), store.c and present.c sit below them all.
  * The lower parts reach the bridge's lifecycle only through br->hooks.  Not a public header.
  *
  * Re-entrancy rule: callbacks from the backend, the executor and the rpc only change state and
@@ -14,9 +20,12 @@
 #include <jansson.h>
 
 #include "acp/bridge.h"
+#include "acp/journal.h"
 #include "acp/jsonrpc.h"
-#include "base/loop.h"
 #include "acp/present.h"
+#include "acp/store.h"
+#include "base/loop.h"
+#include "exec/output.h"
 #include "exec/pty.h"
 #include "shcard.h"
 
@@ -40,6 +49,7 @@ typedef struct br_pending br_pending;
 typedef struct br_session br_session;
 typedef struct br_bridge br_bridge;
 typedef struct br_v2sess br_v2sess; /* v2enc.c: what the v2 encoder keeps per session */
+typedef struct br_replay br_replay;
 
 /* The window of every command's PTY: the executor's size, and the `size` a v2 client renders
  * the display terminal at. */
@@ -48,8 +58,6 @@ enum { BR_PTY_COLS = 120, BR_PTY_ROWS = 40 };
 /* v2: prompts held per session while it works (more are refused). */
 enum { BR_V2_HELD = 8 };
 #define BR_V2_HELD_BYTES ((size_t)8 << 20) /* and their text, all sessions */
-/* v2: terminal output a session keeps in memory for a resume with replay. */
-#define BR_V2_HISTORY_BYTES ((size_t)8 << 20)
 
 /* ACP v2's foreground state of a session (state_update). */
 typedef enum br_v2_state { V2_IDLE, V2_RUNNING, V2_ACTION } br_v2_state;
@@ -90,6 +98,11 @@ struct br_call {
     char *res_text;
     char *res_error;
     char *res_signal;
+    /* what the store keeps of a terminal card's stream: the head as it comes, the tail at the
+     * end (journal.c) */
+    uint64_t out_seen;
+    size_t out_stored;
+    shc_ring out_tail;
 };
 
 struct br_turn {
@@ -113,16 +126,20 @@ struct br_turn {
 struct br_pending {
     br_pending *next;
     json_t *id;     /* owned reference */
-    char *text;     /* owned: the prompt's text for the backend */
+    json_t *prompt; /* owned reference: the prompt's blocks (checked already) */
+    size_t bytes;   /* their text, counted in br->queued_bytes */
     bool cancelled; /* a session/cancel came while it waited */
 };
 
 struct br_session {
     br_session *next;
-    char id[48];
+    br_bridge *br;                /* borrowed */
+    char id[48];                  /* SHC_STORE_ID_LEN (or a fixed prefix without a store) */
     char *cwd;                    /* owned, absolute */
-    shc_client_caps caps;         /* snapshot at session/new */
-    bool approve_always;          /* the user picked "Always Allow" */
+    shc_client_caps caps;         /* snapshot at session/new (or load / resume) */
+    shc_approve approve;          /* the session's mode: ALL or ASK ("Always Allow" sets ALL) */
+    char *model;                  /* owned: the model picked in the editor, or NULL */
+    bool titled;                  /* the title is set (from the first prompt) */
     unsigned long long ncalls;
     br_turn *turns;               /* owned: live and winding-down turns */
     br_turn *active;              /* the turn not answered yet, or NULL */
@@ -130,11 +147,15 @@ struct br_session {
     unsigned long long used;      /* br->uses when it was last created or prompted */
     br_v2sess *v2;                /* owned: the v2 encoder's state (v2 connections), or NULL */
     json_t *v2_held;              /* owned: v2 prompts held while the session works, in order:
-                                   * [{id, prompt, text}], or NULL */
-    json_t *v2_history;           /* owned: what a v2 session sent, for a replay (v2hist.c) */
-    size_t v2_history_bytes;      /* output kept in it */
-    bool closing;                 /* v2 session/close or delete: freed once its turns are gone */
+                                   * [{id, prompt, bytes}], or NULL */
+    shc_store_file *file;         /* owned: the session's store file, or NULL (journal.c makes
+                                   * it with the first record) */
+    bool unrecorded;              /* making it failed: the session is not recorded */
+    br_replay *replay;            /* owned: a load or resume reading the store, or NULL */
+    bool closing;                 /* session/close or delete: freed once its turns are gone */
+    bool delete_after;            /* session/delete: remove the file once freed */
     json_t *close_id;             /* owned: the close / delete request to answer then */
+    json_t *load_id;              /* owned: the load / resume request while it runs */
 };
 
 /* Set by bridge.c, called by the parts below it. */
@@ -143,8 +164,10 @@ typedef struct br_hooks {
     void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
     shc_loop_timer_fn progress;                       /* call.c: shc__turn_progress */
     void (*settled)(br_bridge *br, br_session *s);    /* turn.c: a turn was just answered */
-    void (*reap)(br_bridge *br); /* v2.c: frees the closed sessions whose turns are gone */
 } br_hooks;
+
+/* The page size of session/list. */
+#define BR_LIST_PAGE 50
 
 struct br_bridge {
     shc_bridge_config cfg;
@@ -169,8 +192,9 @@ struct br_bridge {
     char v2_nonce[12];            /* v2: this process's part of every message id */
     size_t v2_held_bytes;         /* v2: what the held prompts of all sessions take */
     br_session *sessions;         /* owned */
-    unsigned long long nsessions;
-    char sess_prefix[20];
+    shc_store *store;             /* owned, or NULL: sessions live in memory only */
+    json_t *models;               /* owned: model ids for the selector (model backends), or NULL */
+    unsigned long long nsessions; /* ids with cfg.session_prefix */
     bool tearing;
     bool finished;
     int teardown_timer;
@@ -178,11 +202,6 @@ struct br_bridge {
     int flush_timer;
     bool flush_late;              /* the client did not read the last frames in time */
 };
-
-/* prompt.c */
-/* The prompt's blocks as the backend's text (typed text verbatim, each mention one quoted
- * shell word).  Owned, or NULL with *why set (a -32602 message). */
-char *shc__prompt_text(json_t *prompt, const char *cwd, const char **why);
 
 /* wire.c */
 shc_rpc_write_fn shc__wire_writer(void); /* writes to br->out_fd (io = the bridge) */
@@ -193,8 +212,10 @@ void shc__wire_flush(br_bridge *br);
 void shc__wire_on_writable(shc_loop *loop, int fd, unsigned events, void *payload);
 
 /* Starts a prompt's turn on the wire: v1 says nothing yet (the answer comes at the end); v2
- * answers with the user message's messageId, echoes the message and reports running. */
-void shc__wire_prompt_start(br_bridge *br, br_session *s, json_t *id, json_t *prompt);
+ * answers with the user message's messageId (also written to mid), echoes the message and
+ * reports running. */
+void shc__wire_prompt_start(br_bridge *br, br_session *s, json_t *id, json_t *prompt, char *mid,
+                            size_t cap);
 /* Ends it: v1 answers the prompt ({stopReason}, or the error when message is set); v2 reports
  * idle with the stop reason ("error" with the error). */
 void shc__wire_prompt_end(br_bridge *br, br_session *s, json_t *id, const char *stop, int code,
@@ -204,19 +225,18 @@ void shc__wire_prompt_end(br_bridge *br, br_session *s, json_t *id, const char *
 json_t *shc__wire_permission(br_bridge *br, br_session *s, const shc_call_info *info,
                              json_t *options);
 
-/* v2.c: ACP v2's methods (above turn.c) */
-bool shc__v2_method_known(const br_bridge *br, const char *method); /* in this connection's version */
-/* initialize: the params checked, the version negotiated, that version's answer */
-void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params);
+/* v2.c: ACP v2's method side (below session.c, above turn.c and wire.c) */
+bool shc__v2_method_known(const char *method); /* a v2 method (initialize aside) */
+/* initialize's version: 1 or 2, or -1 after answering with an error (params checked already) */
+int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params);
+void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params); /* v2's answer */
 void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params);
-void shc__v2_hold(br_bridge *br, br_session *s, json_t *id, json_t *prompt, char *text);
+void shc__v2_hold(br_bridge *br, br_session *s, json_t *id, json_t *prompt, size_t bytes);
 void shc__v2_drop_held(br_bridge *br, br_session *s); /* answered -32800 */
-void shc__v2_on_settled(br_bridge *br, br_session *s); /* hooks.settled */
-/* session/list, resume, close, delete over this process's sessions */
-void shc__v2_session_method(br_bridge *br, json_t *id, const char *method, json_t *params);
-
-/* v2hist.c: a v2 session's history in memory (steals frame; NULL is ignored) */
-void shc__v2_history_add(br_session *s, json_t *frame);
+json_t *shc__v2_take_held(br_bridge *br, br_session *s); /* the next to insert, or NULL */
+bool shc__v2_replay_from(br_bridge *br, json_t *id, json_t *params, bool *replay);
+void shc__v2_unknown(br_bridge *br, json_t *id, const char *method, const char *sid);
+void shc__v2_resumed(br_bridge *br, br_session *s); /* v2: replay's last frames, the state */
 
 /* v2enc.c: the v2 dialect (below wire.c) */
 json_t *shc__v2_encode(br_bridge *br, br_session *s, json_t *update); /* frames; steals update */
@@ -231,7 +251,6 @@ const char *shc__v2_running_call(br_session *s, const char *tid);
 void shc__v2_mark_cancel(br_session *s, const char *call_id); /* terminal/cancel accepted */
 void shc__v2_cancelling(br_session *s);                      /* session/cancel came */
 bool shc__v2_is_replaying(const br_session *s);
-const char *shc__v2_message_id(const br_session *s); /* the id the last chunk went out with */
 /* A replay of the session's history starts: until replay_end, frames go through an encoder
  * state of their own (terminals as one snapshot each).  replay_end returns the last frames
  * (calls whose end was not replayed) and restores the live state. */
@@ -251,11 +270,61 @@ void shc__turn_kick(br_turn *t); /* the turn's progress runs from a zero-delay t
 void shc__ct_run(br_call *c);    /* terminal/create and what follows */
 void shc__ct_cancel(br_call *c); /* terminal/kill, and a deadline */
 
+/* session.c */
+bool shc__session_knows(const char *method); /* one of the session/ methods (v1) */
+void shc__session_method(br_bridge *br, json_t *id, const char *method, json_t *params);
+/* A session's turn was just answered (hooks.settled): the next queued (v1) or held (v2) prompt
+ * starts. */
+void shc__session_settled(br_bridge *br, br_session *s);
+
+/* lifecycle.c: the sessions in memory */
+br_session *shc__session_find(br_bridge *br, const char *id);     /* live and not closing */
+br_session *shc__session_find_any(br_bridge *br, const char *id); /* closing ones too */
+/* A new session in memory (id and cwd copied), or NULL. */
+br_session *shc__session_new(br_bridge *br, const char *id, const char *cwd);
+/* Room for one more in memory (the idle one used longest ago leaves); false when all are busy. */
+bool shc__session_make_room(br_bridge *br);
+void shc__pending_free(br_bridge *br, br_pending *q);
+/* Frees a session whose turns are gone (answers its close / delete / load request). */
+void shc__session_free(br_bridge *br, br_session *s);
+void shc__sessions_reap(br_bridge *br); /* frees the closed sessions that are done */
+
+/* listing.c */
+void shc__session_list(br_bridge *br, json_t *id, json_t *params); /* session/list */
+void shc__iso_time(char *out, size_t cap, int64_t ns); /* "2026-11-30T17:06:20.110Z" */
+int64_t shc__now_ns(void);                             /* CLOCK_REALTIME */
+
+/* options.c: the session's modes and config options (approval, model) */
+json_t *shc__opt_modes(const br_session *s);                      /* new reference */
+json_t *shc__opt_config(const br_bridge *br, const br_session *s); /* new reference */
+/* {modes, configOptions} for a new / load / resume answer (sessionId added by the caller; v2:
+ * configOptions alone). */
+json_t *shc__opt_state(const br_bridge *br, const br_session *s);
+/* Sets "mode" (ask / all) or "model"; journals it and sends current_mode_update (mode) and
+ * config_option_update.  Returns 0, or -1 with *why set (invalid params). */
+int shc__opt_set(br_bridge *br, br_session *s, const char *id, const char *value,
+                 const char **why);
+/* Applies a stored setting on load (no updates are sent, nothing is journaled). */
+void shc__opt_restore(br_bridge *br, br_session *s, const char *id, const char *value);
+
 /* turn.c */
-int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const char *prompt);
+int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const shc_prompt_part *parts,
+                    size_t nparts);
 void shc__turn_cancel(br_turn *t);
 void shc__turn_progress(shc_loop *loop, void *payload); /* the kick timer's callback */
 /* Kills everything of the turn now (teardown deadline): no callback will run for its calls. */
 void shc__turn_force(br_turn *t);
+
+/* replay.c: reads a stored session back: for load every record goes out through the presenter
+ * for this client's capabilities (quiet = resume: nothing is sent); the settings, the call
+ * numbering and the backend's conversation are restored.  It runs from loop timers, a slice at
+ * a time, so a long session never floods the writer.  It owns f from here on (s->file once it
+ * succeeded), and calls on_end exactly once, from the loop: rc 0, or an error from store.h (err
+ * says why) after which the session must be freed. */
+typedef void (*shc_replay_end_fn)(br_bridge *br, br_session *s, int rc, const char *err);
+int shc__replay_start(br_bridge *br, br_session *s, shc_store_file *f, bool quiet,
+                      shc_replay_end_fn on_end);
+/* Stops a replay in progress: on_end follows at once with an error (close, teardown). */
+void shc__replay_abort(br_bridge *br, br_session *s, const char *why);
 
 #endif

@@ -23,6 +23,7 @@ typedef struct shc_client_caps {
     bool client_terminals; /* --client-terminals was given */
     bool terminal_output_delta; /* clientCapabilities._meta.terminal_output_delta === true */
     bool display_terminals;     /* ACP v2: agent-owned display terminals are baseline */
+    bool notices;          /* clientCapabilities.session.notices (the `notice` update) */
 } shc_client_caps;
 
 typedef enum shc_card {

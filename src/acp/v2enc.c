@@ -47,7 +47,9 @@ struct br_v2sess {
     br_v2sess *live; /* while replaying: the session's live state (this one is the replay's) */
     int last;        /* what the last frame of the session was (message boundaries) */
     unsigned long long nmsg;
-    char msg[48];    /* the id of the message chunks continue */
+    char msg[96];    /* the id of the message chunks continue */
+    char user[64];   /* the last user message's id: the agent's messages after it are USER_k */
+    unsigned nafter; /* messages since it */
     v2term *terms;   /* terminals not exited yet (and cards still waiting for permission) */
 };
 
@@ -133,11 +135,6 @@ void shc__v2_cancelling(br_session *s)
 bool shc__v2_is_replaying(const br_session *s)
 {
     return s->v2 && s->v2->replaying;
-}
-
-const char *shc__v2_message_id(const br_session *s)
-{
-    return s->v2 ? s->v2->msg : "";
 }
 
 /* ------------------------------------------------------------------ frames */
@@ -396,12 +393,19 @@ json_t *shc__v2_encode(br_bridge *br, br_session *s, json_t *u)
                : !strcmp(k, "user_message_chunk")  ? LAST_USER
                                                    : LAST_OTHER;
     if (kind != LAST_OTHER) {
-        const char *kept = json_string_value(json_object_get(u, "messageId")); /* replayed */
-        if (kept)
+        /* a replayed prompt keeps its id (journal.h: mid); the agent's messages after a user
+         * message are numbered from its id, so a replay gives them the ids they had live */
+        const char *kept = json_string_value(json_object_get(u, "messageId"));
+        if (kept && kind == LAST_USER) {
             snprintf(v->msg, sizeof v->msg, "%s", kept);
-        else if (kind != v->last)
+            snprintf(v->user, sizeof v->user, "%s", kept);
+            v->nafter = 0;
+        } else if (kind != v->last && v->user[0] && kind != LAST_USER) {
+            snprintf(v->msg, sizeof v->msg, "%s_%u", v->user, ++v->nafter);
+        } else if (kind != v->last) {
             snprintf(v->msg, sizeof v->msg, "msg_%s_%s%llu", br->v2_nonce, v->replaying ? "r" : "",
                      ++v->nmsg);
+        }
         json_object_set_new(u, "messageId", json_string(v->msg));
         v->last = kind;
         append(out, u);
@@ -489,7 +493,10 @@ char *shc__v2_new_message_id(br_bridge *br, br_session *s, char *out, size_t cap
 {
     br_v2sess *v = sess_state(s);
     snprintf(out, cap, "msg_%s_%llu", br->v2_nonce, v ? ++v->nmsg : 0ULL);
-    if (v)
+    if (v) {
         v->last = LAST_USER;
+        snprintf(v->user, sizeof v->user, "%s", out);
+        v->nafter = 0;
+    }
     return out;
 }

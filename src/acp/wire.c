@@ -96,16 +96,7 @@ void shc__wire_update(br_bridge *br, br_session *s, json_t *update)
         return;
     }
     if (br->version == 2) {
-        /* kept for a resume with replay (v2hist.c), in v1 form, unless this is a replay */
-        const char *k = json_string_value(json_object_get(update, "sessionUpdate"));
-        json_t *keep = k && strcmp(k, "state_update") && !shc__v2_is_replaying(s)
-                           ? json_deep_copy(update)
-                           : NULL;
-        json_t *frames = shc__v2_encode(br, s, update); /* k is stale from here */
-        k = json_string_value(json_object_get(keep, "sessionUpdate"));
-        if (k && strstr(k, "_chunk"))
-            json_object_set_new(keep, "messageId", json_string(shc__v2_message_id(s)));
-        shc__v2_history_add(s, keep);
+        json_t *frames = shc__v2_encode(br, s, update);
         size_t i;
         json_t *f;
         json_array_foreach(frames, i, f)
@@ -141,12 +132,12 @@ static json_t *echo_blocks(json_t *prompt)
     return out;
 }
 
-void shc__wire_prompt_start(br_bridge *br, br_session *s, json_t *id, json_t *prompt)
+void shc__wire_prompt_start(br_bridge *br, br_session *s, json_t *id, json_t *prompt, char *mid,
+                            size_t cap)
 {
     if (br->version != 2)
         return;
-    char mid[64];
-    shc__v2_new_message_id(br, s, mid, sizeof mid);
+    shc__v2_new_message_id(br, s, mid, cap);
     shc_rpc_respond(br->rpc, id, json_pack("{s:s}", "messageId", mid));
     shc__wire_update(br, s, json_pack("{s:s,s:s,s:o}", "sessionUpdate", "user_message",
                                       "messageId", mid, "content", echo_blocks(prompt)));

@@ -133,18 +133,53 @@ shc_verdict *shc__verdict_terminal(const char *script,
     return v;
 }
 
-/* " (lines 1-40)" and friends, into buf. */
-static void line_suffix(char *buf, size_t cap, const shc_rule *r)
+/* Appends the decimal digits of v (> 0) at o; returns the end. */
+static char *put_long(char *o, long v)
 {
-    buf[0] = '\0';
-    if (r->last_line)
-        snprintf(buf, cap, " (last line)");
-    else if (r->line && r->line_end == r->line)
-        snprintf(buf, cap, " (line %ld)", r->line);
-    else if (r->line && r->line_end)
-        snprintf(buf, cap, " (lines %ld-%ld)", r->line, r->line_end);
-    else if (r->line)
-        snprintf(buf, cap, " (from line %ld)", r->line);
+    char tmp[24];
+    size_t n = 0;
+    unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *o++ = '-';
+    while (n)
+        *o++ = tmp[--n];
+    return o;
+}
+
+static char *put_lit(char *o, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(o, s, n);
+    return o + n;
+}
+
+/* " (lines 1-40)" and friends, into buf (two longs and the words fit in 64 bytes), without
+ * printf: this is the hot path. */
+static void line_suffix(char buf[static 64], const shc_rule *r)
+{
+    char *o = buf;
+    if (r->last_line) {
+        o = put_lit(o, " (last line)");
+    } else if (r->line && r->line_end == r->line) {
+        o = put_lit(o, " (line ");
+        o = put_long(o, r->line);
+        *o++ = ')';
+    } else if (r->line && r->line_end) {
+        o = put_lit(o, " (lines ");
+        o = put_long(o, r->line);
+        *o++ = '-';
+        o = put_long(o, r->line_end);
+        *o++ = ')';
+    } else if (r->line) {
+        o = put_lit(o, " (from line ");
+        o = put_long(o, r->line);
+        *o++ = ')';
+    }
+    *o = '\0';
 }
 
 shc_verdict *shc__verdict_accepted(const char *script,
@@ -177,7 +212,7 @@ shc_verdict *shc__verdict_accepted(const char *script,
     char suffix[64];
     switch (r->kind) {
     case SHC_KIND_READ:
-        line_suffix(suffix, sizeof suffix, r);
+        line_suffix(suffix, r);
         adds(&title, "Read file '");
         add_all(&title, &path);
         adds(&title, "'");

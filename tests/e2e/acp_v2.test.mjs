@@ -122,9 +122,10 @@ async function turn(ctx, updates, sessionId, line) {
   rb.send('{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":2}}\n{"jsonrpc":"2.0","id":4,"method":"terminal/cancel","params":{"sessionId":"x","terminalId":"y"}}\n');
   eq((await rb.next((x) => x.id === 3))?.result?.protocolVersion, 1, "re-initialize: v1 with sessions stays v1");
   eq((await rb.next((x) => x.id === 4))?.error?.code, -32601, "v2 method terminal/cancel on v1: -32601");
+  // session/list and close are v1 methods too since the session store (issue 12): v1's answers
   rb.send('{"jsonrpc":"2.0","id":5,"method":"session/list","params":{}}\n{"jsonrpc":"2.0","id":6,"method":"session/close","params":{"sessionId":"x"}}\n');
-  eq((await rb.next((x) => x.id === 5))?.error?.code, -32601, "v2 method session/list on v1: -32601");
-  eq((await rb.next((x) => x.id === 6))?.error?.code, -32601, "v2 method session/close on v1: -32601");
+  ok(Array.isArray((await rb.next((x) => x.id === 5))?.result?.sessions), "session/list on v1: v1's listing");
+  eq((await rb.next((x) => x.id === 6))?.error?.code, -32602, "session/close of an unknown session on v1: v1's -32602");
   await stop(b, "b");
 }
 
@@ -258,14 +259,17 @@ ok(typeof s1 === "string", "sdk: session/new");
   const t2 = await turn(ctx, updates, s3, "cat notes.txt");
   const liveTid = ofKind(t1.ups, "terminal_update")[0]?.terminalId;
   const since = (updates.get(s3) || []).length;
-  eq(await ctx.request("session/resume", { sessionId: s3, cwd: ws }), {}, "resume: answered {}");
+  const answer = await ctx.request("session/resume", { sessionId: s3, cwd: ws });
+  eq(answer.configOptions?.map((o) => o.configId), ["mode"], "resume: answered with the config options (no modes in v2)");
   const plain = await until(updates, s3, since, isState);
   eq(kinds(plain), ["state_update"], "resume without replay: only the current state");
   eq(plain[0]?.u.state, "idle", "resume: the state is idle");
   const since2 = (updates.get(s3) || []).length;
-  eq(await ctx.request("session/resume", { sessionId: s3, cwd: ws, replayFrom: { type: "start" } }), {}, "resume with replay: answered {}");
+  ok(!("modes" in (await ctx.request("session/resume", { sessionId: s3, cwd: ws, replayFrom: { type: "start" } }))), "resume with replay: answered, without modes");
   const rep = (await until(updates, s3, since2, isState)).map((x) => x.u);
-  eq(rep.filter((u) => u.sessionUpdate === "user_message").map((u) => u.messageId), [t1.r.messageId, t2.r.messageId], "replay: the user messages keep their ids");
+  // replayed from the store: each prompt as user_message_chunk blocks, with the id it had live
+  eq([...new Set(rep.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.messageId))], [t1.r.messageId, t2.r.messageId], "replay: the user messages keep their ids");
+  eq(rep.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content?.text), ["printf 'caf\\303'; sleep 0.2; printf '\\251\\n'; exit 4", "cat notes.txt"], "replay: the user messages' text");
   const tus = rep.filter((u) => u.sessionUpdate === "terminal_update");
   eq(tus.length, 1, "replay: one terminal_update for the terminal");
   eq([tus[0]?.terminalId, tus[0]?.command, tus[0]?.exitStatus], [liveTid, "printf 'caf\\303'; sleep 0.2; printf '\\251\\n'; exit 4", { exitCode: 4 }], "replay: the terminal's id, command and exit");
@@ -276,7 +280,7 @@ ok(typeof s1 === "string", "sdk: session/new");
   ok(rep.some((u) => u.sessionUpdate === "tool_call_update" && u.kind === "read"), "replay: the classified card");
   eq(rep.at(-1)?.sessionUpdate + ":" + rep.at(-1)?.state, "state_update:idle", "replay: ends with the current state");
   eq(await rejectionOf(ctx.request("session/resume", { sessionId: s3, cwd: ws, replayFrom: { type: "message", messageId: "x" } })), -32602, "resume: an unsupported cursor -> -32602");
-  eq(await rejectionOf(ctx.request("session/resume", { sessionId: s3, cwd: "/tmp" })), -32602, "resume: another cwd -> -32602");
+  eq(await rejectionOf(ctx.request("session/resume", { sessionId: s3, cwd: join(ws, "notes.txt") })), -32602, "resume: a cwd that is not a directory -> -32602");
   eq(await rejectionOf(ctx.request("session/resume", { sessionId: "sess_none", cwd: ws })), -32002, "resume: an unknown session -> -32002");
   // close while a command runs: its final updates and idle come before the answer
   const s4 = (await ctx.request("session/new", { cwd: ws })).sessionId;
@@ -298,7 +302,7 @@ ok(typeof s1 === "string", "sdk: session/new");
   eq((updates.get(s4) || []).length, since4 + c4.length, "close: nothing for the session after the answer");
   eq(await rejectionOf(ctx.request("session/prompt", { sessionId: s4, prompt: [{ type: "text", text: "echo x" }] })), -32602, "close: the session is gone");
   eq(await ctx.request("session/close", { sessionId: s4 }), {}, "close: closing again succeeds");
-  ok(!(await ctx.request("session/list", {})).sessions.some((x) => x.sessionId === s4), "close: not listed any more");
+  ok((await ctx.request("session/list", {})).sessions.some((x) => x.sessionId === s4), "close: still listed (the store keeps it; v1's close)");
   eq(await ctx.request("session/delete", { sessionId: s3 }), {}, "delete: answered {}");
   ok(!(await ctx.request("session/list", {})).sessions.some((x) => x.sessionId === s3), "delete: not listed any more");
   eq(await rejectionOf(ctx.request("session/resume", { sessionId: s3, cwd: ws })), -32002, "delete: cannot be resumed");
