@@ -405,6 +405,8 @@ json_t *shc__v2_encode(br_bridge *br, br_session *s, json_t *u)
         } else if (kind != v->last) {
             snprintf(v->msg, sizeof v->msg, "msg_%s_%s%llu", br->v2_nonce, v->replaying ? "r" : "",
                      ++v->nmsg);
+            if (kind == LAST_USER) /* a prompt without a kept id (a v1 client's): its own */
+                snprintf(v->user, sizeof v->user, "%.63s", v->msg);
         }
         json_object_set_new(u, "messageId", json_string(v->msg));
         v->last = kind;

@@ -113,6 +113,7 @@ eq(resumed.configOptions?.map((o) => o.configId), ["mode"], "resume: answered wi
 // ---------------------------------------------------------------- prompt again
 {
   const t3 = await turn(a2, sid, "echo again");
+  globalThis.t3id = t3.r.messageId;
   const call = ofKind(t3.ups, "tool_call_update")[0];
   const tid = call?.content?.find((c) => c.type === "terminal")?.terminalId;
   ok(tid && tid !== liveTid, "prompt after the restart: a fresh terminal id", [tid, liveTid]);
@@ -146,6 +147,7 @@ await stop(a2, "agent 2");
   eq(ups.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => [u.content?.text, "messageId" in u]), [[CMD, false], ["cat notes.txt", false], ["echo again", false]], "v1 load of a v2 session: the prompts, in v1 form");
   const out = ups.filter((u) => u._meta?.terminal_output?.terminal_id === liveCall.toolCallId).map((u) => u._meta.terminal_output.data).join("");
   eq(out, liveBytes.toString(), "v1 load of a v2 session: the terminal's stream as _meta.terminal_output");
+  eq((await c.ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "echo from v1" }] })).stopReason, "end_turn", "v1 client: prompts the session");
   child.stdin.end();
   const ex = await within(10000, child.exited).catch((e) => ({ error: e.message }));
   ok(ex.code === 0, "v1 agent: exits 0", ex);
@@ -155,6 +157,14 @@ await stop(a2, "agent 2");
 {
   const a3 = agentV2();
   await a3.ctx.request("initialize", V2_INIT);
+  // a session continued by a v1 client: its v1 prompt replays with an id of its own
+  await a3.ctx.request("session/resume", { sessionId: sid, cwd: ws, replayFrom: { type: "start" } });
+  const frames = a3.recorder.frames.filter((f) => f.method === "session/update").map((f) => f.params.update);
+  const users = [...new Set(frames.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.messageId))];
+  eq([users.length, users.slice(0, 3)], [4, [t1.r.messageId, t2.r.messageId, globalThis.t3id]], "mixed replay: three kept prompt ids and one of its own");
+  const agentIds = frames.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.messageId);
+  eq(new Set([...agentIds, ...users]).size, agentIds.length + users.length, "mixed replay: every message id distinct", [agentIds, users]);
+  eq(frames.filter((u) => u.sessionUpdate === "terminal_update").length, 3, "mixed replay: one terminal_update per terminal (v2's two, v1's one)");
   eq(await a3.ctx.request("session/delete", { sessionId: sid }), {}, "delete: answered {}");
   ok(!existsSync(join(store, sid + ".jsonl")), "delete: the file is gone");
   eq((await a3.ctx.request("session/list", {})).sessions, [], "delete: not listed");
