@@ -227,9 +227,13 @@ static int apply(struct br_replay *r, json_t *rec)
         close_open(r);
         size_t i;
         json_t *b;
+        const char *mid = str(rec, "mid"); /* a v2 prompt's message id, kept */
         json_array_foreach(json_object_get(rec, "blocks"), i, b)
         {
-            send(r, json_pack("{s:s,s:O}", "sessionUpdate", "user_message_chunk", "content", b));
+            json_t *u = json_pack("{s:s,s:O}", "sessionUpdate", "user_message_chunk", "content", b);
+            if (u && mid && r->br->version == 2)
+                json_object_set_new(u, "messageId", json_string(mid));
+            send(r, u);
         }
     } else if (!strcmp(t, "text") && str(rec, "text")) {
         const char *kind = str(rec, "kind");
