@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -164,7 +165,19 @@ static bool extras_ok(br_bridge *br, json_t *id, const char *method, json_t *par
     return true;
 }
 
-/* At most SHC_BR_MAX_SESSIONS sessions in memory: the one used longest ago that has nothing
+/* Each session holds its store file open: under a low descriptor limit fewer stay in memory,
+ * so that 256 descriptors are always left for commands, pipes and the store. */
+static size_t max_sessions(void)
+{
+    struct rlimit rl;
+    size_t cap = SHC_BR_MAX_SESSIONS;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur < (rlim_t)cap + 256)
+        cap = rl.rlim_cur > 256 + 16 ? (size_t)rl.rlim_cur - 256 : 16;
+    return cap;
+}
+
+/* At most max_sessions() sessions in memory: the one used longest ago that has nothing
  * running goes (its backend state too; the store keeps it: session/load or resume bring it
  * back; a prompt naming it meanwhile gets "unknown session").  False when every one is busy. */
 static bool make_room(br_bridge *br)
@@ -177,7 +190,7 @@ static bool make_room(br_bridge *br)
             (!oldest || s->used < oldest->used))
             oldest = s;
     }
-    if (n < SHC_BR_MAX_SESSIONS)
+    if (n < max_sessions())
         return true;
     if (!oldest)
         return false;
