@@ -1238,6 +1238,33 @@ def case_hostile_store():
         a.close()
 
 
+def case_session_fds():
+    """Every live session holds its store file: under a hard descriptor limit of 1024, over a thousand
+    sessions that each recorded something still leave room for commands."""
+    a = Agent()
+    try:
+        a.init(PLAIN_CAPS)
+        resource.prlimit(a.pid, resource.RLIMIT_NOFILE, (1024, 1024))
+        n = 1020
+        sids = []
+        for i in range(n):
+            sid = a.new_session()
+            sids.append(sid)
+            a.prompt(sid, [{"type": "resource_link", "uri": "file:///x", "name": "x"}])  # recorded, runs nothing
+        last = a.response(a.next_id, 60)
+        R.check(last is not None and "result" in last, "1020 recorded sessions: answered", last)
+        nfd = len(os.listdir(f"/proc/{a.pid}/fd"))
+        R.check(nfd <= 1024 - 200, "1020 recorded sessions: descriptors left for commands", nfd)
+        sid = a.new_session()
+        r = a.response(a.prompt(sid, "echo fd-ok"), 15)
+        fin = a.finals(sid)
+        R.check(r is not None and fin and fin[-1].get("status") == "completed", "a command still runs", fin[-1:])
+        r = a.call("session/load", {"sessionId": sids[0], "cwd": a.cwd, "mcpServers": []}, timeout=15)
+        R.check(r is not None and "result" in r, "the oldest session loads again", r)
+    finally:
+        a.close()
+
+
 CASES = {
     "signals": case_signals,
     "signal_teardown": case_signal_teardown,
@@ -1258,6 +1285,7 @@ CASES = {
     "cwd": case_cwd,
     "sessions_cap": case_sessions_cap,
     "hostile_store": case_hostile_store,
+    "session_fds": case_session_fds,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 
