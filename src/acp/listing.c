@@ -81,7 +81,8 @@ void shc__session_list(br_bridge *br, json_t *id, json_t *params)
                       NULL);
         return;
     }
-    qsort(v, n, sizeof *v, newest_first);
+    if (n) /* qsort(NULL, 0) is undefined */
+        qsort(v, n, sizeof *v, newest_first);
     size_t shown = 0;
     bool more = false;
     const shc_store_info *last = NULL;
