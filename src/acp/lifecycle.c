@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 br_session *shc__session_find_any(br_bridge *br, const char *id)
 {
@@ -101,7 +102,19 @@ void shc__sessions_reap(br_bridge *br)
         shc__wire_flush(br); /* the answers to close / delete */
 }
 
-/* At most SHC_BR_MAX_SESSIONS sessions in memory: the one used longest ago that has nothing
+/* Each session holds its store file open: under a low descriptor limit fewer stay in memory,
+ * so that 256 descriptors are always left for commands, pipes and the store. */
+static size_t max_sessions(void)
+{
+    struct rlimit rl;
+    size_t cap = SHC_BR_MAX_SESSIONS;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur < (rlim_t)cap + 256)
+        cap = rl.rlim_cur > 256 + 16 ? (size_t)rl.rlim_cur - 256 : 16;
+    return cap;
+}
+
+/* At most max_sessions() sessions in memory: the one used longest ago that has nothing
  * running goes (its backend state too; the store keeps it: session/load or resume bring it
  * back; a prompt naming it meanwhile gets "unknown session").  False when every one is busy. */
 bool shc__session_make_room(br_bridge *br)
@@ -114,7 +127,7 @@ bool shc__session_make_room(br_bridge *br)
             (!oldest || s->used < oldest->used))
             oldest = s;
     }
-    if (n < SHC_BR_MAX_SESSIONS)
+    if (n < max_sessions())
         return true;
     if (!oldest)
         return false;

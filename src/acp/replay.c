@@ -18,6 +18,7 @@
 #define SLICE_RECORDS 256
 #define SLICE_QUEUE   ((size_t)1 << 20) /* wait while more than this is queued for the client */
 #define SLICE_WAIT_MS 5
+#define MAX_OPEN      256 /* calls open at once; past it the oldest ends as interrupted */
 
 static const char interrupted[] = "interrupted: shcard stopped before this command finished";
 
@@ -87,11 +88,20 @@ static shc_kind kind_of(const char *k)
                                   : SHC_KIND_TERMINAL;
 }
 
+static void end_call(struct br_replay *r, rcall **pp, json_t *rec);
+
 static void on_call(struct br_replay *r, json_t *rec)
 {
     const char *id = str(rec, "id"), *command = str(rec, "command");
     if (!id || !command || find_call(r, id, NULL))
         return;
+    /* bounded: a file of calls that never end (a planted one) costs neither memory nor time */
+    size_t open = 0;
+    rcall **last = NULL;
+    for (rcall **p = &r->calls; *p; p = &(*p)->next, open++)
+        last = p;
+    if (open >= MAX_OPEN)
+        end_call(r, last, NULL);
     rcall *c = calloc(1, sizeof *c);
     if (!c)
         return;
