@@ -228,10 +228,16 @@ int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool 
 
 /* Whether a regular expression holds a backreference (\1 to \9). */
 bool shc__has_backref(const char *pat);
-/* Every SHC_ROLE_PATTERN value and the operand pattern (may be NULL): a backreference rejects
- * (GNU grep, git grep).  Returns 0 or -1 (r rejected). */
+/* Every SHC_ROLE_PATTERN value and the operand pattern (may be NULL): a backreference or an
+ * interval rejects (GNU grep, git grep).  Returns 0 or -1 (r rejected). */
 int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
                         size_t operand_argi);
+/* Why a glibc regex may not finish (a backreference, or an interval that nested copies
+ * multiply), or NULL. */
+const char *shc__regex_bomb(const char *pat);
+/* nl -b/-h/-f pREGEX and tree -P/-I patterns.  Return 0 or -1 (r rejected). */
+int shc__check_nl_styles(shc_rule *r, const shc_optres *res);
+int shc__check_tree_patterns(shc_rule *r, const shc_optres *res);
 
 /* ------------------------------------------------------------------ paths.c */
 
