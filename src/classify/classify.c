@@ -323,6 +323,15 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
             if (rj & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
                 return reject(c, span, "%s: '%s' leads to a device or process file", cmd, p);
         }
+        /* what the tool reads without being told: ignore files, git's files and config */
+        bool walks = (bad & SHC_PATH_ROOT) != 0;
+        bool git = !strcmp(cmd, "git") || !strcmp(cmd, "bat") || !strcmp(cmd, "batcat");
+        if (walks || git) {
+            char file[512];
+            why = shc__repo_check(abs, walks, git, file, sizeof file);
+            if (why)
+                return reject(c, span, "%s: the repository's '%s' is %s", cmd, file, why);
+        }
     }
     return 0;
 }

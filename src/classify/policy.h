@@ -271,6 +271,15 @@ bool shc__word_names_special(const char *w);
  * following symlinks; NULL for a regular file, a directory, or a name that does not exist. */
 const char *shc__path_stat(const char *abs_path);
 
+/* ------------------------------------------------------------------ repo.c */
+
+/* For a real absolute directory (or file) a command walks or reads: the files the tool reads
+ * without being told -- ignore files there and in every parent (walks), the git directory's
+ * files and configuration (git: git and bat) -- must be regular files, not huge, and the git
+ * configuration must name no key that runs programs or reads other files.  Returns why not
+ * (what names the file), or NULL. */
+const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *what, size_t cap);
+
 /* ------------------------------------------------------------------ opts.c: rule results */
 
 /* Resets r to an empty terminal rule (cheaper than zeroing the whole struct). */
