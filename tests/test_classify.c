@@ -278,6 +278,15 @@ static void test_cwd_repo(void **state)
     assert_int_equal(kind_in(dir, "cd wt && git ls-files", NULL), SHC_KIND_LIST);
     put(dir, "wt/.git", "nonsense\n");
     assert_int_equal(kind_in(dir, "cd wt && git ls-files", NULL), SHC_KIND_TERMINAL);
+    /* an embedded directory that git takes for a bare repository (HEAD and objects) */
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/evil/objects %s/evil/refs && "
+             "echo 'ref: refs/heads/main' > %s/evil/HEAD", dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kind_in(dir, "cd evil && git ls-files", NULL), SHC_KIND_LIST);
+    put(dir, "evil/config", "[core]\n\tworktree = ..\n\tfsmonitor = touch PWNED\n");
+    assert_int_equal(kind_in(dir, "cd evil && git ls-files", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "evil/config"));
+    assert_int_equal(kind_in(dir, "git ls-files", NULL), SHC_KIND_LIST);
     /* J: a file over 1 GiB */
     snprintf(cmd, sizeof cmd, "truncate -s 2G %s/big", dir);
     assert_int_equal(system(cmd), 0);

@@ -1,8 +1,9 @@
 /* src/classify/ owns the classifier: the AST walk (this file), the per-tool option tables
  * (tools.def and tools/NAME.def), option parsing (opts.c), the per-command rules (policy.c),
  * find's predicates (find.c), pipeline filters (filter.c), the sed grammar (sed.c), option
- * values (values.c) and verdicts (verdict_build.c, verdict.c: names, free, JSON).  Entry point:
- * shc_classify() (include/shcard.h).  May use: shell/ and base/.
+ * values (values.c), paths (paths.c), the repository's own files (repo.c) and verdicts
+ * (verdict_build.c, verdict.c: names, free, JSON).  Entry point: shc_classify()
+ * (include/shcard.h).  May use: shell/ and base/.
  *
  * The classifier: walks the AST and decides which card a command gets.  Display-only and
  * fail-closed: every path that is not positively recognised ends in a terminal verdict with

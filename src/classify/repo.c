@@ -223,7 +223,24 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
                     return why;
                 }
             }
-        if (!git_seen && (walks || git)) {
+        bool seen_before = git_seen;
+        if (!git_seen && git) {
+            /* git takes a directory that holds HEAD and objects (or commondir) for a bare
+             * repository: a repository can carry one (`evil/config` with core.worktree = ..
+             * and core.fsmonitor ran on `cd evil && git ls-files`) */
+            char h[4096], o[4096], cd[4096];
+            struct stat hs;
+            if (join(h, sizeof h, d, "HEAD") < 0 || join(o, sizeof o, d, "objects") < 0 ||
+                join(cd, sizeof cd, d, "commondir") < 0)
+                return "a path too long to judge";
+            if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
+                git_seen = true;
+                const char *why = git_dir_check(d, 0, what, cap);
+                if (why)
+                    return why;
+            }
+        }
+        if (!seen_before && (walks || git)) {
             char g[4096];
             const char *why = NULL;
             int k = git_dir_of(d, g, sizeof g, &why);
