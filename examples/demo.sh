@@ -16,8 +16,12 @@ export XDG_STATE_HOME="$scratch/.state" # the demo's sessions are not kept in yo
 if git rev-parse --git-dir >/dev/null 2>&1; then
   git archive HEAD | tar -x -C "$scratch"
 else
-  cp -r README.md Makefile src "$scratch"/
+  cp -r README.md Makefile include src tests "$scratch"/
 fi
+# a repository of its own, so that git status and git log have something to show
+git -C "$scratch" init -q && git -C "$scratch" add -A &&
+  git -C "$scratch" -c user.name=demo -c user.email=demo@example.invalid commit -qm "demo" ||
+  echo "demo: no git repository in the scratch copy" >&2
 
 if [ -f examples/commands.txt ]; then
   echo "=== shcard explain: the card each example command gets (display only; nothing runs) ==="
