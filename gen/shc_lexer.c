@@ -3,9 +3,13 @@
  *
  * Bash's quoting rules for the subset: unquoted words with backslash escapes and \<newline>
  * continuations, '...', "..." (backslash escapes only $ ` " \ and newline), $'...' decoded as
- * bash decodes it, $"..." (as "..." in the C locale), $name / ${...} parameter expansions, and
- * # comments at the start of a word.  Substitutions, here-documents and compound commands are
- * recognised and reported as unsupported, naming the construct and its span.
+ * bash 5.2 decodes it, $"..." (parsed like "...", never static: build.c flags it), $name /
+ * ${...} parameter expansions, and # comments at the start of a word.  Substitutions,
+ * here-documents and compound commands are recognised and reported as unsupported, naming the
+ * construct and its span; so are the word forms bash decides by rules we do not model
+ * (grammar/SUBSET.md: $[...], $ before \<newline>, \<newline> inside an operator, ${...} with
+ * quotes or braces inside, \u above U+007F, a backslash at the very end).  The word oracle
+ * (tests/word_oracle.py) checks every static word against bash itself.
  *
  * The input is an arena copy with a NUL at src[len]; shc_parse rejects embedded NULs (with their
  * offset) before lexing, so a NUL here always means the end.  All state is in shc_lexer.
@@ -59,17 +63,13 @@ static int set_value(shc_lexer *lx, shc_part *p, const void *v, size_t n)
 }
 
 /* A literal run: merged into the previous part of the same frame when that one is a literal
- * too (after a \<newline> or a lone $), so printing and re-parsing gives the same parts. */
+ * too (after a \<newline> or a lone $), so printing and re-parsing gives the same parts.  (A $
+ * before a \<newline> is rejected: bash joins the lines first, so $\<newline>x is $x.) */
 static int push_lit(shc_lexer *lx, size_t base, const unsigned char *s, const unsigned char *e,
                     const unsigned char *vs, size_t vn)
 {
     shc_part *prev = lx->nparts > base ? &lx->parts[lx->nparts - 1] : NULL;
-    /* "$" + \<newline> + "x" stays two parts: merged, they would read as $x */
-    bool dollar = prev && prev->kind == SHC_PART_LIT && prev->len &&
-                  prev->value[prev->len - 1] == '$' && vn &&
-                  (strchr("_@*#?$!-{('\"", vs[0]) || (vs[0] >= '0' && vs[0] <= '9') ||
-                   ((vs[0] | 0x20) >= 'a' && (vs[0] | 0x20) <= 'z'));
-    if (prev && prev->kind == SHC_PART_LIT && !dollar) {
+    if (prev && prev->kind == SHC_PART_LIT) {
         shc_part *p = prev;
         char *v = shc_arena_alloc_raw(lx->arena, p->len + vn + 1);
         if (!v) {
@@ -113,53 +113,24 @@ static int unsupported_at(shc_lexer *lx, const unsigned char *s, const unsigned 
     return -1;
 }
 
-/* ${...}: scanned to the matching brace, honouring quotes, escapes and nested ${.  A command
- * substitution or arithmetic inside is unsupported; the part keeps the raw text. */
+/* ${...}, in the form whose end bash and we agree on (src/shell/words.c). */
 static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
 {
-    const unsigned char *p = lx->cur; /* just after "${" */
-    size_t depth = 1;
-    while (*p) {
-        unsigned char c = *p;
-        if (c == '\\') {
-            p += p[1] ? 2 : 1;
-            continue;
-        }
-        if (c == '\'') {
-            const unsigned char *q = (const unsigned char *)strchr((const char *)p + 1, '\'');
-            if (!q)
-                break;
-            p = q + 1;
-            continue;
-        }
-        if (c == '`')
-            return unsupported_at(lx, p, p + 1, "command substitution (backquote) `");
-        if (c == '$' && p[1] == '(')
-            return unsupported_at(lx, p, p + 2, p[2] == '(' ? "arithmetic expansion `$((`"
-                                                             : "command substitution `$(`");
-        if (c == '$' && p[1] == '{') {
-            if (++depth > lx->limits->max_depth) {
-                shc__limit(lx, (size_t)(p - lx->src), (size_t)(p - lx->src) + 2,
-                           "nesting of `${` deeper than the limit");
-                return -1;
-            }
-            p += 2;
-            continue;
-        }
-        if (c == '}' && --depth == 0) {
-            lx->cur = p + 1;
-            shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
-            return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
-        }
-        p++;
-    }
-    shc__syntax_error(lx, (size_t)(start - lx->src), (size_t)(start - lx->src) + 2, true,
-                      "unterminated parameter expansion `${`");
-    return -1;
+    const unsigned char *e = shc__brace_param_end(lx, start);
+    if (!e)
+        return -1;
+    lx->cur = e;
+    shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
+    return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
 }
 
+/* $name, $1, $@...: bash drops \<newline> before it reads the name, so $NAME\<newline>X would
+ * be $NAMEX: rejected after a name. */
 static int lex_param(shc_lexer *lx, const unsigned char *s)
 {
+    if (lx->cur[0] == '\\' && lx->cur[1] == '\n' && shc__name_char(lx->cur[-1]) &&
+        !(s[1] >= '0' && s[1] <= '9'))
+        return unsupported_at(lx, s, lx->cur + 2, "line continuation after `$NAME`");
     shc_part *p = push_part(lx, SHC_PART_PARAM, s, lx->cur);
     return p ? set_value(lx, p, s, (size_t)(lx->cur - s)) : -1;
 }
@@ -217,7 +188,7 @@ yy4:
 	++lx->cur;
 	{ break; }
 yy5:
-	yych = *++lx->cur;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
 		case '!':
 		case '#':
@@ -290,7 +261,9 @@ yy5:
 		case 'x':
 		case 'y':
 		case 'z': goto yy14;
-		case '{': goto yy15;
+		case '[': goto yy15;
+		case '\\': goto yy16;
+		case '{': goto yy18;
 		default: goto yy6;
 	}
 yy6:
@@ -298,11 +271,11 @@ yy6:
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy16;
+		case '\n': goto yy19;
 		case '"':
 		case '$':
 		case '\\':
-		case '`': goto yy17;
+		case '`': goto yy20;
 		default: goto yy8;
 	}
 yy8:
@@ -317,7 +290,7 @@ yy11:
 yy12:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '(': goto yy18;
+		case '(': goto yy21;
 		default: goto yy13;
 	}
 yy13:
@@ -392,16 +365,31 @@ yy14:
 	}
 yy15:
 	++lx->cur;
-	{ if (lex_brace_param(lx, ps)) return -1; continue; }
+	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
 yy16:
-	++lx->cur;
-	{ continue; }
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy22;
+		default: goto yy17;
+	}
 yy17:
-	++lx->cur;
-	{ if (push_part(lx, SHC_PART_ESC, ps, lx->cur) == NULL || set_value(lx, &lx->parts[lx->nparts - 1], ps + 1, 1)) return -1; continue; }
+	lx->cur = lx->mrk;
+	goto yy6;
 yy18:
 	++lx->cur;
+	{ if (lex_brace_param(lx, ps)) return -1; continue; }
+yy19:
+	++lx->cur;
+	{ continue; }
+yy20:
+	++lx->cur;
+	{ if (push_part(lx, SHC_PART_ESC, ps, lx->cur) == NULL || set_value(lx, &lx->parts[lx->nparts - 1], ps + 1, 1)) return -1; continue; }
+yy21:
+	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
+yy22:
+	++lx->cur;
+	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
 }
 
     }
@@ -417,608 +405,26 @@ yy18:
     return 0;
 }
 
-static size_t put_utf8(unsigned char *o, uint32_t c)
-{
-    if (c < 0x80) {
-        o[0] = (unsigned char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (c >> 6));
-        o[1] = (unsigned char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (c >> 12));
-        o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-        o[2] = (unsigned char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (c >> 18));
-    o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
-    o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-    o[3] = (unsigned char)(0x80 | (c & 0x3F));
-    return 4;
-}
-
-static uint32_t hexval(const unsigned char *s, const unsigned char *e)
-{
-    uint32_t v = 0;
-    for (; s < e; s++)
-        v = v * 16 + (uint32_t)(*s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10);
-    return v;
-}
-
-/* $'...' decoded as bash decodes it (UTF-8 locale).  A NUL ends the value (bash drops the rest
- * of the string); the decoded bytes never exceed the source bytes, so a buffer of that size
- * suffices. */
+/* $'...': the end and the value as bash 5.2 finds them (src/shell/words.c). */
 static int lex_ansic(shc_lexer *lx, const unsigned char *s)
 {
-    size_t cap = lx->len + 4;
-    unsigned char *out = shc_arena_alloc_raw(lx->arena, cap);
+    const unsigned char *e = shc__ansic_end(lx, s);
+    if (!e)
+        return -1;
+    unsigned char *out = shc_arena_alloc_raw(lx->arena, (size_t)(e - lx->cur) + 1);
     if (!out) {
         shc__nomem(lx);
         return -1;
     }
-    size_t n = 0;
-    bool cut = false;
-    for (;;) {
-        const unsigned char *ps = lx->cur;
-        unsigned char ch = 0;
-        uint32_t cp = 0;
-        
-{
-	unsigned char yych;
-	yych = *lx->cur;
-	switch (yych) {
-		case 0x00: goto yy20;
-		case '\'': goto yy23;
-		case '\\': goto yy24;
-		default: goto yy21;
-	}
-yy20:
-	++lx->cur;
-	{ lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
-yy21:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00:
-		case '\'':
-		case '\\': goto yy22;
-		default: goto yy21;
-	}
-yy22:
-	{ if (!cut) { memcpy(out + n, ps, (size_t)(lx->cur - ps)); n += (size_t)(lx->cur - ps); } continue; }
-yy23:
-	++lx->cur;
-	{ break; }
-yy24:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy25;
-		case '"':
-		case '\'':
-		case '?':
-		case '\\': goto yy28;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy29;
-		case 'E':
-		case 'e': goto yy31;
-		case 'U': goto yy32;
-		case 'a': goto yy33;
-		case 'b': goto yy34;
-		case 'c': goto yy35;
-		case 'f': goto yy36;
-		case 'n': goto yy37;
-		case 'r': goto yy38;
-		case 't': goto yy39;
-		case 'u': goto yy40;
-		case 'v': goto yy41;
-		case 'x': goto yy42;
-		default: goto yy26;
-	}
-yy25:
-	{ lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
-yy26:
-	++lx->cur;
-yy27:
-	{ if (!cut) { out[n++] = ps[0]; out[n++] = ps[1]; } continue; }
-yy28:
-	++lx->cur;
-	{ ch = ps[1]; goto byte; }
-yy29:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy43;
-		default: goto yy30;
-	}
-yy30:
-	{ unsigned v = 0; for (const unsigned char *q = ps + 1; q < lx->cur; q++) v = v * 8 + (unsigned)(*q - '0'); ch = (unsigned char)(v & 0xFF); goto byte; }
-yy31:
-	++lx->cur;
-	{ ch = 27; goto byte; }
-yy32:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy44;
-		default: goto yy27;
-	}
-yy33:
-	++lx->cur;
-	{ ch = 7; goto byte; }
-yy34:
-	++lx->cur;
-	{ ch = 8; goto byte; }
-yy35:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy27;
-		case '?': goto yy47;
-		default: goto yy46;
-	}
-yy36:
-	++lx->cur;
-	{ ch = 12; goto byte; }
-yy37:
-	++lx->cur;
-	{ ch = 10; goto byte; }
-yy38:
-	++lx->cur;
-	{ ch = 13; goto byte; }
-yy39:
-	++lx->cur;
-	{ ch = 9; goto byte; }
-yy40:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy48;
-		default: goto yy27;
-	}
-yy41:
-	++lx->cur;
-	{ ch = 11; goto byte; }
-yy42:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy50;
-		default: goto yy27;
-	}
-yy43:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy52;
-		default: goto yy30;
-	}
-yy44:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy53;
-		default: goto yy45;
-	}
-yy45:
-	{ cp = hexval(ps + 2, lx->cur); goto code; }
-yy46:
-	++lx->cur;
-	{ ch = (unsigned char)((ps[2] >= 'a' && ps[2] <= 'z' ? ps[2] - 32 : ps[2]) & 0x1F); goto byte; }
-yy47:
-	++lx->cur;
-	{ ch = 0x7F; goto byte; }
-yy48:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy54;
-		default: goto yy49;
-	}
-yy49:
-	{ cp = hexval(ps + 2, lx->cur); goto code; }
-yy50:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy55;
-		default: goto yy51;
-	}
-yy51:
-	{ ch = (unsigned char)hexval(ps + 2, lx->cur); goto byte; }
-yy52:
-	++lx->cur;
-	goto yy30;
-yy53:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy56;
-		default: goto yy45;
-	}
-yy54:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy57;
-		default: goto yy49;
-	}
-yy55:
-	++lx->cur;
-	goto yy51;
-yy56:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy58;
-		default: goto yy45;
-	}
-yy57:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy59;
-		default: goto yy49;
-	}
-yy58:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy60;
-		default: goto yy45;
-	}
-yy59:
-	++lx->cur;
-	goto yy49;
-yy60:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy61;
-		default: goto yy45;
-	}
-yy61:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy62;
-		default: goto yy45;
-	}
-yy62:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy63;
-		default: goto yy45;
-	}
-yy63:
-	++lx->cur;
-	goto yy45;
-}
-
-    byte:
-        if (!cut) {
-            if (ch == 0)
-                cut = true;
-            else
-                out[n++] = ch;
-        }
-        continue;
-    code:
-        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return unsupported_at(lx, ps, lx->cur, "out-of-range Unicode escape in `$'`");
-        if (!cut) {
-            if (cp == 0)
-                cut = true;
-            else
-                n += put_utf8(out + n, cp);
-        }
-    }
-    shc_part *p = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
-    if (!p)
+    size_t n;
+    if (shc__ansic_decode(lx, lx->cur, e, out, &n))
         return -1;
-    out[n] = '\0';
-    p->value = (const char *)out;
-    p->len = n;
+    lx->cur = e + 1;
+    shc_part *part = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
+    if (!part)
+        return -1;
+    part->value = (const char *)out;
+    part->len = n;
     return 0;
 }
 
@@ -1045,18 +451,18 @@ static int lex_word(shc_lexer *lx, shc_word **out)
 		case ';':
 		case '<':
 		case '>':
-		case '|': goto yy65;
-		case '"': goto yy68;
-		case '$': goto yy69;
-		case '\'': goto yy71;
-		case '\\': goto yy72;
-		case '`': goto yy74;
-		default: goto yy66;
+		case '|': goto yy24;
+		case '"': goto yy27;
+		case '$': goto yy28;
+		case '\'': goto yy30;
+		case '\\': goto yy31;
+		case '`': goto yy33;
+		default: goto yy25;
 	}
-yy65:
+yy24:
 	++lx->cur;
 	{ lx->cur = ps; break; }
-yy66:
+yy25:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
@@ -1074,16 +480,16 @@ yy66:
 		case '>':
 		case '\\':
 		case '`':
-		case '|': goto yy67;
-		default: goto yy66;
+		case '|': goto yy26;
+		default: goto yy25;
 	}
-yy67:
+yy26:
 	{ if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
-yy68:
+yy27:
 	++lx->cur;
 	{ if (lex_double(lx, ps, SHC_PART_DBL)) return -1; continue; }
-yy69:
-	yych = *++lx->cur;
+yy28:
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
 		case '!':
 		case '#':
@@ -1101,10 +507,10 @@ yy69:
 		case '8':
 		case '9':
 		case '?':
-		case '@': goto yy75;
-		case '"': goto yy77;
-		case '\'': goto yy78;
-		case '(': goto yy79;
+		case '@': goto yy34;
+		case '"': goto yy36;
+		case '\'': goto yy37;
+		case '(': goto yy38;
 		case 'A':
 		case 'B':
 		case 'C':
@@ -1157,46 +563,48 @@ yy69:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy81;
-		case '{': goto yy82;
-		default: goto yy70;
+		case 'z': goto yy40;
+		case '[': goto yy41;
+		case '\\': goto yy42;
+		case '{': goto yy44;
+		default: goto yy29;
 	}
-yy70:
+yy29:
 	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
-yy71:
+yy30:
 	++lx->cur;
 	{ if (lex_single(lx, ps)) return -1; continue; }
-yy72:
+yy31:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 0x00: goto yy73;
-		case '\n': goto yy84;
-		default: goto yy83;
+		case 0x00: goto yy32;
+		case '\n': goto yy46;
+		default: goto yy45;
 	}
-yy73:
-	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
-yy74:
+yy32:
+	{ return unsupported_at(lx, ps, lx->cur, "backslash at the end of the input (bash drops it after a multi-line quote, keeps it otherwise)"); }
+yy33:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
-yy75:
+yy34:
 	++lx->cur;
-yy76:
+yy35:
 	{ if (lex_param(lx, ps)) return -1; continue; }
-yy77:
+yy36:
 	++lx->cur;
 	{ if (lex_double(lx, ps, SHC_PART_LOCALE)) return -1; continue; }
-yy78:
+yy37:
 	++lx->cur;
 	{ if (lex_ansic(lx, ps)) return -1; continue; }
-yy79:
+yy38:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '(': goto yy85;
-		default: goto yy80;
+		case '(': goto yy47;
+		default: goto yy39;
 	}
-yy80:
+yy39:
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
-yy81:
+yy40:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1261,21 +669,36 @@ yy81:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy81;
-		default: goto yy76;
+		case 'z': goto yy40;
+		default: goto yy35;
 	}
-yy82:
+yy41:
+	++lx->cur;
+	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
+yy42:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy48;
+		default: goto yy43;
+	}
+yy43:
+	lx->cur = lx->mrk;
+	goto yy29;
+yy44:
 	++lx->cur;
 	{ if (lex_brace_param(lx, ps)) return -1; continue; }
-yy83:
+yy45:
 	++lx->cur;
 	{ shc_part *p = push_part(lx, SHC_PART_ESC, ps, lx->cur); if (!p || set_value(lx, p, ps + 1, 1)) return -1; continue; }
-yy84:
+yy46:
 	++lx->cur;
 	{ continue; }
-yy85:
+yy47:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
+yy48:
+	++lx->cur;
+	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
 }
 
     }
@@ -1370,181 +793,225 @@ static int lex_token(shc_lexer *lx, SHC_YYSTYPE *lval)
         
 {
 	unsigned char yych;
+	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
-		case 0x00: goto yy87;
+		case 0x00: goto yy50;
 		case '\t':
-		case ' ': goto yy90;
-		case '\n': goto yy92;
-		case '#': goto yy93;
-		case '&': goto yy95;
-		case '(': goto yy97;
-		case ')': goto yy99;
-		case ';': goto yy100;
-		case '<': goto yy102;
-		case '>': goto yy104;
-		case '\\': goto yy106;
-		case '|': goto yy107;
-		default: goto yy88;
+		case ' ': goto yy53;
+		case '\n': goto yy55;
+		case '#': goto yy56;
+		case '&': goto yy58;
+		case '(': goto yy60;
+		case ')': goto yy62;
+		case ';': goto yy63;
+		case '<': goto yy65;
+		case '>': goto yy67;
+		case '\\': goto yy69;
+		case '|': goto yy70;
+		default: goto yy51;
 	}
-yy87:
+yy50:
 	++lx->cur;
 	{ lx->cur = ps; return SHC_TOK_YYEOF; }
-yy88:
+yy51:
 	++lx->cur;
-yy89:
+yy52:
 	{ lx->cur = ps; break; }
-yy90:
+yy53:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '\t':
-		case ' ': goto yy90;
-		default: goto yy91;
+		case ' ': goto yy53;
+		default: goto yy54;
 	}
-yy91:
+yy54:
 	{ continue; }
-yy92:
+yy55:
 	++lx->cur;
 	{ return SHC_TOK_NEWLINE; }
-yy93:
+yy56:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
-		case '\n': goto yy94;
-		default: goto yy93;
+		case '\n': goto yy57;
+		default: goto yy56;
 	}
-yy94:
+yy57:
 	{ continue; }
-yy95:
-	yych = *++lx->cur;
+yy58:
+	yyaccept = 0;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy109;
-		case '>': goto yy110;
-		default: goto yy96;
+		case '&': goto yy72;
+		case '>': goto yy73;
+		case '\\': goto yy75;
+		default: goto yy59;
 	}
-yy96:
+yy59:
 	{ return SHC_TOK_AMP; }
-yy97:
-	yych = *++lx->cur;
+yy60:
+	yyaccept = 1;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '(': goto yy112;
-		default: goto yy98;
+		case '(': goto yy77;
+		case '\\': goto yy75;
+		default: goto yy61;
 	}
-yy98:
+yy61:
 	{ goto paren; }
-yy99:
+yy62:
 	++lx->cur;
 	{ return SHC_TOK_RPAREN; }
-yy100:
-	yych = *++lx->cur;
+yy63:
+	yyaccept = 2;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case ';': goto yy113;
-		default: goto yy101;
+		case ';': goto yy78;
+		case '\\': goto yy75;
+		default: goto yy64;
 	}
-yy101:
+yy64:
 	{ return SHC_TOK_SEMI; }
-yy102:
-	yych = *++lx->cur;
+yy65:
+	yyaccept = 3;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy114;
-		case '(': goto yy115;
-		case '<': goto yy116;
-		case '>': goto yy118;
-		default: goto yy103;
+		case '&': goto yy79;
+		case '(': goto yy80;
+		case '<': goto yy81;
+		case '>': goto yy83;
+		case '\\': goto yy75;
+		default: goto yy66;
 	}
-yy103:
+yy66:
 	{ return SHC_TOK_LESS; }
-yy104:
-	yych = *++lx->cur;
+yy67:
+	yyaccept = 4;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy119;
-		case '(': goto yy120;
-		case '>': goto yy121;
-		case '|': goto yy122;
-		default: goto yy105;
+		case '&': goto yy84;
+		case '(': goto yy85;
+		case '>': goto yy86;
+		case '\\': goto yy75;
+		case '|': goto yy87;
+		default: goto yy68;
 	}
-yy105:
+yy68:
 	{ return SHC_TOK_GREAT; }
-yy106:
+yy69:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy123;
-		default: goto yy89;
+		case '\n': goto yy88;
+		default: goto yy52;
 	}
-yy107:
-	yych = *++lx->cur;
+yy70:
+	yyaccept = 5;
+	yych = *(lx->mrk = ++lx->cur);
 	switch (yych) {
-		case '&': goto yy124;
-		case '|': goto yy125;
-		default: goto yy108;
+		case '&': goto yy89;
+		case '\\': goto yy75;
+		case '|': goto yy90;
+		default: goto yy71;
 	}
-yy108:
+yy71:
 	{ return SHC_TOK_PIPE; }
-yy109:
+yy72:
 	++lx->cur;
 	{ return SHC_TOK_AND_IF; }
-yy110:
+yy73:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy126;
-		default: goto yy111;
+		case '>': goto yy91;
+		default: goto yy74;
 	}
-yy111:
+yy74:
 	{ return SHC_TOK_ANDGREAT; }
-yy112:
+yy75:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy92;
+		default: goto yy76;
+	}
+yy76:
+	lx->cur = lx->mrk;
+	switch (yyaccept) {
+		case 0: goto yy59;
+		case 1: goto yy61;
+		case 2: goto yy64;
+		case 3: goto yy66;
+		case 4: goto yy68;
+		default: goto yy71;
+	}
+yy77:
 	++lx->cur;
 	{ if (lx->cmd_start) { unsupported_at(lx, ps, lx->cur, "arithmetic command `((`"); return SHC_TOK_SHC_YYerror; } lx->cur = ps + 1; goto paren; }
-yy113:
+yy78:
 	++lx->cur;
 	{ return SHC_TOK_DSEMI; }
-yy114:
+yy79:
 	++lx->cur;
 	{ return SHC_TOK_LESSAND; }
-yy115:
+yy80:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "process substitution `<(`"); return SHC_TOK_SHC_YYerror; }
-yy116:
+yy81:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '-': goto yy127;
-		case '<': goto yy128;
-		default: goto yy117;
+		case '-': goto yy93;
+		case '<': goto yy94;
+		default: goto yy82;
 	}
-yy117:
+yy82:
 	{ unsupported_at(lx, ps, lx->cur, "here-document `<<`"); return SHC_TOK_SHC_YYerror; }
-yy118:
+yy83:
 	++lx->cur;
 	{ return SHC_TOK_LESSGREAT; }
-yy119:
+yy84:
 	++lx->cur;
 	{ return SHC_TOK_GREATAND; }
-yy120:
+yy85:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "process substitution `>(`"); return SHC_TOK_SHC_YYerror; }
-yy121:
+yy86:
 	++lx->cur;
 	{ return SHC_TOK_DGREAT; }
-yy122:
+yy87:
 	++lx->cur;
 	{ return SHC_TOK_CLOBBER; }
-yy123:
+yy88:
 	++lx->cur;
 	{ continue; }
-yy124:
+yy89:
 	++lx->cur;
 	{ return SHC_TOK_PIPE_AMP; }
-yy125:
+yy90:
 	++lx->cur;
 	{ return SHC_TOK_OR_IF; }
-yy126:
+yy91:
 	++lx->cur;
 	{ return SHC_TOK_ANDDGREAT; }
-yy127:
+yy92:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '&':
+		case '(':
+		case ';':
+		case '<':
+		case '>':
+		case '|': goto yy95;
+		case '\\': goto yy75;
+		default: goto yy76;
+	}
+yy93:
 	++lx->cur;
-	goto yy117;
-yy128:
+	goto yy82;
+yy94:
 	++lx->cur;
 	{ return SHC_TOK_TLESS; }
+yy95:
+	++lx->cur;
+	{ unsupported_at(lx, ps, lx->cur, "line continuation inside an operator"); return SHC_TOK_SHC_YYerror; }
 }
 
     paren:

@@ -2,9 +2,13 @@
  *
  * Bash's quoting rules for the subset: unquoted words with backslash escapes and \<newline>
  * continuations, '...', "..." (backslash escapes only $ ` " \ and newline), $'...' decoded as
- * bash decodes it, $"..." (as "..." in the C locale), $name / ${...} parameter expansions, and
- * # comments at the start of a word.  Substitutions, here-documents and compound commands are
- * recognised and reported as unsupported, naming the construct and its span.
+ * bash 5.2 decodes it, $"..." (parsed like "...", never static: build.c flags it), $name /
+ * ${...} parameter expansions, and # comments at the start of a word.  Substitutions,
+ * here-documents and compound commands are recognised and reported as unsupported, naming the
+ * construct and its span; so are the word forms bash decides by rules we do not model
+ * (grammar/SUBSET.md: $[...], $ before \<newline>, \<newline> inside an operator, ${...} with
+ * quotes or braces inside, \u above U+007F, a backslash at the very end).  The word oracle
+ * (tests/word_oracle.py) checks every static word against bash itself.
  *
  * The input is an arena copy with a NUL at src[len]; shc_parse rejects embedded NULs (with their
  * offset) before lexing, so a NUL here always means the end.  All state is in shc_lexer.
@@ -70,17 +74,13 @@ static int set_value(shc_lexer *lx, shc_part *p, const void *v, size_t n)
 }
 
 /* A literal run: merged into the previous part of the same frame when that one is a literal
- * too (after a \<newline> or a lone $), so printing and re-parsing gives the same parts. */
+ * too (after a \<newline> or a lone $), so printing and re-parsing gives the same parts.  (A $
+ * before a \<newline> is rejected: bash joins the lines first, so $\<newline>x is $x.) */
 static int push_lit(shc_lexer *lx, size_t base, const unsigned char *s, const unsigned char *e,
                     const unsigned char *vs, size_t vn)
 {
     shc_part *prev = lx->nparts > base ? &lx->parts[lx->nparts - 1] : NULL;
-    /* "$" + \<newline> + "x" stays two parts: merged, they would read as $x */
-    bool dollar = prev && prev->kind == SHC_PART_LIT && prev->len &&
-                  prev->value[prev->len - 1] == '$' && vn &&
-                  (strchr("_@*#?$!-{('\"", vs[0]) || (vs[0] >= '0' && vs[0] <= '9') ||
-                   ((vs[0] | 0x20) >= 'a' && (vs[0] | 0x20) <= 'z'));
-    if (prev && prev->kind == SHC_PART_LIT && !dollar) {
+    if (prev && prev->kind == SHC_PART_LIT) {
         shc_part *p = prev;
         char *v = shc_arena_alloc_raw(lx->arena, p->len + vn + 1);
         if (!v) {
@@ -124,53 +124,24 @@ static int unsupported_at(shc_lexer *lx, const unsigned char *s, const unsigned 
     return -1;
 }
 
-/* ${...}: scanned to the matching brace, honouring quotes, escapes and nested ${.  A command
- * substitution or arithmetic inside is unsupported; the part keeps the raw text. */
+/* ${...}, in the form whose end bash and we agree on (src/shell/words.c). */
 static int lex_brace_param(shc_lexer *lx, const unsigned char *start)
 {
-    const unsigned char *p = lx->cur; /* just after "${" */
-    size_t depth = 1;
-    while (*p) {
-        unsigned char c = *p;
-        if (c == '\\') {
-            p += p[1] ? 2 : 1;
-            continue;
-        }
-        if (c == '\'') {
-            const unsigned char *q = (const unsigned char *)strchr((const char *)p + 1, '\'');
-            if (!q)
-                break;
-            p = q + 1;
-            continue;
-        }
-        if (c == '`')
-            return unsupported_at(lx, p, p + 1, "command substitution (backquote) `");
-        if (c == '$' && p[1] == '(')
-            return unsupported_at(lx, p, p + 2, p[2] == '(' ? "arithmetic expansion `$((`"
-                                                             : "command substitution `$(`");
-        if (c == '$' && p[1] == '{') {
-            if (++depth > lx->limits->max_depth) {
-                shc__limit(lx, (size_t)(p - lx->src), (size_t)(p - lx->src) + 2,
-                           "nesting of `${` deeper than the limit");
-                return -1;
-            }
-            p += 2;
-            continue;
-        }
-        if (c == '}' && --depth == 0) {
-            lx->cur = p + 1;
-            shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
-            return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
-        }
-        p++;
-    }
-    shc__syntax_error(lx, (size_t)(start - lx->src), (size_t)(start - lx->src) + 2, true,
-                      "unterminated parameter expansion `${`");
-    return -1;
+    const unsigned char *e = shc__brace_param_end(lx, start);
+    if (!e)
+        return -1;
+    lx->cur = e;
+    shc_part *part = push_part(lx, SHC_PART_PARAM, start, lx->cur);
+    return part ? set_value(lx, part, start, (size_t)(lx->cur - start)) : -1;
 }
 
+/* $name, $1, $@...: bash drops \<newline> before it reads the name, so $NAME\<newline>X would
+ * be $NAMEX: rejected after a name. */
 static int lex_param(shc_lexer *lx, const unsigned char *s)
 {
+    if (lx->cur[0] == '\\' && lx->cur[1] == '\n' && shc__name_char(lx->cur[-1]) &&
+        !(s[1] >= '0' && s[1] <= '9'))
+        return unsupported_at(lx, s, lx->cur + 2, "line continuation after `$NAME`");
     shc_part *p = push_part(lx, SHC_PART_PARAM, s, lx->cur);
     return p ? set_value(lx, p, s, (size_t)(lx->cur - s)) : -1;
 }
@@ -207,6 +178,8 @@ static int lex_double(shc_lexer *lx, const unsigned char *s, shc_part_kind kind)
             "$("     { return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
             "`"      { return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
             "${"     { if (lex_brace_param(lx, ps)) return -1; continue; }
+            "$["     { return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
+            "$" "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
             "$" name | "$" special_param { if (lex_param(lx, ps)) return -1; continue; }
             "$"      { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
             [^"\\$`\x00]+ { if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
@@ -224,101 +197,26 @@ static int lex_double(shc_lexer *lx, const unsigned char *s, shc_part_kind kind)
     return 0;
 }
 
-static size_t put_utf8(unsigned char *o, uint32_t c)
-{
-    if (c < 0x80) {
-        o[0] = (unsigned char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (c >> 6));
-        o[1] = (unsigned char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (c >> 12));
-        o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-        o[2] = (unsigned char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (c >> 18));
-    o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
-    o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-    o[3] = (unsigned char)(0x80 | (c & 0x3F));
-    return 4;
-}
-
-static uint32_t hexval(const unsigned char *s, const unsigned char *e)
-{
-    uint32_t v = 0;
-    for (; s < e; s++)
-        v = v * 16 + (uint32_t)(*s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10);
-    return v;
-}
-
-/* $'...' decoded as bash decodes it (UTF-8 locale).  A NUL ends the value (bash drops the rest
- * of the string); the decoded bytes never exceed the source bytes, so a buffer of that size
- * suffices. */
+/* $'...': the end and the value as bash 5.2 finds them (src/shell/words.c). */
 static int lex_ansic(shc_lexer *lx, const unsigned char *s)
 {
-    size_t cap = lx->len + 4;
-    unsigned char *out = shc_arena_alloc_raw(lx->arena, cap);
+    const unsigned char *e = shc__ansic_end(lx, s);
+    if (!e)
+        return -1;
+    unsigned char *out = shc_arena_alloc_raw(lx->arena, (size_t)(e - lx->cur) + 1);
     if (!out) {
         shc__nomem(lx);
         return -1;
     }
-    size_t n = 0;
-    bool cut = false;
-    for (;;) {
-        const unsigned char *ps = lx->cur;
-        unsigned char ch = 0;
-        uint32_t cp = 0;
-        /*!re2c
-            end   { lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
-            "'"   { break; }
-            "\\a" { ch = 7; goto byte; }
-            "\\b" { ch = 8; goto byte; }
-            "\\" [eE] { ch = 27; goto byte; }
-            "\\f" { ch = 12; goto byte; }
-            "\\n" { ch = 10; goto byte; }
-            "\\r" { ch = 13; goto byte; }
-            "\\t" { ch = 9; goto byte; }
-            "\\v" { ch = 11; goto byte; }
-            "\\" [\\'"?] { ch = ps[1]; goto byte; }
-            "\\" [0-7]{1,3} { unsigned v = 0; for (const unsigned char *q = ps + 1; q < lx->cur; q++) v = v * 8 + (unsigned)(*q - '0'); ch = (unsigned char)(v & 0xFF); goto byte; }
-            "\\x" [0-9a-fA-F]{1,2} { ch = (unsigned char)hexval(ps + 2, lx->cur); goto byte; }
-            "\\u" [0-9a-fA-F]{1,4} { cp = hexval(ps + 2, lx->cur); goto code; }
-            "\\U" [0-9a-fA-F]{1,8} { cp = hexval(ps + 2, lx->cur); goto code; }
-            "\\c?" { ch = 0x7F; goto byte; }
-            "\\c" [^\x00] { ch = (unsigned char)((ps[2] >= 'a' && ps[2] <= 'z' ? ps[2] - 32 : ps[2]) & 0x1F); goto byte; }
-            "\\" [^\x00] { if (!cut) { out[n++] = ps[0]; out[n++] = ps[1]; } continue; }
-            [^'\\\x00]+ { if (!cut) { memcpy(out + n, ps, (size_t)(lx->cur - ps)); n += (size_t)(lx->cur - ps); } continue; }
-            *     { lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 2, true, "unterminated ANSI-C string `$'`"); return -1; }
-        */
-    byte:
-        if (!cut) {
-            if (ch == 0)
-                cut = true;
-            else
-                out[n++] = ch;
-        }
-        continue;
-    code:
-        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return unsupported_at(lx, ps, lx->cur, "out-of-range Unicode escape in `$'`");
-        if (!cut) {
-            if (cp == 0)
-                cut = true;
-            else
-                n += put_utf8(out + n, cp);
-        }
-    }
-    shc_part *p = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
-    if (!p)
+    size_t n;
+    if (shc__ansic_decode(lx, lx->cur, e, out, &n))
         return -1;
-    out[n] = '\0';
-    p->value = (const char *)out;
-    p->len = n;
+    lx->cur = e + 1;
+    shc_part *part = push_part(lx, SHC_PART_ANSIC, s, lx->cur);
+    if (!part)
+        return -1;
+    part->value = (const char *)out;
+    part->len = n;
     return 0;
 }
 
@@ -335,7 +233,7 @@ static int lex_word(shc_lexer *lx, shc_word **out)
             [^ \t\n;&|()<>\\'"$`\x00]+ { if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
             "\\\n"  { continue; }
             "\\" [^\x00\n] { shc_part *p = push_part(lx, SHC_PART_ESC, ps, lx->cur); if (!p || set_value(lx, p, ps + 1, 1)) return -1; continue; }
-            "\\"    { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
+            "\\"    { return unsupported_at(lx, ps, lx->cur, "backslash at the end of the input (bash drops it after a multi-line quote, keeps it otherwise)"); }
             "'"     { if (lex_single(lx, ps)) return -1; continue; }
             "\""    { if (lex_double(lx, ps, SHC_PART_DBL)) return -1; continue; }
             "$'"    { if (lex_ansic(lx, ps)) return -1; continue; }
@@ -344,6 +242,8 @@ static int lex_word(shc_lexer *lx, shc_word **out)
             "$("    { return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
             "`"     { return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
             "${"    { if (lex_brace_param(lx, ps)) return -1; continue; }
+            "$["    { return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
+            "$" "\\\n" { return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
             "$" name | "$" special_param { if (lex_param(lx, ps)) return -1; continue; }
             "$"     { if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
         */
@@ -462,6 +362,7 @@ static int lex_token(shc_lexer *lx, SHC_YYSTYPE *lval)
             ">&"     { return SHC_TOK_GREATAND; }
             ">("     { unsupported_at(lx, ps, lx->cur, "process substitution `>(`"); return SHC_TOK_SHC_YYerror; }
             ">"      { return SHC_TOK_GREAT; }
+            [&|;<>(] "\\\n"+ [&|;<>(] { unsupported_at(lx, ps, lx->cur, "line continuation inside an operator"); return SHC_TOK_SHC_YYerror; }
             "(("     { if (lx->cmd_start) { unsupported_at(lx, ps, lx->cur, "arithmetic command `((`"); return SHC_TOK_SHC_YYerror; } lx->cur = ps + 1; goto paren; }
             "("      { goto paren; }
             ")"      { return SHC_TOK_RPAREN; }

@@ -90,9 +90,9 @@ static bool gather(const shc_part *parts, size_t n, char *buf, size_t *at)
     for (size_t i = 0; i < n; i++) {
         const shc_part *p = &parts[i];
         switch (p->kind) {
-        case SHC_PART_PARAM: return false;
+        case SHC_PART_PARAM:
+        case SHC_PART_LOCALE: return false;
         case SHC_PART_DBL:
-        case SHC_PART_LOCALE:
             if (!gather(p->parts, p->nparts, buf, at))
                 return false;
             break;
@@ -108,41 +108,35 @@ static bool gather(const shc_part *parts, size_t n, char *buf, size_t *at)
     return true;
 }
 
+/* A part whose value is not in the text: $name and ${...}, and $"..." (bash looks the string up
+ * in a message catalog chosen by the locale and TEXTDOMAIN, and expands the translation). */
 static bool has_param(const shc_part *parts, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (parts[i].kind == SHC_PART_PARAM)
+        if (parts[i].kind == SHC_PART_PARAM || parts[i].kind == SHC_PART_LOCALE)
             return true;
-        if ((parts[i].kind == SHC_PART_DBL || parts[i].kind == SHC_PART_LOCALE) &&
-            has_param(parts[i].parts, parts[i].nparts))
+        if (parts[i].kind == SHC_PART_DBL && has_param(parts[i].parts, parts[i].nparts))
             return true;
     }
     return false;
 }
 
-/* Whether the unquoted text m[0..n) holds a brace expansion: a { with a matching } and a
- * comma or .. between them at the same depth.  Quoted text was replaced by \1 bytes. */
+/* Whether bash might brace-expand the unquoted text m[0..n) (quoted text was replaced by \1
+ * bytes): a superset of bash's rule.  bash expands a word when a { is followed, at the same
+ * nesting level, by a , or .. and then by a } (and a } before the first , or .. does not end
+ * the expression: {a}b,c} expands).  Any unquoted { followed later by an unquoted , or .. and
+ * later still by an unquoted } is flagged, without looking at nesting or at bash's exceptions
+ * ({ followed by whitespace, {a..} with no end, a failed sequence). */
 static bool brace_expansion(const char *m, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (m[i] != '{')
-            continue;
-        size_t depth = 0;
-        bool sep = false;
-        for (size_t j = i; j < n; j++) {
-            if (m[j] == '{')
-                depth++;
-            else if (m[j] == '}') {
-                if (--depth == 0) {
-                    if (sep)
-                        return true;
-                    break;
-                }
-            } else if (depth == 1 && (m[j] == ',' || (m[j] == '.' && j + 1 < n && m[j + 1] == '.')))
-                sep = true;
-        }
-    }
-    return false;
+    const char *open = memchr(m, '{', n);
+    if (!open)
+        return false;
+    size_t i = (size_t)(open - m) + 1;
+    for (; i < n; i++)
+        if (m[i] == ',' || (m[i] == '.' && i + 1 < n && m[i + 1] == '.'))
+            break;
+    return i < n && memchr(m + i, '}', n - i) != NULL;
 }
 
 static bool name_start(char c)
@@ -163,13 +157,11 @@ static const unsigned char char_class[256] = {
     ['*'] = C_GLOB, ['?'] = C_GLOB, ['['] = C_GLOB, ['{'] = C_BRACE, ['~'] = C_TILDE,
 };
 
-static unsigned text_flags(const char *m, size_t n, bool assign_value)
+/* The flags of text that holds some of * ? [ { ~ (seen: their classes).  Not inlined: that
+ * keeps text_flags, which runs on every word, a leaf without register spills. */
+__attribute__((noinline)) static unsigned rare_flags(const char *m, size_t n, bool assign_value, unsigned seen)
 {
-    unsigned seen = 0, f = 0;
-    for (size_t j = 0; j < n; j++)
-        seen |= char_class[(unsigned char)m[j]];
-    if (!seen)
-        return 0;
+    unsigned f = 0;
     if (assign_value) {
         if (seen & C_TILDE)
             for (size_t j = 0; j < n; j++)
@@ -183,21 +175,23 @@ static unsigned text_flags(const char *m, size_t n, bool assign_value)
         f |= SHC_WORD_BRACE;
     if (!(seen & C_TILDE))
         return f;
+    /* a leading ~; and ~ after an unquoted = or : anywhere (bash expands those in words shaped
+     * like assignments, NAME=...; flagged in every word, a superset that needs no model of
+     * bash's assignment test) */
     if (m[0] == '~')
         f |= SHC_WORD_TILDE;
-    /* bash also expands ~ after = and : in words shaped like assignments (not in posix mode) */
-    if (name_start(m[0])) {
-        size_t k = 1;
-        while (k < n && name_char(m[k]))
-            k++;
-        if (k + 1 < n && m[k] == '+')
-            k++;
-        if (k < n && m[k] == '=')
-            for (size_t j = k; j + 1 < n; j++)
-                if ((m[j] == '=' || m[j] == ':') && m[j + 1] == '~')
-                    f |= SHC_WORD_TILDE;
-    }
+    for (size_t j = 1; j < n; j++)
+        if (m[j] == '~' && (m[j - 1] == '=' || m[j - 1] == ':'))
+            f |= SHC_WORD_TILDE;
     return f;
+}
+
+static unsigned text_flags(const char *m, size_t n, bool assign_value)
+{
+    unsigned seen = 0;
+    for (size_t j = 0; j < n; j++)
+        seen |= char_class[(unsigned char)m[j]];
+    return seen ? rare_flags(m, n, assign_value, seen) : 0;
 }
 
 int shc__word_finish(shc_lexer *lx, shc_word *w, bool assign_value)

@@ -289,29 +289,9 @@ char *shc_ast_tree(const shc_node *root)
 
 /* ------------------------------------------------------------------ shell text */
 
-static bool name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Whether printing part q right after part p would lex differently (a lone $ before a quote or
- * another $, or $name before more name characters).  A \<newline> between them keeps them
- * apart, and the lexer drops it, so the parts come back the same. */
-static bool needs_break(const shc_part *p, const shc_part *q)
-{
-    if (p->kind == SHC_PART_LIT && p->len && p->value[p->len - 1] == '$')
-        return q->kind != SHC_PART_ESC;
-    if (p->kind == SHC_PART_PARAM && p->len > 1 && name_char(p->value[1]) &&
-        !(p->value[1] >= '0' && p->value[1] <= '9'))
-        return q->kind == SHC_PART_LIT && q->len && name_char(q->value[0]);
-    return false;
-}
-
 static void sh_parts(shc_strbuf *b, const shc_part *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (i && needs_break(&p[i - 1], &p[i]))
-            shc_strbuf_puts(b, "\\\n");
         switch (p[i].kind) {
         case SHC_PART_LIT:
         case SHC_PART_PARAM: shc_strbuf_put(b, p[i].value, p[i].len); break;

@@ -50,6 +50,17 @@ void shc__nomem(shc_lexer *lx);
  * NAME+=, '[' for NAME[ (an array subscript), or 0 when w is not shaped like an assignment. */
 char shc__assign_shape(const shc_word *w);
 
+/* Word forms in plain C (words.c).  shc__name_char: [A-Za-z0-9_].  shc__brace_param_end:
+ * start points at "${"; returns the end of the expansion (past its `}`) or NULL with the error
+ * set.  shc__ansic_end: s points at "$'"; returns the closing quote or NULL (error set).
+ * shc__ansic_decode: decodes the body [b, e) into out (room for e - b + 1 bytes, NUL added),
+ * *len bytes; -1 with the error set for a form that is unsupported. */
+bool shc__name_char(unsigned char c);
+const unsigned char *shc__brace_param_end(shc_lexer *lx, const unsigned char *start);
+const unsigned char *shc__ansic_end(shc_lexer *lx, const unsigned char *s);
+int shc__ansic_decode(shc_lexer *lx, const unsigned char *b, const unsigned char *e,
+                      unsigned char *out, size_t *len);
+
 /* Computes SHC_WORD_* flags and the static value of w from its parts.  assign_value: the word
  * is an assignment's value (no globbing or brace expansion there; ~ after = or :). */
 int shc__word_finish(shc_lexer *lx, shc_word *w, bool assign_value);
