@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Collects the shell commands real coding agents ran, from public agent transcripts, into
-corpus/agents.jsonl (one {"cmd", "source": {repo, path, commit}, "agent", "model"} per line,
+corpus/agents/agents.jsonl (one {"cmd", "source": {repo, path, commit}, "agent", "model"} per line,
 deduplicated on cmd, the first transcript that ran it named as its source).  From each source
 at most --per-source commands are kept (1500), a fixed sample: those whose SHA-1 is smallest,
 whatever their shape or length.
 
-This is how corpus/agents.jsonl was made; the transcripts themselves are not in this repository.
+This is how corpus/agents/agents.jsonl was made; the transcripts themselves are not in this repository.
 It reads git snapshots of the public repositories below (bare git directories, one per repository,
 given as REPO=GITDIR arguments) at the commits named here, and extracts:
 
@@ -17,7 +17,7 @@ given as REPO=GITDIR arguments) at the commits named here, and extracts:
                       <function=execute_bash><parameter=command>...</parameter> call that is not
                       input to a running process (is_input true, C-c, empty).
 
-Usage: collect_agents.py [--out corpus/agents.jsonl] REPO=GITDIR...
+Usage: collect_agents.py [--out corpus/agents/agents.jsonl] REPO=GITDIR...
 """
 import argparse
 import hashlib
@@ -109,7 +109,7 @@ def openhands_commands(d):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="corpus/agents.jsonl")
+    ap.add_argument("--out", default="corpus/agents/agents.jsonl")
     ap.add_argument("--per-source", type=int, default=1500)
     ap.add_argument("repos", nargs="+", help="REPO=GITDIR")
     a = ap.parse_args()

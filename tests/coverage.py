@@ -3,10 +3,10 @@
 the terminal card, per command set and per context (any, bridge).
 
 Sets:
-  corpus     the labelled corpus (corpus/*.jsonl but agents.jsonl), every line once
+  corpus     the labelled corpus (corpus/*.jsonl), every line once
   generated  bench/'s fixed-seed generated set (build/bench/gencmds_dump, 100,000 commands:
              the set bench_parse and bench_classify time)
-  agents     real agent commands from public transcripts (corpus/agents.jsonl, with provenance)
+  agents     real agent commands from public transcripts (corpus/agents/agents.jsonl, with provenance)
 
 Usage: coverage.py [--shcard PATH] [--gen PATH] [--sets a,b] [--contexts any,bridge]
                    [--reasons N] [--json FILE]
@@ -72,7 +72,7 @@ def main():
         p = subprocess.run([a.gen], capture_output=True, check=True)
         sets["generated"] = [json.loads(l)["cmd"] for l in p.stdout.decode().splitlines()]
     if "agents" in want:
-        sets["agents"] = load_jsonl([os.path.join(ROOT, "corpus", "agents.jsonl")])
+        sets["agents"] = load_jsonl([os.path.join(ROOT, "corpus", "agents", "agents.jsonl")])
     results = {}
     print("%-10s %-7s %7s %9s %7s %7s %7s" % ("set", "context", "n", "semantic", "read",
                                                "search", "list"))

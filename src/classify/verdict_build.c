@@ -133,18 +133,18 @@ shc_verdict *shc__verdict_terminal(const char *script,
     return v;
 }
 
-/* " (lines 1-40)" and friends, into buf. */
+/* " (lines 1-40)" and friends, into buf; further sed ranges follow the first (r->more). */
 static void line_suffix(char *buf, size_t cap, const shc_rule *r)
 {
     buf[0] = '\0';
     if (r->last_line)
-        snprintf(buf, cap, " (last line)");
+        snprintf(buf, cap, " (last line%s)", r->more);
     else if (r->line && r->line_end == r->line)
-        snprintf(buf, cap, " (line %ld)", r->line);
+        snprintf(buf, cap, " (line %ld%s)", r->line, r->more);
     else if (r->line && r->line_end)
-        snprintf(buf, cap, " (lines %ld-%ld)", r->line, r->line_end);
+        snprintf(buf, cap, " (lines %ld-%ld%s)", r->line, r->line_end, r->more);
     else if (r->line)
-        snprintf(buf, cap, " (from line %ld)", r->line);
+        snprintf(buf, cap, " (from line %ld%s)", r->line, r->more);
 }
 
 shc_verdict *shc__verdict_accepted(const char *script,
@@ -157,7 +157,7 @@ shc_verdict *shc__verdict_accepted(const char *script,
                                    shc_span span)
 {
     /* paths: the main one and every location (search roots), joined onto cwd */
-    piece path_st[3], loc_st[SHC_MAX_ARGS][3], title_st[16 + 4 * SHC_MAX_ARGS];
+    piece path_st[3], loc_st[SHC_MAX_ARGS][3], title_st[16 + 5 * SHC_MAX_ARGS];
     pieces path = {path_st, 0, 3}, title = {title_st, 0, sizeof title_st / sizeof title_st[0]};
     pieces loc[SHC_MAX_ARGS];
     bool has_path = r->path || cwd;
@@ -174,13 +174,22 @@ shc_verdict *shc__verdict_accepted(const char *script,
         loclen += plen(&loc[i]) + 1;
     }
 
-    char suffix[64];
+    char suffix[128];
     switch (r->kind) {
     case SHC_KIND_READ:
         line_suffix(suffix, sizeof suffix, r);
-        adds(&title, "Read file '");
-        add_all(&title, &path);
-        adds(&title, "'");
+        if (nloc > 1) {
+            adds(&title, "Read files ");
+            for (size_t i = 0; i < nloc; i++) {
+                adds(&title, i ? ", '" : "'");
+                add_all(&title, &loc[i]);
+                adds(&title, "'");
+            }
+        } else {
+            adds(&title, "Read file '");
+            add_all(&title, &path);
+            adds(&title, "'");
+        }
         adds(&title, suffix);
         break;
     case SHC_KIND_SEARCH:
