@@ -6,9 +6,16 @@
 #   make run        the demo on the bundled examples
 #   make gen        regenerate gen/ from grammar/ (re2c 3.0, bison 3.8.2)
 #   make check-gen  fail when gen/ does not match grammar/
-#   make bench      benchmarks (ratios against anchors measured in the same run)
+#   make bench      benchmarks (ratios against anchors measured in the same run; installs the
+#                   anchors: tree-sitter-bash, mvdan/sh)
 #   make fuzz       libFuzzer builds of fuzz/*.c (clang)
 #   make deps       install the Debian packages the project needs
+#   make lib        build/lib: libshcard.so.0 (the classifier core), libshcard.a
+#   make man        build/man: the manual pages from man/*.scd
+#   make install    PREFIX=/usr/local DESTDIR= (GNU directory variables); make uninstall
+#   make npm        build/npm/shcard-VERSION.tgz: the classifier as WebAssembly for Node
+#   make deb        build/deb: the Debian packages shcard, libshcard0, libshcard-dev
+#   make test-packages  make deb, lintian, install the packages and use them
 
 CC      ?= cc
 BUILD   ?= build
@@ -35,7 +42,7 @@ endif
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(DEFS) $(HARDEN) -Iinclude -Isrc -Igen $(PKG_CFLAGS) -MMD -MP
 # bison output trips a few warnings that only generated code raises (house-style §11.12)
 GEN_CFLAGS = $(CFLAGS_ALL) -Wno-unused-macros -Wno-switch-default -Wno-conversion -Wno-sign-conversion -Wno-unused-function
-LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(LDSAN)
+LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(LDSAN) $(LDFLAGS)
 
 # src/ is one folder per subsystem (ARCHITECTURE.md); includes are written from src/
 # ("base/arena.h"), the public header is include/shcard.h.  Every src/*/*.c except the CLI's
@@ -58,7 +65,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: all shcard build-tests test asan check run gen check-gen bench fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
@@ -98,7 +105,7 @@ $(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/standalone.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -DSHC_FUZZING $(LDFLAGS_ALL) -o $@ $< fuzz/standalone.c $(LIB) $(PKG_LIBS)
 
-build-tests: $(BIN) $(TEST_BIN) $(THELP_BIN) $(FUZZ_STANDALONE)
+build-tests: $(BIN) $(TEST_BIN) $(THELP_BIN) $(FUZZ_STANDALONE) lib man npm
 	@cp $(BIN) shcard
 
 # `make test`: every suite through tests/run.sh, which prints one "N passed, N failed" line.
@@ -110,6 +117,189 @@ asan:
 	@$(MAKE) --no-print-directory test SAN=address,undefined
 
 check: check-gen test
+
+# ---------------------------------------------------------------- the library (libshcard)
+# The classifier core, what harnesses and bindings link: base/ (arena, strbuf, utf8), shell/
+# (without dump.c, the AST printers of `shcard parse`), classify/ (without verdict_jansson.c)
+# and gen/.  No jansson, no libcurl, no executor: libc only.  Compiled apart, position
+# independent and -fvisibility=hidden, so that only the SHC_API functions of include/shcard.h
+# are exported (lib/libshcard.map also says so to the linker; suite_library compares both with
+# the committed list lib/libshcard.symbols).  The shcard binary links its own objects.
+VERSION   := $(shell sed -n 's/^\#define SHC_VERSION "\(.*\)"/\1/p' include/shcard.h)
+SOVERSION := 0
+CORE_SRC  := src/base/arena.c src/base/strbuf.c src/base/utf8.c src/base/jsonw.c src/base/fmt.c \
+             $(filter-out src/shell/dump.c,$(wildcard src/shell/*.c)) \
+             $(filter-out src/classify/verdict_jansson.c,$(wildcard src/classify/*.c))
+CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/pic/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/pic/gen/%.o)
+LIBDIR_B  := $(BUILD)/lib
+SOLIB     := $(LIBDIR_B)/libshcard.so.$(VERSION)
+ARLIB     := $(LIBDIR_B)/libshcard.a
+# (never sanitized: under `make asan` the library stays what users link, libc only)
+PIC_FLAGS  = $(filter-out -fPIE -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS_ALL)) -fPIC -fvisibility=hidden
+LIB_LDFLAGS := -shared -Wl,-soname,libshcard.so.$(SOVERSION) -Wl,--version-script=lib/libshcard.map \
+               -Wl,-z,relro,-z,now -Wl,--no-undefined -Wl,--as-needed
+
+$(BUILD)/pic/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_FLAGS) -c $< -o $@
+
+$(BUILD)/pic/gen/%.o: gen/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_FLAGS) -Wno-unused-macros -Wno-switch-default -Wno-conversion -Wno-sign-conversion \
+	  -Wno-unused-function -c $< -o $@
+
+$(SOLIB): $(CORE_OBJ) lib/libshcard.map
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(OPT)) $(LIB_LDFLAGS) $(LDFLAGS) -o $@ $(CORE_OBJ)
+	@ln -sf libshcard.so.$(VERSION) $(LIBDIR_B)/libshcard.so.$(SOVERSION)
+	@ln -sf libshcard.so.$(SOVERSION) $(LIBDIR_B)/libshcard.so
+
+$(ARLIB): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $^
+
+lib: $(SOLIB) $(ARLIB)
+
+# The ABI baseline suite_abi compares every build with (abi-dumper, abi-compliance-checker).
+# Regenerate it only with a SONAME bump, or for a change the README's ABI policy allows (say
+# which in the commit).
+ABI_BASE := lib/abi/libshcard.so.$(SOVERSION).dump
+abi-dump: $(SOLIB)
+	abi-dumper $(SOLIB) -o $(ABI_BASE) -lver $(VERSION) -public-headers include/ >/dev/null 2>&1
+	@echo "wrote $(ABI_BASE)"
+
+# ---------------------------------------------------------------- manual pages
+# man/*.scd (scdoc) are the one source; suite_man renders them and checks them against --help.
+MAN_SRC := $(wildcard man/*.scd)
+MAN_OUT := $(MAN_SRC:man/%.scd=$(BUILD)/man/%)
+
+$(BUILD)/man/%: man/%.scd
+	@mkdir -p $(dir $@)
+	scdoc < $< > $@
+
+man: $(MAN_OUT)
+
+# ---------------------------------------------------------------- install (GNU conventions)
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+libdir      ?= $(exec_prefix)/lib
+includedir  ?= $(prefix)/include
+datarootdir ?= $(prefix)/share
+mandir      ?= $(datarootdir)/man
+man1dir     ?= $(mandir)/man1
+man3dir     ?= $(mandir)/man3
+pkgconfigdir ?= $(libdir)/pkgconfig
+# The Python module (bindings/python/shcard): where Debian's python3 looks under the prefix.
+PYTHON      ?= python3
+PYVER       := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+pythondir   ?= $(if $(filter /usr,$(prefix)),$(prefix)/lib/python3/dist-packages,$(prefix)/lib/python$(PYVER)/dist-packages)
+INSTALL     ?= install
+# The functions shcard(3) documents also get a page name each (.so links to shcard.3).
+MAN3_LINKS  := shc_parse shc_ast_free shc_ast_each_call shc_diag_render shc_err_kind shc_classify \
+               shc_classify_ex shc_context_name shc_verdict_free shc_verdict_to_json shc_kind_name shc_free shc_version
+
+install: shcard lib man
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
+	  $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir) $(DESTDIR)$(pythondir)/shcard
+	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(bindir)/shcard
+	$(INSTALL) -m 644 $(SOLIB) $(DESTDIR)$(libdir)/libshcard.so.$(VERSION)
+	ln -sf libshcard.so.$(VERSION) $(DESTDIR)$(libdir)/libshcard.so.$(SOVERSION)
+	ln -sf libshcard.so.$(SOVERSION) $(DESTDIR)$(libdir)/libshcard.so
+	$(INSTALL) -m 644 $(ARLIB) $(DESTDIR)$(libdir)/libshcard.a
+	$(INSTALL) -m 644 include/shcard.h $(DESTDIR)$(includedir)/shcard.h
+	sed -e 's|@prefix@|$(prefix)|' -e 's|@exec_prefix@|$(exec_prefix)|' -e 's|@libdir@|$(libdir)|' \
+	    -e 's|@includedir@|$(includedir)|' -e 's|@VERSION@|$(VERSION)|' lib/shcard.pc.in \
+	    > $(DESTDIR)$(pkgconfigdir)/shcard.pc
+	chmod 644 $(DESTDIR)$(pkgconfigdir)/shcard.pc
+	$(INSTALL) -m 644 $(filter %.1,$(MAN_OUT)) $(DESTDIR)$(man1dir)
+	$(INSTALL) -m 644 $(filter %.3,$(MAN_OUT)) $(DESTDIR)$(man3dir)
+	for f in $(MAN3_LINKS); do echo '.so man3/shcard.3' > $(DESTDIR)$(man3dir)/$$f.3; done
+ifneq ($(NO_PYTHON),1)
+	$(INSTALL) -m 644 bindings/python/shcard/__init__.py $(DESTDIR)$(pythondir)/shcard/__init__.py
+	echo 'LIBDIR = "$(libdir)"' > $(DESTDIR)$(pythondir)/shcard/_install.py
+	chmod 644 $(DESTDIR)$(pythondir)/shcard/_install.py
+endif
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/shcard $(DESTDIR)$(includedir)/shcard.h $(DESTDIR)$(pkgconfigdir)/shcard.pc
+	rm -f $(DESTDIR)$(libdir)/libshcard.so.$(VERSION) $(DESTDIR)$(libdir)/libshcard.so.$(SOVERSION) \
+	      $(DESTDIR)$(libdir)/libshcard.so $(DESTDIR)$(libdir)/libshcard.a
+	rm -f $(patsubst $(BUILD)/man/%,$(DESTDIR)$(man1dir)/%,$(filter %.1,$(MAN_OUT))) $(DESTDIR)$(man3dir)/shcard.3
+	rm -f $(MAN3_LINKS:%=$(DESTDIR)$(man3dir)/%.3)
+	rm -rf $(DESTDIR)$(pythondir)/shcard
+
+# ---------------------------------------------------------------- WebAssembly and npm (make npm)
+# The same core files as libshcard plus bindings/node/shcard_wasm.c, compiled by clang for
+# wasm32-wasi against Debian's wasi-libc (packages wasi-libc, libclang-rt-14-dev-wasm32, lld)
+# into one reactor module that imports no file system; index.js loads it with no native code.
+WASM_CC    ?= clang
+WASM_FLAGS := --target=wasm32-wasi $(CSTD) $(WARN) -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -Igen \
+              -include bindings/node/wasm_host.h -MMD -MP
+WASM_OBJ   := $(CORE_SRC:src/%.c=$(BUILD)/wasm/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/wasm/gen/%.o) \
+              $(BUILD)/wasm/shcard_wasm.o
+WASM       := $(BUILD)/wasm/shcard.wasm
+# wasm-ld gives 64 KiB of stack by default, and nothing catches an overflow (the stack grows into
+# the data): 1 MiB, as a thread's stack is bounded natively, for the parser and option tables.
+WASM_STACK := 1048576
+NPM_DIR    := $(BUILD)/npm/package
+NPM_TGZ    := $(BUILD)/npm/shcard-$(VERSION).tgz
+NPM_FILES  := index.js index.d.ts README.md
+
+$(BUILD)/wasm/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(WASM_CC) $(WASM_FLAGS) -c $< -o $@
+
+$(BUILD)/wasm/gen/%.o: gen/%.c
+	@mkdir -p $(dir $@)
+	$(WASM_CC) $(WASM_FLAGS) -Wno-unused-macros -Wno-conversion -Wno-sign-conversion \
+	  -Wno-unused-function -c $< -o $@
+
+$(BUILD)/wasm/shcard_wasm.o: bindings/node/shcard_wasm.c include/shcard.h
+	@mkdir -p $(dir $@)
+	$(WASM_CC) $(WASM_FLAGS) -c $< -o $@
+
+$(WASM_OBJ): bindings/node/wasm_host.h
+
+$(WASM): $(WASM_OBJ)
+	$(WASM_CC) --target=wasm32-wasi -mexec-model=reactor -O2 -Wl,--strip-all -Wl,-z,stack-size=$(WASM_STACK) \
+	  -Wl,--export=shc_free -o $@ $(WASM_OBJ)
+
+wasm: $(WASM)
+
+$(NPM_TGZ): $(WASM) $(NPM_FILES:%=bindings/node/%) bindings/node/package.json include/shcard.h
+	@rm -rf $(NPM_DIR) && mkdir -p $(NPM_DIR)
+	cp $(WASM) $(NPM_FILES:%=bindings/node/%) $(NPM_DIR)/
+	sed 's/"version": "[^"]*"/"version": "$(VERSION)"/' bindings/node/package.json > $(NPM_DIR)/package.json
+	cd $(BUILD)/npm && npm pack --ignore-scripts --silent ./package >/dev/null
+	@echo "built $(NPM_TGZ)"
+
+npm: $(NPM_TGZ)
+
+# ---------------------------------------------------------------- Debian packages (make deb)
+# debian/ (debhelper 13) builds shcard, libshcard0 and libshcard-dev.  dpkg-buildpackage runs in
+# a copy of the tree under $(BUILD)/deb-src (so its clean step never touches this build), and the
+# .deb, .changes and .buildinfo files end up in $(BUILD)/deb.  `make test-packages` (CI too)
+# also runs lintian and installs the packages (tests/test-packages.sh).
+DEB_BUILD_PKGS := dpkg-dev debhelper lintian pkgconf libjansson-dev libcurl4-openssl-dev scdoc
+DEB_SRC := $(BUILD)/deb-src/shcard-$(VERSION)
+
+deb:
+	@bash tests/install-deps.sh $(DEB_BUILD_PKGS)
+	rm -rf $(BUILD)/deb-src $(BUILD)/deb
+	mkdir -p $(DEB_SRC) $(BUILD)/deb
+	tar --exclude=./.git --exclude=./build --exclude=./build-san --exclude='./$(BUILD)' \
+	    --exclude=node_modules --exclude=./shcard -cf - . | tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || { tail -40 ../build.log; exit 1; }
+	mv $(BUILD)/deb-src/*.deb $(BUILD)/deb-src/*.changes $(BUILD)/deb-src/*.buildinfo $(BUILD)/deb/
+	@ls $(BUILD)/deb
+
+test-packages: deps
+	@$(MAKE) --no-print-directory deb
+	@BUILD=$(BUILD) bash tests/test-packages.sh
 
 # ---------------------------------------------------------------- demo
 run: deps
@@ -130,9 +320,38 @@ check-gen:
 	@bash tests/check-gen.sh
 
 # ---------------------------------------------------------------- bench and fuzz
-bench: deps
-	@$(MAKE) --no-print-directory shcard $(BENCH_BIN) OPT="-O2 -g"
+bench: deps bench-anchors
+	@$(MAKE) --no-print-directory shcard $(BENCH_BIN) $(BUILD)/tests/helpers/batch_ref lib npm OPT="-O2 -g"
 	@BUILD=$(BUILD) bash bench/run.sh
+
+# The parsers the benchmarks compare with (bench/anchors/, bench_anchors.sh), installed here and
+# never by `make test`: Debian's libtree-sitter, Go and mvdan/sh, and the C sources of the npm
+# package tree-sitter-bash (pinned in bench/anchors/package-lock.json; no install scripts run).
+BENCH_DEB_PKGS := libtree-sitter-dev golang-go golang-mvdan-sh-dev
+TSB_SRC := bench/anchors/node_modules/tree-sitter-bash/src
+ANCHOR_BIN := $(BUILD)/bench/anchors/ts_inproc $(BUILD)/bench/anchors/ts_batch $(BUILD)/bench/anchors/mvdan_sh
+bench-anchors:
+	@bash tests/install-deps.sh $(BENCH_DEB_PKGS)
+	@if [ ! -f $(TSB_SRC)/parser.c ] || [ bench/anchors/package-lock.json -nt $(TSB_SRC)/parser.c ]; then \
+	  (cd bench/anchors && npm ci --ignore-scripts --legacy-peer-deps --no-audit --no-fund --loglevel=error) || exit 1; \
+	fi
+	@$(MAKE) --no-print-directory $(ANCHOR_BIN) OPT="-O2 -g"
+
+# tree-sitter's generated parser is compiled as its projects compile it, without our warnings
+$(BUILD)/bench/anchors/tsb_%.o: $(TSB_SRC)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -w -I$(TSB_SRC) -c $< -o $@
+
+$(BUILD)/bench/anchors/ts_inproc: bench/anchors/ts_inproc.c $(BUILD)/bench/anchors/tsb_parser.o $(BUILD)/bench/anchors/tsb_scanner.o $(LIB)
+	$(CC) $(CFLAGS_ALL) -Ibench $(LDFLAGS_ALL) -o $@ $< $(BUILD)/bench/anchors/tsb_parser.o $(BUILD)/bench/anchors/tsb_scanner.o $(LIB) $(PKG_LIBS) -ltree-sitter
+
+$(BUILD)/bench/anchors/ts_batch: bench/anchors/ts_batch.c $(BUILD)/bench/anchors/tsb_parser.o $(BUILD)/bench/anchors/tsb_scanner.o
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/bench/anchors/tsb_parser.o $(BUILD)/bench/anchors/tsb_scanner.o -ltree-sitter
+
+# Debian packages Go libraries as GOPATH source trees under /usr/share/gocode
+$(BUILD)/bench/anchors/mvdan_sh: bench/anchors/mvdan_sh.go
+	@mkdir -p $(dir $@)
+	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$(abspath $(BUILD))/gocache go build -o $@ $<
 
 FUZZ_CFLAGS = $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -DSHC_FUZZING \
               -D_POSIX_C_SOURCE=200809L -DSHC_ARENA_DEBUG -Iinclude -Isrc -Igen $(PKG_CFLAGS)
@@ -154,8 +373,10 @@ fuzz-safety: shcard $(BUILD)/tests/helpers/word_dump
 # Debian packages: build tools, libraries, the programs the classifier's allowlist names (so the
 # safety oracle runs them for real), and what the executor and bridge tests use.
 DEB_PKGS := re2c bison pkg-config gcc clang make libjansson-dev libcmocka-dev libcurl4-openssl-dev \
-            strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 \
-            util-linux procps bsdextrautils curl
+            strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 zsh \
+            util-linux procps bsdextrautils curl \
+            scdoc man-db groff-base lld wasi-libc libclang-rt-14-dev-wasm32 \
+            python3-venv python3-pip python3-setuptools python3-wheel abi-dumper abi-compliance-checker
 deps:
 	@bash tests/install-deps.sh $(DEB_PKGS)
 

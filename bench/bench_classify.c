@@ -27,20 +27,58 @@ static stats summarize(const double *t0, double *t, double total)
     return (stats){sum / N, t[N / 2], t[N * 99 / 100], total};
 }
 
+/* The tail: which templates the commands at or above the per-command-best p99 come from, and
+ * each template's median parse and parse + classify (per-command best of 3). */
+static void tail(char **cmds, const int *tmpl, const double *tp, const double *tc, double p99)
+{
+    size_t count[20] = {0}, total = 0;
+    double *tv = malloc(N * sizeof *tv), *pv = malloc(N * sizeof *pv);
+    const char *example[20] = {0};
+    if (!tv || !pv)
+        return;
+    for (size_t i = 0; i < N; i++) {
+        if (tc[i] >= p99) {
+            count[tmpl[i]]++;
+            total++;
+        }
+        if (!example[tmpl[i]])
+            example[tmpl[i]] = cmds[i];
+    }
+    printf("tail: the %zu commands at or above p99 (per-command best of 3), by template:\n", total);
+    for (int k = 0; k < 20; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < N; i++)
+            if (tmpl[i] == k) {
+                tv[m] = tc[i];
+                pv[m++] = tp[i];
+            }
+        qsort(tv, m, sizeof *tv, cmp_double);
+        qsort(pv, m, sizeof *pv, cmp_double);
+        if (m)
+            printf("  %5.1f%% of the tail  template %2d: median parse %4.0f ns, parse + classify "
+                   "%4.0f ns, p90 %4.0f ns  e.g. %s\n",
+                   total ? 100.0 * (double)count[k] / (double)total : 0.0, k, pv[m / 2], tv[m / 2],
+                   tv[m * 9 / 10], example[k]);
+    }
+    free(tv);
+    free(pv);
+}
+
 int main(void)
 {
     char **cmds = malloc(N * sizeof *cmds);
     size_t *lens = malloc(N * sizeof *lens);
+    int *tmpl = malloc(N * sizeof *tmpl);
     double *tp = malloc(N * sizeof *tp), *tc = malloc(N * sizeof *tc);
     double *minp = malloc(N * sizeof *minp), *minc = malloc(N * sizeof *minc);
     double *scratch = malloc(N * sizeof *scratch);
-    if (!cmds || !lens || !tp || !tc || !minp || !minc || !scratch)
+    if (!cmds || !lens || !tmpl || !tp || !tc || !minp || !minc || !scratch)
         return 1;
     for (size_t i = 0; i < N; i++)
         minp[i] = minc[i] = 1e18;
     for (size_t i = 0; i < N; i++) {
         char buf[512];
-        lens[i] = gen_command(buf, sizeof buf);
+        lens[i] = gen_command_t(buf, sizeof buf, &tmpl[i]);
         cmds[i] = strdup(buf);
         if (!cmds[i])
             return 1;
@@ -102,12 +140,14 @@ int main(void)
            "(mean %.0f)\n",
            bp.p99, bp.mean, bc.p99, bc.mean);
     printf("best3_classify_p99_ns=%.0f\n", bc.p99);
+    tail(cmds, tmpl, minp, minc, bc.p99);
     printf("classify_p99_ns=%.0f classify_mean_ns=%.0f parse_p99_ns=%.0f parse_mean_ns=%.0f\n",
            best_c.p99, best_c.mean, best_p.p99, best_p.mean);
     for (size_t i = 0; i < N; i++)
         free(cmds[i]);
     free(cmds);
     free(lens);
+    free(tmpl);
     free(tp);
     free(tc);
     free(minp);

@@ -26,8 +26,9 @@ static inline const char *gen_pick(const char *const *v, size_t n)
 
 #define GEN_PICK(v) gen_pick(v, sizeof v / sizeof v[0])
 
-/* Writes one command into buf (NUL-terminated); returns its length. */
-static inline size_t gen_command(char *buf, size_t cap)
+/* Writes one command into buf (NUL-terminated); returns its length.  *tmpl (when not NULL) is
+ * the template it came from, 0 to 19 (the tail analysis of bench_classify groups by it). */
+static inline size_t gen_command_t(char *buf, size_t cap, int *tmpl)
 {
     static const char *const files[] = {"src/main.c", "src/parse.c", "README.md", "package.json",
                                         "src/components/App.tsx", "lib/util.py", "Cargo.toml",
@@ -37,8 +38,10 @@ static inline size_t gen_command(char *buf, size_t cap)
                                        "shc_parse", "error", "FIXME"};
     unsigned a = 1 + gen_rand() % 400, b = a + 20 + gen_rand() % 200;
     const char *f = GEN_PICK(files), *d = GEN_PICK(dirs), *p = GEN_PICK(pats);
-    int n = 0;
-    switch (gen_rand() % 20) {
+    int n = 0, k = (int)(gen_rand() % 20);
+    if (tmpl)
+        *tmpl = k;
+    switch (k) {
     case 0: n = snprintf(buf, cap, "sed -n %u,%up %s", a, b, f); break;
     case 1: n = snprintf(buf, cap, "rg -n '%s' %s | head -n %u", p, d, 20 + a % 80); break;
     case 2: n = snprintf(buf, cap, "ls -la %s", d); break;
@@ -61,6 +64,11 @@ static inline size_t gen_command(char *buf, size_t cap)
     default: n = snprintf(buf, cap, "find %s -maxdepth 2 -type f -name '*.md' -not -path './node_modules/*'", d); break;
     }
     return n > 0 ? (size_t)n : 0;
+}
+
+static inline size_t gen_command(char *buf, size_t cap)
+{
+    return gen_command_t(buf, cap, NULL);
 }
 
 /* Monotonic nanoseconds, and a qsort comparator for timings (shared by the benchmarks). */

@@ -4,6 +4,9 @@
 set -u
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build}
+# the bridge's session store goes to a scratch directory (it is measured, but not kept)
+XDG_STATE_HOME=$(mktemp -d); export XDG_STATE_HOME
+trap 'rm -rf "$XDG_STATE_HOME"' EXIT
 rc=0
 for b in bench/bench_*.sh; do
   [ -f "$b" ] || continue

@@ -16,7 +16,8 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)))
 files = {}
 
 
-def case(file, cmd, expect, why, alt=None, path=None, query=None, line=None, context=None):
+def case(file, cmd, expect, why, alt=None, path=None, query=None, line=None, context=None,
+         cls=None):
     d = {"cmd": cmd, "expect": expect}
     if context:
         d["context"] = context
@@ -29,6 +30,8 @@ def case(file, cmd, expect, why, alt=None, path=None, query=None, line=None, con
     if line is not None:
         d["line"] = line
     d["why"] = why
+    if cls is not None:
+        d["class"] = cls
     files.setdefault(file, []).append(d)
 
 
@@ -48,15 +51,15 @@ def S(cmd, query, path, why, alt=None, wrapped=True, file="search"):
         case(file, wrap(cmd), "search", why + " (wrapped)", alt=alt, path=path, query=query)
 
 
-def SB(cmd, query, why, alt=None, wrapped=True):
-    """A search with no path operand: rg and ack then search standard input when it is not a
-    terminal, so where stdin is unknown it is terminal; in shcard's executor (stdin /dev/null)
-    they search the current directory."""
+def SB(cmd, query, why, alt=None, wrapped=True, path=None):
+    """A search that may read standard input where stdin is unknown: rg with no path operand,
+    and ack always (it searches a piped stdin even when given paths).  In shcard's executor
+    (stdin /dev/null) they search the files; elsewhere they are terminal."""
     for c in ([cmd, wrap(cmd)] if wrapped else [cmd]):
         w = " (wrapped)" if c != cmd else ""
-        case("search", c, "search", why + w + " (bridge)", alt=alt, query=query,
+        case("search", c, "search", why + w + " (bridge)", alt=alt, query=query, path=path,
              context="bridge")
-        case("terminal", c, "terminal", why + w + ": without a path it may read stdin")
+        case("terminal", c, "terminal", why + w + ": it may read a piped stdin")
 
 
 def L(cmd, path, why, alt=None, wrapped=True, file="list"):
@@ -295,7 +298,7 @@ S("ag -U --context foo src", "foo", "src", "--context takes no separate value in
 T("ag -U --context=never foo src", "found by fuzz-safety: ag loops forever on a non-number", alt="search")
 T("ag -U -Ax foo src", "ag loops forever on a non-number")
 T("ack -C 3 foo", "ack's -C takes an optional number: not in the table", alt="search")
-S("ack foo src", "foo", "src", "ack")
+SB("ack foo src", "foo", "ack", path="src")
 SB("ack -i --nocolor foo", "foo", "ack")
 S("find . -name '*.rs'", "*.rs", ".", "name predicate")
 S("find src -name '*.test.ts' -type f", "*.test.ts", "src", "name + type")
@@ -806,9 +809,9 @@ T("ack -c --ignore-dir --noenv foo f", "an early pass eats --noenv: ack searches
 T("ack --ignore-dir --ackrc=x.ackrc foo .", "an early pass loads x.ackrc, which may set --pager")
 T("ack --noenv TODO +x", "Getopt::Long's prefixes include '+': +x is -x, which reads file names from stdin (probed)")
 T("ack TODO f +c", "+c is -c (probed)", alt="search")
-S("ack --noenv -- TODO +x", "TODO", "+x", "ack: after -- +x is a file")
-S("ack --noenv -i foo src", "foo", "src", "ack: --noenv (no .ackrc)")
-S("ack --ignore-d node_modules foo .", "foo", ".", "ack: unique prefix of --ignore-dir/--ignore-directory")
+SB("ack --noenv -- TODO +x", "TODO", "ack: after -- +x is a file", path="+x")
+SB("ack --noenv -i foo src", "foo", "ack: --noenv (no .ackrc)", path="src")
+SB("ack --ignore-d node_modules foo .", "foo", "ack: unique prefix of --ignore-dir/--ignore-directory", path=".")
 # GNU getopt_long details
 T("head -q -5 f", "head: -5 is a count only as the first argument (an error)", alt="read")
 T("tail -5 -q f", "tail: the obsolete -5 needs it alone (an error)", alt="read")
@@ -1126,6 +1129,581 @@ S("find . -name {x}y\\,-delete}", "{x}y,-delete}", ".", "escaped comma: bash doe
 S("find . -name \\{x}y,-delete}", "{x}y,-delete}", ".", "escaped open brace: bash does not expand", alt="terminal")
 S("rg 'a{1,3}' src", "a{1,3}", "src", "quoted braces in a pattern")
 S("rg a{b}c src", "a{b}c", "src", "braces without a separator do not expand", alt="terminal")
+# ================================================================== RED TEAM
+# Adversarial commands for the issue "Classifier safety against an adversary", one block per
+# class (the "class" field), every one labelled terminal: each does something a read may not do
+# (reads stdin or the terminal, blocks, writes, executes, fetches) when bash 5.2, dash, zsh and
+# the real tools run it.  They go to corpus/redteam.jsonl.  Their danger is checked for real:
+# `make fuzz-safety` runs them all through the oracle with --force-run --expect-violations
+# (tests/fuzz-safety.sh --long); suite_corpus holds the classifier to "terminal", and suite_oracle
+# runs any the classifier accepts.  The fixtures named here (fifodir, logs.gz, ./bash, bin/bash,
+# the v1/old revisions of a partial clone) are the oracle's (tests/oracle.py).  Findings of the
+# classifier red team (/work/redteam/classifier/findings.jsonl) are at the end of each class.
+
+
+def RT(cls, cmd, why, wrapped=False):
+    case("redteam", cmd, "terminal", why, cls=cls)
+    if wrapped:
+        case("redteam", wrap(cmd), "terminal", why + " (wrapped)", cls=cls)
+
+
+# ---- class 1: $'...' decodes as bash 5.2 does (\xHH, \x{H..}, \uH..H, \UH..H, \NNN, NUL ends the word)
+for cmd, why in [
+    (r"cat $'\x2d'", "\\x2d is '-': cat reads stdin"),
+    (r"cat $'\x{2d}'", "bash 5.2 reads \\x{HH}: '-'"),
+    (r"cat $'\u2d'", "\\u takes 1 to 4 hex digits: '-'"),
+    (r"cat $'\U2d'", "\\U takes 1 to 8 hex digits: '-'"),
+    (r"cat $'\u002D'", "upper-case hex digits"),
+    (r"cat $'\x2D'", "upper-case hex digits"),
+    (r"cat $'\55'", "octal takes 1 to 3 digits: '-'"),
+    (r"cat $'\055'", "octal '-'"),
+    (r"cat $'-\0f'", "NUL ends the word: '-'"),
+    (r"cat $'\x2d\x00abc'", "\\x00 ends the word: '-'"),
+    (r"cat $'-\u0000x'", "\\u0000 ends the word: '-'"),
+    (r"cat $''-", "an empty $'' before '-'"),
+    (r"cat -$''", "an empty $'' after '-'"),
+    (r"cat $'\x2d'$'\x2d' $'\x2d'", "cat -- -"),
+    (r'cat $"-"', "a locale string is '-' in the C locale"),
+    (r"head -n 1 $'-\0'", "head reads stdin"),
+    (r"nl $'\u002D'", "nl reads stdin"),
+    (r"sed -n 1p $'\x2d'", "sed reads stdin"),
+    (r"tail -n 1 $'\055'", "tail reads stdin"),
+    (r"bat -P $'\x2d'", "bat reads stdin"),
+    (r"grep foo $'\x2d'", "grep reads stdin"),
+    (r"rg foo $'\x2d'", "rg reads stdin"),
+    (r"tree $'\x2do' out", "tree -o out writes the listing"),
+    (r"tree $'-\x6f' out", "tree -o out"),
+    (r"tree $'\x{2d}o' out", "tree -o out (\\x{HH})"),
+    (r"tree $'-\157' out", "tree -o out (octal)"),
+    (r"sed -n 1p $'-\x69' f", "sed -i edits f in place"),
+    (r"sed -n 1p $'-\151' f", "sed -i (octal)"),
+    (r"sed -n 1p $'-i\0' f", "NUL ends the word: sed -i"),
+    (r"sed $'-\u0069' -n 1p f", "sed -i (\\u)"),
+    (r"sed $'-n\x69' 1p f", "sed -ni: in place"),
+    (r"tail $'-\x66' f", "tail -f never ends"),
+    (r"tail $'\x2df' f", "tail -f"),
+    (r"tail -n 1 $'-\146' f", "tail -f (octal)"),
+    (r"tail $'-\x{66}' f", "tail -f (\\x{HH})"),
+    (r"rg $'--pre\x3dcat' foo .", "rg --pre=cat runs cat on every file"),
+    (r"rg $'\x2d\x2dpre=cat' foo .", "rg --pre=cat"),
+    (r"rg $'--pre\0x' cat foo .", "NUL ends the word: rg --pre cat"),
+    (r"rg $'-\x7a' foo .", "rg -z runs gzip on logs.gz"),
+    (r"ack foo $'\x2dx'", "ack -x reads the file list from stdin"),
+    (r"ack foo $'-\170'", "ack -x (octal)"),
+    (r"git $'\x2dp' grep foo", "git -p starts the pager on a terminal"),
+    (r"git grep $'-\x4f' foo | head", "git grep -O runs the pager on the files"),
+    (r"git grep $'--open-files-in-pager' foo | head", "git grep --open-files-in-pager"),
+    (r"git grep $'--o\x70en' foo | head", "--open: a unique prefix of --open-files-in-pager"),
+    (r"git --no-pager grep $'--text\x63onv' foo", "git grep --textconv runs the textconv driver"),
+    (r"fd $'-\x78' cat README", "fd -x cat runs cat"),
+    (r"find . -name f $'-\x64elete'", "find -delete deletes f"),
+    (r"find . $'-\145xec' cat {} +", "find -exec runs cat"),
+    (r"find . -name f $'\x2dfprint' out", "find -fprint writes out"),
+    (r"cat $'/dev/\x7aero'", "/dev/zero never ends"),
+    (r"cat $'/dev/std\x69n'", "/dev/stdin"),
+    (r"cat $'/proc/self/fd/\x30'", "/proc/self/fd/0 is stdin"),
+    (r"cat $'..\x2f..\x2f..\x2f..\x2f..\x2f..\x2f..\x2f..\x2fdev/zero'", "../ chain to /dev/zero"),
+    (r"cd $'/dev' && cat zero", "cd /dev: zero is /dev/zero"),
+    (r"cd $'\x2fdev' && cat stdin", "cd /dev: stdin is /dev/stdin"),
+    (r"cat f | sort $'-\x6f' out", "sort -o out writes"),
+    (r"cat f | sort $'--output=out'", "sort --output writes"),
+    (r"cat f | sort $'-\x53' 1", "sort -S 1 spills to temporary files"),
+    (r"bat $'--paging\x3dalways' f", "bat pages on a terminal"),
+    (r"bat --paging=$'\x61lways' f", "bat --paging=always"),
+    (r"grep -r $'-\x44' read foo fifodir", "grep -D read opens the FIFO"),
+    (r"grep $'--devices=read' -r foo fifodir", "grep --devices=read opens the FIFO"),
+    (r"head $'-\x63' 5 /dev/zero", "head -c 5 /dev/zero"),
+    (r"ls $'-\x52' /", "ls -R / does not end in time"),
+]:
+    RT("1", cmd, why, wrapped=True)
+
+# ---- class 2: brace expansion ({a,b} and {x..y} unquoted) makes words bash then passes on
+for cmd, why in [
+    ("cat {-,f}", "cat - f: reads stdin"),
+    ("cat {f,-}", "cat f -"),
+    ("cat -{,}", "cat - -"),
+    ("cat {,-}", "the empty word is dropped: cat -"),
+    ("cat {-,-}", "cat - -"),
+    ("cat {'-',f}", "quoted inside the braces, still expanded"),
+    ('cat {"-",f}', "double-quoted inside the braces"),
+    ("cat {$'\\x2d',f}", "ANSI-C inside the braces"),
+    ("cat {\\-,f}", "an escaped dash is still '-'"),
+    ("cat {{-,f},g}", "nested braces"),
+    ("cat {-,f}{,}", "two brace groups"),
+    ("head -n 1 {-,f}", "head reads stdin"),
+    ("nl {f,-}", "nl reads stdin"),
+    ("bat -P {-,f}", "bat reads stdin"),
+    ("grep -r foo {-,src}", "grep reads stdin even with -r"),
+    ("rg foo -{z,}", "rg -z and stdin"),
+    ("sed -n 1p {-i,f}", "sed -n 1p -i f: in place"),
+    ("sed -n {-i,1p} f", "sed -n -i 1p f"),
+    ("sed -n 1p -{i..i} f", "a letter sequence: -i"),
+    ("tree {-o,out}", "tree -o out"),
+    ("tree -{o,a} out", "tree -o -a out writes a file named -a"),
+    ("tree -{o..o} out", "a letter sequence: tree -o out"),
+    ("tail {-f,f}", "tail -f f never ends"),
+    ("tail -{f,n} 1 f", "tail -f -n 1 f"),
+    ("tail -{f..f} f", "a letter sequence: tail -f"),
+    ("tail -{n1,f} f", "tail -n1 -f f"),
+    ("rg foo {--pre=cat,.}", "rg foo --pre=cat ."),
+    ("rg --pre={cat,x} foo .", "rg --pre=cat --pre=x: runs x"),
+    ("rg {-z,foo} .", "rg -z foo: runs gzip"),
+    ("cat /dev/{zero,null}", "/dev/zero"),
+    ("cat {/dev/stdin,f}", "/dev/stdin"),
+    ("cat /{dev,tmp}/zero", "/dev/zero"),
+    ("cat /proc/self/{environ,status}", "process files"),
+    ("ack foo {-x,src}", "ack -x reads stdin"),
+    ("fd README {-x,cat}", "fd README -x cat"),
+    ("find . {-delete,-name} f", "find . -delete -name f deletes everything"),
+    ("find . -name f {-delete,}", "find -delete"),
+    ("git {-p,grep} foo", "git -p grep foo pages on a terminal"),
+    ("git grep {-O,foo} | head", "git grep -O foo runs the pager"),
+    ("git --no-pager grep {--textconv,foo}", "git grep --textconv foo"),
+    ("git --no-pager grep foo {v1,--}", "git grep foo v1 --: fetches v1's blobs"),
+    ("cat f | sort {-o,out}", "sort -o out"),
+    ("bat {--paging=always,f}", "bat pages on a terminal"),
+    ("ls {-R,/}", "ls -R / does not end in time"),
+    ("grep -r foo fifodir {-D,read}", "grep -D read opens the FIFO"),
+    ("head {-c,5} /dev/zero", "head -c 5 /dev/zero"),
+]:
+    RT("2", cmd, why, wrapped=True)
+
+# ---- class 3: `sh -c` is dash (no $'...': the quotes pair up differently), `zsh -c` is zsh
+for cmd, why in [
+    ('sh -c "cat f\\$\'\\\\\' ; touch pwned #\'"', "dash: $' is $ then a quote: touch runs"),
+    ('sh -c "cat \\$\'\\\\\' ; rm -f f #\'"', "dash: rm -f f runs"),
+    ('sh -c "head -n 1 f \\$\'\\\\\' > f #\'"', "dash: > f truncates f"),
+    ('sh -c "ls \\$\'\\\\\' ; sed -i 1d f #\'"', "dash: sed -i edits f"),
+    ('sh -c "rg foo \\$\'\\\\\' | sh #\'"', "dash: the output runs through sh"),
+    ('sh -c "cat f \\$\'\\\\\' || mkdir x #\'"', "dash: mkdir runs when cat fails"),
+    ('sh -c "grep -rn foo . \\$\'\\\\\' >> out #\'"', "dash: appends to out"),
+    ('/bin/sh -c "cat \\$\'\\\\\' ; touch pwned #\'"', "/bin/sh is dash"),
+    ('/usr/bin/sh -c "cat \\$\'\\\\\' ; touch pwned #\'"', "/usr/bin/sh is dash"),
+    ('sh -lc "cat \\$\'\\\\\' ; touch pwned #\'"', "dash as a login shell"),
+    ('dash -c "cat \\$\'\\\\\' ; touch pwned #\'"', "dash by name"),
+    ('sh -c "cat \\$\'\\\\\' ; cat #\'"', "dash: the second cat reads stdin"),
+    ('sh -c "cat \\$\'\\\\\' ; tail -f f #\'"', "dash: tail -f never ends"),
+    ('sh -c "nl \\$\'\\\\\' ; git status #\'"', "dash: git status writes the index"),
+    ("zsh -c 'cat f(e:\"touch pwned\":)'", "zsh: a glob qualifier runs code"),
+    ("zsh -c 'cat f(e:touch\\ pwned:)'", "zsh: glob qualifier"),
+    ("zsh -c 'cat =(touch pwned)'", "zsh: =(...) runs a command (and writes a temporary file)"),
+    ("zsh -c 'cat f =(touch pwned)'", "zsh: =(...) after a file"),
+    ("zsh -c 'ls (f|g)(e:\"touch pwned\":)'", "zsh: a glob with a qualifier"),
+    ("zsh -c 'head -n 1 f(+touch)'", "zsh: (+cmd) runs a shell function or command as a qualifier"),
+    ("zsh -lc 'cat f(e:\"touch pwned\":)'", "zsh -lc"),
+    ("zsh -c 'cat f >(touch pwned)'", "process substitution"),
+]:
+    RT("3", cmd, why)
+
+# ---- class 4: each tool's own option parser
+for cmd, why in [
+    # tree takes the values of -L -P -I -o ... from the NEXT words, even inside a cluster
+    ("tree -Po -L out", "tree: -P takes -L, -o takes out: writes out"),
+    ("tree -aPo -L out", "tree: -a, -P -L, -o out"),
+    ("tree -Io --charset README.md", "tree: -I --charset, -o README.md overwrites it"),
+    ("tree -Lo 1 out", "tree: -L 1, -o out"),
+    ("tree -oL out 1", "tree: -o out, -L 1"),
+    ("tree -IPo a b out", "tree: -I a, -P b, -o out"),
+    ("tree --noreport -Po x out", "tree: -P x, -o out"),
+    ("tree -dLo 1 out", "tree: -d, -L 1, -o out"),
+    ("tree -ao out", "tree: -a, -o out"),
+    ("tree -ho out", "tree: -h, -o out"),
+    # clap (rg, fd, bat): no prefixes; clusters; options after operands
+    ("rg -zi foo .", "rg: -z -i: runs gzip on logs.gz"),
+    ("rg -iz foo .", "rg: -i -z"),
+    ("rg -nz foo .", "rg: -n -z"),
+    ("rg foo . --pre=cat", "rg: an option after the operands"),
+    ("rg foo . --pre cat", "rg: --pre after the operands, value separate"),
+    ("rg -e foo --pre=cat .", "rg: --pre after -e"),
+    ("rg --search-zip foo .", "rg --search-zip runs gzip"),
+    ("rg foo . -z", "rg: -z after the operands"),
+    ("fd -Hx cat README", "fd: -H -x cat"),
+    ("fd README -x cat", "fd: -x after the pattern"),
+    ("fd -l README", "fd -l runs ls"),
+    ("fd --list-details README", "fd --list-details runs ls"),
+    ("fd -X cat README", "fd -X runs cat"),
+    ("fd -Lx cat README", "fd: -L -x cat"),
+    ("fd --exec=cat README", "fd --exec=cat"),
+    ("fd -tf -x cat README", "fd: -t f then -x"),
+    ("bat --pager=less f", "bat --pager"),
+    ("bat --paging=always f", "bat pages on a terminal"),
+    ("bat -pp --paging=always f", "bat: --paging after -pp"),
+    # git parse-options: prefixes, clusters, --no-
+    ("git grep --open foo | head", "git: --open is a prefix of --open-files-in-pager"),
+    ("git grep --op foo | head", "git: --op is a prefix of --open-files-in-pager"),
+    ("git --no-pager grep -Ocat foo", "git grep -O with an attached pager"),
+    ("git --no-pager grep --textc foo", "git: --textc is --textconv"),
+    ("git grep -3O foo | head", "git: -3 -O in one cluster"),
+    ("git grep -nO foo | head", "git: -n -O"),
+    ("git --no-pager grep -f - foo", "git grep -f - reads the patterns from stdin"),
+    ("git --no-pager grep -f/dev/stdin", "git grep -f /dev/stdin"),
+    ("git --paginate grep foo", "git --paginate pages on a terminal"),
+    ("git -p grep foo", "git -p"),
+    ("git grep foo", "git grep on a terminal starts the pager"),
+    ("git ls-files | git grep foo", "the primary is git grep on the terminal"),
+    # ack Getopt::Long: bundling, prefixes
+    ("ack -ix foo", "ack: -i -x reads the file list from stdin"),
+    ("ack -xi foo", "ack: -x -i"),
+    ("ack --files-f=- foo", "ack: --files-f is --files-from: stdin"),
+    ("ack --files-from=/dev/stdin foo", "ack --files-from reads stdin"),
+    ("ack --filter foo src", "ack --filter reads stdin"),
+    ("ack --pag=less foo src", "ack: --pag is --pager"),
+    ("ack --pager=less foo src", "ack --pager"),
+    ("ack foo src", "ack reads stdin whenever stdin is a pipe (filter mode), operands or not"),
+    ("ack -i foo .", "ack in filter mode"),
+    # GNU grep: devices and -R
+    ("grep -rD read foo fifodir", "grep: -r -D read opens the FIFO"),
+    ("grep -r --devices=read foo fifodir", "grep --devices=read"),
+    ("grep -r --dev=read foo fifodir", "grep: --dev is --devices"),
+    ("grep -R foo fifodir", "grep -R opens a FIFO found in the tree and waits"),
+    ("grep -Rn foo .", "grep -R over the checkout with a FIFO"),
+    ("grep --dereference-recursive foo fifodir", "grep -R"),
+    ("grep -rn foo . -R", "grep: -R after the operands"),
+    ("ag foo src", "ag without -U runs sh -c 'git config ...'"),
+    ("ag -U --pager=less foo src", "ag --pager"),
+    ("rg foo", "rg with no path searches stdin when it is a pipe"),
+    # GNU sed and coreutils
+    ("sed -ni 1p f", "sed: -n -i"),
+    ("sed -n --in-pl 1p f", "sed: --in-pl is --in-place"),
+    ("sed -n 1p f -i", "sed: -i after the operands"),
+    ("sed -nEi 1p f", "sed: -n -E -i"),
+    ("sed -n -s -i 1p f", "sed -s -i"),
+    ("sed -n -e 1p -e 'w out' f", "sed: a second -e writes"),
+    ("sed --quiet --in-place=.bak 1p f", "sed --in-place=.bak"),
+    ("tail -fn 1 f", "tail: -f -n 1"),
+    ("tail -n1 -f f", "tail -f"),
+    ("tail --fo f", "tail: --fo is --follow"),
+    ("tail --follow=name f", "tail --follow=name"),
+    ("tail -F f", "tail -F"),
+    ("tail -c 5 -f f", "tail -c 5 -f"),
+    ("tail -n +1 -f f", "tail -n +1 -f"),
+    ("cat -A -", "cat reads stdin"),
+    ("find . -name f -ok cat {} \\;", "find -ok asks on stdin"),
+    ("find -files0-from - -name f", "find -files0-from - reads stdin"),
+    ("find . -name f -okdir cat {} \\;", "find -okdir asks on stdin"),
+    ("cat f | sort -uo out", "sort: -u -o out"),
+    ("cat f | sort -ro out", "sort: -r -o out"),
+    ("cat f | sort --out=out", "sort: --out is --output"),
+    ("cat f | uniq - out", "uniq writes out"),
+    ("cat f | uniq -c - out", "uniq -c writes out"),
+    ("ls | sort /dev/tty", "a filter with a file operand reads the terminal"),
+    ("ls | head -n 1 /dev/tty", "head reads the terminal"),
+    ("ls | wc -l /dev/zero", "wc reads /dev/zero forever"),
+    ("ls | uniq -c /dev/tty", "uniq reads the terminal"),
+]:
+    RT("4", cmd, why)
+
+# ---- class 5: repeated options: the last one wins
+for cmd, why in [
+    ("bat --paging=never --paging=always f", "bat: the last --paging wins: pages on a terminal"),
+    ("bat -P --paging=always f", "bat: --paging=always after -P"),
+    ("bat --paging never --paging always f", "bat: separate values"),
+    ("bat --paging=never f --paging=always", "bat: the last one after the operand"),
+    ("bat -P f --paging=always", "bat: -P then --paging=always after the file"),
+    ("grep -r -d read foo", "grep: -d read after -r: no recursion, no operand: reads stdin"),
+    ("grep -d recurse -d skip foo", "grep: the last -d wins: reads stdin"),
+    ("grep --directories=recurse --directories=read foo", "grep: reads stdin"),
+    ("grep -R -d skip foo", "grep: -d skip after -R: reads stdin"),
+    ("grep -rd read foo", "grep: -r -d read in one cluster: reads stdin"),
+    ("grep -d recurse --directories=read foo", "grep: long after short"),
+    ("grep -r --directories=skip foo", "grep: reads stdin"),
+    ("git --no-pager grep --no-textconv --textconv foo", "git: the last one wins: textconv runs"),
+    ("git grep --no-open-files-in-pager -O foo | head", "git: -O after its negation"),
+    ("rg --no-search-zip -z foo .", "rg: -z after --no-search-zip runs gzip"),
+    ("rg --no-search-zip --search-zip foo .", "rg: the last one wins"),
+    ("ack --nopager --pager=less foo src", "ack: the last one wins: pager on a terminal"),
+    ("ack --nofilter --filter foo src", "ack: --filter after --nofilter reads stdin"),
+    ("ack --noenv --env foo src", "ack --env"),
+    ("git --no-pager -p grep foo", "git: -p after --no-pager pages on a terminal"),
+    ("git --no-pager --paginate grep foo", "git: --paginate after --no-pager"),
+    ("sed -n --posix -i 1p f", "sed -i after other flags"),
+    ("tail -n 1 --follow f", "tail --follow after -n"),
+]:
+    RT("5", cmd, why)
+
+# ---- class 6: option values are judged like operands (- is stdin; files joined onto cd DIR)
+for cmd, why in [
+    ("grep --exclude-from=- -r foo src", "grep --exclude-from=- reads stdin"),
+    ("grep --exclude-from - -r foo src", "separate value"),
+    ("grep -r --exclude-from=/dev/stdin foo src", "/dev/stdin"),
+    ("grep -r --exclude-from=/dev/zero foo src", "/dev/zero never ends"),
+    ("grep -r --exclude-from=/dev/tty foo src", "the terminal"),
+    ("grep -r --exclude-from=/proc/self/fd/0 foo src", "stdin by its /proc name"),
+    ("grep -r --exclude-from=../../../../../../../../dev/stdin foo src", "../ chain"),
+    ("grep -r --exclude-from=/./dev/stdin foo src", "/./dev"),
+    ("grep -r --exclude-from=/usr/../dev/stdin foo src", "/usr/../dev"),
+    ("grep -r --exclude-f=- foo src", "--exclude-f is --exclude-from"),
+    ("cd /dev && grep --exclude-from=stdin foo null", "stdin joined onto cd /dev"),
+    ("cd /dev && grep -r --exclude-from=zero foo /usr/share/doc/bash", "zero joined onto cd /dev"),
+    ("cd /proc/self/fd && grep -r --exclude-from=0 foo /usr/share/doc/bash", "fd 0"),
+    ("rg --ignore-file /dev/stdin foo src", "rg --ignore-file reads stdin"),
+    ("rg --ignore-file=/dev/zero foo src", "rg --ignore-file /dev/zero never ends"),
+    ("rg --ignore-file /proc/self/fd/0 foo src", "stdin by its /proc name"),
+    ("rg --ignore-file=/./dev/stdin foo src", "/./dev"),
+    ("rg --ignore-file /dev/tty foo src", "the terminal"),
+    ("cd /dev && rg --ignore-file stdin foo null", "joined onto cd /dev"),
+    ("fd --ignore-file /dev/stdin foo src", "fd --ignore-file reads stdin"),
+    ("fd --ignore-file=/dev/zero foo src", "/dev/zero"),
+    ("cd /dev && fd --ignore-file stdin foo /usr/share/doc/bash", "joined onto cd /dev"),
+    ("ag -U -p /dev/stdin foo src", "ag --path-to-ignore reads stdin"),
+    ("ag -U --path-to-ignore=/dev/zero foo src", "/dev/zero"),
+    ("ag -U -p /dev/tty foo src", "the terminal"),
+    ("git ls-files -X /dev/stdin", "git ls-files --exclude-from reads stdin"),
+    ("git ls-files --exclude-from=/dev/zero", "/dev/zero"),
+    ("git ls-files --exclude-from=/proc/self/fd/0", "stdin"),
+    ("git ls-files -X/dev/tty", "the terminal"),
+    ("git ls-files --exclude-from=../../../../../../../../dev/stdin", "../ chain"),
+    ("head -n 1 -", "head - reads stdin"),
+    ("head -n 1 -- -", "- after -- is still stdin"),
+    ("sed -n 1p -", "sed - reads stdin"),
+    ("sed -n 1p -- -", "after --"),
+    ("nl -- -", "nl - reads stdin"),
+    ("nl -ba -", "nl -ba -"),
+    ("tail -n 1 -", "tail - reads stdin"),
+    ("cat -- -", "cat -- -"),
+    ("cat f -", "cat f -"),
+    ("bat -P -", "bat - reads stdin"),
+    ("bat -P -- -", "after --"),
+    ("grep foo -", "grep - reads stdin"),
+    ("grep -e foo -- -", "after --"),
+    ("grep -r foo -", "grep -r still reads stdin for -"),
+    ("grep --label=x foo -", "--label names stdin"),
+    ("rg foo -", "rg - reads stdin"),
+    ("rg foo -- -", "after --"),
+    ("rg -e foo -", "rg -e foo -"),
+    ("ack foo -", "ack - reads stdin"),
+    ("bat --file-name x -", "bat reads stdin"),
+    ("cat f | head -n 1 /dev/stdin f", "/dev/stdin is the pipe here, then f"),
+]:
+    RT("6", cmd, why)
+
+# ---- class 7: paths are judged as text (/proc, /./dev, /usr/../dev, ../.. chains, cd into them)
+for cmd, why in [
+    ("cat /./dev/zero", "/./dev"),
+    ("cat /dev/./zero", "/dev/./"),
+    ("cat //dev//zero", "doubled slashes"),
+    ("cat /usr/../dev/zero", "/usr/.."),
+    ("cat /tmp/../dev/stdin", "/tmp/.."),
+    ("cat /dev/../dev/zero", "/dev/../dev"),
+    ("cat ../../../../../../../../dev/zero", "a ../ chain reaches /"),
+    ("cat src/../../../../../../../../../../dev/zero", "a ../ chain through a directory"),
+    ("cat ./../../../../../../../../dev/stdin", "./ then ../"),
+    ("cat /proc/self/fd/0", "stdin"),
+    ("cat /proc/thread-self/fd/0", "stdin"),
+    ("cat /dev/fd/0", "stdin"),
+    ("cat /proc/self/root/dev/zero", "/proc/self/root is /"),
+    ("cat /proc/self/cwd/../../../../../../../../dev/zero", "through /proc/self/cwd"),
+    ("cat /proc/self/environ", "the environment of the process"),
+    ("cat /proc/1/environ", "another process's environment"),
+    ("cat /proc/self/cmdline", "process files"),
+    ("head -c 100 /proc/self/mem", "process memory"),
+    ("cat /proc/self/fd/1", "stdout: on a terminal, reads the terminal"),
+    ("cat /proc/self/fd/2", "stderr: the terminal"),
+    ("head -n 1 /dev/tty", "the terminal"),
+    ("head -n 1 /dev/console", "the console"),
+    ("head -c 5 /dev/zero", "a device"),
+    ("head -c 5 /dev/full", "a device"),
+    ("tail -n 1 /dev/zero", "never ends"),
+    ("nl /dev/stdin", "stdin"),
+    ("sed -n 1p /dev/stdin", "stdin"),
+    ("bat -P /dev/stdin", "stdin"),
+    ("rg foo /dev/stdin", "a search of stdin"),
+    ("rg foo /./dev/zero", "a search of /dev/zero"),
+    ("grep foo /usr/../dev/zero", "grep /dev/zero"),
+    ("grep -r foo /proc/self/fd/0", "stdin"),
+    ("ag -U foo /dev/stdin", "stdin"),
+    ("cd /dev && cat zero", "cd /dev"),
+    ("cd /dev/ && head -c 5 zero", "cd /dev/"),
+    ("cd / && cat dev/zero", "cd / then dev/zero"),
+    ("cd /usr/.. && cat dev/stdin", "cd /usr/.."),
+    ("cd /./dev && cat stdin", "cd /./dev"),
+    ("cd ../../../../../../../../ && cat dev/zero", "cd up a ../ chain"),
+    ("cd .. && cd .. && cd .. && cd .. && cd .. && cd .. && cd .. && cd .. && cat dev/zero", "eight cd .."),
+    ("cd /proc/self && cat environ", "cd /proc/self"),
+    ("cd /proc/self/fd && cat 0", "cd /proc/self/fd"),
+    ("cd /dev/fd && cat 0", "cd /dev/fd"),
+    ("cd /proc && cat self/fd/0", "cd /proc"),
+    ("cd /dev && rg foo stdin", "cd /dev then a search of stdin"),
+    ("cd /dev && grep foo stdin", "cd /dev, grep stdin"),
+    ("cd /dev && tail -n 1 zero", "cd /dev, tail zero"),
+    ("cd -P /dev && cat zero", "cd -P"),
+    ("cd -L ../../../../../../../.. && cat dev/zero", "cd -L up a chain"),
+    ("cd /dev && cd . && cat zero", "two cds"),
+    ("cd src && cat ../../../../../../../../../dev/zero", "cd then a chain"),
+    ("cd /dev && nl stdin", "cd /dev, nl stdin"),
+    ("cd /dev && sed -n 1p stdin", "cd /dev, sed stdin"),
+]:
+    RT("7", cmd, why)
+
+# ---- class 8: the [dir/]bash -c wrapper runs whatever bash the path names (planted in the checkout)
+for cmd, why in [
+    ("./bash -c 'cat f'", "./bash is the checkout's own program"),
+    ("bin/bash -c 'cat f'", "bin/bash is planted"),
+    ("./bin/bash -lc 'ls'", "./bin/bash"),
+    ("tools/bash -c 'cat f'", "tools/bash"),
+    ("node_modules/.bin/bash -c 'cat f'", "node_modules/.bin/bash"),
+    (".venv/bin/bash -lc 'cat f'", ".venv/bin/bash"),
+    (".//bash -c 'cat f'", "doubled slash"),
+    ("././bash -c 'cat f'", "./././"),
+    ("bin//bash -c 'cat f'", "bin//bash"),
+    ("bin/../bash -c 'cat f'", "bin/.. back to ./bash"),
+    ("'./bash' -c 'cat f'", "quoted path"),
+    ('"bin/bash" -lc "cat f"', "double-quoted path"),
+    ("./bash -c \"rg foo src\"", "a search through the planted bash"),
+    ("bin/bash -c 'ls -la'", "a list through the planted bash"),
+    ("./bash -lc 'git ls-files'", "git through the planted bash"),
+]:
+    RT("8", cmd, why)
+
+# ---- class 9: git grep PATTERN REV reads REV's blobs: a partial clone fetches them (runs
+# git fetch, git-upload-pack, writes a pack)
+for cmd, why in [
+    ("git grep foo v1", "a tag"),
+    ("git --no-pager grep foo v1", "a tag"),
+    ("git grep -n foo HEAD~1 | head", "HEAD~1"),
+    ("git --no-pager grep foo old", "a branch"),
+    ("git --no-pager grep foo origin/old", "a remote branch"),
+    ("git --no-pager grep -e foo v1", "with -e"),
+    ("git --no-pager grep foo v1 -- src", "a tag, then a path"),
+    ("git --no-pager grep foo HEAD^", "HEAD^"),
+    ("git --no-pager grep foo @~1", "@~1"),
+    ("git --no-pager grep foo main~1", "main~1"),
+    ("git --no-pager grep -l foo v1", "-l"),
+    ("git --no-pager grep -c foo refs/tags/v1", "a full ref"),
+    ("git --no-pager grep foo v1:src", "a tree"),
+    ("git --no-pager grep foo 'v1^{tree}'", "v1's tree"),
+    ("git --no-pager grep -n foo HEAD~1 HEAD", "two revisions"),
+    ("git --no-pager grep -i foo old -- .", "a branch then --"),
+    ("git --no-pager grep --max-count 1 foo v1", "an option before"),
+    ("cd src && git --no-pager grep foo v1", "from a subdirectory"),
+    ("git grep -c foo old | head -n 5", "piped"),
+]:
+    RT("9", cmd, why)
+
+
+# ---- the classifier red team's verified findings (/work/redteam/classifier/findings.jsonl:
+# each one seen doing its harm in a sandbox; classes A-E of its report are named here by cause)
+CLASSIFIER_REDTEAM = [
+    ('1', "find $'\\x{2d}delete'", "bash decodes \\x{2d} to '-': find -delete deletes every file under ."),
+    ('1', "find $'\\x{2d}delete' -name '*.md'", 'find -delete -name ...: -delete first deletes everything'),
+    ('1', "rg foo . $'\\x{2d}-pre=touch'", 'rg --pre=touch runs touch on every searched file'),
+    ('1', "fd a . $'\\x{2d}xtouch'", 'fd -x touch runs touch on every match'),
+    ('1', "grep -r foo . $'\\x{2d}-include=*.md' $'\\x{2d}f-'", 'grep -f- reads patterns from stdin: blocks on an open stdin'),
+    ('1', "find . $'\\x{2d}fprint' found.txt -name x", 'bash gives find . -fprint found.txt -name x: truncates and writes found.txt'),
+    ('1', "cat f$'\\c@\\c'; touch pwned #'", "quote desync: bash ends $'..' at \\c', runs `touch pwned`"),
+    ('1', "sed -n 1p f$'\\c@\\c' -i #'", 'quote desync: bash runs sed -n 1p f -i: rewrites f in place to its first line'),
+    ('1', "grep -rn TODO .$'\\c@\\c' | sh #'", 'quote desync: output piped into sh (executes)'),
+    ('1', "head -n 5 f$'\\c@\\c' > f #'", 'quote desync: truncates f through a redirection'),
+    ('1', "git ls-files$'\\c@\\c' -z | xargs -0 rm #'", 'quote desync: deletes every tracked file'),
+    ('1', "cat README.md$'\\c@\\c' & curl http://example.com #'", 'quote desync: runs curl (network)'),
+    ('1', "tree $'\\x{2d}o' -P README.md", "bash gives tree -o -P README.md: tree writes its listing to a file named '-P'"),
+    ('1', "cat $'\\x{2d}'", 'bash gives cat -: reads stdin, blocks while stdin stays open'),
+    ('1', "sed -n 1p $'\\x{2d}'", 'bash gives sed -n 1p -: reads stdin, blocks'),
+    ('1', "tail $'\\x{2d}f'", 'bash gives tail -f (no file): follows stdin forever, even when stdin is /dev/null'),
+    ('1', "ack foo $'\\x{2d}x'", 'bash gives ack foo -x: reads the file list from stdin, blocks'),
+    ('1', "git grep $'\\x{2d}Otouch' foo | head", 'bash gives git grep -Otouch foo: runs touch with the matching files'),
+    ('1', "nl $'\\x{2d}\\x{2d}'", 'bash gives nl --: no file, reads stdin, blocks'),
+    ('2', "find . ''{},-delete} -name x", 'bash: find . } -delete -name x: deletes every file under .'),
+    ('2', "rg foo . ''{},--pre=touch}", 'bash: rg foo . } --pre=touch: runs touch on every file'),
+    ('2', "fd -E ''{},a,-xtouch}", 'bash: fd -E } a -xtouch: runs touch on every match'),
+    ('2', "tree -I ''{},-o,out}", 'bash: tree -I } -o out: writes ./out'),
+    ('2', "grep -r ''{},-f-} foo .", 'bash: grep -r } -f- foo .: reads patterns from stdin, blocks'),
+    ('2', "tail -n 5 ''{},-F,--retry}", "bash: tail -n 5 } -F --retry: waits forever for the file '}'"),
+    ('2', "sed -n -s 1p ''{},-i,f}", "bash: sed -n -s 1p } -i f: rewrites f in place (sed skips the missing '}')"),
+    ('2', "cat ''{},-}", 'bash: cat } -: reads stdin, blocks'),
+    ('2', "head -n 3 ''{},/de}v/zero", 'bash: head -n 3 }v/zero /dev/zero: reads /dev/zero forever (the /dev/ text only exists after expansion)'),
+    ('2', "cat ''{},/pro}c/self/fd/0", 'bash: cat }c/self/fd/0 /proc/self/fd/0: reads stdin, blocks'),
+    ('2', "find . ''{},-exec,touch,pwned,\\;} -name x", 'bash: find . } -exec touch pwned ; -name x: runs touch'),
+    ('3', 'sh -c "cat f\\$\'\\\\c@\\\\\' ; touch pwned #\'"', "dash has no $'..': the quote ends at \\' and `touch pwned` runs"),
+    ('3', 'sh -c "sed -n 1p f\\$\'\\\\0\\\\\' ; sed -i 1d f #\'"', 'dash: runs sed -i 1d f (edits f in place)'),
+    ('3', 'sh -c "head -n 5 f\\$\'\\\\0\\\\\' > f #\'"', 'dash: > f truncates f'),
+    ('3', 'sh -c "rg TODO .\\$\'\\\\0\\\\\' & curl -s http://example.com/x #\'"', 'dash: runs curl in the background (network)'),
+    ('3', 'sh -c "git ls-files\\$\'\\\\0\\\\\' ; git ls-files -z | xargs -0 rm -f #\'"', 'dash: deletes every tracked file'),
+    ('3', 'sh -c "find . -name x\\$\'\\\\0\\\\\' -o -delete #\'"', "dash: find . -name 'x$\\0\\' -o -delete deletes every file"),
+    ('3', 'sh -c "cat README.md\\$\'\\\\0\\\\\' \\$(touch pwned) #\'"', 'dash: command substitution $(touch pwned) runs'),
+    ('1', "bash -c $'cat README.md #\\x{a}touch pwned'", "the wrapper's script word: outer bash decodes \\x{a} to a newline, so `touch pwned` is a second line; shcard sees it inside the # comment"),
+    ('1', "bash -lc $'git ls-files #\\x{0a}git ls-files -z | xargs -0 rm -f'", 'same: a hidden second line deletes every tracked file'),
+    ('1', "sh -c $'grep -rn TODO . #\\x{a}curl -s http://example.com/x'", 'same via sh -c: hidden curl (network)'),
+    ('8', "../bash -c 'head -n 5 f'", 'runs ../bash (a parent directory), planted'),
+    ('3', 'sh -c "grep -rn foo . x\\$\'\\\\0\\\\\' | sh #\'"', 'dash: the matches are piped into sh, which executes each line'),
+    ('3', 'sh -c "ls .\\$\'\\\\0\\\\\' ; rm -rf .git #\'"', 'dash: rm -rf .git deletes the repository'),
+    ('6', 'grep -r --exclude-f=- TODO .', "getopt prefix of --exclude-from with the value '-': reads stdin"),
+    ('6', 'cd / && ls tmp | grep x --exclude-from=dev/zero', "a pipeline filter's file-valued option, relative to cd /: reads /dev/zero forever"),
+    ('regex-dos', "grep -E '(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1' README.md", "GNU grep's backreference matcher is super-linear: 300 lines of 130 chars take hours"),
+    ('4', 'tree -Po -L out', "tree takes -P's value from the next word and reads o as -o: -P -L, -o out: writes ./out"),
+    ('4', 'tree -Io --charset README.md', 'tree: -I takes --charset, -o takes README.md: overwrites README.md with the listing'),
+    ('4', 'tree --noreport -Po -I x', 'tree: -P takes -I, -o takes x: writes ./x'),
+    ('4', 'tree -aPo -L 1', 'tree: -P takes -L, -o takes 1: writes ./1'),
+    ('5', 'bat --paging=never --paging=always f', 'bat (clap): the last --paging wins: on a terminal it starts less and waits for keys'),
+    ('5', 'bat --paging never --paging auto README.md', 'bat: last --paging (auto) wins: pages on a terminal'),
+    ('5', 'grep -d recurse -d read foo', 'grep: the last -d wins (read): no file operand and not recursive: reads stdin, blocks'),
+    ('5', 'grep -r -d skip TODO', 'grep: -d skip after -r turns recursion off: reads stdin, blocks'),
+    ('5', 'grep --directories=recurse --directories=skip TODO', 'grep: last --directories wins: reads stdin'),
+    ('5', 'grep -R --directories=read -n useState', 'grep: -R then --directories=read: reads stdin'),
+    ('6', 'grep -r --exclude-from=- foo .', 'grep reads the exclude list from stdin: blocks'),
+    ('6', 'grep --exclude-from - -rn TODO .', 'same with the value as its own word'),
+    ('6', 'cd / && grep -r --exclude-from=dev/zero foo tmp', 'the value is relative to cd /: grep reads /dev/zero as its exclude list, never ends'),
+    ('6', 'cd / && grep -r --exclude-from=dev/tty foo tmp', 'reads the controlling terminal: waits for keys'),
+    ('6', 'cd / && grep -r --exclude-from=proc/self/fd/0 foo tmp', 'reads stdin through /proc/self/fd/0: blocks'),
+    ('6', 'cd //dev && grep -r --exclude-from=zero foo /tmp', 'cd //dev passes the /dev check; the value zero is /dev/zero: never ends'),
+    ('6', 'cd / && rg --ignore-file dev/zero foo tmp', 'rg reads /dev/zero as an ignore file'),
+    ('6', 'cd / && fd --ignore-file dev/zero a tmp', 'fd reads /dev/zero as an ignore file'),
+    ('6', 'cd / && ag -U -p dev/zero foo tmp', 'ag reads /dev/zero as path-to-ignore'),
+    ('7', 'grep -R foo /dev', "'/dev' without a slash passes names_special: grep -R follows /dev/ptmx and blocks reading it"),
+    ('7', 'grep -r foo /proc', "'/proc' without a slash: grep -r over /proc never finishes"),
+    ('7', 'grep -r foo /usr/..', "'/usr/..' is the root but is_root() is textual: grep -r over the whole filesystem"),
+    ('7', 'rg foo /tmp/..', 'whole filesystem via /tmp/..'),
+    ('7', 'cd /bin && cd .. && rg -uuu foo', "cd /bin && cd ..: cwd '/bin/..' is the root: rg over the whole filesystem"),
+    ('7', 'cd //proc && grep -r foo', "cd //proc passes the check (not '/proc'); grep -r with no operand searches /proc forever"),
+    ('7', 'cd /usr/../dev && grep -R foo', 'cd /usr/../dev passes; grep -R in /dev blocks on ptmx'),
+    ('7', 'grep -r TODO ../../../../../../../../../../../../../../../../../../../../', 'a ../ chain climbs to /: whole filesystem'),
+    ('7', 'cd ../../../../../../../../../../../../../../../../../../../../ && grep -rn TODO', 'cd into a ../ chain: whole filesystem'),
+    ('7', 'find /etc/.. -name x', "'/etc/..' is the root: find walks the whole filesystem (and /proc)"),
+    ('7', 'ls -R /var/..', "'/var/..' is the root: ls -R lists the whole filesystem"),
+    ('8', "./bash -c 'cat README.md'", "runs the repository's ./bash (planted), not bash"),
+    ('8', "node_modules/.bin/sh -c 'ls'", 'runs node_modules/.bin/sh from the project'),
+    ('8', ".venv/bin/bash -lc 'git ls-files'", 'runs .venv/bin/bash from the project'),
+    ('8', "scripts/zsh -c 'rg TODO .'", 'runs scripts/zsh from the project'),
+    ('9', 'git grep foo HEAD~1 | head', 'blobless partial clone: git grep on an old revision lazily fetches the missing blobs from the remote (runs git fetch / git-remote-https, opens a socket)'),
+    ('9', 'git --no-pager grep -n TODO main~2', 'same, --no-pager form'),
+    ('9', 'git -P grep -c foo HEAD~2 -- a.txt', 'same with a pathspec'),
+    ('9', 'git ls-files --with-tree=HEAD~1', 'treeless partial clone: ls-files --with-tree fetches the missing trees (network)'),
+    ('fd-dup', 'cat < README.md 0<&2', 'stdin rebound to fd 2, the terminal: cat waits for keys'),
+    ('fd-dup', 'sed -n 1,5p < f <&1', 'stdin rebound to fd 1 (the terminal): sed waits for keys'),
+    ('fd-dup', 'tail -n 20 < package.json 0<&2', 'tail reads the terminal'),
+    ('fd-dup', 'nl < f 0<&2', 'nl reads the terminal'),
+    ('fd-dup', 'git ls-files | sort 0<&2', "a filter's stdin rebound to the terminal: sort waits for keys (and ignores the pipe)"),
+    ('fd-dup', 'rg -n TODO . | head -n 5 <&2', 'head reads the terminal instead of the pipe'),
+    ('fd-dup', 'cat f | wc -l 0<&1', 'wc reads the terminal'),
+    ('fd-dup', 'bat -pp < f 0<&2', 'bat reads the terminal'),
+    ('stdin-search', 'rg TODO', 'rg with no path searches stdin when stdin is a pipe or file: blocks on an open pipe'),
+    ('stdin-search', 'rg -n --no-heading useState', 'same, other options'),
+    ('stdin-search', 'rg -i -e foo -e bar', 'same with -e'),
+    ('stdin-search', 'ag -U TODO', 'ag searches stdin when it is not a terminal: blocks'),
+    ('stdin-search', 'ack TODO', 'ack reads stdin when it is a pipe and no file is named: blocks'),
+    ('stdin-search', 'ack -i --column useState', 'same'),
+    ('regex-dos', "grep -rn '\\(.*\\)\\(.*\\)\\(.*\\)\\(.*\\)\\4\\3\\2\\1' .", 'same in BRE over the tree'),
+    ('regex-dos', "git grep -E '(.*)(.*)(.*)(.*)\\4\\3\\2\\1x' | head", 'git grep has no must-string shortcut: same blow-up'),
+    ('amplify', 'nl -w 2000000000 f', 'nl pads every line number to 2e9 columns: gigabytes per line, never finishes'),
+    ('amplify', 'cat f | nl -w 1000000000', 'same as a filter'),
+    ('amplify', "find . -name f -printf '%2000000000p\\n'", 'find -printf field width: 2 GB per match'),
+    ('amplify', "find . -printf '%1000000000f'", 'list: 1 GB per file'),
+    ('dollar-continuation', "cat f$\\\n{x:=$'\\x24(touch pwned)'}$\\\n{x@P}", "bash joins $\\<newline>{ into ${: ${x:=...} assigns '$(touch pwned)' and ${x@P} prompt-expands it: runs touch"),
+    ('dollar-continuation', "find $\\\n'\\x2ddelete'", "bash joins $\\<newline>' into $': ANSI-C decodes \\x2d: find -delete"),
+    ('dollar-continuation', 'cat $\\\n{HOME:0:1}dev$\\\n{HOME:0:1}zero', 'hidden ${HOME:0:1} slices build /dev/zero: cat never ends'),
+    ('dollar-continuation', "rg foo . $\\\n'\\x2d-pre=touch'", "bash decodes $'\\x2d-pre=touch': rg runs touch on every file"),
+    ('dollar-continuation', "grep -rn TODO . $\\\n'\\x2df-'", 'bash decodes to -f-: grep reads patterns from stdin'),
+    ('dollar-continuation', "ls $\\\n{x:=$'\\x24(curl -s http://example.com/x)'}$\\\n{x@P}", 'hidden prompt expansion runs curl (network)'),
+    ('dollar-continuation', 'tail -n 5 $\\\n{PWD:0:1}proc$\\\n{PWD:0:1}self$\\\n{PWD:0:1}fd$\\\n{PWD:0:1}0', 'builds /proc/self/fd/0: tail reads stdin'),
+    ('dollar-continuation', 'sed -n 1p f$\\\n{IFS:0:1}-i', 'hidden ${IFS:0:1} is a space: bash word-splits f${IFS:0:1}-i into f and -i: sed edits f in place'),
+    ('dollar-continuation', 'head -n 3 "f$\\\n{x:=$\'\\x24(touch pwned)\'}$\\\n{x@P}"', 'inside double quotes too: the prompt expansion runs touch'),
+    ('1', "ls .$'\\c@\\c' && rm -rf d #'", 'quote desync: bash runs ls . && rm -rf d'),
+]
+_seen = {c["cmd"] for c in files.get("redteam", [])}
+for cls, cmd, harm in CLASSIFIER_REDTEAM:
+    if cmd not in _seen:
+        _seen.add(cmd)
+        RT(cls, cmd, "classifier red team: " + harm)
 
 
 def main():

@@ -11,6 +11,7 @@ command -v node >/dev/null || { echo "demo: node is required" >&2; exit 1; }
 [ -x ./shcard ] || { echo "demo: build ./shcard first (make)" >&2; exit 1; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+export XDG_STATE_HOME="$scratch/.state" # the demo's sessions are not kept in your store
 # a scratch copy of the tracked files, so example commands can't touch the checkout
 if git rev-parse --git-dir >/dev/null 2>&1; then
   git archive HEAD | tar -x -C "$scratch"

@@ -102,6 +102,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_t *j = shc_verdict_json_n(v, (const char *)data, size);
         if (!j)
             abort();
+        /* the library's jansson-free writer prints what `shcard explain --json` prints */
+        char *want = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
+        size_t got_n = 0;
+        char *got = shc_verdict_to_json(v, (const char *)data, size, &got_n);
+        if (!want || !got || got_n != strlen(want) || memcmp(got, want, got_n) != 0)
+            abort();
+        free(want);
+        shc_free(got);
         json_decref(j);
         shc_verdict_free(v);
     }

@@ -1,4 +1,23 @@
-/* shcard public API: parse a shell command into an AST, classify it into a card.
+/* shcard public API (libshcard): parse a shell command into an AST, classify it into a card.
+ *
+ *     #include <shcard.h>          cc prog.c $(pkg-config --cflags --libs shcard)
+ *
+ *     shc_verdict *v;
+ *     if (shc_classify(&v, cmd, strlen(cmd), true) == 0) {
+ *         printf("%s: %s\n", shc_kind_name(v->kind), v->title);   // "read: Read file 'a.c'"
+ *         shc_verdict_free(v);
+ *     }
+ *
+ * The library is the classifier core: parse, classify, the verdict as JSON.  It links nothing
+ * but libc (no jansson, no libcurl, no executor).  Classification is display-only: a verdict
+ * names the card a command gets; it never decides whether or how the command runs.  Everything
+ * it does not positively recognise is SHC_KIND_TERMINAL with a reason (it fails closed).
+ * shcard(3) is the manual page.
+ *
+ * ABI: the shared library is libshcard.so.0 (SONAME), symbols versioned SHCARD_0.  Adding a
+ * function keeps the SONAME; changing or removing an exported function, a public struct's
+ * layout or an enum value bumps it (README, "Library ABI").  Options structs carry a version
+ * and grow only at the end.
  *
  * Ownership: a parse owns one arena (shc_ast); every node, word and string reachable from it
  * is borrowed and lives until shc_ast_free().  Spans are byte offsets into the parsed text
@@ -14,6 +33,22 @@
 #include <stdint.h>
 
 #define SHC_VERSION "0.1.0"
+
+/* What the library exports: every function declared here, nothing else (the rest is built with
+ * -fvisibility=hidden and the linker's version script lib/libshcard.map). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SHC_API __attribute__((visibility("default")))
+#else
+#define SHC_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's version, SHC_VERSION of the build that made it (the header a program was
+ * compiled with may be older). */
+SHC_API const char *shc_version(void);
 
 /* ------------------------------------------------------------------ spans and diagnostics */
 
@@ -41,7 +76,7 @@ typedef struct shc_diag {
 } shc_diag;
 
 /* "syntax", "unsupported", "limit", "nomem", "io", "usage" or "ok" */
-const char *shc_err_kind(int code);
+SHC_API const char *shc_err_kind(int code);
 
 /* ------------------------------------------------------------------ words */
 
@@ -204,18 +239,18 @@ typedef struct shc_ast {
  * a negative shc_err, fills diag (first error wins) and still sets *out (root NULL) when the
  * failure came after the wrapper was recognised, so callers can render against ast->script;
  * *out is NULL only when nothing could be allocated.  src is copied; it need not outlive *out. */
-int shc_parse(shc_ast **out, const char *src, size_t len, bool unwrap, const shc_limits *limits,
+SHC_API int shc_parse(shc_ast **out, const char *src, size_t len, bool unwrap, const shc_limits *limits,
               shc_diag *diag);
 
-void shc_ast_free(shc_ast *ast); /* NULL-safe */
+SHC_API void shc_ast_free(shc_ast *ast); /* NULL-safe */
 
 /* Calls fn for every simple command, in source order. */
 typedef void (*shc_call_fn)(const shc_node *call, void *payload);
-void shc_ast_each_call(const shc_node *root, shc_call_fn fn, void *payload);
+SHC_API void shc_ast_each_call(const shc_node *root, shc_call_fn fn, void *payload);
 
 /* Writes the diagnostic for people: "input:1:5: message", the source line, and a caret line.
  * Returns the number of bytes it would write (snprintf-style). */
-size_t shc_diag_render(char *buf, size_t cap, const shc_diag *diag, const char *src, size_t len);
+SHC_API size_t shc_diag_render(char *buf, size_t cap, const shc_diag *diag, const char *src, size_t len);
 
 /* ------------------------------------------------------------------ classification */
 
@@ -226,7 +261,7 @@ typedef enum shc_kind {
     SHC_KIND_LIST,
 } shc_kind;
 
-const char *shc_kind_name(shc_kind kind); /* "terminal", "read", "search", "list" */
+SHC_API const char *shc_kind_name(shc_kind kind); /* "terminal", "read", "search", "list" */
 
 typedef struct shc_location {
     char *path; /* as written, joined onto a preceding cd DIR (owned by the verdict) */
@@ -253,7 +288,7 @@ typedef struct shc_verdict {
 /* Classifies a command.  unwrap as for shc_parse.  Never fails for bad input: a command that
  * cannot be parsed is a terminal verdict whose reason is the diagnostic.  Returns 0 and an
  * owned *out (free with shc_verdict_free), or SHC_E_NOMEM with *out NULL.  Does no I/O. */
-int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap);
+SHC_API int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool unwrap);
 
 /* Where the command will run.  The verdict may depend on it, never on a guess. */
 typedef enum shc_context {
@@ -264,10 +299,11 @@ typedef enum shc_context {
 } shc_context;
 
 /* "any" or "bridge"; NULL for a value that is no context. */
-const char *shc_context_name(shc_context context);
+SHC_API const char *shc_context_name(shc_context context);
 
 /* Options of shc_classify_ex.  Start from SHC_CLASSIFY_OPTS_INIT: fields may be added at the end
- * (with a new version number), never moved. */
+ * (with a new version number, so that the library reads a field only from callers compiled with
+ * a header that has it), never moved.  Version 1: no_unwrap, cwd, context. */
 typedef struct shc_classify_opts {
     unsigned version; /* SHC_CLASSIFY_OPTS_VERSION */
     bool no_unwrap;   /* classify `bash -lc '...'` as written (as bash: terminal) */
@@ -284,8 +320,27 @@ typedef struct shc_classify_opts {
 
 /* shc_classify with options (opts NULL: the defaults).  Same contract as shc_classify;
  * SHC_E_USAGE for an unknown opts->version. */
-int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_classify_opts *opts);
+SHC_API int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_classify_opts *opts);
 
-void shc_verdict_free(shc_verdict *v); /* NULL-safe */
+SHC_API void shc_verdict_free(shc_verdict *v); /* NULL-safe */
+
+/* The verdict as one line of compact JSON: exactly the bytes `shcard explain --json` prints for
+ * the same command, without the newline.  Fields, in this order: cmd, kind ("terminal", "read",
+ * "search", "list"), title, path, query, line, locations [{path, line}], reason, span {start,
+ * end} (byte offsets into script), script, wrapped, argv; null where there is none (line 0 is
+ * null).  ASCII only: other characters are \uXXXX escapes, and invalid UTF-8 is U+FFFD.
+ * cmd[0..len) is the command as given (it may hold NUL bytes); with cmd NULL the field is the
+ * verdict's script.  Returns a NUL-terminated string owned by the caller (free with shc_free)
+ * and, when out_len is not NULL, its length in *out_len; NULL when out of memory. */
+SHC_API char *shc_verdict_to_json(const shc_verdict *v, const char *cmd, size_t len,
+                                  size_t *out_len);
+
+/* Frees what the library returned as char * (shc_verdict_to_json); NULL-safe.  Callers outside
+ * C (ctypes, WebAssembly) need not know which allocator that is. */
+SHC_API void shc_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

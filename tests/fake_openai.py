@@ -20,8 +20,13 @@ A response entry:
       {"tool": {"index": 0, "id": "call_1", "name": "bash", "args": "{\\"command\\""}},
       {"finish": "stop"}, {"comment": "keep-alive"}, {"raw": "data: ...\\n\\n"},
       {"error": {"message": "..."}}, {"sleep_ms": 100}, {"done": true},
-      {"bulk": {"bytes": 1048576, "per_event": 4096}}    many content events (benchmarks)
+      {"bulk": {"bytes": 1048576, "per_event": 4096}},   many content events (benchmarks)
+      {"usage": {"prompt_tokens": 10, "completion_tokens": 2}}   a usage chunk (empty choices),
+      {"usage": "auto"}           the same, with prompt_tokens = request body bytes // 4
    ]}
+
+A script may also hold "models": [{"id": "m1", "max_model_len": 8192}, ...], the answer to
+GET .../models (recorded with kind "get"; without "models" that GET is a 404).
 """
 import argparse
 import json
@@ -40,9 +45,17 @@ def chunk(delta=None, finish=None):
                                           "finish_reason": finish}]}
 
 
-def render(ev):
+def render(ev, body_len=0):
     """One scripted event -> bytes on the wire (or None for control events)."""
-    if "content" in ev:
+    if "usage" in ev:
+        u = ev["usage"]
+        if u == "auto":
+            u = {"prompt_tokens": body_len // 4, "completion_tokens": 7}
+        u = dict(u)
+        u.setdefault("total_tokens", u.get("prompt_tokens", 0) + u.get("completion_tokens", 0))
+        obj = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+               "model": "fake", "choices": [], "usage": u}
+    elif "content" in ev:
         obj = chunk({"content": ev["content"]})
     elif "reasoning" in ev:
         obj = chunk({"reasoning_content": ev["reasoning"]})
@@ -103,6 +116,14 @@ class FakeServer:
             def log_message(self, *args):
                 pass
 
+            def do_GET(self):
+                server.record("get", {"path": self.path,
+                                      "authorization": self.headers.get("Authorization")})
+                if self.path.endswith("/models") and "models" in server.script:
+                    return self.plain(200, json.dumps({"object": "list",
+                                                       "data": server.script["models"]}), {})
+                return self.plain(404, '{"error":{"message":"not found"}}', {})
+
             def do_POST(self):
                 n_bytes = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(n_bytes)
@@ -112,7 +133,7 @@ class FakeServer:
                     body = {"unparsed": raw.decode("utf-8", "replace")}
                 with server.lock:
                     n = len(server.requests)
-                    rec = {"n": n, "path": self.path,
+                    rec = {"n": n, "path": self.path, "bytes": len(raw),
                            "authorization": self.headers.get("Authorization"),
                            "content_type": self.headers.get("Content-Type"),
                            "accept": self.headers.get("Accept"), "body": body,
@@ -127,7 +148,7 @@ class FakeServer:
                 status = r.get("status", 200)
                 if "body" in r or status != 200:
                     return self.plain(status, r.get("body", ""), r.get("headers", {}))
-                self.stream(n, r)
+                self.stream(n, r, len(raw))
 
             def plain(self, status, body, headers):
                 data = body.encode()
@@ -140,7 +161,7 @@ class FakeServer:
                 self.wfile.write(data)
                 self.wfile.flush()
 
-            def stream(self, n, r):
+            def stream(self, n, r, body_len=0):
                 self.close_connection = True
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -160,7 +181,7 @@ class FakeServer:
                         if "bulk" in ev:
                             self.bulk(n, ev["bulk"])
                             continue
-                        data = render(ev)
+                        data = render(ev, body_len)
                         if data is None:
                             continue
                         if n not in server.first_byte:

@@ -11,7 +11,9 @@ export SHCARD=${SHCARD:-$PWD/shcard}
 # the model suites set what they need themselves.
 unset DEEPSEEK_API_KEY OPENAI_API_KEY SHCARD_CONFIG
 XDG_CONFIG_HOME=$(mktemp -d); export XDG_CONFIG_HOME
-trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
+# ... nor may the suites' sessions land in the developer's session store.
+XDG_STATE_HOME=$(mktemp -d); export XDG_STATE_HOME
+trap 'rm -rf "$XDG_CONFIG_HOME" "$XDG_STATE_HOME"' EXIT
 limit=${SUITE_TIMEOUT:-900}
 total_pass=0
 total_fail=0

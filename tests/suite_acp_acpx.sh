@@ -76,4 +76,23 @@ acpx --agent "$SHCARD acp --approve ask" --deny-all --format json exec "touch de
 expect_eq "deny: permission asked" "$(frames "$work/j4" 'f.some((m) => m.method === "session/request_permission")')" true
 expect_eq "deny: failed, rejected by the user" "$(frames "$work/j4" 'JSON.stringify([ups.filter((u) => u.status).pop()?.status, ups.filter((u) => u.status).pop()?.content?.[0]?.content?.text])')" '["failed","rejected by the user"]'
 
+# 6. sessions across a restart of the agent: acpx keeps a session, its queue owner exits (--ttl 1)
+# and so does the agent; the next prompt starts a new agent that resumes the stored session
+# (session/resume), and `acpx sessions list` reads session/list.
+mkdir -p "$work/state"
+sacpx() { (cd "$work/ws" && HOME="$work/home" XDG_STATE_HOME="$work/state" timeout 60 "$ACPX" --agent "$SHCARD acp" --approve-all --ttl 1 "$@"); }
+sacpx sessions new >"$work/s1" 2>&1
+sid=$(grep -o 'sess_[0-9a-f]\{32\}' "$work/s1" | head -n1)
+[ -n "$sid" ] && ok || fail "acpx sessions new: no session id: $(cat "$work/s1")"
+sacpx --format json prompt "cat file.txt" >"$work/s2" 2>&1
+expect_eq "acpx session: first prompt" "$(frames "$work/s2" 'f.find((m) => m.result?.stopReason)?.result.stopReason')" end_turn
+sleep 2.5 # the queue owner's --ttl 1 runs out, and the agent with it
+sacpx --format json --verbose prompt "echo second" >"$work/s3" 2>&1
+expect_eq "acpx session: a new agent was started (initialize)" "$(frames "$work/s3" 'f.some((m) => m.result?.protocolVersion === 1)')" true
+expect_eq "acpx session: it resumed the stored session" "$(frames "$work/s3" "f.find((m) => m.method === 'session/resume')?.params.sessionId")" "$sid"
+expect_eq "acpx session: the prompt ran in it" "$(frames "$work/s3" "ups.find((u) => u.sessionUpdate === 'tool_call')?.toolCallId")" call_2
+expect_eq "acpx session: end_turn" "$(frames "$work/s3" 'f.find((m) => m.result?.stopReason)?.result.stopReason')" end_turn
+list=$(sacpx --format json sessions list 2>/dev/null)
+expect_eq "acpx sessions list: session/list with the title" "$(node -e 'const j = JSON.parse(process.argv[1]); const s = j.sessions.find((x) => x.sessionId === process.argv[2]); process.stdout.write(String(s && s.title))' "$list" "$sid")" "cat file.txt"
+
 finish

@@ -32,10 +32,10 @@ static json_t *jget(json_t *o, const char *path)
     return cur;
 }
 
-static const shc_client_caps zed = {true, true, false};
-static const shc_client_caps acpx = {true, false, false};
-static const shc_client_caps acpx_ct = {true, false, true};
-static const shc_client_caps bare = {false, false, true};
+static const shc_client_caps zed = {true, true, false, false};
+static const shc_client_caps acpx = {true, false, false, false};
+static const shc_client_caps acpx_ct = {true, false, true, false};
+static const shc_client_caps bare = {false, false, true, false};
 
 static void test_card_choice(void **state)
 {

@@ -1,6 +1,7 @@
-/* A prompt's content blocks as the text shell mode runs (acp/prompt.c).  An @-mention must be
- * exactly one shell word naming the file: each rendering is run through real bash, which must
- * print back exactly the expected path, and must never run anything hidden in the name. */
+/* A prompt's content blocks as the text shell mode runs: checked by acp/prompt.c, laid out by
+ * agent/quote.c.  An @-mention must be exactly one shell word naming the file: each rendering is
+ * run through real bash, which must print back exactly the expected path, and must never run
+ * anything hidden in the name. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,12 +18,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "acp/bridge_int.h"
+#include "acp/prompt.h"
+#include "agent/quote.h"
 
 static char *render(json_t *blocks, const char *cwd, const char **why)
 {
     *why = NULL;
-    char *t = shc__prompt_text(blocks, cwd, why);
+    size_t n = 0, context_only = 0;
+    shc_prompt_part *parts = shc__prompt_parts(blocks, false, &n, why);
+    char *t = parts ? shc_shell_prompt(parts, n, cwd, &context_only) : NULL;
+    free(parts);
     json_decref(blocks);
     return t;
 }

@@ -1,14 +1,16 @@
 /* src/acp/ owns the ACP agent on stdio: NDJSON JSON-RPC framing (jsonrpc.c), the bridge's
- * methods, sessions and teardown (this file), turns and tool calls (turn.c), the writer and
- * session/update notifications (wire.c), and the presenter (present.c: verdict + client
- * capabilities -> card JSON, the only place that knows how a card looks on the wire).
+ * transport, dispatch and teardown (this file), the session methods (session.c), turns and tool
+ * calls (turn.c, cterm.c, call.c), the writer and session/update notifications (wire.c), the
+ * presenter (present.c: verdict + client capabilities -> card JSON, the only place that knows
+ * how a card looks on the wire), and the session store (store.c: one file per session; journal.c
+ * writes what happened, replay.c reads it back through the presenter).
  * May use: agent/ (the seam, never a particular backend), exec/, classify/ (through the public
  * API), base/.
  *
  * The ACP bridge: stdio transport on the loop, ACP methods, sessions, and the one teardown that
  * every exit path (stdin EOF, any catchable terminating signal, a broken stdout) goes through;
  * it ends in bounded time (children killed after teardown_ms, output given up after flush_ms).
- * Turns and tool calls live in turn.c, the writer in wire.c. */
+ * The session methods live in session.c, turns and tool calls in turn.c, the writer in wire.c. */
 #define _GNU_SOURCE
 #include "acp/bridge_int.h"
 #include "base/signame.h"
@@ -25,36 +27,26 @@
 
 static void teardown(br_bridge *br, const char *why);
 
-/* ------------------------------------------------------------------ sessions */
-
-static br_session *find_session(br_bridge *br, const char *id)
-{
-    for (br_session *s = br->sessions; s && id; s = s->next)
-        if (!strcmp(s->id, id))
-            return s;
-    return NULL;
-}
-
-static void session_free(br_bridge *br, br_session *s)
-{
-    while (s->pending) { /* only on a failure path: settling drains the queue */
-        br_pending *q = s->pending;
-        s->pending = q->next;
-        br->queued_bytes -= strlen(q->text);
-        json_decref(q->id);
-        free(q->text);
-        free(q);
-    }
-    br->be->ops->session_end(br->be, s->id);
-    free(s->cwd);
-    free(s);
-}
-
 /* ------------------------------------------------------------------ methods */
 
 static void invalid(br_bridge *br, json_t *id, const char *msg)
 {
     shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS, msg, NULL);
+}
+
+/* Capabilities for only what is implemented: the session methods that need the store only with
+ * one; images only when the model takes them. */
+static json_t *agent_caps(const br_bridge *br)
+{
+    json_t *sc = json_pack("{s:{}}", "close");
+    if (br->store) {
+        json_object_set_new(sc, "list", json_object());
+        json_object_set_new(sc, "resume", json_object());
+        json_object_set_new(sc, "delete", json_object());
+    }
+    return json_pack("{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:o}", "loadSession", br->store != NULL,
+                     "promptCapabilities", "image", br->be->images, "audio", 0, "embeddedContext",
+                     1, "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", sc);
 }
 
 /* initialize's params, checked against the schema's types before anything is taken from them.
@@ -91,195 +83,14 @@ static void m_initialize(br_bridge *br, json_t *id, json_t *params)
     br->caps.terminal_output =
         json_is_true(json_object_get(json_object_get(cc, "_meta"), "terminal_output"));
     br->caps.client_terminals = br->cfg.client_terminals;
-    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d", br->caps.terminal,
-                 br->caps.terminal_output);
-    shc_rpc_respond(
-        br->rpc, id,
-        json_pack("{s:i,s:{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:{}},s:[],s:{s:s,s:s,s:s}}",
-                  "protocolVersion", 1, "agentCapabilities", "loadSession", 0,
-                  "promptCapabilities", "image", 0, "audio", 0, "embeddedContext", 0,
-                  "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", "authMethods",
-                  "agentInfo", "name", "shcard", "title", "shcard", "version", SHC_VERSION));
-}
-
-/* At most SHC_BR_MAX_SESSIONS sessions: the one used longest ago that has nothing running goes
- * (its backend state too; a prompt naming it later gets "unknown session").  False when every
- * session is busy. */
-static bool make_room(br_bridge *br)
-{
-    size_t n = 0;
-    br_session **oldest = NULL;
-    for (br_session **pp = &br->sessions; *pp; pp = &(*pp)->next) {
-        n++;
-        br_session *s = *pp;
-        if (!s->turns && !s->pending && (!oldest || s->used < (*oldest)->used))
-            oldest = pp;
-    }
-    if (n < SHC_BR_MAX_SESSIONS)
-        return true;
-    if (!oldest)
-        return false;
-    br_session *s = *oldest;
-    *oldest = s->next;
-    shc_log_info(br->log, "session limit: %s is dropped", s->id);
-    session_free(br, s);
-    return true;
-}
-
-static void m_session_new(br_bridge *br, json_t *id, json_t *params)
-{
-    if (br->tearing) {
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
-        return;
-    }
-    json_t *jcwd = json_object_get(params, "cwd");
-    const char *cwd = shc_rpc_str(jcwd);
-    json_t *mcp = json_object_get(params, "mcpServers");
-    json_t *dirs = json_object_get(params, "additionalDirectories");
-    struct stat st;
-    if (!cwd || cwd[0] != '/') {
-        invalid(br, id, json_is_string(jcwd) && json_string_value(jcwd)[0] == '/'
-                            ? "session/new: cwd holds a NUL character"
-                            : "session/new: cwd must be an absolute path");
-        return;
-    }
-    if (stat(cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        invalid(br, id, "session/new: cwd is not an existing directory");
-        return;
-    }
-    if (mcp && !json_is_array(mcp)) {
-        invalid(br, id, "session/new: mcpServers must be an array");
-        return;
-    }
-    if (json_array_size(mcp) > 0) {
-        invalid(br, id, "session/new: MCP servers are not supported by shcard (send an empty "
-                        "mcpServers list)");
-        return;
-    }
-    if (dirs && (!json_is_array(dirs) || json_array_size(dirs) > 0)) {
-        invalid(br, id, "session/new: additionalDirectories are not supported");
-        return;
-    }
-    if (!make_room(br)) {
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR,
-                      "session/new: too many sessions are busy", NULL);
-        return;
-    }
-    br_session *s = calloc(1, sizeof *s);
-    if (!s || !(s->cwd = strdup(cwd))) {
-        free(s);
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
-        return;
-    }
-    snprintf(s->id, sizeof s->id, "sess_%s%llu", br->sess_prefix, ++br->nsessions);
-    s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
-    s->used = ++br->uses;
-    s->next = br->sessions;
-    br->sessions = s;
-    shc_log_info(br->log, "session/new %s in %s", s->id, s->cwd);
-    shc_rpc_respond(br->rpc, id, json_pack("{s:s}", "sessionId", s->id));
-}
-
-/* A prompt sent while the session's turn is cancelled but not answered yet waits for that
- * answer: no update of the new turn may come before it.  Takes text. */
-static void queue_prompt(br_bridge *br, br_session *s, json_t *id, char *text)
-{
-    size_t len = strlen(text);
-    size_t n = 0;
-    for (br_pending *q = s->pending; q; q = q->next)
-        n++;
-    if (n >= SHC_BR_QUEUED_PROMPTS || br->queued_bytes + len > SHC_BR_QUEUED_BYTES) {
-        free(text);
-        invalid(br, id, "session/prompt: too many prompts wait behind a cancelled one");
-        return;
-    }
-    br_pending *q = calloc(1, sizeof *q);
-    if (!q) {
-        free(text);
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
-        return;
-    }
-    q->id = json_incref(id);
-    q->text = text;
-    br->queued_bytes += len;
-    br_pending **tail = &s->pending;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = q;
-}
-
-/* turn.c: the session's turn has just been answered.  The next queued prompt starts (or, when
- * it was cancelled while it waited, or the bridge is going away, is answered "cancelled"). */
-static void on_settled(br_bridge *br, br_session *s)
-{
-    while (s->pending && !s->active) {
-        br_pending *q = s->pending;
-        s->pending = q->next;
-        br->queued_bytes -= strlen(q->text);
-        if (q->cancelled || br->tearing)
-            shc_rpc_respond(br->rpc, q->id, json_pack("{s:s}", "stopReason", "cancelled"));
-        else if (shc__turn_start(br, s, q->id, q->text) != 0)
-            shc_rpc_error(br->rpc, q->id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
-        json_decref(q->id);
-        free(q->text);
-        free(q);
-    }
-    shc__wire_flush(br);
-}
-
-static void m_session_prompt(br_bridge *br, json_t *id, json_t *params)
-{
-    if (br->tearing) {
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down", NULL);
-        return;
-    }
-    br_session *s = find_session(br, shc_rpc_str(json_object_get(params, "sessionId")));
-    json_t *prompt = json_object_get(params, "prompt");
-    if (!s) {
-        invalid(br, id, "session/prompt: unknown session");
-        return;
-    }
-    if (!json_is_array(prompt) || json_array_size(prompt) == 0) {
-        invalid(br, id, "session/prompt: prompt must be a non-empty array of content blocks");
-        return;
-    }
-    s->used = ++br->uses;
-    if (s->active && !s->active->cancelled) {
-        invalid(br, id, "session/prompt: a prompt is already in flight for this session");
-        return;
-    }
-    const char *why = NULL;
-    char *text = shc__prompt_text(prompt, s->cwd, &why);
-    if (!text) {
-        invalid(br, id, why);
-        return;
-    }
-    bool blank = true;
-    for (const char *p = text; *p && blank; p++)
-        blank = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
-    if (blank) {
-        free(text);
-        invalid(br, id, "session/prompt: empty prompt");
-        return;
-    }
-    if (s->active) {
-        queue_prompt(br, s, id, text); /* behind the cancelled turn, which must answer first */
-        return;
-    }
-    if (shc__turn_start(br, s, id, text) != 0)
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
-    free(text);
-}
-
-static void m_session_cancel(br_bridge *br, json_t *params)
-{
-    br_session *s = find_session(br, shc_rpc_str(json_object_get(params, "sessionId")));
-    if (!s || !s->active)
-        return; /* unknown or idle: nothing to do, and nothing to say */
-    shc_log_info(br->log, "session/cancel %s", s->id);
-    for (br_pending *q = s->pending; q; q = q->next)
-        q->cancelled = true; /* answered "cancelled" in their turn, after the running one */
-    shc__turn_cancel(s->active);
+    json_t *notices = json_object_get(json_object_get(cc, "session"), "notices");
+    br->caps.notices = json_is_object(notices);
+    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d notices=%d",
+                 br->caps.terminal, br->caps.terminal_output, br->caps.notices);
+    shc_rpc_respond(br->rpc, id,
+                    json_pack("{s:i,s:o,s:[],s:{s:s,s:s,s:s}}", "protocolVersion", 1,
+                              "agentCapabilities", agent_caps(br), "authMethods", "agentInfo",
+                              "name", "shcard", "title", "shcard", "version", SHC_VERSION));
 }
 
 static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *method,
@@ -288,8 +99,7 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     br_bridge *br = payload;
     (void)rpc;
     bool known = !strcmp(method, "initialize") || !strcmp(method, "authenticate") ||
-                 !strcmp(method, "session/new") || !strcmp(method, "session/prompt") ||
-                 !strcmp(method, "session/cancel");
+                 shc__session_knows(method);
     if (!known) {
         /* the name is echoed, but never more than 128 bytes of it */
         size_t n = strlen(method), k = n > 128 ? 128 : n;
@@ -307,10 +117,8 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
             invalid(br, id, "params must be an object");
         goto out;
     }
-    if (!strcmp(method, "session/cancel")) {
-        m_session_cancel(br, params);
-        if (id) /* a notification in ACP; a client that sent it as a request still gets one answer */
-            shc_rpc_respond(br->rpc, id, json_object());
+    if (strncmp(method, "session/", 8) == 0) {
+        shc__session_method(br, id, method, params);
         goto out;
     }
     if (!id) {
@@ -319,12 +127,8 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     }
     if (!strcmp(method, "initialize"))
         m_initialize(br, id, params);
-    else if (!strcmp(method, "authenticate"))
-        shc_rpc_respond(br->rpc, id, json_object());
-    else if (!strcmp(method, "session/new"))
-        m_session_new(br, id, params);
     else
-        m_session_prompt(br, id, params);
+        shc_rpc_respond(br->rpc, id, json_object()); /* authenticate */
 out:
     shc__wire_flush(br);
 }
@@ -358,7 +162,7 @@ static void on_stdin(shc_loop *loop, int fd, unsigned events, void *payload)
 static bool all_idle(const br_bridge *br)
 {
     for (const br_session *s = br->sessions; s; s = s->next)
-        if (s->turns)
+        if (s->turns || s->replay)
             return false;
     return true;
 }
@@ -393,11 +197,8 @@ static void teardown_check(br_bridge *br)
         shc_loop_cancel_timer(br->loop, br->teardown_timer);
         br->teardown_timer = 0;
     }
-    while (br->sessions) {
-        br_session *s = br->sessions;
-        br->sessions = s->next;
-        session_free(br, s);
-    }
+    while (br->sessions)
+        shc__session_free(br, br->sessions);
     shc_log_info(br->log, "teardown complete");
     br->flush_timer = shc_loop_timer(br->loop, br->cfg.flush_ms ? br->cfg.flush_ms : 2000,
                                      on_flush_deadline, br);
@@ -432,9 +233,12 @@ static void teardown(br_bridge *br, const char *why)
      * flush_ms after that; this last timer only catches a teardown that never completes. */
     uint64_t flush = br->cfg.flush_ms ? br->cfg.flush_ms : 2000;
     shc_loop_timer(br->loop, ms + flush + 1000, on_hard_deadline, br);
-    for (br_session *s = br->sessions; s; s = s->next)
+    for (br_session *s = br->sessions, *next; s; s = next) {
+        next = s->next;
         for (br_turn *t = s->turns; t; t = t->next)
             shc__turn_cancel(t);
+        shc__replay_abort(br, s, "the bridge is shutting down"); /* may free s */
+    }
     /* the client may be gone: requests it will never answer must not hold the teardown */
     if (br->in_eof || shc_rpc_broken(br->rpc))
         shc_rpc_abandon_all(br->rpc);
@@ -465,18 +269,51 @@ static void set_nonblock(int fd)
         fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-static void random_prefix(char *out, size_t cap)
+/* A turn was freed: a closing session may go now, and so may the teardown. */
+static void on_turn_gone(br_bridge *br)
 {
-    unsigned char r[6] = {0};
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (read(fd, r, sizeof r) != (ssize_t)sizeof r)
-            memset(r, 0, sizeof r);
-        close(fd);
+    shc__sessions_reap(br);
+    teardown_check(br);
+}
+
+/* GET /models answered: the model selector of every session learns the list. */
+static void on_models(void *payload, const char *const *models, size_t n)
+{
+    br_bridge *br = payload;
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < n; i++)
+        json_array_append_new(list, json_string(models[i]));
+    json_decref(br->models);
+    br->models = list;
+    shc_log_info(br->log, "the model server lists %zu model(s)", n);
+    if (br->tearing || n == 0)
+        return;
+    for (br_session *s = br->sessions; s; s = s->next)
+        if (!s->closing && !s->replay)
+            shc__wire_update(br, s, json_pack("{s:s,s:o}", "sessionUpdate",
+                                              "config_option_update", "configOptions",
+                                              shc__opt_config(br, s)));
+    shc__wire_flush(br);
+}
+
+static void open_store(br_bridge *br)
+{
+    const shc_bridge_config *cfg = &br->cfg;
+    if (cfg->no_store)
+        return;
+    char err[512];
+    if (!cfg->store_dir) {
+        shc_log_warn(br->log, "no session store: neither XDG_STATE_HOME nor HOME is set");
+        return;
     }
-    unsigned long long pid = (unsigned long long)getpid();
-    snprintf(out, cap, "%02x%02x%02x%02x%02x%02x%llx_", r[0], r[1], r[2], r[3], r[4], r[5],
-             pid & 0xfff);
+    if (shc_store_open(&br->store, cfg->store_dir, cfg->store_max_bytes, br->log, err,
+                       sizeof err) != 0) {
+        shc_log_warn(br->log, "no session store (sessions are not kept): %s", err);
+        br->store = NULL;
+        return;
+    }
+    shc_log_info(br->log, "session store %s (at most %llu bytes)", shc_store_path(br->store),
+                 (unsigned long long)shc_store_max_bytes(br->store));
 }
 
 int shc_bridge_run(shc_bridge_config *cfg)
@@ -491,9 +328,9 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->cfg = *cfg;
     br->log = &cfg->log;
     br->hooks.teardown = teardown;
-    br->hooks.turn_gone = teardown_check;
+    br->hooks.turn_gone = on_turn_gone;
     br->hooks.progress = shc__turn_progress;
-    br->hooks.settled = on_settled;
+    br->hooks.settled = shc__session_settled;
     br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */
     if (!br->be) {
@@ -505,10 +342,6 @@ int shc_bridge_run(shc_bridge_config *cfg)
         br->approve = !strcmp(br->be->ops->name, "shell") ? SHC_APPROVE_ALL : SHC_APPROVE_ASK;
     br->in_fd = cfg->in_fd >= 0 ? cfg->in_fd : 0;
     br->out_fd = cfg->out_fd >= 0 ? cfg->out_fd : 1;
-    if (cfg->session_prefix)
-        snprintf(br->sess_prefix, sizeof br->sess_prefix, "%s", cfg->session_prefix);
-    else
-        random_prefix(br->sess_prefix, sizeof br->sess_prefix);
     signal(SIGPIPE, SIG_IGN); /* EPIPE comes back from write(); the executor resets children */
     set_nonblock(br->in_fd);
     set_nonblock(br->out_fd);
@@ -533,6 +366,9 @@ int shc_bridge_run(shc_bridge_config *cfg)
             goto fail;
         shc_log_warn(br->log, "cannot watch signal %d: %s", sig, strerror(errno));
     }
+    open_store(br);
+    if (br->be->ops->list_models)
+        br->be->ops->list_models(br->be, br->loop, on_models, br);
     shc_log_info(br->log, "ready (%s backend, approve %s%s)", br->be->ops->name,
                  br->approve == SHC_APPROVE_ASK ? "ask" : "all",
                  cfg->client_terminals ? ", client terminals" : "");
@@ -546,16 +382,19 @@ fail:
         shc_log_error(br->log, "could not start or finish cleanly");
     while (br->sessions) { /* only on a failure path: normal teardown emptied it */
         br_session *s = br->sessions;
-        br->sessions = s->next;
         while (s->turns)
             shc__turn_force(s->turns), s->turns = s->turns->next;
-        session_free(br, s);
+        shc__replay_abort(br, s, "the bridge failed");
+        if (br->sessions == s)
+            shc__session_free(br, s);
     }
     shc_exec_free(br->exec);
     shc_rpc_free(br->rpc);
     shc_loop_free(br->loop);
     if (br->be)
         br->be->ops->free(br->be);
+    shc_store_free(br->store);
+    json_decref(br->models);
     free(br);
     return status;
 }

@@ -45,9 +45,13 @@ typedef struct shc_bridge_config {
     uint32_t chunk_ms;        /* terminal_output coalescing: delay (0 = executor default) */
     bool color;               /* TERM=xterm-256color for commands (default TERM=dumb, NO_COLOR) */
     size_t max_commands;      /* commands running at once, all sessions (0 = 16); others wait */
+    const char *store_dir;    /* the session store (acp/store.h), or NULL: no store */
+    uint64_t store_max_bytes; /* its total cap (0 = the default) */
+    bool no_store;            /* keep sessions in memory only */
     int in_fd, out_fd;        /* -1 = 0 / 1 */
-    const char *session_prefix; /* borrowed: session ids are "sess_" PREFIX N (NULL = random,
-                                 * which clients see; fixed for tests and the fuzz target) */
+    const char *session_prefix; /* borrowed: without a store, session ids are "sess_" PREFIX N
+                                 * (for the fuzz target, which must name them); NULL, or with
+                                 * a store: 128 random bits */
     shc_log log;
 } shc_bridge_config;
 

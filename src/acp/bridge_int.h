@@ -1,7 +1,12 @@
 /* Internals shared by the bridge's parts, in dependency order (each uses only those after it):
- * bridge.c (transport, methods, sessions, teardown) -> turn.c (turns, tool calls, permissions,
- * the local PTY path) -> cterm.c (client terminals) -> call.c (the end of a call) -> wire.c
- * (the writer and session/update notifications).
+ * bridge.c (transport, dispatch, initialize, teardown) -> session.c (the session methods: new,
+ * load, resume, close, delete, prompt, modes and config options; the sessions' lifecycle) ->
+ * listing.c (session/list) and -> replay.c (a stored session read back through the presenter) -> turn.c (turns,
+ * tool calls, permissions, the local PTY path) -> cterm.c (client terminals) -> call.c (the end
+ * of a call) -> wire.c (the writer and session/update notifications); turn.c -> options.c
+ * (modes and config options) -> journal.c (what happened, into the store; the backend's
+ * history/usage/notice callbacks) -> wire.c, and call.c -> journal.c; prompt.c (content
+ * blocks), store.c and present.c sit below them all.
  * The lower parts reach the bridge's lifecycle only through br->hooks.  Not a public header.
  *
  * Re-entrancy rule: callbacks from the backend, the executor and the rpc only change state and
@@ -14,9 +19,12 @@
 #include <jansson.h>
 
 #include "acp/bridge.h"
+#include "acp/journal.h"
 #include "acp/jsonrpc.h"
-#include "base/loop.h"
 #include "acp/present.h"
+#include "acp/store.h"
+#include "base/loop.h"
+#include "exec/output.h"
 #include "exec/pty.h"
 #include "shcard.h"
 
@@ -39,6 +47,7 @@ typedef struct br_turn br_turn;
 typedef struct br_pending br_pending;
 typedef struct br_session br_session;
 typedef struct br_bridge br_bridge;
+typedef struct br_replay br_replay;
 
 typedef enum br_call_state {
     CALL_QUEUED,  /* emitted by the backend, not shown yet */
@@ -76,6 +85,11 @@ struct br_call {
     char *res_text;
     char *res_error;
     char *res_signal;
+    /* what the store keeps of a terminal card's stream: the head as it comes, the tail at the
+     * end (journal.c) */
+    uint64_t out_seen;
+    size_t out_stored;
+    shc_ring out_tail;
 };
 
 struct br_turn {
@@ -99,21 +113,33 @@ struct br_turn {
 struct br_pending {
     br_pending *next;
     json_t *id;     /* owned reference */
-    char *text;     /* owned: the prompt's text for the backend */
+    json_t *prompt; /* owned reference: the prompt's blocks (checked already) */
+    size_t bytes;   /* their text, counted in br->queued_bytes */
     bool cancelled; /* a session/cancel came while it waited */
 };
 
 struct br_session {
     br_session *next;
-    char id[48];
+    br_bridge *br;                /* borrowed */
+    char id[48];                  /* SHC_STORE_ID_LEN (or a fixed prefix without a store) */
     char *cwd;                    /* owned, absolute */
-    shc_client_caps caps;         /* snapshot at session/new */
-    bool approve_always;          /* the user picked "Always Allow" */
+    shc_client_caps caps;         /* snapshot at session/new (or load / resume) */
+    shc_approve approve;          /* the session's mode: ALL or ASK ("Always Allow" sets ALL) */
+    char *model;                  /* owned: the model picked in the editor, or NULL */
+    bool titled;                  /* the title is set (from the first prompt) */
     unsigned long long ncalls;
     br_turn *turns;               /* owned: live and winding-down turns */
     br_turn *active;              /* the turn not answered yet, or NULL */
     br_pending *pending;          /* owned FIFO: prompts waiting for the active turn's answer */
     unsigned long long used;      /* br->uses when it was last created or prompted */
+    shc_store_file *file;         /* owned: the session's store file, or NULL (journal.c makes
+                                   * it with the first record) */
+    bool unrecorded;              /* making it failed: the session is not recorded */
+    br_replay *replay;            /* owned: a load or resume reading the store, or NULL */
+    bool closing;                 /* session/close or delete: freed once its turns are gone */
+    bool delete_after;            /* session/delete: remove the file once freed */
+    json_t *close_id;             /* owned: the close / delete request to answer then */
+    json_t *load_id;              /* owned: the load / resume request while it runs */
 };
 
 /* Set by bridge.c, called by the parts below it. */
@@ -123,6 +149,9 @@ typedef struct br_hooks {
     shc_loop_timer_fn progress;                       /* call.c: shc__turn_progress */
     void (*settled)(br_bridge *br, br_session *s);    /* turn.c: a turn was just answered */
 } br_hooks;
+
+/* The page size of session/list. */
+#define BR_LIST_PAGE 50
 
 struct br_bridge {
     shc_bridge_config cfg;
@@ -143,8 +172,9 @@ struct br_bridge {
     unsigned long long uses;      /* a clock for br_session.used */
     shc_client_caps caps;         /* from the latest initialize */
     br_session *sessions;         /* owned */
-    unsigned long long nsessions;
-    char sess_prefix[20];
+    shc_store *store;             /* owned, or NULL: sessions live in memory only */
+    json_t *models;               /* owned: model ids for the selector (model backends), or NULL */
+    unsigned long long nsessions; /* ids with cfg.session_prefix */
     bool tearing;
     bool finished;
     int teardown_timer;
@@ -152,11 +182,6 @@ struct br_bridge {
     int flush_timer;
     bool flush_late;              /* the client did not read the last frames in time */
 };
-
-/* prompt.c */
-/* The prompt's blocks as the backend's text (typed text verbatim, each mention one quoted
- * shell word).  Owned, or NULL with *why set (a -32602 message). */
-char *shc__prompt_text(json_t *prompt, const char *cwd, const char **why);
 
 /* wire.c */
 shc_rpc_write_fn shc__wire_writer(void); /* writes to br->out_fd (io = the bridge) */
@@ -178,11 +203,51 @@ void shc__turn_kick(br_turn *t); /* the turn's progress runs from a zero-delay t
 void shc__ct_run(br_call *c);    /* terminal/create and what follows */
 void shc__ct_cancel(br_call *c); /* terminal/kill, and a deadline */
 
+/* session.c */
+bool shc__session_knows(const char *method); /* one of the session/ methods */
+void shc__session_method(br_bridge *br, json_t *id, const char *method, json_t *params);
+br_session *shc__session_find(br_bridge *br, const char *id); /* live and not closing */
+/* Frees a session whose turns are gone (answers its close / delete / load request). */
+void shc__session_free(br_bridge *br, br_session *s);
+void shc__sessions_reap(br_bridge *br); /* frees the closed sessions that are done */
+/* A session's turn was just answered (hooks.settled): the next queued prompt starts. */
+void shc__session_settled(br_bridge *br, br_session *s);
+
+/* listing.c */
+void shc__session_list(br_bridge *br, json_t *id, json_t *params); /* session/list */
+void shc__iso_time(char *out, size_t cap, int64_t ns); /* "2026-11-30T17:06:20.110Z" */
+int64_t shc__now_ns(void);                             /* CLOCK_REALTIME */
+
+/* options.c: the session's modes and config options (approval, model) */
+json_t *shc__opt_modes(const br_session *s);                      /* new reference */
+json_t *shc__opt_config(const br_bridge *br, const br_session *s); /* new reference */
+/* {modes, configOptions} for a new / load / resume answer (sessionId added by the caller). */
+json_t *shc__opt_state(const br_bridge *br, const br_session *s);
+/* Sets "mode" (ask / all) or "model"; journals it and sends current_mode_update (mode) and
+ * config_option_update.  Returns 0, or -1 with *why set (invalid params). */
+int shc__opt_set(br_bridge *br, br_session *s, const char *id, const char *value,
+                 const char **why);
+/* Applies a stored setting on load (no updates are sent, nothing is journaled). */
+void shc__opt_restore(br_bridge *br, br_session *s, const char *id, const char *value);
+
 /* turn.c */
-int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const char *prompt);
+int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const shc_prompt_part *parts,
+                    size_t nparts);
 void shc__turn_cancel(br_turn *t);
 void shc__turn_progress(shc_loop *loop, void *payload); /* the kick timer's callback */
 /* Kills everything of the turn now (teardown deadline): no callback will run for its calls. */
 void shc__turn_force(br_turn *t);
+
+/* replay.c: reads a stored session back: for load every record goes out through the presenter
+ * for this client's capabilities (quiet = resume: nothing is sent); the settings, the call
+ * numbering and the backend's conversation are restored.  It runs from loop timers, a slice at
+ * a time, so a long session never floods the writer.  It owns f from here on (s->file once it
+ * succeeded), and calls on_end exactly once, from the loop: rc 0, or an error from store.h (err
+ * says why) after which the session must be freed. */
+typedef void (*shc_replay_end_fn)(br_bridge *br, br_session *s, int rc, const char *err);
+int shc__replay_start(br_bridge *br, br_session *s, shc_store_file *f, bool quiet,
+                      shc_replay_end_fn on_end);
+/* Stops a replay in progress: on_end follows at once with an error (close, teardown). */
+void shc__replay_abort(br_bridge *br, br_session *s, const char *why);
 
 #endif

@@ -24,6 +24,7 @@ void shc__call_finish(br_call *c, const shc_call_end *end, const char *model_tex
 {
     br_turn *t = c->turn;
     shc__call_send(t, shc_present_final(&c->info, end));
+    shc__rec_end(c, end, model_text, mlen);
     c->res_text = model_text ? strndup(model_text, mlen) : strdup("");
     c->res_error = end->error ? strdup(end->error) : NULL;
     c->res_signal = end->signal ? strdup(end->signal) : NULL;

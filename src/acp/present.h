@@ -21,6 +21,7 @@ typedef struct shc_client_caps {
     bool terminal;         /* clientCapabilities.terminal === true */
     bool terminal_output;  /* clientCapabilities._meta.terminal_output === true */
     bool client_terminals; /* --client-terminals was given */
+    bool notices;          /* clientCapabilities.session.notices (the `notice` update) */
 } shc_client_caps;
 
 typedef enum shc_card {

@@ -39,6 +39,7 @@ static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payl
     json_t *u = shc_present_output(&c->info, data, len);
     if (u)
         shc__call_send(c->turn, u);
+    shc__rec_out(c, data, len);
 }
 
 static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
@@ -129,9 +130,11 @@ static void on_permission(void *payload, json_t *result, json_t *error)
         shc__call_not_run(c, "rejected by the user", c->turn->cancelled);
         return;
     }
-    if (!strcmp(opt, "allow_always"))
-        c->turn->sess->approve_always = true;
+    const char *why;
+    if (!strcmp(opt, "allow_always")) /* the session's mode becomes "all" (announced) */
+        shc__opt_set(c->turn->br, c->turn->sess, "mode", "all", &why);
     shc__call_send(c->turn, shc_present_status(&c->info, "in_progress"));
+    shc__rec_status(c, "in_progress");
     run_call(c);
 }
 
@@ -152,8 +155,9 @@ static void start_call(br_call *c)
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
     c->info = (shc_call_info){c->id,       c->command, s->cwd, c->description, c->verdict,
                               shc_present_card(c->verdict, &s->caps), NULL};
-    bool ask = br->approve == SHC_APPROVE_ASK && !s->approve_always;
+    bool ask = s->approve == SHC_APPROVE_ASK;
     shc__call_send(t, shc_present_tool_call(&c->info, ask ? "pending" : "in_progress"));
+    shc__rec_call(c, ask ? "pending" : "in_progress");
     shc_log_debug(br->log, "%s %s: %s card for `%s`", s->id, c->id, shc_card_name(c->info.card),
                   c->command);
     if (!ask) {
@@ -187,6 +191,7 @@ static void host_message(void *payload, const char *text, size_t len, const char
         return;
     shc__call_send(t, json_pack("{s:s,s:{s:s,s:o}}", "sessionUpdate", kind, "content", "type", "text",
                       "text", s));
+    shc__rec_text(t->sess, kind[6] == 'm' ? "message" : "thought", text, len);
 }
 
 static void host_message_chunk(void *payload, const char *text, size_t len)
@@ -245,6 +250,7 @@ static void call_free(br_call *c)
         shc_loop_cancel_timer(c->turn->br->loop, c->give_up_timer);
     drop_pty(c);
     shc_verdict_free(c->verdict);
+    shc_ring_fini(&c->out_tail);
     free(c->be_call_id);
     free(c->command);
     free(c->description);
@@ -273,6 +279,8 @@ static void settle(br_turn *t)
     t->settled = true;
     if (t->sess->active == t)
         t->sess->active = NULL;
+    shc__rec_turn(t, t->cancelled ? "cancelled" : stop_name(t->reason),
+                  t->cancelled ? NULL : t->err_msg);
     if (t->cancelled)
         shc_rpc_respond(br->rpc, t->prompt_id, json_pack("{s:s}", "stopReason", "cancelled"));
     else if (t->err_msg)
@@ -360,7 +368,8 @@ void shc__turn_progress(shc_loop *loop, void *payload)
         turn_free(t);
 }
 
-int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const char *prompt)
+int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const shc_prompt_part *parts,
+                    size_t nparts)
 {
     br_turn *t = calloc(1, sizeof *t);
     if (!t)
@@ -368,12 +377,18 @@ int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const char *prompt
     t->sess = s;
     t->br = br;
     t->prompt_id = json_incref(id);
-    t->host = (shc_backend_host){t, host_message_chunk, host_thought_chunk, host_tool_call,
-                                 host_turn_done};
+    t->host = (shc_backend_host){t,
+                                 host_message_chunk,
+                                 host_thought_chunk,
+                                 host_tool_call,
+                                 host_turn_done,
+                                 shc__journal_history,
+                                 shc__journal_usage,
+                                 shc__journal_notice};
     t->next = s->turns;
     s->turns = t;
     s->active = t;
-    t->bt = br->be->ops->turn_start(br->be, br->loop, s->id, s->cwd, prompt, &t->host);
+    t->bt = br->be->ops->turn_start(br->be, br->loop, s->id, s->cwd, parts, nparts, &t->host);
     if (!t->bt && !t->be_done)
         host_turn_done(t, SHC_STOP_END_TURN, SHC_RPC_INTERNAL_ERROR, "the backend failed to start");
     shc__turn_kick(t);

@@ -10,12 +10,16 @@
  * prompt line is one `bash` call) and the OpenAI-compatible model backend are the two
  * implementations; the bridge never knows which one runs.
  *
+ * A backend that keeps a conversation reports every change to it (host.history), so that the
+ * bridge can store it and give it back after a restart (ops.session_restore).
+ *
  * Ownership: strings passed to callbacks are borrowed for the duration of the call. */
 #ifndef SHC_BACKEND_H
 #define SHC_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/loop.h"
 
@@ -29,6 +33,24 @@ typedef enum shc_stop_reason {
     SHC_STOP_REFUSAL,
     SHC_STOP_CANCELLED,
 } shc_stop_reason;
+
+/* One content block of a prompt, as the client sent it.  Every string is borrowed for the
+ * duration of turn_start; none holds a NUL byte. */
+typedef enum shc_prompt_kind {
+    SHC_PROMPT_TEXT,     /* text */
+    SHC_PROMPT_LINK,     /* an @-mention (resource_link): uri, name */
+    SHC_PROMPT_RESOURCE, /* embedded context (resource): uri, text (NULL for a binary one), mime */
+    SHC_PROMPT_IMAGE,    /* text = base64 data, mime; only when the backend takes images */
+} shc_prompt_kind;
+
+typedef struct shc_prompt_part {
+    shc_prompt_kind kind;
+    const char *text; /* TEXT, RESOURCE: the text; IMAGE: the base64 data */
+    size_t len;       /* bytes of text */
+    const char *uri;  /* LINK, RESOURCE (required), IMAGE (may be NULL) */
+    const char *name; /* LINK: the display name, or NULL */
+    const char *mime; /* RESOURCE, IMAGE: the MIME type, or NULL */
+} shc_prompt_part;
 
 /* What the bridge gives a backend for one turn. */
 typedef struct shc_backend_host {
@@ -44,6 +66,17 @@ typedef struct shc_backend_host {
     /* The turn is over: exactly once per turn.  error is NULL on success, or a message for a
      * JSON-RPC error response (code is then the JSON-RPC code to use). */
     void (*turn_done)(void *payload, shc_stop_reason reason, int code, const char *error);
+    /* Optional (NULL-safe for backends: check before calling).
+     * history: the session's conversation, as the backend keeps it, changed: entry (a JSON text
+     * in the backend's own format) is now entry number index, and any after it are gone; with
+     * entry NULL the conversation was cut back to index entries.  The bridge stores these and
+     * gives the result back through session_restore after a restart. */
+    void (*history)(void *payload, size_t index, const char *entry);
+    /* usage_update: tokens now in the context, and the context window. */
+    void (*usage)(void *payload, uint64_t used, uint64_t size);
+    /* Something the user should know that is not part of the conversation (e.g. that older
+     * command output was left out to fit the context window). */
+    void (*notice)(void *payload, const char *text);
 } shc_backend_host;
 
 /* A tool call's outcome, as the model should see it. */
@@ -60,11 +93,11 @@ typedef struct shc_tool_result {
 
 typedef struct shc_backend_ops {
     const char *name; /* "shell", "openai" */
-    /* Start a turn for session_id with the prompt text (text blocks joined by newlines, and
-     * resource links as their URIs).  cwd is the session's absolute cwd.  Returns a turn or NULL
-     * (then turn_done has already been called with an error). */
+    /* Start a turn for session_id with the prompt's blocks (nparts >= 1, in order).  cwd is the
+     * session's absolute cwd.  Returns a turn or NULL (then turn_done has already been called
+     * with an error). */
     shc_backend_turn *(*turn_start)(shc_backend *be, shc_loop *loop, const char *session_id,
-                                    const char *cwd, const char *prompt,
+                                    const char *cwd, const shc_prompt_part *parts, size_t nparts,
                                     const shc_backend_host *host);
     /* A tool call the backend emitted has finished (or was rejected). */
     void (*tool_result)(shc_backend_turn *turn, const shc_tool_result *result);
@@ -75,10 +108,25 @@ typedef struct shc_backend_ops {
     /* A session ended: drop its history. */
     void (*session_end)(shc_backend *be, const char *session_id);
     void (*free)(shc_backend *be);
+    /* The ops below are optional (NULL when the backend has no such thing). */
+    /* Gives a restored session its conversation back: the entries history() reported, already
+     * applied (entries[i] is entry number i).  The backend repairs what a crash may have left
+     * (a tool call without its result).  0, or a negative SHC_E_* (the session starts empty). */
+    int (*session_restore)(shc_backend *be, const char *session_id, const char *const *entries,
+                           size_t n);
+    /* The model a session uses from its next request on (NULL: the configured one). */
+    int (*set_model)(shc_backend *be, const char *session_id, const char *model);
+    /* Asks the server which models it offers; done is called exactly once, from the loop (not
+     * from inside this call), with the ids (borrowed for the call; n may be 0). */
+    void (*list_models)(shc_backend *be, shc_loop *loop,
+                        void (*done)(void *payload, const char *const *models, size_t n),
+                        void *payload);
 } shc_backend_ops;
 
 struct shc_backend {
     const shc_backend_ops *ops;
+    const char *model; /* the configured model (borrowed from the backend), or NULL */
+    bool images;       /* the model takes image blocks (promptCapabilities.image) */
 };
 
 #endif

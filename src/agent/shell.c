@@ -1,6 +1,9 @@
 /* Shell mode: each non-empty prompt line is one bash call, in order.  A failing line does not
- * stop the next one (like a script without -e); the summary says how many failed. */
+ * stop the next one (like a script without -e); the summary says how many failed.  The lines
+ * come from the prompt's blocks through quote.c: text as typed, every @-mention one quoted path
+ * argument, a line of only mentions context that is not run. */
 #include "agent/shell.h"
+#include "agent/quote.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@ typedef struct shell_turn {
     size_t len, pos;            /* where the next line starts */
     size_t nlines, next;        /* non-empty lines in all, and issued so far */
     size_t ok, failed, not_run;
+    size_t context_only;        /* lines made only of @-mentions: not run */
     bool done;                  /* turn_done was called */
     char call_id[32];
 } shell_turn;
@@ -22,14 +26,23 @@ static void turn_finish(shell_turn *t, shc_stop_reason reason)
         return;
     t->done = true;
     if (reason == SHC_STOP_END_TURN) {
-        char msg[160];
+        char msg[300];
         size_t ran = t->ok + t->failed;
-        if (t->nlines == 1)
+        if (t->nlines == 0)
+            snprintf(msg, sizeof msg,
+                     "Nothing to run: shell mode runs the command lines you type, and attached "
+                     "context or an @-mention on a line of its own is not a command.");
+        else if (t->nlines == 1)
             snprintf(msg, sizeof msg, "Ran 1 command: %s.",
                      t->ok ? "it succeeded" : t->failed ? "it failed" : "it did not run");
         else
             snprintf(msg, sizeof msg, "Ran %zu of %zu commands: %zu succeeded, %zu failed%s.", ran,
                      t->nlines, t->ok, t->failed, t->not_run ? ", some were not run" : "");
+        if (t->nlines && t->context_only) {
+            size_t k = strlen(msg);
+            snprintf(msg + k, sizeof msg - k, " %zu line(s) held only @-mentions and were not run.",
+                     t->context_only);
+        }
         if (t->host.message_chunk)
             t->host.message_chunk(t->host.payload, msg, strlen(msg));
     }
@@ -75,18 +88,17 @@ static void issue_next(shell_turn *t)
 }
 
 static shc_backend_turn *shell_turn_start(shc_backend *be, shc_loop *loop, const char *session_id,
-                                          const char *cwd, const char *prompt,
-                                          const shc_backend_host *host)
+                                          const char *cwd, const shc_prompt_part *parts,
+                                          size_t nparts, const shc_backend_host *host)
 {
     (void)be;
     (void)loop;
     (void)session_id;
-    (void)cwd;
     shell_turn *t = calloc(1, sizeof *t);
     if (!t)
         goto nomem;
     t->host = *host;
-    t->text = strdup(prompt ? prompt : "");
+    t->text = shc_shell_prompt(parts, nparts, cwd, &t->context_only);
     if (!t->text)
         goto nomem;
     t->len = strlen(t->text);
@@ -145,8 +157,13 @@ static void shell_free(shc_backend *be)
 }
 
 static const shc_backend_ops shell_ops = {
-    "shell", shell_turn_start, shell_tool_result, shell_cancel, shell_turn_free, shell_session_end,
-    shell_free,
+    .name = "shell",
+    .turn_start = shell_turn_start,
+    .tool_result = shell_tool_result,
+    .cancel = shell_cancel,
+    .turn_free = shell_turn_free,
+    .session_end = shell_session_end,
+    .free = shell_free,
 };
 
 shc_backend *shc_backend_shell_new(void)

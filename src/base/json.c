@@ -85,6 +85,19 @@ static int write_string(const char *s, size_t n, shc_json_put_fn put, void *ctx)
         return -1;
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
+        /* eight bytes at a time while none is a control character, '"' or '\\' (terminal
+         * output streams through here in chunks of kilobytes) */
+        while (i + 8 <= n) {
+            uint64_t x;
+            memcpy(&x, s + i, 8);
+            const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+            uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+            if ((((x - ones * 0x20) | (q - ones) | (b - ones)) & ~x & highs) != 0)
+                break;
+            i += 8;
+        }
+        if (i >= n)
+            break;
         unsigned char c = (unsigned char)s[i];
         if (!needs_escape[c])
             continue;

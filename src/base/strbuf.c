@@ -17,6 +17,7 @@ static bool reserve(shc_strbuf *b, size_t more)
     char *p = realloc(b->p, cap);
     if (!p) {
         b->err = true;
+        b->cap = 0; /* the inline appends now always take the slow path */
         return false;
     }
     b->p = p;
@@ -24,7 +25,7 @@ static bool reserve(shc_strbuf *b, size_t more)
     return true;
 }
 
-void shc_strbuf_put(shc_strbuf *b, const char *s, size_t n)
+void shc__strbuf_put_grow(shc_strbuf *b, const char *s, size_t n)
 {
     if (!reserve(b, n))
         return;
@@ -34,15 +35,24 @@ void shc_strbuf_put(shc_strbuf *b, const char *s, size_t n)
     b->p[b->n] = '\0';
 }
 
+char *shc_strbuf_reserve(shc_strbuf *b, size_t more)
+{
+    return b->n + more < b->cap || reserve(b, more) ? b->p + b->n : NULL;
+}
+
+void shc_strbuf_commit(shc_strbuf *b, size_t written)
+{
+    if (b->err)
+        return;
+    b->n += written;
+    b->p[b->n] = '\0';
+}
+
 void shc_strbuf_puts(shc_strbuf *b, const char *s)
 {
     shc_strbuf_put(b, s, strlen(s));
 }
 
-void shc_strbuf_putc(shc_strbuf *b, char c)
-{
-    shc_strbuf_put(b, &c, 1);
-}
 
 void shc_strbuf_printf(shc_strbuf *b, const char *fmt, ...)
 {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct shc_strbuf {
     char *p; /* NUL-terminated when n > 0 or after shc_strbuf_take */
@@ -12,10 +13,40 @@ typedef struct shc_strbuf {
     bool err;
 } shc_strbuf;
 
-void shc_strbuf_put(shc_strbuf *b, const char *s, size_t n);
+/* The out-of-line half of shc_strbuf_put: grows the buffer first. */
+void shc__strbuf_put_grow(shc_strbuf *b, const char *s, size_t n);
+
+/* Appends are inline while there is room (the JSON writers append many short pieces; after an
+ * allocation failure cap is 0, so every append takes the slow path, which ignores it). */
+static inline void shc_strbuf_put(shc_strbuf *b, const char *s, size_t n)
+{
+    if (b->n + n < b->cap) {
+        if (n)
+            memcpy(b->p + b->n, s, n);
+        b->n += n;
+        b->p[b->n] = '\0';
+    } else {
+        shc__strbuf_put_grow(b, s, n);
+    }
+}
+
+static inline void shc_strbuf_putc(shc_strbuf *b, char c)
+{
+    if (b->n + 1 < b->cap) {
+        b->p[b->n++] = c;
+        b->p[b->n] = '\0';
+    } else {
+        shc__strbuf_put_grow(b, &c, 1);
+    }
+}
+
 void shc_strbuf_puts(shc_strbuf *b, const char *s);
-void shc_strbuf_putc(shc_strbuf *b, char c);
 void shc_strbuf_printf(shc_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Room for at least `more` bytes at the end: returns where to write them (then call
+ * shc_strbuf_commit with how many were written), or NULL after an allocation failure.  For
+ * writers that size their worst case once instead of checking every byte. */
+char *shc_strbuf_reserve(shc_strbuf *b, size_t more);
+void shc_strbuf_commit(shc_strbuf *b, size_t written);
 /* Returns the owned string (free with free()), or NULL after an allocation failure. */
 char *shc_strbuf_take(shc_strbuf *b);
 void shc_strbuf_free(shc_strbuf *b);

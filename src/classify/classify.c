@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fmt.h"
 #include "classify/policy.h"
 #include "classify/verdict_build.h"
 
@@ -49,7 +50,7 @@ static int reject(ctx *c, shc_span span, const char *fmt, ...)
     c->span = span;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    shc_vformat(c->reason, sizeof c->reason, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -388,7 +389,14 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
  * ack search the directory but ag searches the empty stdin (an empty result, not a search). */
 static int check_stdin_search(ctx *c, const shc_rule *r, const shc_node *call, const char *cmd)
 {
-    if (r->kind != SHC_KIND_SEARCH || r->npaths > 0 || r->path)
+    if (r->kind != SHC_KIND_SEARCH)
+        return 0;
+    /* ack searches a piped stdin even when it is given paths (probed: `sleep 3 | ack foo dir`
+     * waits for the pipe and searches it): only where stdin is known not to be a pipe */
+    if (!strcmp(cmd, "ack") && c->context != SHC_CONTEXT_BRIDGE)
+        return reject(c, call->span, "ack: it searches standard input whenever that is a pipe, "
+                                     "even with paths");
+    if (r->npaths > 0 || r->path)
         return 0;
     bool ag = !strcmp(cmd, "ag");
     if (!ag && strcmp(cmd, "rg") && strcmp(cmd, "ack"))

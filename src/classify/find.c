@@ -109,8 +109,9 @@ static const find_pred preds[] = {
 
 static const find_pred *find_lookup(const char *w)
 {
+    /* names are "-x..." or one character: compare the first two bytes before strcmp */
     for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++)
-        if (!strcmp(preds[i].name, w))
+        if (preds[i].name[0] == w[0] && preds[i].name[1] == w[1] && !strcmp(preds[i].name, w))
             return &preds[i];
     return NULL;
 }

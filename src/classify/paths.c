@@ -102,6 +102,9 @@ unsigned shc__path_check(const char *base, const char *p, shc_path *np)
 
 bool shc__word_names_special(const char *w)
 {
+    /* both rules below need a '/': most words have none (-name, f, 2) */
+    if (!strchr(w, '/'))
+        return false;
     /* any piece after '=', ':' or ',' may be a path an option opens (--ignore-file=/dev/tty) */
     shc_path np;
     const char *s = w;

@@ -1,6 +1,7 @@
 /* The option tables of tools.def expanded into data, the command lookup, and the small
  * helpers every rule shares (rule results, option queries).  The parsers that read argv with
  * these tables are in opts.c. */
+#include "base/fmt.h"
 #include "classify/policy.h"
 
 #include <stdarg.h>
@@ -49,13 +50,18 @@ static const struct {
 
 const shc_cmdspec *shc__policy_lookup(const char *name, size_t len)
 {
+    if (len == 0)
+        return NULL;
+    /* the first byte first: most names are ruled out without strlen (this runs for every
+     * command; internal tables ("git grep") contain a space and never match a word) */
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-        /* internal tables ("git grep") contain a space and never match a word */
-        if (strlen(specs[i].name) == len && !memcmp(specs[i].name, name, len))
+        if (specs[i].name[0] == name[0] && strlen(specs[i].name) == len &&
+            !memcmp(specs[i].name, name, len))
             return &specs[i];
     }
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (strlen(aliases[i].name) == len && !memcmp(aliases[i].name, name, len))
+        if (aliases[i].name[0] == name[0] && strlen(aliases[i].name) == len &&
+            !memcmp(aliases[i].name, name, len))
             return &specs[aliases[i].id];
     return NULL;
 }
@@ -93,7 +99,7 @@ int shc__reject(shc_rule *r, size_t argi, const char *fmt, ...)
     r->argi = argi;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    shc_vformat(r->reason, sizeof r->reason, fmt, ap);
     va_end(ap);
     return -1;
 }

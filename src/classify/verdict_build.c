@@ -133,18 +133,58 @@ shc_verdict *shc__verdict_terminal(const char *script,
     return v;
 }
 
-/* " (lines 1-40)" and friends, into buf; further sed ranges follow the first (r->more). */
-static void line_suffix(char *buf, size_t cap, const shc_rule *r)
+/* Appends the decimal digits of v (> 0) at o; returns the end. */
+static char *put_long(char *o, long v)
 {
-    buf[0] = '\0';
-    if (r->last_line)
-        snprintf(buf, cap, " (last line%s)", r->more);
-    else if (r->line && r->line_end == r->line)
-        snprintf(buf, cap, " (line %ld%s)", r->line, r->more);
-    else if (r->line && r->line_end)
-        snprintf(buf, cap, " (lines %ld-%ld%s)", r->line, r->line_end, r->more);
-    else if (r->line)
-        snprintf(buf, cap, " (from line %ld%s)", r->line, r->more);
+    char tmp[24];
+    size_t n = 0;
+    unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *o++ = '-';
+    while (n)
+        *o++ = tmp[--n];
+    return o;
+}
+
+static char *put_lit(char *o, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(o, s, n);
+    return o + n;
+}
+
+/* " (lines 1-40)" and friends, into buf (two longs, the words and r->more, under 64 bytes,
+ * fit in 128), without printf: this is the hot path.  Further sed ranges follow the first. */
+static void line_suffix(char buf[static 128], const shc_rule *r)
+{
+    char *o = buf;
+    if (r->last_line) {
+        o = put_lit(o, " (last line");
+        o = put_lit(o, r->more);
+        *o++ = ')';
+    } else if (r->line && r->line_end == r->line) {
+        o = put_lit(o, " (line ");
+        o = put_long(o, r->line);
+        o = put_lit(o, r->more);
+        *o++ = ')';
+    } else if (r->line && r->line_end) {
+        o = put_lit(o, " (lines ");
+        o = put_long(o, r->line);
+        *o++ = '-';
+        o = put_long(o, r->line_end);
+        o = put_lit(o, r->more);
+        *o++ = ')';
+    } else if (r->line) {
+        o = put_lit(o, " (from line ");
+        o = put_long(o, r->line);
+        o = put_lit(o, r->more);
+        *o++ = ')';
+    }
+    *o = '\0';
 }
 
 shc_verdict *shc__verdict_accepted(const char *script,
@@ -177,7 +217,7 @@ shc_verdict *shc__verdict_accepted(const char *script,
     char suffix[128];
     switch (r->kind) {
     case SHC_KIND_READ:
-        line_suffix(suffix, sizeof suffix, r);
+        line_suffix(suffix, r);
         if (nloc > 1) {
             adds(&title, "Read files ");
             for (size_t i = 0; i < nloc; i++) {

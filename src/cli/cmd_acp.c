@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "acp/bridge.h"
+#include "acp/store.h"
 #include "agent/shell.h"
 #include "cli/cmd.h"
 #include "model/config.h"
@@ -206,8 +208,24 @@ int shc_cmd_acp(int argc, char **argv)
                                                        : SHC_BRIDGE_DEFAULT_TIMEOUT_S) * 1000;
     if (!input_wait_given)
         cfg.input_wait_ms = (uint64_t)SHC_BRIDGE_DEFAULT_INPUT_WAIT_S * 1000;
+    /* the session store: --store / store_dir, else $XDG_STATE_HOME or ~/.local/state */
+    char store_dir[4096];
+    cfg.no_store = mcfg.no_store;
+    if (mcfg.store_dir && strlen(mcfg.store_dir) < sizeof store_dir)
+        strcpy(store_dir, mcfg.store_dir);
+    else if (shc_store_default_dir(store_dir, sizeof store_dir, real_env) != 0)
+        store_dir[0] = 0;
+    cfg.store_dir = store_dir[0] ? store_dir : NULL;
+    cfg.store_max_bytes = (uint64_t)mcfg.store_max_mb << 20;
     shc_model_config_free(&mcfg);
     if (mrc)
         return 2;
+    /* every session in memory holds its store file open (locked): up to 1024 of them, beside
+     * the PTYs, pipes and sockets; a soft limit of 1024 would not hold them all */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max && rl.rlim_cur < 8192) {
+        rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     return shc_bridge_run(&cfg);
 }

@@ -19,6 +19,7 @@
 #include "shell/dump.h"
 #include "shcard.h"
 #include "classify/verdict.h"
+#include "classify/verdict_write.h"
 
 typedef struct explain_opts {
     bool verbose, json;
@@ -111,11 +112,10 @@ static int explain_one(const char *cmd, size_t len, void *payload)
     return 0;
 }
 
-static json_t *batch_one(const char *cmd, size_t len, void *payload, int *status)
+static json_t *batch_tree(const char *cmd, size_t len, const void *payload, int *status)
 {
-    const explain_opts *o = payload;
     shc_verdict *v = NULL;
-    if (shc_classify_ex(&v, cmd, len, &o->copts) < 0) {
+    if (shc_classify_ex(&v, cmd, len, payload) < 0) {
         *status = 1;
         json_t *e =
             json_pack("{s:{s:s,s:s}}", "error", "kind", "nomem", "message", "out of memory");
@@ -127,6 +127,21 @@ static json_t *batch_one(const char *cmd, size_t len, void *payload, int *status
         *status = 1;
     return j;
 }
+
+static void batch_write(shc_strbuf *out, const char *cmd, size_t len, const void *payload,
+                        int *status)
+{
+    shc_verdict *v = NULL;
+    if (shc_classify_ex(&v, cmd, len, payload) < 0) {
+        *status = 1;
+        shc_strbuf_puts(out, "{\"error\":{\"kind\":\"nomem\",\"message\":\"out of memory\"}}");
+        return;
+    }
+    shc_verdict_write(out, v, cmd, len, SHC_JW_ASCII);
+    shc_verdict_free(v);
+}
+
+const shc_batch_ops shc__explain_batch = {batch_write, batch_tree};
 
 int shc_cmd_explain(int argc, char **argv)
 {
@@ -178,7 +193,8 @@ int shc_cmd_explain(int argc, char **argv)
             break;
         }
     }
-    int rc = shc__run_commands("explain", batch, argc, argv, i, explain_one, batch_one, &o, usage);
+    int rc = shc__run_commands("explain", batch, argc, argv, i, explain_one, &o, &shc__explain_batch,
+                              &o.copts, usage);
     free(cwd);
     return rc;
 }

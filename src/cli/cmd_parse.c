@@ -13,6 +13,7 @@
 #include "cli/batch.h"
 #include "cli/cmd.h"
 #include "shell/dump.h"
+#include "shell/dump_write.h"
 #include "shcard.h"
 
 static void usage(FILE *f)
@@ -62,9 +63,9 @@ static int parse_one(const char *cmd, size_t len, void *payload)
     return rc == 0 ? 0 : 1;
 }
 
-static json_t *batch_one(const char *cmd, size_t len, void *payload, int *status)
+static json_t *batch_tree(const char *cmd, size_t len, const void *payload, int *status)
 {
-    bool unwrap = ((const parse_opts *)payload)->unwrap;
+    bool unwrap = *(const bool *)payload;
     shc_ast *ast = NULL;
     shc_diag diag;
     int rc = shc_parse(&ast, cmd, len, unwrap, NULL, &diag);
@@ -74,6 +75,21 @@ static json_t *batch_one(const char *cmd, size_t len, void *payload, int *status
         *status = 1;
     return o;
 }
+
+static void batch_write(shc_strbuf *out, const char *cmd, size_t len, const void *payload,
+                        int *status)
+{
+    bool unwrap = *(const bool *)payload;
+    shc_ast *ast = NULL;
+    shc_diag diag;
+    int rc = shc_parse(&ast, cmd, len, unwrap, NULL, &diag);
+    shc_parse_write(out, cmd, len, ast, rc, &diag, SHC_JW_ASCII);
+    shc_ast_free(ast);
+    if (rc != 0)
+        *status = 1;
+}
+
+const shc_batch_ops shc__parse_batch = {batch_write, batch_tree};
 
 int shc_cmd_parse(int argc, char **argv)
 {
@@ -101,5 +117,6 @@ int shc_cmd_parse(int argc, char **argv)
         }
     }
     parse_opts o = {unwrap, json};
-    return shc__run_commands("parse", batch, argc, argv, i, parse_one, batch_one, &o, usage);
+    return shc__run_commands("parse", batch, argc, argv, i, parse_one, &o, &shc__parse_batch,
+                            &o.unwrap, usage);
 }

@@ -121,10 +121,10 @@ static void print_card(const char *cmd, const char *cwd)
     shc_verdict_free(v);
 }
 
-static int usage(void)
+static int usage(FILE *f)
 {
-    fprintf(stderr, "usage: shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD\n");
-    return 2;
+    fprintf(f, "usage: shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD\n");
+    return f == stdout ? 0 : 2;
 }
 
 static int spawn_error(run_ctx *c, const char *msg)
@@ -151,6 +151,8 @@ int shc_cmd_run(int argc, char **argv)
         if (!strcmp(a, "--")) {
             i++;
             break;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            return usage(stdout);
         } else if (!strcmp(a, "--json")) {
             c.json = true;
         } else if (!strcmp(a, "--login")) {
@@ -169,13 +171,13 @@ int shc_cmd_run(int argc, char **argv)
                 o.timeout_ms = 1;
         } else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "shcard run: unknown option '%s'\n", a);
-            return usage();
+            return usage(stderr);
         } else {
             break;
         }
     }
     if (i >= argc)
-        return usage();
+        return usage(stderr);
     if (argc - i == 1) {
         o.command = argv[i];
     } else { /* several words: run them as one command line */

@@ -1,5 +1,5 @@
 /* The request body of a chat completion: the system prompt (with the session's directory),
- * the `bash` tool, and the conversation. */
+ * the `bash` tool, and the conversation; usage is asked for (stream_options.include_usage). */
 #include "model/openai_int.h"
 
 #include <stdio.h>
@@ -33,20 +33,23 @@ static const char tool_description[] =
 char *shc_openai_request_body(const char *model,
                               const char *system_prompt,
                               const char *cwd,
-                              json_t *history)
+                              json_t *history,
+                              const char *note)
 {
     char *sys = NULL, *out = NULL;
     const char *base = system_prompt ? system_prompt : default_prompt;
-    size_t n = strlen(base) + (cwd ? strlen(cwd) : 0) + 64;
+    size_t n = strlen(base) + (cwd ? strlen(cwd) : 0) + (note ? strlen(note) : 0) + 64;
     sys = malloc(n);
     if (!sys)
         return NULL;
-    snprintf(sys, n, "%s\n\nThe working directory is %s.", base, cwd ? cwd : "(unknown)");
+    snprintf(sys, n, "%s\n\nThe working directory is %s.%s%s", base, cwd ? cwd : "(unknown)",
+             note ? "\n\n" : "", note ? note : "");
     json_t *msgs = json_array();
     json_t *req =
-        json_pack("{s:s, s:b, s:o, s:[{s:s, s:{s:s, s:s, s:{s:s, s:{s:{s:s, s:s}, s:{s:s, s:s}}, "
-                  "s:[s]}}}]}",
-                  "model", model, "stream", 1, "messages", msgs, "tools", "type", "function",
+        json_pack("{s:s, s:b, s:{s:b}, s:o, s:[{s:s, s:{s:s, s:s, s:{s:s, s:{s:{s:s, s:s}, "
+                  "s:{s:s, s:s}}, s:[s]}}}]}",
+                  "model", model, "stream", 1, "stream_options", "include_usage", 1, "messages",
+                  msgs, "tools", "type", "function",
                   "function", "name", "bash", "description", tool_description, "parameters", "type",
                   "object", "properties", "command", "type", "string", "description",
                   "The command line to run, for example `rg -n shc_parse src`.", "description",

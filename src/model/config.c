@@ -17,6 +17,10 @@ enum key {
     K_REQUEST_TIMEOUT,
     K_SYSTEM_PROMPT_FILE,
     K_TOOL_OUTPUT_LIMIT,
+    K_CONTEXT_WINDOW,
+    K_IMAGES,
+    K_STORE_DIR,
+    K_STORE_MAX_MB,
     K_CONFIG,
     K_COUNT
 };
@@ -32,6 +36,10 @@ static const struct {
     [K_REQUEST_TIMEOUT] = {"--request-timeout", "request_timeout"},
     [K_SYSTEM_PROMPT_FILE] = {"--system-prompt-file", "system_prompt_file"},
     [K_TOOL_OUTPUT_LIMIT] = {"--tool-output-limit", "tool_output_limit"},
+    [K_CONTEXT_WINDOW] = {"--context-window", "context_window"},
+    [K_IMAGES] = {"--images", "images"},
+    [K_STORE_DIR] = {"--store", "store_dir"},
+    [K_STORE_MAX_MB] = {"--store-max-mb", "store_max_mb"},
     [K_CONFIG] = {"--config", NULL},
 };
 
@@ -47,9 +55,17 @@ const char *shc_model_config_usage(void)
            "  --system-prompt-file P   replace the built-in system prompt\n"
            "  --tool-output-limit B    bytes of command output the model gets, head and tail\n"
            "                           (default 65536)\n"
+           "  --context-window TOKENS  the model's context window (default: what the server's\n"
+           "                           /models says, else known models, else 32768)\n"
+           "  --images yes|no          the model takes images (default no)\n"
            "  --config PATH            settings file (default $SHCARD_CONFIG, else\n"
            "                           $XDG_CONFIG_HOME/shcard/config or ~/.config/shcard/config)\n"
-           "  --shell                  shell mode even when a key is set\n";
+           "  --shell                  shell mode even when a key is set\n"
+           "session store (session/load, list, resume, delete):\n"
+           "  --store DIR              default $XDG_STATE_HOME/shcard/sessions or\n"
+           "                           ~/.local/state/shcard/sessions\n"
+           "  --store-max-mb N         total size; the oldest sessions are pruned (default 256)\n"
+           "  --no-store               keep sessions in memory only\n";
 }
 
 void shc_model_config_init(shc_model_config *c)
@@ -92,6 +108,7 @@ void shc_model_config_free(shc_model_config *c)
     free(c->system_prompt);
     free(c->config_path);
     free(c->config_used);
+    free(c->store_dir);
     memset(c, 0, sizeof *c);
 }
 
@@ -122,6 +139,37 @@ set_key(shc_model_config *c, enum key k, const char *v, const char *where, char 
 {
     long n;
     switch (k) {
+    case K_IMAGES:
+        if (!strcmp(v, "yes") || !strcmp(v, "true"))
+            c->images = true;
+        else if (!strcmp(v, "no") || !strcmp(v, "false"))
+            c->images = false;
+        else {
+            snprintf(err, errlen, "%s: expected yes or no, got '%s'", where, v);
+            return SHC_E_USAGE;
+        }
+        return 0;
+    case K_CONTEXT_WINDOW:
+        if (parse_long(v, SHC_MODEL_MIN_CONTEXT_WINDOW, SHC_MODEL_MAX_CONTEXT_WINDOW, &n)) {
+            snprintf(err, errlen, "%s: expected tokens from %d to %ld, got '%s'", where,
+                     SHC_MODEL_MIN_CONTEXT_WINDOW, SHC_MODEL_MAX_CONTEXT_WINDOW, v);
+            return SHC_E_USAGE;
+        }
+        c->context_window = n;
+        return 0;
+    case K_STORE_MAX_MB:
+        if (parse_long(v, 1, 1024L * 1024, &n)) {
+            snprintf(err, errlen, "%s: expected MiB from 1 to 1048576, got '%s'", where, v);
+            return SHC_E_USAGE;
+        }
+        c->store_max_mb = n;
+        return 0;
+    case K_STORE_DIR:
+        if (v[0] != '/') {
+            snprintf(err, errlen, "%s: the store must be an absolute path", where);
+            return SHC_E_USAGE;
+        }
+        return set_str(&c->store_dir, v);
     case K_MODEL:
     case K_API_KEY_ENV:
     case K_SYSTEM_PROMPT_FILE:
@@ -179,6 +227,11 @@ int shc_model_config_flag(
     const char *a = argv[*i];
     if (!strcmp(a, "--shell")) {
         c->force_shell = true;
+        *i += 1;
+        return 1;
+    }
+    if (!strcmp(a, "--no-store")) {
+        c->no_store = true;
         *i += 1;
         return 1;
     }

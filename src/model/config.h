@@ -4,7 +4,8 @@
  * $SHCARD_CONFIG, else $XDG_CONFIG_HOME/shcard/config, else ~/.config/shcard/config
  * (`--config PATH` names another); lines are `key = value`, `#` starts a comment; keys are the
  * flag names without dashes and with '_' (model, base_url, api_key_env, max_turn_requests,
- * timeout, request_timeout, system_prompt_file, tool_output_limit).  The API key itself only comes
+ * timeout, request_timeout, system_prompt_file, tool_output_limit, context_window, images; and
+ * the session store's store_dir and store_max_mb, which the CLI hands to the bridge).  The API key itself only comes
  * from the environment: --api-key-env VAR, else DEEPSEEK_API_KEY, else OPENAI_API_KEY.
  *
  * Ownership: every string in shc_model_config is owned by it (shc_model_config_free). */
@@ -20,6 +21,8 @@
 #define SHC_MODEL_DEFAULT_REQUEST_TIMEOUT   120   /* s without a byte from the model server */
 #define SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT 65536 /* bytes of command output for the model */
 #define SHC_MODEL_MAX_PROMPT_FILE           (256u * 1024u)
+#define SHC_MODEL_MIN_CONTEXT_WINDOW        1024
+#define SHC_MODEL_MAX_CONTEXT_WINDOW        (64L * 1024 * 1024)
 
 typedef struct shc_model_config {
     char *model;
@@ -35,6 +38,11 @@ typedef struct shc_model_config {
     long timeout_s;         /* per command; 0 = the bridge's default */
     long request_timeout_s; /* model stream idle timeout */
     long tool_output_limit; /* bytes of model text per tool result (head + tail) */
+    long context_window;    /* tokens; 0 = what the server says, else known models, else 32768 */
+    bool images;            /* the model takes images: advertise and pass image blocks */
+    char *store_dir;        /* the session store (NULL: $XDG_STATE_HOME/shcard/sessions) */
+    long store_max_mb;      /* the store's total cap in MiB (0: the default) */
+    bool no_store;          /* --no-store: keep sessions in memory only */
     bool base_url_set;      /* from a flag or the file: the backend is wanted */
     bool force_shell;       /* --shell: shell mode even with a key */
     unsigned set_by_flag;   /* bit per key: flags win over the file */

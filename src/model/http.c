@@ -274,11 +274,13 @@ int shc_http_post(
     r->h = h;
     r->cbs = *cbs;
     r->payload = payload;
-    r->body = malloc(o->body_len + 1);
-    if (!r->body)
-        goto nomem;
-    memcpy(r->body, o->body, o->body_len);
-    r->body[o->body_len] = '\0';
+    if (o->body) {
+        r->body = malloc(o->body_len + 1);
+        if (!r->body)
+            goto nomem;
+        memcpy(r->body, o->body, o->body_len);
+        r->body[o->body_len] = '\0';
+    }
     for (size_t i = 0; o->headers && o->headers[i]; i++) {
         struct curl_slist *l = curl_slist_append(r->headers, o->headers[i]);
         if (!l)
@@ -290,9 +292,13 @@ int shc_http_post(
         goto nomem;
     CURL *e = r->easy;
     curl_easy_setopt(e, CURLOPT_URL, o->url);
-    curl_easy_setopt(e, CURLOPT_POST, 1L);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->body_len);
+    if (r->body) {
+        curl_easy_setopt(e, CURLOPT_POST, 1L);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->body_len);
+    } else {
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);

@@ -33,7 +33,7 @@ typedef struct shc_http_cbs {
 
 typedef struct shc_http_opts {
     const char *url;
-    const char *body; /* copied */
+    const char *body; /* copied; NULL for a GET */
     size_t body_len;
     const char *const *headers; /* NULL-terminated "Name: value" lines, copied */
     long connect_timeout_ms;    /* 0 = 10 s */
@@ -44,7 +44,7 @@ typedef struct shc_http_opts {
 shc_http *shc_http_new(shc_loop *loop);
 void shc_http_free(shc_http *h);
 
-/* Starts a POST.  Returns 0 and *out (borrowed handle, valid until done returns or cancel), or
+/* Starts a POST (a GET when o->body is NULL).  Returns 0 and *out (borrowed handle, valid until done returns or cancel), or
  * SHC_E_NOMEM / SHC_E_IO. */
 int shc_http_post(shc_http_req **out,
                   shc_http *h,

@@ -26,6 +26,8 @@ struct shc_oai_delta {
     int last_tool; /* index of the last tool slot touched, -1 = none */
     char finish[32];
     bool done;
+    bool has_usage;
+    uint64_t usage[3]; /* prompt, completion, total tokens */
 };
 
 static int text_add(text *t, const char *s, size_t n)
@@ -167,6 +169,26 @@ static int feed_text(text *t,
     return 0;
 }
 
+/* `usage` (stream_options.include_usage: the last chunk, often with an empty choices array;
+ * some servers put it on every chunk, the last one wins). */
+static void feed_usage(shc_oai_delta *d, json_t *u)
+{
+    static const char *const names[3] = {"prompt_tokens", "completion_tokens", "total_tokens"};
+    uint64_t v[3];
+    for (int i = 0; i < 3; i++) {
+        json_t *n = json_object_get(u, names[i]);
+        if (!json_is_integer(n) || json_integer_value(n) < 0) {
+            if (i < 2)
+                return;
+            v[2] = v[0] + v[1];
+            break;
+        }
+        v[i] = (uint64_t)json_integer_value(n);
+    }
+    memcpy(d->usage, v, sizeof v);
+    d->has_usage = true;
+}
+
 static int feed_chunk(shc_oai_delta *d,
                       json_t *root,
                       const shc_oai_delta_cbs *cbs,
@@ -174,6 +196,9 @@ static int feed_chunk(shc_oai_delta *d,
                       char *err,
                       size_t errlen)
 {
+    json_t *usage = json_object_get(root, "usage");
+    if (json_is_object(usage))
+        feed_usage(d, usage);
     json_t *e = json_object_get(root, "error");
     if (e && !json_is_null(e)) {
         const char *m = NULL;
@@ -263,6 +288,17 @@ bool shc_oai_delta_done(const shc_oai_delta *d)
 const char *shc_oai_delta_finish(const shc_oai_delta *d)
 {
     return d->finish[0] ? d->finish : NULL;
+}
+
+bool shc_oai_delta_usage(const shc_oai_delta *d, uint64_t *prompt, uint64_t *completion,
+                         uint64_t *total)
+{
+    if (!d->has_usage)
+        return false;
+    *prompt = d->usage[0];
+    *completion = d->usage[1];
+    *total = d->usage[2];
+    return true;
 }
 
 const char *shc_oai_delta_content(const shc_oai_delta *d, size_t *len)

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct shc_oai_delta shc_oai_delta;
 
@@ -48,6 +49,10 @@ int shc_oai_delta_feed(shc_oai_delta *d,
 
 bool shc_oai_delta_done(const shc_oai_delta *d);          /* [DONE] seen */
 const char *shc_oai_delta_finish(const shc_oai_delta *d); /* finish_reason, or NULL */
+/* The token counts of the server's `usage` object, when one came (stream_options.include_usage);
+ * a missing total_tokens is prompt + completion. */
+bool shc_oai_delta_usage(const shc_oai_delta *d, uint64_t *prompt, uint64_t *completion,
+                         uint64_t *total);
 const char *shc_oai_delta_content(const shc_oai_delta *d, size_t *len);
 const char *shc_oai_delta_reasoning(const shc_oai_delta *d, size_t *len);
 size_t shc_oai_delta_ntools(const shc_oai_delta *d);

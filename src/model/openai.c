@@ -13,8 +13,9 @@
  * Every step that could re-enter the bridge (starting a request, dispatching the next tool
  * call, reporting turn_done) runs from a zero-delay loop timer, so no host callback is ever
  * called from inside another host callback.  The history of a session is an array of chat
- * messages; a turn only appends to it, and on failure before anything happened it rolls back
- * the user message so the next prompt starts clean. */
+ * messages (history.c); a turn only appends to it, and on failure before anything happened it
+ * rolls back the user message so the next prompt starts clean.  Each request sends the part of
+ * it that fits the model's context window (context.c). */
 #include "model/openai_int.h"
 
 #include <stdarg.h>
@@ -28,41 +29,6 @@
 static char *xstrdup(const char *s)
 {
     return s ? strdup(s) : NULL;
-}
-
-/* ------------------------------------------------------------------ sessions */
-
-static session *session_get(openai *be, const char *id, bool create)
-{
-    for (session *s = be->sessions; s; s = s->next)
-        if (!strcmp(s->id, id))
-            return s;
-    if (!create)
-        return NULL;
-    session *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    s->id = strdup(id);
-    s->history = json_array();
-    if (!s->id || !s->history) {
-        free(s->id);
-        json_decref(s->history);
-        free(s);
-        return NULL;
-    }
-    s->refs = 1;
-    s->next = be->sessions;
-    be->sessions = s;
-    return s;
-}
-
-static void session_unref(session *s)
-{
-    if (!s || --s->refs > 0)
-        return;
-    free(s->id);
-    json_decref(s->history);
-    free(s);
 }
 
 /* ------------------------------------------------------------------ steps */
@@ -83,8 +49,7 @@ static void schedule(shc_backend_turn *t, step st, uint64_t ms)
 
 static void add_history(shc_backend_turn *t, json_t *msg /* steals */)
 {
-    if (!msg || json_array_append_new(t->s->history, msg))
-        fprintf(stderr, "shcard: model: out of memory recording the conversation\n");
+    shc__oai_hist_append(t, msg);
 }
 
 /* Ends the turn: records the outcome, and reports it from the next loop iteration. */
@@ -101,7 +66,7 @@ static void finish(shc_backend_turn *t, shc_stop_reason reason, const char *erro
         shc__redact(t->be->key, t->error);
         /* nothing happened after the user message: forget it, so a retry starts clean */
         if (json_array_size(t->s->history) == t->history_at_start + 1)
-            json_array_remove(t->s->history, t->history_at_start);
+            shc__oai_hist_cut(t, t->history_at_start);
         else
             add_history(t, json_pack("{s:s, s:s++}", "role", "assistant", "content",
                                      "[this turn ended with an error: ", t->error ? t->error : "",
@@ -351,7 +316,8 @@ static shc_backend_turn *op_turn_start(shc_backend *base,
                                        shc_loop *loop,
                                        const char *session_id,
                                        const char *cwd,
-                                       const char *prompt,
+                                       const shc_prompt_part *parts,
+                                       size_t nparts,
                                        const shc_backend_host *host)
 {
     openai *be = (openai *)base;
@@ -363,15 +329,16 @@ static shc_backend_turn *op_turn_start(shc_backend *base,
     t->host = *host;
     t->on_end = on_request_end;
     t->cwd = strdup(cwd ? cwd : "");
-    t->s = session_get(be, session_id, true);
+    t->s = shc__oai_session(be, session_id, true);
     if (!t->cwd || !t->s)
         goto fail;
     t->s->refs++;
     t->s->turns++;
     t->history_at_start = json_array_size(t->s->history);
-    if (json_array_append_new(t->s->history,
-                              json_pack("{s:s, s:s}", "role", "user", "content", prompt)))
+    json_t *user = shc__oai_user_message(parts, nparts, cwd, be->base.images);
+    if (!user)
         goto fail;
+    shc__oai_hist_append(t, user);
     t->state = T_BACKOFF; /* until the first request starts */
     schedule(t, STEP_REQUEST, 0);
     if (!t->timer)
@@ -379,7 +346,7 @@ static shc_backend_turn *op_turn_start(shc_backend *base,
     return t;
 fail:
     if (t) {
-        session_unref(t->s);
+        shc__oai_session_unref(t->s);
         free(t->cwd);
         free(t);
     }
@@ -424,7 +391,7 @@ static void op_turn_free(shc_backend_turn *t)
         shc_loop_cancel_timer(t->loop, t->timer);
     shc_sse_free(t->sse);
     shc_oai_delta_free(t->delta);
-    session_unref(t->s);
+    shc__oai_session_unref(t->s);
     free(t->pend);
     free(t->waiting);
     free(t->error);
@@ -439,7 +406,7 @@ static void op_session_end(shc_backend *base, const char *session_id)
         if (!strcmp((*pp)->id, session_id)) {
             session *s = *pp;
             *pp = s->next;
-            session_unref(s);
+            shc__oai_session_unref(s);
             return;
         }
     }
@@ -453,9 +420,11 @@ static void op_free(shc_backend *base)
     while (be->sessions) {
         session *s = be->sessions;
         be->sessions = s->next;
-        session_unref(s);
+        shc__oai_session_unref(s);
     }
     shc_http_free(be->http);
+    shc__oai_models_free(be);
+    json_decref(be->windows);
     free(be->model);
     free(be->url);
     free(be->base_url);
@@ -463,6 +432,20 @@ static void op_free(shc_backend *base)
     shc__wipe_free(be->key);
     free(be->system_prompt);
     free(be);
+}
+
+static int op_set_model(shc_backend *base, const char *session_id, const char *model)
+{
+    session *s = shc__oai_session((openai *)base, session_id, true);
+    char *m = model ? strdup(model) : NULL;
+    if (!s || (model && !m)) {
+        free(m);
+        return SHC_E_NOMEM;
+    }
+    free(s->model);
+    s->model = m;
+    s->bytes_per_token = 0; /* another tokenizer */
+    return 0;
 }
 
 static const shc_backend_ops openai_ops = {
@@ -473,6 +456,9 @@ static const shc_backend_ops openai_ops = {
     .turn_free = op_turn_free,
     .session_end = op_session_end,
     .free = op_free,
+    .session_restore = shc__oai_restore,
+    .set_model = op_set_model,
+    .list_models = shc__oai_list_models,
 };
 
 shc_backend *shc_openai_new(const shc_model_config *cfg, char *err, size_t errlen)
@@ -506,6 +492,9 @@ shc_backend *shc_openai_new(const shc_model_config *cfg, char *err, size_t errle
     be->idle_timeout_s = cfg->request_timeout_s;
     be->tool_output_limit =
         cfg->tool_output_limit > 0 ? cfg->tool_output_limit : SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT;
+    be->context_window = cfg->context_window;
+    be->base.model = be->model;
+    be->base.images = cfg->images;
     return &be->base;
 nomem:
     if (err && errlen)

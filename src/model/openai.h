@@ -25,10 +25,11 @@
 shc_backend *shc_openai_new(const shc_model_config *cfg, char *err, size_t errlen);
 
 /* The request body for a conversation (for tests and the bench): a new JSON text, free()d by
- * the caller.  history is borrowed. */
+ * the caller.  history is borrowed (NULL: none); note (may be NULL) ends the system prompt. */
 char *shc_openai_request_body(const char *model,
                               const char *system_prompt,
                               const char *cwd,
-                              json_t *history);
+                              json_t *history,
+                              const char *note);
 
 #endif

@@ -1,9 +1,11 @@
 /* Internals of the model backend, shared by openai.c (the turn state machine and the seam's
  * ops) and request.c (one HTTP request and its event stream).  Not a public header.
  *
- * Dependency direction inside model/: openai.c -> request.c -> body.c, and both -> config.c
- * (redaction), http.c, sse.c, oai_delta.c.  request.c never calls openai.c by name: it reports
- * how a request ended through the turn's on_end function pointer. */
+ * Dependency direction inside model/: openai.c -> models.c (GET /models) and -> request.c ->
+ * context.c (what of the conversation fits the window) and body.c; openai.c and request.c ->
+ * history.c (sessions and their conversation); all -> config.c (redaction), http.c, sse.c,
+ * oai_delta.c.  request.c never calls openai.c by name: it reports how a request ended through
+ * the turn's on_end function pointer. */
 #ifndef SHC_OPENAI_INT_H
 #define SHC_OPENAI_INT_H
 
@@ -23,8 +25,11 @@
 typedef struct session {
     char *id;
     json_t *history; /* array of chat messages (owned) */
+    char *model;     /* owned: the model this session picked, or NULL for the configured one */
     unsigned turns;  /* turns started, for made-up tool call ids */
     int refs;        /* 1 for the table + 1 per live turn */
+    bool told_elided, told_dropped; /* the user was told that outputs / turns are left out */
+    double bytes_per_token; /* measured from the server's usage; 0 = not yet */
     struct session *next;
 } session;
 
@@ -39,6 +44,9 @@ typedef struct openai {
     long max_requests;
     long idle_timeout_s;
     long tool_output_limit; /* bytes of a tool result's text for the model */
+    long context_window;    /* configured tokens, or 0 */
+    json_t *windows;        /* model id -> context window, from GET /models (owned, or NULL) */
+    struct models_req *models_req; /* the GET /models in flight (models.c), or NULL */
     shc_loop *loop;
     shc_http *http;
     session *sessions;
@@ -86,6 +94,7 @@ struct shc_backend_turn {
     shc_stop_reason reason;
     int code;
     char *error;
+    size_t req_bytes; /* size of the last request body (for bytes per token) */
     /* set by openai.c: how request.c reports the end of a request (error: OAI_END_FAIL) */
     void (*on_end)(shc_backend_turn *t, oai_end end, uint64_t retry_ms, const char *error);
 };
@@ -95,5 +104,39 @@ struct shc_backend_turn {
 void shc__oai_start_request(shc_backend_turn *t);
 /* request.c: aborts the transfer in flight, if any (no on_end follows). */
 void shc__oai_stop_transfer(shc_backend_turn *t);
+/* request.c: the model a session talks to. */
+const char *shc__oai_model(const openai *be, const session *s);
+
+/* history.c: the sessions' table and their conversations.  Every change to a conversation goes
+ * through hist_append / hist_cut, which report it to the host (backend.h: history). */
+session *shc__oai_session(openai *be, const char *id, bool create);
+void shc__oai_session_unref(session *s);
+void shc__oai_hist_append(shc_backend_turn *t, json_t *msg /* steals */);
+void shc__oai_hist_cut(shc_backend_turn *t, size_t n);
+/* The user message for a prompt's blocks: text as typed, @-mentions as paths (relative to cwd
+ * inside it), embedded context appended as fenced blocks, images as image_url parts (only with
+ * images).  A new reference, or NULL when out of memory. */
+json_t *shc__oai_user_message(const shc_prompt_part *parts, size_t n, const char *cwd,
+                              bool images);
+/* ops.session_restore: entries parsed, repaired (every tool call answered), installed. */
+int shc__oai_restore(shc_backend *be, const char *session_id, const char *const *entries,
+                     size_t n);
+
+/* context.c: the context window of a model (configured, else GET /models, else known model
+ * families, else SHC_OAI_DEFAULT_WINDOW). */
+#define SHC_OAI_DEFAULT_WINDOW 32768
+long shc__oai_window(const openai *be, const char *model);
+/* The messages of history that fit budget bytes: the oldest tool outputs of earlier turns are
+ * elided first (a marker replaces them), then the oldest turns are dropped, then older tool
+ * outputs of the current turn; the last message is always kept.  A new array (messages shared
+ * or copied); *elided / *dropped say how much was left out. */
+json_t *shc__oai_fit(json_t *history, size_t budget, size_t *elided, size_t *dropped);
+
+/* models.c: ops.list_models (GET {base}/models). */
+void shc__oai_list_models(shc_backend *be, shc_loop *loop,
+                          void (*done)(void *payload, const char *const *models, size_t n),
+                          void *payload);
+/* Frees a GET /models still in flight, without its callback; after shc_http_free. */
+void shc__oai_models_free(openai *be);
 
 #endif

@@ -12,6 +12,8 @@
 #include "model/config.h"
 #include "shcard.h"
 
+static void report_usage(shc_backend_turn *t);
+
 /* Ends the request with an error message (redacted, and logged on stderr). */
 static void failf(shc_backend_turn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void failf(shc_backend_turn *t, const char *fmt, ...)
@@ -213,7 +215,78 @@ static void on_done(void *p, const shc_http_result *res)
                        shc_sse_pending(t->sse) ? " (cut in the middle of an event)" : "");
         return;
     }
+    report_usage(t);
     t->on_end(t, OAI_END_MESSAGE, 0, NULL);
+}
+
+const char *shc__oai_model(const openai *be, const session *s)
+{
+    return s && s->model ? s->model : be->model;
+}
+
+#define DEFAULT_BYTES_PER_TOKEN 3.0 /* conservative: English prose is nearer 4 */
+
+/* The body of the next request: as much of the conversation as fits the model's window (less a
+ * reserve for the answer).  Tells the user when more is left out than the last time. */
+static char *fitted_body(shc_backend_turn *t)
+{
+    openai *be = t->be;
+    session *s = t->s;
+    const char *model = shc__oai_model(be, s);
+    long window = shc__oai_window(be, model);
+    double bpt = s->bytes_per_token > 0 ? s->bytes_per_token : DEFAULT_BYTES_PER_TOKEN;
+    long reserve = window / 8 < 256 ? 256 : window / 8 > 16384 ? 16384 : window / 8;
+    char *bare = shc_openai_request_body(model, be->system_prompt, t->cwd, NULL, NULL);
+    if (!bare)
+        return NULL;
+    double room = (double)(window - reserve) * bpt - (double)strlen(bare) - 200.0;
+    free(bare);
+    size_t elided = 0, dropped = 0;
+    json_t *view = shc__oai_fit(s->history, room > 0 ? (size_t)room : 0, &elided, &dropped);
+    if (!view)
+        return NULL;
+    /* said once when outputs are first left out, and once when whole turns are */
+    if (((elided && !s->told_elided) || (dropped && !s->told_dropped)) && t->host.notice) {
+        char msg[400];
+        int k = snprintf(msg, sizeof msg,
+                         "The conversation is longer than the context window of %.100s (%ld "
+                         "tokens): the model no longer sees %zu older command output(s)",
+                         model, window, elided);
+        if (dropped && k > 0 && (size_t)k < sizeof msg)
+            snprintf(msg + k, sizeof msg - (size_t)k, " and %zu older turn(s)", dropped);
+        size_t len = strlen(msg);
+        if (len + 1 < sizeof msg)
+            strcat(msg, ".");
+        t->host.notice(t->host.payload, msg);
+    }
+    s->told_elided |= elided > 0 || dropped > 0;
+    s->told_dropped |= dropped > 0;
+    char note[200];
+    if (dropped)
+        snprintf(note, sizeof note,
+                 "The %zu oldest turn(s) of this conversation were left out to fit the context "
+                 "window.",
+                 dropped);
+    char *body = shc_openai_request_body(model, be->system_prompt, t->cwd, view,
+                                         dropped ? note : NULL);
+    json_decref(view);
+    t->req_bytes = body ? strlen(body) : 0;
+    return body;
+}
+
+/* usage_update from the server's figures, and what a token weighs in this conversation. */
+static void report_usage(shc_backend_turn *t)
+{
+    uint64_t prompt, completion, total;
+    if (!shc_oai_delta_usage(t->delta, &prompt, &completion, &total))
+        return;
+    if (prompt > 0 && t->req_bytes > 0) {
+        double bpt = (double)t->req_bytes / (double)prompt;
+        t->s->bytes_per_token = bpt < 1.0 ? 1.0 : bpt > 12.0 ? 12.0 : bpt;
+    }
+    if (t->host.usage)
+        t->host.usage(t->host.payload, total,
+                      (uint64_t)shc__oai_window(t->be, shc__oai_model(t->be, t->s)));
 }
 
 void shc__oai_start_request(shc_backend_turn *t)
@@ -243,7 +316,7 @@ void shc__oai_start_request(shc_backend_turn *t)
     t->stream_err[0] = '\0';
     t->errbody_len = 0;
     t->errbody[0] = '\0';
-    char *body = shc_openai_request_body(be->model, be->system_prompt, t->cwd, t->s->history);
+    char *body = fitted_body(t);
     if (!t->sse || !t->delta || !body) {
         free(body);
         failf(t, "out of memory building the request");

@@ -7,64 +7,7 @@
 
 #include "base/json.h"
 #include "base/strbuf.h"
-
-const char *shc_redir_op_name(shc_redir_op op)
-{
-    switch (op) {
-    case SHC_REDIR_IN: return "<";
-    case SHC_REDIR_OUT: return ">";
-    case SHC_REDIR_APPEND: return ">>";
-    case SHC_REDIR_CLOBBER: return ">|";
-    case SHC_REDIR_RDWR: return "<>";
-    case SHC_REDIR_DUP_OUT: return ">&";
-    case SHC_REDIR_DUP_IN: return "<&";
-    case SHC_REDIR_ALL: return "&>";
-    case SHC_REDIR_ALL_APPEND: return "&>>";
-    case SHC_REDIR_HERESTRING: return "<<<";
-    }
-    return "?";
-}
-
-int shc_redir_default_fd(shc_redir_op op)
-{
-    switch (op) {
-    case SHC_REDIR_IN:
-    case SHC_REDIR_RDWR:
-    case SHC_REDIR_DUP_IN:
-    case SHC_REDIR_HERESTRING: return 0;
-    case SHC_REDIR_OUT:
-    case SHC_REDIR_APPEND:
-    case SHC_REDIR_CLOBBER:
-    case SHC_REDIR_DUP_OUT:
-    case SHC_REDIR_ALL:
-    case SHC_REDIR_ALL_APPEND: return 1;
-    }
-    return 1;
-}
-
-static const char *part_name(shc_part_kind k)
-{
-    switch (k) {
-    case SHC_PART_LIT: return "lit";
-    case SHC_PART_ESC: return "esc";
-    case SHC_PART_SGL: return "sgl";
-    case SHC_PART_DBL: return "dbl";
-    case SHC_PART_ANSIC: return "ansic";
-    case SHC_PART_LOCALE: return "locale";
-    case SHC_PART_PARAM: return "param";
-    }
-    return "?";
-}
-
-static const struct {
-    unsigned bit;
-    const char *name;
-} flag_names[] = {
-    {SHC_WORD_QUOTED, "quoted"},       {SHC_WORD_GLOB, "glob"},
-    {SHC_WORD_BRACE, "brace"},         {SHC_WORD_TILDE, "tilde"},
-    {SHC_WORD_EXPANSION, "expansion"}, {SHC_WORD_ESCAPED, "escaped"},
-    {SHC_WORD_ASSIGN_TILDE, "assign_tilde"},
-};
+#include "shell/names.h"
 
 /* ------------------------------------------------------------------ S-expression */
 
@@ -96,7 +39,7 @@ static void span(shc_strbuf *b, shc_span s, bool spans)
 static void sx_parts(shc_strbuf *b, const shc_part *p, size_t n, bool spans)
 {
     for (size_t i = 0; i < n; i++) {
-        shc_strbuf_printf(b, " (%s", part_name(p[i].kind));
+        shc_strbuf_printf(b, " (%s", shc_part_kind_name(p[i].kind));
         span(b, p[i].span, spans);
         if (p[i].kind == SHC_PART_DBL || p[i].kind == SHC_PART_LOCALE) {
             sx_parts(b, p[i].parts, p[i].nparts, spans);
@@ -112,9 +55,9 @@ static void sx_word(shc_strbuf *b, const shc_word *w, bool spans)
 {
     shc_strbuf_puts(b, "(word");
     span(b, w->span, spans);
-    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
-        if (w->flags & flag_names[i].bit)
-            shc_strbuf_printf(b, " :%s", flag_names[i].name);
+    for (size_t i = 0; i < SHC_WORD_FLAG_COUNT; i++)
+        if (w->flags & shc_word_flag_names[i].bit)
+            shc_strbuf_printf(b, " :%s", shc_word_flag_names[i].name);
     sx_parts(b, w->parts, w->nparts, spans);
     shc_strbuf_putc(b, ')');
 }
@@ -210,9 +153,9 @@ static void tree_word(shc_strbuf *b, const shc_word *w)
         cstr(b, w->value, w->len);
     else
         shc_strbuf_puts(b, "<expansion>");
-    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
-        if (w->flags & flag_names[i].bit)
-            shc_strbuf_printf(b, " [%s]", flag_names[i].name);
+    for (size_t i = 0; i < SHC_WORD_FLAG_COUNT; i++)
+        if (w->flags & shc_word_flag_names[i].bit)
+            shc_strbuf_printf(b, " [%s]", shc_word_flag_names[i].name);
 }
 
 static void tree_node(shc_strbuf *b, const shc_node *n, int depth)
@@ -408,7 +351,7 @@ static json_t *js_parts(const shc_part *p, size_t n)
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_object();
-        json_object_set_new(o, "type", json_string(part_name(p[i].kind)));
+        json_object_set_new(o, "type", json_string(shc_part_kind_name(p[i].kind)));
         if (p[i].kind == SHC_PART_DBL || p[i].kind == SHC_PART_LOCALE)
             json_object_set_new(o, "parts", js_parts(p[i].parts, p[i].nparts));
         else
@@ -428,9 +371,9 @@ json_t *shc_word_json(const shc_word *w)
     json_t *o = json_object();
     json_object_set_new(o, "value", word_value(w));
     json_t *f = json_array();
-    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
-        if (w->flags & flag_names[i].bit)
-            json_array_append_new(f, json_string(flag_names[i].name));
+    for (size_t i = 0; i < SHC_WORD_FLAG_COUNT; i++)
+        if (w->flags & shc_word_flag_names[i].bit)
+            json_array_append_new(f, json_string(shc_word_flag_names[i].name));
     json_object_set_new(o, "flags", f);
     json_object_set_new(o, "parts", js_parts(w->parts, w->nparts));
     return js_span(o, w->span);

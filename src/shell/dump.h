@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "shcard.h"
+#include "shell/names.h"
 
 /* "(list (pipe (call (word (lit \"ls\")))))"; with spans, each node carries @start-end. */
 char *shc_ast_sexpr(const shc_node *root, bool spans);
@@ -16,8 +17,6 @@ char *shc_ast_tree(const shc_node *root);
 /* Shell text that parses back to the same AST (spans aside). */
 char *shc_ast_print(const shc_node *root);
 
-const char *shc_redir_op_name(shc_redir_op op); /* "<", ">>", "&>", ... */
-int shc_redir_default_fd(shc_redir_op op);      /* 0 or 1 */
 
 json_t *shc_word_json(const shc_word *w);
 json_t *shc_diag_json(const shc_diag *d); /* {"kind","message","start","end","incomplete"} */

@@ -174,6 +174,26 @@ static void on_turn_done(void *p, shc_stop_reason reason, int code, const char *
     start_next(h);
 }
 
+static void on_history(void *p, size_t index, const char *entry)
+{
+    (void)p;
+    emit(json_pack("{s:s, s:I, s:o}", "type", "history", "i", (json_int_t)index, "entry",
+                   entry ? json_loads(entry, 0, NULL) : json_null()));
+}
+
+static void on_usage(void *p, uint64_t used, uint64_t size)
+{
+    (void)p;
+    emit(json_pack("{s:s, s:I, s:I}", "type", "usage", "used", (json_int_t)used, "size",
+                   (json_int_t)size));
+}
+
+static void on_notice(void *p, const char *text)
+{
+    (void)p;
+    emit(json_pack("{s:s, s:s}", "type", "notice", "text", text));
+}
+
 static void start_next(host *h)
 {
     if (h->next >= h->nprompts) {
@@ -181,7 +201,8 @@ static void start_next(host *h)
         return;
     }
     const char *prompt = h->prompts[h->next++];
-    h->turn = h->be->ops->turn_start(h->be, h->loop, h->session, h->cwd, prompt, &h->cbs);
+    shc_prompt_part part = {SHC_PROMPT_TEXT, prompt, strlen(prompt), NULL, NULL, NULL};
+    h->turn = h->be->ops->turn_start(h->be, h->loop, h->session, h->cwd, &part, 1, &h->cbs);
     if (h->turn && h->cancel_after_ms > 0)
         h->cancel_timer = shc_loop_timer(h->loop, (uint64_t)h->cancel_after_ms, on_cancel_timer, h);
 }
@@ -238,7 +259,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "model_host: setup failed\n");
         return 1;
     }
-    h.cbs = (shc_backend_host){&h, on_message, on_thought, on_tool_call, on_turn_done};
+    h.cbs = (shc_backend_host){&h,           on_message, on_thought, on_tool_call,
+                               on_turn_done, on_history, on_usage,   on_notice};
     start_next(&h);
     int rc = shc_loop_run(h.loop);
     emit(json_pack("{s:s, s:i}", "type", "exit", "loop", rc));

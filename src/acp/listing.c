@@ -1,0 +1,122 @@
+/* session/list: the sessions in the store, newest first, a page at a time, with a cursor a
+ * client cannot turn into anything but a position in that order; and the ISO 8601 times the
+ * session methods send. */
+#include "acp/bridge_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void invalid(br_bridge *br, json_t *id, const char *msg)
+{
+    shc_rpc_error(br->rpc, id, SHC_RPC_INVALID_PARAMS, msg, NULL);
+}
+
+void shc__iso_time(char *out, size_t cap, int64_t ns)
+{
+    time_t sec = (time_t)(ns / 1000000000);
+    struct tm tm;
+    gmtime_r(&sec, &tm);
+    size_t k = strftime(out, cap, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + k, cap - k, ".%03dZ", (int)(ns / 1000000 % 1000));
+}
+
+int64_t shc__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+    const shc_store_info *x = a, *y = b;
+    if (x->mtime_ns != y->mtime_ns)
+        return x->mtime_ns > y->mtime_ns ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+/* The cursor names the last session of a page: "<mtime ns>:<id>".  Anything else is refused. */
+static bool parse_cursor(const char *c, int64_t *ns, char id[SHC_STORE_ID_LEN + 1])
+{
+    const char *colon = c ? strchr(c, ':') : NULL;
+    if (!colon || colon == c || colon - c > 19)
+        return false;
+    int64_t v = 0;
+    for (const char *p = c; p < colon; p++) {
+        if (*p < '0' || *p > '9')
+            return false;
+        v = v * 10 + (*p - '0');
+    }
+    if (!shc_store_id_valid(colon + 1))
+        return false;
+    *ns = v;
+    memcpy(id, colon + 1, SHC_STORE_ID_LEN + 1);
+    return true;
+}
+
+void shc__session_list(br_bridge *br, json_t *id, json_t *params)
+{
+    json_t *jcwd = json_object_get(params, "cwd"), *jcur = json_object_get(params, "cursor");
+    const char *cwd = json_string_value(jcwd), *cursor = json_string_value(jcur);
+    if ((jcwd && !json_is_null(jcwd) && (!cwd || cwd[0] != '/')) ||
+        (jcur && !json_is_null(jcur) && !cursor)) {
+        invalid(br, id, "session/list: cwd must be an absolute path and cursor a string");
+        return;
+    }
+    int64_t after_ns = 0;
+    char after_id[SHC_STORE_ID_LEN + 1] = "";
+    if (cursor && !parse_cursor(cursor, &after_ns, after_id)) {
+        invalid(br, id, "session/list: invalid cursor");
+        return;
+    }
+    json_t *out = json_array();
+    shc_store_info *v = NULL;
+    size_t n = 0;
+    if (br->store && shc_store_list(br->store, &v, &n) != 0) {
+        json_decref(out);
+        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the session store cannot be read",
+                      NULL);
+        return;
+    }
+    qsort(v, n, sizeof *v, newest_first);
+    size_t shown = 0;
+    bool more = false;
+    const shc_store_info *last = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const shc_store_info *e = &v[i];
+        if (e->corrupt) {
+            shc_log_warn(br->log, "session/list: %s is not a readable session file: skipped",
+                         e->id);
+            continue;
+        }
+        if (!e->has_prompt || (cwd && strcmp(cwd, e->cwd)))
+            continue;
+        if (cursor && (e->mtime_ns > after_ns ||
+                       (e->mtime_ns == after_ns && strcmp(e->id, after_id) <= 0)))
+            continue;
+        if (shown == BR_LIST_PAGE) {
+            more = true;
+            break;
+        }
+        char when[40];
+        shc__iso_time(when, sizeof when, e->mtime_ns);
+        json_t *it = json_pack("{s:s,s:s,s:s}", "sessionId", e->id, "cwd", e->cwd, "updatedAt",
+                               when);
+        if (it && e->title)
+            json_object_set_new(it, "title", json_string(e->title));
+        json_array_append_new(out, it);
+        last = e;
+        shown++;
+    }
+    json_t *res = json_pack("{s:o}", "sessions", out);
+    if (more && last) {
+        char next[64];
+        snprintf(next, sizeof next, "%lld:%s", (long long)last->mtime_ns, last->id);
+        json_object_set_new(res, "nextCursor", json_string(next));
+    }
+    shc_store_list_free(v, n);
+    shc_rpc_respond(br->rpc, id, res);
+}
+

@@ -1,0 +1,143 @@
+/* A session's settings as the editor sees them: approval as session modes (`ask`, `all`) and as
+ * the "mode" config option, and with a model backend a "model" select (the configured model
+ * plus what the server lists at GET /models).  A change applies to the next command or request,
+ * is journaled, and is announced with current_mode_update / config_option_update. */
+#include "acp/bridge_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *id, *name, *description;
+    shc_approve approve;
+} modes[] = {
+    {"ask", "Ask", "Ask before each command runs", SHC_APPROVE_ASK},
+    {"all", "Run all", "Run every command without asking", SHC_APPROVE_ALL},
+};
+
+static const char *mode_id(shc_approve a)
+{
+    return a == SHC_APPROVE_ASK ? "ask" : "all";
+}
+
+json_t *shc__opt_modes(const br_session *s)
+{
+    json_t *avail = json_array();
+    for (size_t i = 0; avail && i < sizeof modes / sizeof modes[0]; i++)
+        json_array_append_new(avail, json_pack("{s:s,s:s,s:s}", "id", modes[i].id, "name",
+                                               modes[i].name, "description",
+                                               modes[i].description));
+    return json_pack("{s:s,s:o}", "currentModeId", mode_id(s->approve), "availableModes", avail);
+}
+
+static const char *model_of(const br_bridge *br, const br_session *s)
+{
+    return s->model ? s->model : br->be->model;
+}
+
+json_t *shc__opt_config(const br_bridge *br, const br_session *s)
+{
+    json_t *mopts = json_array();
+    for (size_t i = 0; mopts && i < sizeof modes / sizeof modes[0]; i++)
+        json_array_append_new(mopts, json_pack("{s:s,s:s,s:s}", "value", modes[i].id, "name",
+                                               modes[i].name, "description",
+                                               modes[i].description));
+    json_t *out = json_pack("[{s:s,s:s,s:s,s:s,s:s,s:s,s:o}]", "id", "mode", "name", "Approval",
+                            "description", "Whether shcard asks before running a command",
+                            "category", "mode", "type", "select", "currentValue",
+                            mode_id(s->approve), "options", mopts);
+    const char *cur = model_of(br, s);
+    if (!out || !cur)
+        return out;
+    /* the model in use first, then the server's list */
+    json_t *list = json_array();
+    json_array_append_new(list, json_pack("{s:s,s:s}", "value", cur, "name", cur));
+    size_t i;
+    json_t *m;
+    json_array_foreach(br->models, i, m)
+    {
+        if (strcmp(json_string_value(m), cur))
+            json_array_append_new(list, json_pack("{s:O,s:O}", "value", m, "name", m));
+    }
+    json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "id", "model", "name",
+                                         "Model", "description",
+                                         "The model that answers the next prompt", "category",
+                                         "model", "type", "select", "currentValue", cur,
+                                         "options", list));
+    return out;
+}
+
+json_t *shc__opt_state(const br_bridge *br, const br_session *s)
+{
+    return json_pack("{s:o,s:o}", "modes", shc__opt_modes(s), "configOptions",
+                     shc__opt_config(br, s));
+}
+
+static bool model_known(const br_bridge *br, const char *v)
+{
+    if (br->be->model && !strcmp(v, br->be->model))
+        return true;
+    size_t i;
+    json_t *m;
+    json_array_foreach(br->models, i, m)
+    {
+        if (!strcmp(json_string_value(m), v))
+            return true;
+    }
+    return false;
+}
+
+static void apply(br_bridge *br, br_session *s, const char *id, const char *value)
+{
+    if (!strcmp(id, "mode")) {
+        s->approve = !strcmp(value, "ask") ? SHC_APPROVE_ASK : SHC_APPROVE_ALL;
+        return;
+    }
+    free(s->model);
+    bool configured = br->be->model && !strcmp(value, br->be->model);
+    s->model = configured ? NULL : strdup(value);
+    if (br->be->ops->set_model)
+        br->be->ops->set_model(br->be, s->id, s->model);
+}
+
+int shc__opt_set(br_bridge *br, br_session *s, const char *id, const char *value,
+                 const char **why)
+{
+    if (!id || !value) {
+        *why = "a config option needs a string value";
+        return -1;
+    }
+    bool is_mode = !strcmp(id, "mode");
+    if (is_mode && strcmp(value, "ask") && strcmp(value, "all")) {
+        *why = "unknown mode (the modes are ask and all)";
+        return -1;
+    }
+    if (!is_mode && strcmp(id, "model")) {
+        *why = "unknown config option (the options are mode and model)";
+        return -1;
+    }
+    if (!is_mode && (!br->be->model || !model_known(br, value))) {
+        *why = br->be->model ? "unknown model (not in the model option's list)"
+                             : "shell mode has no model";
+        return -1;
+    }
+    apply(br, s, id, value);
+    shc__rec_config(s, id, value);
+    shc_log_info(br->log, "%s: %s = %s", s->id, id, value);
+    if (is_mode)
+        shc__wire_update(br, s, json_pack("{s:s,s:s}", "sessionUpdate", "current_mode_update",
+                                          "currentModeId", mode_id(s->approve)));
+    shc__wire_update(br, s, json_pack("{s:s,s:o}", "sessionUpdate", "config_option_update",
+                                      "configOptions", shc__opt_config(br, s)));
+    return 0;
+}
+
+void shc__opt_restore(br_bridge *br, br_session *s, const char *id, const char *value)
+{
+    if (!id || !value)
+        return;
+    if (!strcmp(id, "mode") && (!strcmp(value, "ask") || !strcmp(value, "all")))
+        apply(br, s, id, value);
+    else if (!strcmp(id, "model") && br->be->model)
+        apply(br, s, id, value); /* a model the server no longer lists is still tried */
+}

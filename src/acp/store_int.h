@@ -1,0 +1,32 @@
+/* Internals of the session store shared by store.c (one session's file) and store_dir.c (the
+ * directory: names, safe opening, listing, pruning).  store.c -> store_dir.c.  Not public. */
+#ifndef SHC_STORE_INT_H
+#define SHC_STORE_INT_H
+
+#include <sys/stat.h>
+
+#include "acp/store.h"
+
+struct shc_store {
+    char *path;
+    int dirfd;
+    uint64_t max_bytes;
+    uint64_t session_max;
+    uint64_t since_prune; /* bytes appended since the last prune */
+    const shc_log *log;
+    unsigned char key[16]; /* the id key (.key): a tag in every id this store makes */
+};
+
+/* "<id>.jsonl" (id must be valid) into out. */
+void shc__store_file_name(char out[SHC_STORE_ID_LEN + 7], const char *id);
+/* Opens a store file relative to the directory without following a symlink and without
+ * blocking on a FIFO; it must be a regular file.  The fd, or -1 with errno (ENOENT, or EINVAL
+ * for anything that is not a regular file). */
+int shc__store_open_file(shc_store *st, const char *id, int flags, struct stat *sb);
+/* After locking fd: is it still the file at that name (not pruned or deleted meanwhile)? */
+bool shc__store_still_linked(shc_store *st, const char *id, int fd);
+
+/* SipHash-2-4 of in[0..n) under key (store_dir.c; for tests against the reference vectors). */
+uint64_t shc__siphash24(const unsigned char key[16], const unsigned char *in, size_t n);
+
+#endif

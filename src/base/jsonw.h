@@ -1,0 +1,44 @@
+/* Writing JSON straight into a shc_strbuf, without building a tree and without jansson (the
+ * library's JSON answers are written through here where speed matters: `explain --batch`,
+ * `parse --batch`; a build without jansson can use it too).  The bytes are the ones jansson's
+ * json_dumps(JSON_COMPACT) writes for the same values, so the two paths can be compared
+ * byte for byte: strings escape '"', '\\' and control characters (\b \f \n \r \t, others
+ * \u00XX with upper-case hex), '/' and DEL stay as they are, and with SHC_JW_ASCII every
+ * non-ASCII character is \uXXXX (a surrogate pair above U+FFFF), as JSON_ENSURE_ASCII does.
+ * Invalid UTF-8 becomes U+FFFD, one per maximal invalid subpart, as shc_json_str() does. */
+#ifndef SHC_BASE_JSONW_H
+#define SHC_BASE_JSONW_H
+
+#include <stddef.h>
+
+#include "base/strbuf.h"
+
+enum { SHC_JW_ASCII = 1 };
+
+/* s[0..n) (any bytes, NUL included) as a JSON string. */
+void shc_jw_str(shc_strbuf *b, const char *s, size_t n, unsigned flags);
+/* A NUL-terminated string, or null for NULL. */
+void shc_jw_cstr(shc_strbuf *b, const char *s, unsigned flags);
+/* A decimal integer, as jansson prints json_int_t (inline below 1000: spans are mostly small). */
+void shc__jw_int(shc_strbuf *b, long long v);
+static inline void shc_jw_int(shc_strbuf *b, long long v)
+{
+    if (v >= 0 && v < 1000 && b->n + 3 < b->cap) {
+        char *o = b->p + b->n;
+        if (v >= 100)
+            *o++ = (char)('0' + v / 100);
+        if (v >= 10)
+            *o++ = (char)('0' + v / 10 % 10);
+        *o++ = (char)('0' + v % 10);
+        *o = '\0';
+        b->n = (size_t)(o - b->p);
+    } else {
+        shc__jw_int(b, v);
+    }
+}
+/* A literal piece of JSON text (punctuation and keys written by the caller). */
+#define shc_jw_raw(b, lit) shc_strbuf_put((b), "" lit, sizeof(lit) - 1) /* literals only */
+/* One of two literals. */
+#define shc_jw_pick(b, cond, lit1, lit2) ((cond) ? shc_jw_raw(b, lit1) : shc_jw_raw(b, lit2))
+
+#endif
