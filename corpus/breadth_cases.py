@@ -120,6 +120,12 @@ def add(case, wrap):
     T("rg --files -0 | xargs -0 -r grep foo", "only find")
     T("xargs -0 -r grep foo < list", "xargs as the primary")
     T("find . -type f -print0 | xargs -0 -r grep foo | xargs -0 -r grep bar", "a second xargs")
+    S("find . -type f -print0 2>/dev/null | xargs -0 -r grep foo", "foo", ".",
+      "find's stderr to /dev/null")
+    T("find . -type f -print0 2>&1 | xargs -0 -r grep foo",
+      "find's messages (they quote names) would reach xargs between the names")
+    T("find . -type f -print0 |& xargs -0 -r grep foo", "|& sends find's stderr down the pipe")
+    T("find . -type f -print0 1>&2 | xargs -0 -r grep foo", "a duplication on find")
 
     # 4. several files in one read
     R("cat a b", "a", "cat a b: one location per file")

@@ -515,7 +515,7 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
             check_redirs(c, stages[s], NULL) < 0)
             return -1;
         if (s == 1 && !strcmp(fargv[0], "xargs")) {
-            if (!shc__policy_xargs(&fr, r, fargv, fargc))
+            if (!shc__policy_xargs(&fr, r, p, fargv, fargc))
                 return reject(c, stages[s]->u.call.words[fr.argi < fargc ? fr.argi : 0].span, "%s",
                               fr.reason);
             continue;

@@ -13,7 +13,8 @@
  *    its standard input is find's or /dev/null (xargs), and it never reads it with a file
  *    operand present;
  *  - xargs: -0 and -r (without -r an empty input still runs grep once, with no file: it reads
- *    standard input), or -I R with R a file operand; no -a/-o/-p (the terminal), -d, -E, -L. */
+ *    standard input), or -I R with R a file operand; no -a/-o/-p (the terminal), -d, -E, -L;
+ *    find's stderr stays out of the pipe (no `|&`, no `2>&1`). */
 #include "classify/policy.h"
 
 #include <stdio.h>
@@ -74,10 +75,30 @@ int shc__exec_grep(shc_rule *r, const char *const *argv, size_t cmd, size_t end,
     return 0;
 }
 
-bool shc__policy_xargs(shc_rule *r, shc_rule *p, const char *const *argv, size_t argc)
+/* Whether the first stage's stderr may reach the pipe: `|&`, or a `N>&M` duplication (`2>&1`
+ * puts find's messages, which quote names, between the NUL-terminated ones). */
+static bool stderr_in_pipe(const shc_node *pipe)
+{
+    if (pipe->kind != SHC_NODE_PIPE || pipe->u.pipe.n < 2)
+        return true;
+    if (pipe->u.pipe.stderr_too && pipe->u.pipe.stderr_too[0])
+        return true;
+    const shc_call *call = &pipe->u.pipe.cmds[0]->u.call;
+    for (size_t i = 0; i < call->nredirs; i++)
+        if (call->redirs[i].op == SHC_REDIR_DUP_OUT)
+            return true;
+    return false;
+}
+
+bool shc__policy_xargs(shc_rule *r, shc_rule *p, const shc_node *pipe, const char *const *argv,
+                       size_t argc)
 {
     if (argc > SHC_MAX_ARGS) {
         shc__reject(r, 0, "xargs: too many words");
+        return false;
+    }
+    if (stderr_in_pipe(pipe)) {
+        shc__reject(r, 0, "xargs: find's error messages (2>&1, |&) would reach it as names");
         return false;
     }
     if (!p->nul_files) {

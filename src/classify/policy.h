@@ -228,9 +228,11 @@ bool shc__policy_filter(
 int shc__exec_grep(shc_rule *r, const char *const *argv, size_t cmd, size_t end, const char *ph);
 
 /* xargs as the stage after the primary p (exec.c): `xargs -0 -r|-I R grep ...` fed by find
- * ... -print0 (p->nul_files).  On acceptance p becomes the search (query = grep's pattern) and
- * true is returned; otherwise r is rejected. */
-bool shc__policy_xargs(shc_rule *r, shc_rule *p, const char *const *argv, size_t argc);
+ * ... -print0 (p->nul_files) through pipe, whose first stage's stderr must not reach the pipe.
+ * On acceptance p becomes the search (query = grep's pattern) and true is returned; otherwise
+ * r is rejected. */
+bool shc__policy_xargs(shc_rule *r, shc_rule *p, const shc_node *pipe, const char *const *argv,
+                       size_t argc);
 
 /* ------------------------------------------------------------------ wordcheck.c */
 
