@@ -125,7 +125,7 @@ check: check-gen test
 # independent and -fvisibility=hidden, so that only the SHC_API functions of include/shcard.h
 # are exported (lib/libshcard.map also says so to the linker; suite_library compares both with
 # the committed list lib/libshcard.symbols).  The shcard binary links its own objects.
-VERSION   := $(shell sed -n 's/^\#define SHC_VERSION "\(.*\)"/\1/p' include/shcard.h)
+VERSION   := $(shell sed -n 's/^\#define SHC_VERSION "\(.*\)"/\1/p' include/shcard.h 2>/dev/null)
 SOVERSION := 0
 CORE_SRC  := src/base/arena.c src/base/strbuf.c src/base/utf8.c src/base/jsonw.c src/base/fmt.c \
              $(filter-out src/shell/dump.c,$(wildcard src/shell/*.c)) \

@@ -1699,6 +1699,24 @@ CLASSIFIER_REDTEAM = [
     ('dollar-continuation', 'head -n 3 "f$\\\n{x:=$\'\\x24(touch pwned)\'}$\\\n{x@P}"', 'inside double quotes too: the prompt expansion runs touch'),
     ('1', "ls .$'\\c@\\c' && rm -rf d #'", 'quote desync: bash runs ls . && rm -rf d'),
 ]
+# ---- the second classifier red team (/work/redteam/round2/findings.jsonl; classes F, D', G of
+# its report): regular expressions and wildcards whose cost has no bound.  The compile blow-ups
+# (F) need no input; D' needs long lines, G long names.
+CLASSIFIER_REDTEAM += [
+    ('F', "grep -E '((((a{1,100}){1,100}){1,100}){1,100})' README.md", 'glibc regcomp copies each interval: did not finish in 60 s'),
+    ('F', "grep -r -E '(((a{1,1000}){1,1000}){1,1000})' .", 'nested intervals: regcomp never finishes'),
+    ('F', "git --no-pager grep -E '(((a{1,1000}){1,1000}){1,1000})'", 'git grep compiles with regcomp: never finishes'),
+    ('F', "git --no-pager grep 'a{1,1000}{1,1000}{1,1000}x'", "a repository's grep.patternType=extended makes this basic pattern an ERE: never finishes"),
+    ('F', "find . -regextype posix-extended -regex '(((a{1,1000}){1,1000}){1,1000})'", 'find -regex compiles with regcomp: never finishes'),
+    ('F', "ls | grep -E '(((a{1,1000}){1,1000}){1,1000})'", 'the grep filter: never finishes'),
+    ('F', "nl -b p'\\(\\(\\(a\\{1,1000\\}\\)\\{1,1000\\}\\)\\{1,1000\\}\\)' README.md", 'nl -b pREGEX compiles with regcomp: never finishes'),
+    ('F', "cat README.md | nl -bp'a\\{1,1000\\}\\{1,1000\\}\\{1,1000\\}'", 'nl filter: never finishes'),
+    ('F', "rg --regex-size-limit 100G --dfa-size-limit 100G '(((a{1,1000}){1,1000}){1,1000})' .", 'raised size limits let rg compile for ever'),
+    ("D'", "nl -b p'\\(.*\\)\\(.*\\)\\(.*\\)\\(.*\\)\\(.*\\)\\5\\4\\3\\2\\1' big.txt", 'nl matches the backreference by backtracking: did not finish over 300 long lines'),
+    ('G', "tree -P '*a*a*a*a*a*a*a*a*a*a*a*a*b'", "tree's wildcard matcher is exponential in '*': did not finish with one 200-byte name"),
+    ('G', "tree -I '*a*a*a*a*a*a*a*a*a*a*a*b'", 'did not finish in 60 s with one 120-byte name'),
+    ('G', "tree --matchdirs -P '*a*a*a*a*a*a*a*a*a*a*b' src", 'a long directory name: did not finish'),
+]
 _seen = {c["cmd"] for c in files.get("redteam", [])}
 for cls, cmd, harm in CLASSIFIER_REDTEAM:
     if cmd not in _seen:

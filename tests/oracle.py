@@ -504,6 +504,10 @@ def run_one(shcard, verdict, timeout, mode="pipe", hostile_git=False, keep=False
         for name in HOOK_PROGRAMS:  # what the repository's configuration names: seen if run
             write(os.path.join(bindir, name), "#!/bin/sh\nexec cat\n")
             os.chmod(os.path.join(bindir, name), 0o755)
+        # the supervisor runs from the scratch directory: the sandbox's /tmp is empty, and a
+        # checkout under /tmp (a CI clone) would not be seen there
+        supervise = os.path.join(root, "supervise.py")
+        shutil.copyfile(SUPERVISE, supervise)
         script, programs = plan(shcard, verdict)
         git_setup(root, work, verdict, partial="git" in programs, hostile=hostile_git)
         special = add_fixtures(work)
@@ -522,7 +526,7 @@ def run_one(shcard, verdict, timeout, mode="pipe", hostile_git=False, keep=False
         for f in PROFILES:  # a login wrapper (bash -lc, zsh -lc) reads no system profile
             if os.path.exists(f):
                 cmd += ["--ro-bind", "/dev/null", f]
-        cmd += ["--", SANDBOX_PY, "-I", "-S", SUPERVISE, mode, str(timeout), report, "--",
+        cmd += ["--", SANDBOX_PY, "-I", "-S", supervise, mode, str(timeout), report, "--",
                 "strace", "-f", "-y", "-qq", "-s", "256", "--seccomp-bpf", "-e", "signal=none",
                 "-o", trace, "-e", "trace=" + (TRACE_LIGHT if light else TRACE),
                 "bash", "--noprofile", "--norc", "-c", script]

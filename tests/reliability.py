@@ -1192,6 +1192,82 @@ def case_sessions_cap():
         a.close()
 
 
+def case_hostile_store():
+    """A planted store file, a forged cursor, hostile mention names: only their own session is
+    affected, memory stays bounded, nothing a client sends is shell syntax."""
+    a = Agent()
+    try:
+        a.init(PLAIN_CAPS)
+        # the first list of an empty store (qsort(NULL, 0): an abort under `make asan`)
+        r = a.call("session/list", {})
+        R.check(r is not None and r.get("result") == {"sessions": []}, "list of an empty store", r)
+        sid = a.new_session()
+        store = os.path.join(a.dir, "state", "shcard", "sessions")
+        os.makedirs(store, exist_ok=True)
+        # 30,000 calls that never end: the replay keeps a bounded number open
+        victim = "sess_" + "ab" * 16
+        with open(os.path.join(store, victim + ".jsonl"), "w") as f:
+            f.write(json.dumps({"t": "session", "v": 1, "id": victim, "cwd": a.cwd, "created": "x", "agent": "shell"}) + "\n")
+            f.write(json.dumps({"t": "prompt", "blocks": [{"type": "text", "text": "x"}]}) + "\n")
+            for i in range(30000):
+                f.write('{"t":"call","id":"c%d","command":"x","cwd":"/tmp","card":"console","status":"in_progress",'
+                        '"kind":"terminal","title":"x","locations":[{"path":"/a"},{"path":"/b"}]}\n' % i)
+        t0 = time.monotonic()
+        r = a.call("session/load", {"sessionId": victim, "cwd": a.cwd, "mcpServers": []}, timeout=60)
+        took = time.monotonic() - t0
+        R.check(r is not None and "result" in r, "planted open calls: the load is answered", r)
+        R.check(took < 30, "planted open calls: the load takes linear time", f"{took:.1f} s")
+        hwm = rss_kb(a.pid, "VmHWM")
+        R.check(hwm < RSS_LIMIT_MB * 1024, "planted open calls: RSS bounded", hwm)
+        # a forged cursor beyond 64 bits is refused (it overflowed before)
+        r = a.call("session/list", {"cursor": "9999999999999999999:sess_" + "a" * 32})
+        R.check(r is not None and r.get("error", {}).get("code") == -32602, "cursor beyond int64: -32602", r)
+        # a title from a mention whose path is not UTF-8 is still a title
+        s2 = a.new_session()
+        r = a.response(a.prompt(s2, [{"type": "resource_link", "uri": "file:///tmp/%ff%fe(x", "name": ""},
+                                     {"type": "text", "text": "\ntrue"}]), 10)
+        titles = [u.get("title") for u in a.updates(s2) if u.get("sessionUpdate") == "session_info_update"]
+        R.check(titles == ["/tmp/\ufffd\ufffd(x"], "title from a non-UTF-8 mention: sent, U+FFFD", titles)
+        # a mention named like an assignment, first on the line, is a word, not an assignment
+        with open(os.path.join(a.cwd, "evil.sh"), "w") as f:
+            f.write("touch PWN_ENV\n")
+        open(os.path.join(a.cwd, "BASH_ENV=evil.sh"), "w").close()
+        r = a.response(a.prompt(s2, [{"type": "resource_link", "uri": "file://" + a.cwd + "/BASH_ENV=evil.sh", "name": "e"},
+                                     {"type": "text", "text": " bash -c :"}]), 10)
+        R.check(r is not None and "result" in r, "assignment-like mention: answered", r)
+        R.check(not os.path.exists(os.path.join(a.cwd, "PWN_ENV")), "assignment-like mention: not an assignment",
+                a.tool_calls(s2)[-1:])
+    finally:
+        a.close()
+
+
+def case_session_fds():
+    """Every live session holds its store file: under a hard descriptor limit of 1024, over a thousand
+    sessions that each recorded something still leave room for commands."""
+    a = Agent()
+    try:
+        a.init(PLAIN_CAPS)
+        resource.prlimit(a.pid, resource.RLIMIT_NOFILE, (1024, 1024))
+        n = 1020
+        sids = []
+        for i in range(n):
+            sid = a.new_session()
+            sids.append(sid)
+            a.prompt(sid, [{"type": "resource_link", "uri": "file:///x", "name": "x"}])  # recorded, runs nothing
+        last = a.response(a.next_id, 60)
+        R.check(last is not None and "result" in last, "1020 recorded sessions: answered", last)
+        nfd = len(os.listdir(f"/proc/{a.pid}/fd"))
+        R.check(nfd <= 1024 - 200, "1020 recorded sessions: descriptors left for commands", nfd)
+        sid = a.new_session()
+        r = a.response(a.prompt(sid, "echo fd-ok"), 15)
+        fin = a.finals(sid)
+        R.check(r is not None and fin and fin[-1].get("status") == "completed", "a command still runs", fin[-1:])
+        r = a.call("session/load", {"sessionId": sids[0], "cwd": a.cwd, "mcpServers": []}, timeout=15)
+        R.check(r is not None and "result" in r, "the oldest session loads again", r)
+    finally:
+        a.close()
+
+
 CASES = {
     "signals": case_signals,
     "signal_teardown": case_signal_teardown,
@@ -1211,6 +1287,8 @@ CASES = {
     "jsonrpc_edges": case_jsonrpc_edges,
     "cwd": case_cwd,
     "sessions_cap": case_sessions_cap,
+    "hostile_store": case_hostile_store,
+    "session_fds": case_session_fds,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 

@@ -126,12 +126,9 @@ static void test_single_line_summary(void **state)
     be->ops->free(be);
 }
 
-/* What bash makes of a word: `printf %s WORD` run for real. */
-static char *bash_word(const char *word)
+/* The output of a bash script, run for real. */
+static char *bash_run(char *script /* freed */)
 {
-    char *script = NULL;
-    if (asprintf(&script, "printf %%s %s", word) < 0)
-        return NULL;
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     pid_t pid = fork();
@@ -155,6 +152,15 @@ static char *bash_word(const char *word)
     return buf;
 }
 
+/* What bash makes of a word: `printf %s WORD`. */
+static char *bash_word(const char *word)
+{
+    char *script = NULL;
+    if (asprintf(&script, "printf %%s %s", word) < 0)
+        return NULL;
+    return bash_run(script);
+}
+
 static void test_quote_against_bash(void **state)
 {
     (void)state;
@@ -170,6 +176,18 @@ static void test_quote_against_bash(void **state)
         assert_non_null(w);
         assert_null(strchr(w, '\n')); /* one line, always */
         assert_string_equal(bash_word(w), names[i]);
+        free(w);
+    }
+    /* first on a line a quoted name is a command name, never an assignment or a reserved
+     * word: with no PATH, bash can only say "not found" (127) */
+    const char *first[] = {"BASH_ENV=x", "A=b", "time", "coproc", "if", "function", "while"};
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
+        shc_strbuf b = {0};
+        shc_shell_quote(&b, first[i], strlen(first[i]));
+        char *w = shc_strbuf_take(&b), *script = NULL;
+        assert_non_null(w);
+        assert_true(asprintf(&script, "PATH=/nonexistent; %s 2>/dev/null; printf %%s $?", w) > 0);
+        assert_string_equal(bash_run(script), "127");
         free(w);
     }
 }

@@ -196,6 +196,107 @@ static shc_kind kind_in(const char *cwd, const char *cmd, const char **reason_ou
     return k;
 }
 
+/* Writes text to dir/name (mode "w"). */
+static void put(const char *dir, const char *name, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* What the tools read from the repository without being told (red team 2, classes H, I, J):
+ * ignore files that are FIFOs or lead to devices, git's files as FIFOs, a git configuration
+ * that runs programs (core.fsmonitor) or reads other files (include.path), and files over
+ * 1 GiB are terminal with a real directory; an ordinary repository keeps its cards. */
+static void test_cwd_repo(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shc-repo-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[512], cmd[600];
+    const char *why = NULL;
+    snprintf(cmd, sizeof cmd, "cd %s && git init -q . && mkdir src && echo foo > src/a.c && "
+             "echo foo > README.md", dir);
+    assert_int_equal(system(cmd), 0);
+    /* an ordinary repository */
+    assert_int_equal(kind_in(dir, "rg foo .", NULL), SHC_KIND_SEARCH);
+    assert_int_equal(kind_in(dir, "fd a", NULL), SHC_KIND_SEARCH);
+    assert_int_equal(kind_in(dir, "git ls-files", NULL), SHC_KIND_LIST);
+    assert_int_equal(kind_in(dir, "git --no-pager grep foo", NULL), SHC_KIND_SEARCH);
+    assert_int_equal(kind_in(dir, "bat -P README.md", NULL), SHC_KIND_READ);
+    put(dir, ".gitignore", "build/\n");
+    assert_int_equal(kind_in(dir, "rg foo src", NULL), SHC_KIND_SEARCH);
+    /* H: ignore files that lead to a device, or are FIFOs, here or in a parent */
+    snprintf(p, sizeof p, "%s/.ignore", dir);
+    assert_int_equal(symlink("/dev/zero", p), 0);
+    assert_int_equal(kind_in(dir, "rg foo .", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, ".ignore"));
+    assert_int_equal(kind_in(dir, "rg foo src", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in(dir, "cd src && fd a", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in(dir, "tree --gitignore", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in(dir, "cat README.md", NULL), SHC_KIND_READ);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/src/.rgignore", dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    assert_int_equal(kind_in(dir, "rg --files src", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "FIFO"));
+    unlink(p);
+    snprintf(p, sizeof p, "%s/.git/info/exclude", dir);
+    unlink(p);
+    assert_int_equal(symlink("/dev/tty", p), 0);
+    assert_int_equal(kind_in(dir, "fd a", NULL), SHC_KIND_TERMINAL);
+    unlink(p);
+    assert_int_equal(kind_in(dir, "fd a", NULL), SHC_KIND_SEARCH);
+    /* I: git's configuration and files */
+    snprintf(cmd, sizeof cmd, "git -C %s config core.fsmonitor 'touch PWNED; false'", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kind_in(dir, "git ls-files", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "git configuration"));
+    assert_int_equal(kind_in(dir, "cd src && git --no-pager grep foo", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in(dir, "bat -P README.md", NULL), SHC_KIND_TERMINAL);
+    snprintf(cmd, sizeof cmd, "git -C %s config --unset core.fsmonitor && "
+             "git -C %s config include.path /dev/stdin", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kind_in(dir, "git ls-files", NULL), SHC_KIND_TERMINAL);
+    snprintf(cmd, sizeof cmd, "git -C %s config --unset include.path", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kind_in(dir, "git ls-files", NULL), SHC_KIND_LIST);
+    snprintf(p, sizeof p, "%s/.git/HEAD", dir);
+    unlink(p);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    assert_int_equal(kind_in(dir, "git ls-files", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "HEAD"));
+    unlink(p);
+    put(dir, ".git/HEAD", "ref: refs/heads/main\n");
+    /* a .git file (a worktree) is followed to its git directory */
+    snprintf(cmd, sizeof cmd, "mkdir %s/wt && printf 'gitdir: %s/.git\\n' > %s/wt/.git", dir,
+             dir, dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kind_in(dir, "cd wt && git ls-files", NULL), SHC_KIND_LIST);
+    put(dir, "wt/.git", "nonsense\n");
+    assert_int_equal(kind_in(dir, "cd wt && git ls-files", NULL), SHC_KIND_TERMINAL);
+    /* an embedded directory that git takes for a bare repository (HEAD and objects) */
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/evil/objects %s/evil/refs && "
+             "echo 'ref: refs/heads/main' > %s/evil/HEAD", dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kind_in(dir, "cd evil && git ls-files", NULL), SHC_KIND_LIST);
+    put(dir, "evil/config", "[core]\n\tworktree = ..\n\tfsmonitor = touch PWNED\n");
+    assert_int_equal(kind_in(dir, "cd evil && git ls-files", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "evil/config"));
+    assert_int_equal(kind_in(dir, "git ls-files", NULL), SHC_KIND_LIST);
+    /* J: a file over 1 GiB */
+    snprintf(cmd, sizeof cmd, "truncate -s 2G %s/big", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(kind_in(dir, "head -n 1 big", &why), SHC_KIND_TERMINAL);
+    assert_non_null(strstr(why, "1 GiB"));
+    assert_int_equal(kind_in(NULL, "head -n 1 big", NULL), SHC_KIND_READ);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* With the real directory, what a command would read is stat()ed: FIFOs, devices and sockets,
  * also behind a symlink in the project, are terminal; regular files and directories are not. */
 static void test_cwd_stat(void **state)
@@ -326,7 +427,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_fields),   cmocka_unit_test(test_search_and_list),
         cmocka_unit_test(test_terminal_reasons), cmocka_unit_test(test_parse_error),
-        cmocka_unit_test(test_json),            cmocka_unit_test(test_cwd_stat),
+        cmocka_unit_test(test_json),            cmocka_unit_test(test_cwd_stat), cmocka_unit_test(test_cwd_repo),
         cmocka_unit_test(test_paths_normalised),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

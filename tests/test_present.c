@@ -32,10 +32,12 @@ static json_t *jget(json_t *o, const char *path)
     return cur;
 }
 
-static const shc_client_caps zed = {true, true, false, false};
-static const shc_client_caps acpx = {true, false, false, false};
-static const shc_client_caps acpx_ct = {true, false, true, false};
-static const shc_client_caps bare = {false, false, true, false};
+static const shc_client_caps zed = {.terminal = true, .terminal_output = true};
+static const shc_client_caps acpx = {.terminal = true};
+static const shc_client_caps acpx_ct = {.terminal = true, .client_terminals = true};
+static const shc_client_caps bare = {.client_terminals = true};
+static const shc_client_caps delta = {.terminal_output_delta = true};
+static const shc_client_caps v2 = {.display_terminals = true};
 
 static void test_card_choice(void **state)
 {
@@ -49,6 +51,10 @@ static void test_card_choice(void **state)
     assert_int_equal(shc_present_card(&term, &acpx), SHC_CARD_CONSOLE);
     assert_int_equal(shc_present_card(&term, &acpx_ct), SHC_CARD_CLIENT_TERMINAL);
     assert_int_equal(shc_present_card(&term, &bare), SHC_CARD_CONSOLE); /* no terminal: true */
+    /* _meta.terminal_output_delta alone, and any v2 client, get the live terminal card */
+    assert_int_equal(shc_present_card(&term, &delta), SHC_CARD_TERMINAL);
+    assert_int_equal(shc_present_card(&term, &v2), SHC_CARD_TERMINAL);
+    assert_int_equal(shc_present_card(&read, &v2), SHC_CARD_CLASSIFIED);
 }
 
 static void test_read_card(void **state)

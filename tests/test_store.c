@@ -432,6 +432,90 @@ static void test_list_and_prune(void **state)
     shc_store_close(open_one);
 }
 
+/* Files a hostile process planted in the store affect only themselves: a hard link to a file
+ * elsewhere is never opened (nor written through, as .gone either), a FIFO at .gone.new never
+ * blocks, a huge sparse file is what a prune removes first, and a record of very many values is
+ * refused before it is parsed (and never written). */
+static void test_hostile_files(void **state)
+{
+    fx *f = *state;
+    open_store(f, 1u << 20);
+    char outside[200], outside2[200], p[400];
+    snprintf(outside, sizeof outside, "%s/user.jsonl", f->root);
+    snprintf(outside2, sizeof outside2, "%s/ids.txt", f->root);
+    const char *hid = "sess_dddddddddddddddddddddddddddddddd";
+    write_file(outside, "{\"t\":\"session\",\"v\":1,\"id\":\"sess_dddddddddddddddddddddddddddddddd\","
+                        "\"cwd\":\"/tmp\"}\nlast line, no newline");
+    write_file(outside2, "mine\n");
+    assert_int_equal(link(outside, path_of(f, hid)), 0);
+    snprintf(p, sizeof p, "%s/.gone", f->dir);
+    assert_int_equal(link(outside2, p), 0);
+    shc_store_file *sf = NULL;
+    assert_int_equal(shc_store_open_session(&sf, f->st, hid), SHC_STORE_ENOENT);
+    char id[SHC_STORE_ID_LEN + 1], err[256];
+    sf = create(f, id);
+    shc_store_close(sf);
+    assert_int_equal(shc_store_delete(f->st, id), 0);
+    assert_true(shc_store_id_gone(f->st, id));
+    struct stat sb;
+    assert_int_equal(stat(outside, &sb), 0);
+    assert_int_equal(sb.st_size, 101); /* untouched */
+    assert_int_equal(stat(outside2, &sb), 0);
+    assert_int_equal(sb.st_size, 5);
+    /* .gone past its bound and a FIFO at .gone.new: the next delete neither blocks nor fails */
+    unlink(p);
+    FILE *fp = fopen(p, "w");
+    for (size_t i = 0; i < (1u << 20) / (SHC_STORE_ID_LEN + 1) + 8; i++)
+        fprintf(fp, "%s\n", hid);
+    fclose(fp);
+    snprintf(p, sizeof p, "%s/.gone.new", f->dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    sf = create(f, id);
+    shc_store_close(sf);
+    alarm(10);
+    assert_int_equal(shc_store_delete(f->st, id), 0);
+    alarm(0);
+    assert_true(shc_store_id_gone(f->st, id));
+    /* a sparse file far over the load limit, newer than the sessions: pruned first, alone */
+    char ids[3][SHC_STORE_ID_LEN + 1];
+    for (int i = 0; i < 3; i++) {
+        sf = create(f, ids[i]);
+        append(sf, "{s:s,s:[]}", "t", "prompt", "blocks");
+        shc_store_close(sf);
+        set_age(f, ids[i], 300 - i * 100);
+    }
+    const char *big = "sess_eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+    write_file(path_of(f, big), "");
+    assert_int_equal(truncate(path_of(f, big), (off_t)10 << 30), 0);
+    assert_int_equal(shc_store_prune(f->st), 1);
+    assert_int_not_equal(stat(path_of(f, big), &sb), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(stat(path_of(f, ids[i]), &sb), 0);
+    /* a record of very many small values: refused, not parsed */
+    fp = fopen(path_of(f, ids[0]), "a");
+    fputs("{\"t\":\"text\",\"x\":[0", fp);
+    for (size_t i = 0; i < SHC_STORE_MAX_VALUES; i++)
+        fputs(",0", fp);
+    fputs("]}\n", fp);
+    fclose(fp);
+    assert_int_equal(shc_store_open_session(&sf, f->st, ids[0]), 0);
+    assert_int_equal(read_all(sf, err, sizeof err), SHC_STORE_ECORRUPT);
+    assert_non_null(strstr(err, "too many values"));
+    /* and such a record is never written: it is replaced, and the file still reads back */
+    json_t *arr = json_array();
+    for (size_t i = 0; i < SHC_STORE_MAX_VALUES + 1; i++)
+        json_array_append_new(arr, json_integer(0));
+    json_t *rec = json_pack("{s:s,s:o}", "t", "text", "x", arr);
+    shc_store_file *w = create(f, id);
+    assert_int_equal(shc_store_append(w, rec), 1);
+    json_decref(rec);
+    shc_store_close(w);
+    shc_store_close(sf);
+    assert_int_equal(shc_store_open_session(&sf, f->st, id), 0);
+    assert_int_equal(read_all(sf, err, sizeof err), 2);
+    shc_store_close(sf);
+}
+
 static const char *env_xdg(const char *n)
 {
     return !strcmp(n, "XDG_STATE_HOME") ? "/x/state" : !strcmp(n, "HOME") ? "/home/u" : NULL;
@@ -504,6 +588,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_and_prune, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_files, setup, teardown),
         cmocka_unit_test(test_default_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* The WebAssembly build's glue (make npm): what index.js calls, over the same core files as
  * libshcard (Makefile CORE_SRC), compiled with clang --target=wasm32-wasi against Debian's
  * wasi-libc.  The module imports no file system: the stat() and realpath() the classifier does
- * with a cwd (classify/paths.c, classify/classify.c) are this file's, answered by the host
+ * with a cwd (classify/paths.c, classify/classify.c, classify/repo.c) are this file's, answered by the host
  * through env.shcard_stat and env.shcard_realpath, which index.js implements with Node's fs (a
  * browser has none: no cwd there). */
 #include <errno.h>
@@ -57,6 +57,13 @@ int stat(const char *restrict path, struct stat *restrict st)
     memset(st, 0, sizeof *st);
     st->st_mode = (mode_t)mode;
     return 0;
+}
+
+/* The host has no lstat: a symbolic link is judged by what it leads to (classify/repo.c then
+ * sees the target's type; a file it cannot open, such as a git config, is refused). */
+int lstat(const char *restrict path, struct stat *restrict st)
+{
+    return stat(path, st);
 }
 
 /* shc_classify_ex + shc_verdict_to_json in one call: the verdict's JSON (NUL-terminated, owned

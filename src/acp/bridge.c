@@ -2,8 +2,9 @@
  * transport, dispatch and teardown (this file), the session methods (session.c), turns and tool
  * calls (turn.c, cterm.c, call.c), the writer and session/update notifications (wire.c), the
  * presenter (present.c: verdict + client capabilities -> card JSON, the only place that knows
- * how a card looks on the wire), and the session store (store.c: one file per session; journal.c
- * writes what happened, replay.c reads it back through the presenter).
+ * how a card looks on the wire), the session store (store.c: one file per session; journal.c
+ * writes what happened, replay.c reads it back through the presenter), and ACP v2 (v2.c: the
+ * negotiation and what differs on v2's method side; v2enc.c: the v2 dialect of the wire).
  * May use: agent/ (the seam, never a particular backend), exec/, classify/ (through the public
  * API), base/.
  *
@@ -78,15 +79,24 @@ static void m_initialize(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, bad);
         return;
     }
+    int version = shc__v2_negotiate(br, id, params); /* v2.c */
+    if (version != 1) {
+        if (version == 2)
+            shc__v2_initialize(br, id, params);
+        return;
+    }
     json_t *cc = json_object_get(params, "clientCapabilities");
+    json_t *meta = json_object_get(cc, "_meta");
     br->caps.terminal = json_is_true(json_object_get(cc, "terminal"));
-    br->caps.terminal_output =
-        json_is_true(json_object_get(json_object_get(cc, "_meta"), "terminal_output"));
+    br->caps.terminal_output = json_is_true(json_object_get(meta, "terminal_output"));
+    br->caps.terminal_output_delta = json_is_true(json_object_get(meta, "terminal_output_delta"));
+    br->caps.display_terminals = false;
     br->caps.client_terminals = br->cfg.client_terminals;
     json_t *notices = json_object_get(json_object_get(cc, "session"), "notices");
     br->caps.notices = json_is_object(notices);
-    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d notices=%d",
-                 br->caps.terminal, br->caps.terminal_output, br->caps.notices);
+    shc_log_info(br->log, "initialize: terminal=%d _meta.terminal_output=%d notices=%d%s",
+                 br->caps.terminal, br->caps.terminal_output, br->caps.notices,
+                 br->caps.terminal_output_delta ? " _meta.terminal_output_delta=1" : "");
     shc_rpc_respond(br->rpc, id,
                     json_pack("{s:i,s:o,s:[],s:{s:s,s:s,s:s}}", "protocolVersion", 1,
                               "agentCapabilities", agent_caps(br), "authMethods", "agentInfo",
@@ -98,8 +108,9 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
 {
     br_bridge *br = payload;
     (void)rpc;
-    bool known = !strcmp(method, "initialize") || !strcmp(method, "authenticate") ||
-                 shc__session_knows(method);
+    bool known = !strcmp(method, "initialize") ||
+                 (br->version == 2 ? shc__v2_method_known(method)
+                                   : !strcmp(method, "authenticate") || shc__session_knows(method));
     if (!known) {
         /* the name is echoed, but never more than 128 bytes of it */
         size_t n = strlen(method), k = n > 128 ? 128 : n;
@@ -127,6 +138,8 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     }
     if (!strcmp(method, "initialize"))
         m_initialize(br, id, params);
+    else if (!strcmp(method, "terminal/cancel"))
+        shc__v2_terminal_cancel(br, id, params);
     else
         shc_rpc_respond(br->rpc, id, json_object()); /* authenticate */
 out:
@@ -235,6 +248,8 @@ static void teardown(br_bridge *br, const char *why)
     shc_loop_timer(br->loop, ms + flush + 1000, on_hard_deadline, br);
     for (br_session *s = br->sessions, *next; s; s = next) {
         next = s->next;
+        shc__v2_drop_held(br, s);
+        shc__v2_cancelling(s);
         for (br_turn *t = s->turns; t; t = t->next)
             shc__turn_cancel(t);
         shc__replay_abort(br, s, "the bridge is shutting down"); /* may free s */

@@ -1,12 +1,13 @@
 /* Internals shared by the bridge's parts, in dependency order (each uses only those after it):
  * bridge.c (transport, dispatch, initialize, teardown) -> session.c (the session methods: new,
- * load, resume, close, delete, prompt, modes and config options; the sessions' lifecycle) ->
- * listing.c (session/list) and -> replay.c (a stored session read back through the presenter) -> turn.c (turns,
- * tool calls, permissions, the local PTY path) -> cterm.c (client terminals) -> call.c (the end
- * of a call) -> wire.c (the writer and session/update notifications); turn.c -> options.c
- * (modes and config options) -> journal.c (what happened, into the store; the backend's
- * history/usage/notice callbacks) -> wire.c, and call.c -> journal.c; prompt.c (content
- * blocks), store.c and present.c sit below them all.
+ * load, resume, close, delete, prompt, modes and config options) -> lifecycle.c (the sessions
+ * in memory), listing.c (session/list), replay.c (a stored session read back through the
+ * presenter) and v2.c (ACP v2's method side) -> turn.c (turns, tool calls, permissions, the
+ * local PTY path) -> cterm.c (client terminals) -> call.c (the end of a call) -> wire.c (the
+ * writer and session/update notifications in the connection's dialect) -> v2enc.c (the v2
+ * dialect); turn.c -> options.c (modes and config options) -> journal.c (what happened, into
+ * the store; the backend's history/usage/notice callbacks) -> wire.c, and call.c -> journal.c;
+ * prompt.c (content blocks), store.c and present.c sit below them all.
  * The lower parts reach the bridge's lifecycle only through br->hooks.  Not a public header.
  *
  * Re-entrancy rule: callbacks from the backend, the executor and the rpc only change state and
@@ -47,7 +48,19 @@ typedef struct br_turn br_turn;
 typedef struct br_pending br_pending;
 typedef struct br_session br_session;
 typedef struct br_bridge br_bridge;
+typedef struct br_v2sess br_v2sess; /* v2enc.c: what the v2 encoder keeps per session */
 typedef struct br_replay br_replay;
+
+/* The window of every command's PTY: the executor's size, and the `size` a v2 client renders
+ * the display terminal at. */
+enum { BR_PTY_COLS = 120, BR_PTY_ROWS = 40 };
+
+/* v2: prompts held per session while it works (more are refused). */
+enum { BR_V2_HELD = 8 };
+#define BR_V2_HELD_BYTES ((size_t)8 << 20) /* and their text, all sessions */
+
+/* ACP v2's foreground state of a session (state_update). */
+typedef enum br_v2_state { V2_IDLE, V2_RUNNING, V2_ACTION } br_v2_state;
 
 typedef enum br_call_state {
     CALL_QUEUED,  /* emitted by the backend, not shown yet */
@@ -132,6 +145,9 @@ struct br_session {
     br_turn *active;              /* the turn not answered yet, or NULL */
     br_pending *pending;          /* owned FIFO: prompts waiting for the active turn's answer */
     unsigned long long used;      /* br->uses when it was last created or prompted */
+    br_v2sess *v2;                /* owned: the v2 encoder's state (v2 connections), or NULL */
+    json_t *v2_held;              /* owned: v2 prompts held while the session works, in order:
+                                   * [{id, prompt, bytes}], or NULL */
     shc_store_file *file;         /* owned: the session's store file, or NULL (journal.c makes
                                    * it with the first record) */
     bool unrecorded;              /* making it failed: the session is not recorded */
@@ -171,6 +187,10 @@ struct br_bridge {
     size_t queued_bytes;          /* text of every br_pending */
     unsigned long long uses;      /* a clock for br_session.used */
     shc_client_caps caps;         /* from the latest initialize */
+    int version;                  /* the ACP version this connection speaks: 1 or 2 (0 before
+                                   * initialize: v1) */
+    char v2_nonce[12];            /* v2: this process's part of every message id */
+    size_t v2_held_bytes;         /* v2: what the held prompts of all sessions take */
     br_session *sessions;         /* owned */
     shc_store *store;             /* owned, or NULL: sessions live in memory only */
     json_t *models;               /* owned: model ids for the selector (model backends), or NULL */
@@ -191,6 +211,53 @@ void shc__wire_update(br_bridge *br, br_session *s, json_t *update); /* steals u
 void shc__wire_flush(br_bridge *br);
 void shc__wire_on_writable(shc_loop *loop, int fd, unsigned events, void *payload);
 
+/* Starts a prompt's turn on the wire: v1 says nothing yet (the answer comes at the end); v2
+ * answers with the user message's messageId (also written to mid), echoes the message and
+ * reports running. */
+void shc__wire_prompt_start(br_bridge *br, br_session *s, json_t *id, json_t *prompt, char *mid,
+                            size_t cap);
+/* Ends it: v1 answers the prompt ({stopReason}, or the error when message is set); v2 reports
+ * idle with the stop reason ("error" with the error). */
+void shc__wire_prompt_end(br_bridge *br, br_session *s, json_t *id, const char *stop, int code,
+                          const char *message);
+/* The params of session/request_permission for a call (options is stolen): v1's toolCall, v2's
+ * command subject (v2 also reports requires_action). */
+json_t *shc__wire_permission(br_bridge *br, br_session *s, const shc_call_info *info,
+                             json_t *options);
+
+/* v2.c: ACP v2's method side (below session.c, above turn.c and wire.c) */
+bool shc__v2_method_known(const char *method); /* a v2 method (initialize aside) */
+/* initialize's version: 1 or 2, or -1 after answering with an error (params checked already) */
+int shc__v2_negotiate(br_bridge *br, json_t *id, json_t *params);
+void shc__v2_initialize(br_bridge *br, json_t *id, json_t *params); /* v2's answer */
+void shc__v2_terminal_cancel(br_bridge *br, json_t *id, json_t *params);
+void shc__v2_hold(br_bridge *br, br_session *s, json_t *id, json_t *prompt, size_t bytes);
+void shc__v2_drop_held(br_bridge *br, br_session *s); /* answered -32800 */
+json_t *shc__v2_take_held(br_bridge *br, br_session *s); /* the next to insert, or NULL */
+bool shc__v2_replay_from(br_bridge *br, json_t *id, json_t *params, bool *replay);
+void shc__v2_unknown(br_bridge *br, json_t *id, const char *method, const char *sid);
+void shc__v2_resumed(br_bridge *br, br_session *s); /* v2: replay's last frames, the state */
+
+/* v2enc.c: the v2 dialect (below wire.c) */
+json_t *shc__v2_encode(br_bridge *br, br_session *s, json_t *update); /* frames; steals update */
+json_t *shc__v2_state(br_session *s, br_v2_state st, const char *stop, int code,
+                      const char *message); /* a state_update (sets the state) */
+json_t *shc__v2_permission(br_session *s, const shc_call_info *info, const char *title,
+                           json_t *options, json_t **state);
+char *shc__v2_new_message_id(br_bridge *br, br_session *s, char *out, size_t cap);
+br_v2_state shc__v2_state_of(const br_session *s);
+/* The call whose display terminal tid runs (started, not exited), or NULL. */
+const char *shc__v2_running_call(br_session *s, const char *tid);
+void shc__v2_mark_cancel(br_session *s, const char *call_id); /* terminal/cancel accepted */
+void shc__v2_cancelling(br_session *s);                      /* session/cancel came */
+bool shc__v2_is_replaying(const br_session *s);
+/* A replay of the session's history starts: until replay_end, frames go through an encoder
+ * state of their own (terminals as one snapshot each).  replay_end returns the last frames
+ * (calls whose end was not replayed) and restores the live state. */
+void shc__v2_replay_begin(br_session *s);
+json_t *shc__v2_replay_end(br_session *s);
+void shc__v2_free(br_v2sess *v);                              /* NULL-safe */
+
 /* call.c */
 void shc__call_send(br_turn *t, json_t *update); /* a session/update of the turn; steals it */
 /* The call is over: final card, result kept for the backend (state DONE), the turn kicked. */
@@ -204,14 +271,23 @@ void shc__ct_run(br_call *c);    /* terminal/create and what follows */
 void shc__ct_cancel(br_call *c); /* terminal/kill, and a deadline */
 
 /* session.c */
-bool shc__session_knows(const char *method); /* one of the session/ methods */
+bool shc__session_knows(const char *method); /* one of the session/ methods (v1) */
 void shc__session_method(br_bridge *br, json_t *id, const char *method, json_t *params);
-br_session *shc__session_find(br_bridge *br, const char *id); /* live and not closing */
+/* A session's turn was just answered (hooks.settled): the next queued (v1) or held (v2) prompt
+ * starts. */
+void shc__session_settled(br_bridge *br, br_session *s);
+
+/* lifecycle.c: the sessions in memory */
+br_session *shc__session_find(br_bridge *br, const char *id);     /* live and not closing */
+br_session *shc__session_find_any(br_bridge *br, const char *id); /* closing ones too */
+/* A new session in memory (id and cwd copied), or NULL. */
+br_session *shc__session_new(br_bridge *br, const char *id, const char *cwd);
+/* Room for one more in memory (the idle one used longest ago leaves); false when all are busy. */
+bool shc__session_make_room(br_bridge *br);
+void shc__pending_free(br_bridge *br, br_pending *q);
 /* Frees a session whose turns are gone (answers its close / delete / load request). */
 void shc__session_free(br_bridge *br, br_session *s);
 void shc__sessions_reap(br_bridge *br); /* frees the closed sessions that are done */
-/* A session's turn was just answered (hooks.settled): the next queued prompt starts. */
-void shc__session_settled(br_bridge *br, br_session *s);
 
 /* listing.c */
 void shc__session_list(br_bridge *br, json_t *id, json_t *params); /* session/list */
@@ -221,7 +297,8 @@ int64_t shc__now_ns(void);                             /* CLOCK_REALTIME */
 /* options.c: the session's modes and config options (approval, model) */
 json_t *shc__opt_modes(const br_session *s);                      /* new reference */
 json_t *shc__opt_config(const br_bridge *br, const br_session *s); /* new reference */
-/* {modes, configOptions} for a new / load / resume answer (sessionId added by the caller). */
+/* {modes, configOptions} for a new / load / resume answer (sessionId added by the caller; v2:
+ * configOptions alone). */
 json_t *shc__opt_state(const br_bridge *br, const br_session *s);
 /* Sets "mode" (ask / all) or "model"; journals it and sends current_mode_update (mode) and
  * config_option_update.  Returns 0, or -1 with *why set (invalid params). */

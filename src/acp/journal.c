@@ -55,10 +55,13 @@ void shc__rec_title(br_session *s, const char *title, const char *at)
     put(s, json_pack("{s:s,s:s,s:s}", "t", "title", "title", title, "at", at));
 }
 
-void shc__rec_prompt(br_session *s, json_t *blocks)
+void shc__rec_prompt(br_session *s, json_t *blocks, const char *mid)
 {
-    if (on(s))
-        put(s, json_pack("{s:s,s:O}", "t", "prompt", "blocks", blocks));
+    json_t *r = on(s) ? json_pack("{s:s,s:O}", "t", "prompt", "blocks", blocks) : NULL;
+    if (r && mid)
+        json_object_set_new(r, "mid", json_string(mid));
+    if (r)
+        put(s, r);
 }
 
 void shc__rec_text(br_session *s, const char *kind, const char *text, size_t len)

@@ -4,8 +4,8 @@
  *
  *   {"t":"session","v":1,"id":ID,"cwd":DIR,"created":ISO-8601,"agent":"shell"|"openai"}  first
  *   {"t":"title","title":T,"at":ISO-8601}         from the first prompt
- *   {"t":"prompt","blocks":[...]}                 the prompt's content blocks as the client sent
- *                                                 them
+ *   {"t":"prompt","blocks":[...],"mid":M?}        the prompt's content blocks as the client sent
+ *                                                 them; mid the message id a v2 client got
  *   {"t":"text","kind":"message"|"thought","text":T}   each agent message / thought chunk
  *   {"t":"call","id":C,"command":..,"description":..?,"cwd":DIR,"card":CARD,"status":S,
  *    "kind":"read"|"search"|"list"|"terminal","title":..,"path":..?,"line":N?,
@@ -48,7 +48,8 @@ typedef struct br_turn br_turn;
 typedef struct br_call br_call;
 
 void shc__rec_title(br_session *s, const char *title, const char *at);
-void shc__rec_prompt(br_session *s, json_t *blocks /* borrowed */);
+/* mid: the user message's id (v2), or NULL */
+void shc__rec_prompt(br_session *s, json_t *blocks /* borrowed */, const char *mid);
 void shc__rec_text(br_session *s, const char *kind, const char *text, size_t len);
 void shc__rec_call(br_call *c, const char *status);
 void shc__rec_status(br_call *c, const char *status);

@@ -3,6 +3,7 @@
  * session methods send. */
 #include "acp/bridge_int.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static bool parse_cursor(const char *c, int64_t *ns, char id[SHC_STORE_ID_LEN + 
         return false;
     int64_t v = 0;
     for (const char *p = c; p < colon; p++) {
-        if (*p < '0' || *p > '9')
+        if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10) /* never overflows */
             return false;
         v = v * 10 + (*p - '0');
     }
@@ -80,7 +81,8 @@ void shc__session_list(br_bridge *br, json_t *id, json_t *params)
                       NULL);
         return;
     }
-    qsort(v, n, sizeof *v, newest_first);
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(v, n, sizeof *v, newest_first);
     size_t shown = 0;
     bool more = false;
     const shc_store_info *last = NULL;

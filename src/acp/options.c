@@ -1,7 +1,8 @@
 /* A session's settings as the editor sees them: approval as session modes (`ask`, `all`) and as
  * the "mode" config option, and with a model backend a "model" select (the configured model
  * plus what the server lists at GET /models).  A change applies to the next command or request,
- * is journaled, and is announced with current_mode_update / config_option_update. */
+ * is journaled, and is announced with current_mode_update / config_option_update.  ACP v2 has
+ * the config options alone (their key is `configId`). */
 #include "acp/bridge_int.h"
 
 #include <stdlib.h>
@@ -37,12 +38,13 @@ static const char *model_of(const br_bridge *br, const br_session *s)
 
 json_t *shc__opt_config(const br_bridge *br, const br_session *s)
 {
+    const char *key = br->version == 2 ? "configId" : "id"; /* v2 renamed it */
     json_t *mopts = json_array();
     for (size_t i = 0; mopts && i < sizeof modes / sizeof modes[0]; i++)
         json_array_append_new(mopts, json_pack("{s:s,s:s,s:s}", "value", modes[i].id, "name",
                                                modes[i].name, "description",
                                                modes[i].description));
-    json_t *out = json_pack("[{s:s,s:s,s:s,s:s,s:s,s:s,s:o}]", "id", "mode", "name", "Approval",
+    json_t *out = json_pack("[{s:s,s:s,s:s,s:s,s:s,s:s,s:o}]", key, "mode", "name", "Approval",
                             "description", "Whether shcard asks before running a command",
                             "category", "mode", "type", "select", "currentValue",
                             mode_id(s->approve), "options", mopts);
@@ -59,7 +61,7 @@ json_t *shc__opt_config(const br_bridge *br, const br_session *s)
         if (strcmp(json_string_value(m), cur))
             json_array_append_new(list, json_pack("{s:O,s:O}", "value", m, "name", m));
     }
-    json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "id", "model", "name",
+    json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", key, "model", "name",
                                          "Model", "description",
                                          "The model that answers the next prompt", "category",
                                          "model", "type", "select", "currentValue", cur,
@@ -69,6 +71,8 @@ json_t *shc__opt_config(const br_bridge *br, const br_session *s)
 
 json_t *shc__opt_state(const br_bridge *br, const br_session *s)
 {
+    if (br->version == 2) /* v2 has no modes: the approval is a config option only */
+        return json_pack("{s:o}", "configOptions", shc__opt_config(br, s));
     return json_pack("{s:o,s:o}", "modes", shc__opt_modes(s), "configOptions",
                      shc__opt_config(br, s));
 }

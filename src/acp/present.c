@@ -34,7 +34,7 @@ shc_card shc_present_card(const shc_verdict *v, const shc_client_caps *caps)
         case SHC_KIND_TERMINAL: break;
         }
     }
-    if (caps && caps->terminal_output)
+    if (caps && (caps->terminal_output || caps->terminal_output_delta || caps->display_terminals))
         return SHC_CARD_TERMINAL;
     if (caps && caps->client_terminals && caps->terminal)
         return SHC_CARD_CLIENT_TERMINAL;

@@ -21,12 +21,14 @@ typedef struct shc_client_caps {
     bool terminal;         /* clientCapabilities.terminal === true */
     bool terminal_output;  /* clientCapabilities._meta.terminal_output === true */
     bool client_terminals; /* --client-terminals was given */
+    bool terminal_output_delta; /* clientCapabilities._meta.terminal_output_delta === true */
+    bool display_terminals;     /* ACP v2: agent-owned display terminals are baseline */
     bool notices;          /* clientCapabilities.session.notices (the `notice` update) */
 } shc_client_caps;
 
 typedef enum shc_card {
     SHC_CARD_CLASSIFIED,      /* read / search / list card with locations, fenced output */
-    SHC_CARD_TERMINAL,        /* live `_meta` terminal card */
+    SHC_CARD_TERMINAL,        /* live terminal card (v1 `_meta`, v2 display terminal) */
     SHC_CARD_CLIENT_TERMINAL, /* runs through the client's terminal/create */
     SHC_CARD_CONSOLE,         /* fallback: one ```console block at the end */
 } shc_card;

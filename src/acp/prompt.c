@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/quote.h"
+#include "base/utf8.h"
 #include "base/strbuf.h"
 
 /* A string member with no NUL byte, or NULL (*nul says the string was there but held one). */
@@ -117,11 +118,21 @@ bad:
     return NULL;
 }
 
-/* Appends s[0..n) with control characters as spaces and runs of blanks as one. */
+/* Appends s[0..n) with control characters as spaces, runs of blanks as one, and a byte that
+ * is not UTF-8 (a mention's decoded path may hold any) as U+FFFD: a title is always a string. */
 static void put_clean(shc_strbuf *b, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        size_t adv = 1;
+        if (c >= 0x80) {
+            if (shc_utf8_dec((const unsigned char *)s + i, n - i, &adv) == SHC_UTF8_OK && adv)
+                shc_strbuf_put(b, s + i, adv);
+            else
+                shc_strbuf_puts(b, "\xef\xbf\xbd");
+            i += (adv ? adv : 1) - 1;
+            continue;
+        }
         bool space = c < 0x20 || c == 0x7f || c == ' ';
         if (space && (b->n == 0 || b->p[b->n - 1] == ' '))
             continue;

@@ -18,6 +18,7 @@
 #define SLICE_RECORDS 256
 #define SLICE_QUEUE   ((size_t)1 << 20) /* wait while more than this is queued for the client */
 #define SLICE_WAIT_MS 5
+#define MAX_OPEN      256 /* calls open at once; past it the oldest ends as interrupted */
 
 static const char interrupted[] = "interrupted: shcard stopped before this command finished";
 
@@ -87,11 +88,20 @@ static shc_kind kind_of(const char *k)
                                   : SHC_KIND_TERMINAL;
 }
 
+static void end_call(struct br_replay *r, rcall **pp, json_t *rec);
+
 static void on_call(struct br_replay *r, json_t *rec)
 {
     const char *id = str(rec, "id"), *command = str(rec, "command");
     if (!id || !command || find_call(r, id, NULL))
         return;
+    /* bounded: a file of calls that never end (a planted one) costs neither memory nor time */
+    size_t open = 0;
+    rcall **last = NULL;
+    for (rcall **p = &r->calls; *p; p = &(*p)->next, open++)
+        last = p;
+    if (open >= MAX_OPEN)
+        end_call(r, last, NULL);
     rcall *c = calloc(1, sizeof *c);
     if (!c)
         return;
@@ -227,9 +237,13 @@ static int apply(struct br_replay *r, json_t *rec)
         close_open(r);
         size_t i;
         json_t *b;
+        const char *mid = str(rec, "mid"); /* a v2 prompt's message id, kept */
         json_array_foreach(json_object_get(rec, "blocks"), i, b)
         {
-            send(r, json_pack("{s:s,s:O}", "sessionUpdate", "user_message_chunk", "content", b));
+            json_t *u = json_pack("{s:s,s:O}", "sessionUpdate", "user_message_chunk", "content", b);
+            if (u && mid && r->br->version == 2)
+                json_object_set_new(u, "messageId", json_string(mid));
+            send(r, u);
         }
     } else if (!strcmp(t, "text") && str(rec, "text")) {
         const char *kind = str(rec, "kind");

@@ -2,7 +2,8 @@
  * prompt, cancel, set_mode and set_config_option, and the sessions' lifecycle (a closed or
  * deleted session is freed once its turns have wound down; its close is answered then).
  * Sessions survive the process through the store (store.c): every session has a file that the
- * journal writes as things happen, and load / resume read it back (replay.c). */
+ * journal writes as things happen, and load / resume read it back (replay.c).  A v2 connection
+ * runs the same methods (no load, no modes); v2.c has the steps where v2 differs. */
 #include "acp/bridge_int.h"
 #include "acp/prompt.h"
 
@@ -21,100 +22,6 @@ static void invalid(br_bridge *br, json_t *id, const char *msg)
 static const char *str(json_t *o, const char *key)
 {
     return shc_rpc_str(json_object_get(o, key));
-}
-
-/* ------------------------------------------------------------------ lifecycle */
-
-static br_session *find_any(br_bridge *br, const char *id)
-{
-    for (br_session *s = br->sessions; s && id; s = s->next)
-        if (!strcmp(s->id, id))
-            return s;
-    return NULL;
-}
-
-br_session *shc__session_find(br_bridge *br, const char *id)
-{
-    br_session *s = find_any(br, id);
-    return s && !s->closing ? s : NULL;
-}
-
-static br_session *session_new(br_bridge *br, const char *id, const char *cwd)
-{
-    br_session *s = calloc(1, sizeof *s);
-    if (!s || !(s->cwd = strdup(cwd))) {
-        free(s);
-        return NULL;
-    }
-    snprintf(s->id, sizeof s->id, "%s", id);
-    s->br = br;
-    s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
-    s->approve = br->approve;
-    s->used = ++br->uses;
-    s->next = br->sessions;
-    br->sessions = s;
-    return s;
-}
-
-static void unlink_session(br_bridge *br, br_session *s)
-{
-    for (br_session **pp = &br->sessions; *pp; pp = &(*pp)->next)
-        if (*pp == s) {
-            *pp = s->next;
-            return;
-        }
-}
-
-static void pending_free(br_bridge *br, br_pending *q)
-{
-    br->queued_bytes -= q->bytes;
-    json_decref(q->id);
-    json_decref(q->prompt);
-    free(q);
-}
-
-/* Frees a session that has no turn left (and answers its close or delete). */
-void shc__session_free(br_bridge *br, br_session *s)
-{
-    unlink_session(br, s);
-    while (s->pending) { /* only on a failure path: settling drains the queue */
-        br_pending *q = s->pending;
-        s->pending = q->next;
-        pending_free(br, q);
-    }
-    br->be->ops->session_end(br->be, s->id);
-    shc_store_close(s->file);
-    if (s->close_id) {
-        int rc = s->delete_after && br->store ? shc_store_delete(br->store, s->id) : 0;
-        if (rc && rc != SHC_STORE_ENOENT)
-            shc_rpc_error(br->rpc, s->close_id, SHC_RPC_INTERNAL_ERROR,
-                          "session/delete: the session's file could not be removed", NULL);
-        else
-            shc_rpc_respond(br->rpc, s->close_id, json_object());
-        json_decref(s->close_id);
-    }
-    if (s->load_id) { /* freed while loading: teardown */
-        shc_rpc_error(br->rpc, s->load_id, SHC_RPC_INTERNAL_ERROR, "the bridge is shutting down",
-                      NULL);
-        json_decref(s->load_id);
-    }
-    free(s->cwd);
-    free(s->model);
-    free(s);
-}
-
-void shc__sessions_reap(br_bridge *br)
-{
-    bool freed = false;
-    for (br_session *s = br->sessions, *next; s; s = next) {
-        next = s->next;
-        if (s->closing && !s->turns && !s->replay && !s->pending) {
-            shc__session_free(br, s);
-            freed = true;
-        }
-    }
-    if (freed)
-        shc__wire_flush(br); /* the answers to close / delete */
 }
 
 /* ------------------------------------------------------------------ common checks */
@@ -164,35 +71,13 @@ static bool extras_ok(br_bridge *br, json_t *id, const char *method, json_t *par
     return true;
 }
 
-/* At most SHC_BR_MAX_SESSIONS sessions in memory: the one used longest ago that has nothing
- * running goes (its backend state too; the store keeps it: session/load or resume bring it
- * back; a prompt naming it meanwhile gets "unknown session").  False when every one is busy. */
-static bool make_room(br_bridge *br)
-{
-    size_t n = 0;
-    br_session *oldest = NULL;
-    for (br_session *s = br->sessions; s; s = s->next) {
-        n++;
-        if (!s->turns && !s->pending && !s->replay && !s->closing &&
-            (!oldest || s->used < oldest->used))
-            oldest = s;
-    }
-    if (n < SHC_BR_MAX_SESSIONS)
-        return true;
-    if (!oldest)
-        return false;
-    shc_log_info(br->log, "session limit: %s leaves memory", oldest->id);
-    shc__session_free(br, oldest);
-    return true;
-}
-
 /* ------------------------------------------------------------------ new */
 
 static void m_new(br_bridge *br, json_t *id, json_t *params)
 {
     if (!cwd_ok(br, id, "session/new", params) || !extras_ok(br, id, "session/new", params))
         return;
-    if (!make_room(br)) {
+    if (!shc__session_make_room(br)) {
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR,
                       "session/new: too many sessions are busy", NULL);
         return;
@@ -205,7 +90,7 @@ static void m_new(br_bridge *br, json_t *id, json_t *params)
         snprintf(sid, sizeof sid, "sess_%.20s%llu", br->cfg.session_prefix, ++br->nsessions);
     else
         idrc = shc_store_new_id(br->store, sid);
-    if (idrc != 0 || !(s = session_new(br, sid, cwd))) {
+    if (idrc != 0 || !(s = shc__session_new(br, sid, cwd))) {
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "cannot create a session", NULL);
         return;
     }
@@ -225,6 +110,7 @@ static void loaded(br_bridge *br, br_session *s, int rc, const char *err)
     s->load_id = NULL;
     if (rc == 0) {
         shc_log_info(br->log, "session %s restored (%llu calls)", s->id, s->ncalls);
+        shc__v2_resumed(br, s); /* v2: the current state before the answer */
         shc_rpc_respond(br->rpc, id, shc__opt_state(br, s));
     } else {
         char msg[400];
@@ -243,6 +129,11 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
     const char *method = quiet ? "session/resume" : "session/load";
     const char *sid = str(params, "sessionId"), *cwd = str(params, "cwd");
     char msg[200];
+    bool replay = false; /* v2: resume replays with replayFrom {type: start} */
+    if (br->version == 2 && !shc__v2_replay_from(br, id, params, &replay))
+        return;
+    if (replay)
+        quiet = false;
     if (!br->store) {
         snprintf(msg, sizeof msg, "%s: this shcard keeps no session store (--no-store)", method);
         invalid(br, id, msg);
@@ -251,11 +142,10 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
     if (!cwd_ok(br, id, method, params) || !extras_ok(br, id, method, params))
         return;
     if (!shc_store_id_valid(sid)) {
-        snprintf(msg, sizeof msg, "%s: unknown session", method);
-        invalid(br, id, msg);
+        shc__v2_unknown(br, id, method, sid);
         return;
     }
-    br_session *s = find_any(br, sid);
+    br_session *s = shc__session_find_any(br, sid);
     if (s && (s->closing || s->replay || s->turns || s->pending)) { /* a cancelled turn may still wind down */
         snprintf(msg, sizeof msg, "%s: the session is %s", method,
                  s->closing  ? "closing"
@@ -274,6 +164,7 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
             return;
         }
         if (quiet || !s->file) { /* resume, or nothing was recorded yet: nothing to replay */
+            shc__v2_resumed(br, s);
             shc_rpc_respond(br->rpc, id, shc__opt_state(br, s));
             return;
         }
@@ -286,17 +177,22 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
         !shc_store_id_gone(br->store, sid)) {
         /* made by this store, and nothing happened in it yet (its file comes with its first
          * record): it resumes empty */
-        if (!make_room(br) || !(s = session_new(br, sid, cwd))) {
+        if (!shc__session_make_room(br) || !(s = shc__session_new(br, sid, cwd))) {
             shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
             return;
         }
         shc_log_info(br->log, "%s %s: nothing was recorded in it yet", method, sid);
+        shc__v2_resumed(br, s);
         shc_rpc_respond(br->rpc, id, shc__opt_state(br, s));
         return;
     }
     if (rc) {
         if (s)
             shc__session_free(br, s);
+        if (rc == SHC_STORE_ENOENT) {
+            shc__v2_unknown(br, id, method, sid);
+            return;
+        }
         snprintf(msg, sizeof msg, "%s: %s", method,
                  rc == SHC_STORE_ENOENT  ? "unknown session"
                  : rc == SHC_STORE_EBUSY ? "the session is open in another shcard process"
@@ -308,13 +204,15 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
                       msg, NULL);
         return;
     }
-    if (!s && (!make_room(br) || !(s = session_new(br, sid, cwd)))) {
+    if (!s && (!shc__session_make_room(br) || !(s = shc__session_new(br, sid, cwd)))) {
         shc_store_close(f);
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
         return;
     }
     s->load_id = json_incref(id);
     shc_log_info(br->log, "%s %s in %s", method, s->id, cwd);
+    if (replay)
+        shc__v2_replay_begin(s); /* a terminal replays as one snapshot */
     if (shc__replay_start(br, s, f, quiet, loaded) != 0) {
         json_decref(s->load_id);
         s->load_id = NULL;
@@ -331,6 +229,8 @@ static void close_session(br_bridge *br, br_session *s, json_t *id, bool del)
     s->closing = true;
     s->delete_after = del;
     s->close_id = json_incref(id);
+    shc__v2_drop_held(br, s);
+    shc__v2_cancelling(s);
     if (s->replay) { /* a load in progress fails, and its end frees the session */
         shc__replay_abort(br, s, del ? "the session was deleted" : "the session was closed");
         return;
@@ -347,7 +247,11 @@ static void m_close(br_bridge *br, json_t *id, json_t *params, bool del)
     const char *sid = str(params, "sessionId");
     const char *method = del ? "session/delete" : "session/close";
     char msg[200];
-    br_session *s = find_any(br, sid);
+    br_session *s = shc__session_find_any(br, sid);
+    if (br->version == 2 && (!s || s->closing) && (!del || !br->store)) {
+        shc_rpc_respond(br->rpc, id, json_object()); /* v2: closed already */
+        return;
+    }
     if (s && s->closing) {
         snprintf(msg, sizeof msg, "%s: the session is already closing", method);
         invalid(br, id, msg);
@@ -364,7 +268,7 @@ static void m_close(br_bridge *br, json_t *id, json_t *params, bool del)
         return;
     }
     int rc = shc_store_delete(br->store, sid);
-    if (rc == 0) {
+    if (rc == 0 || (rc == SHC_STORE_ENOENT && br->version == 2)) { /* v2: deleted already */
         shc_log_info(br->log, "session/delete %s", sid);
         shc_rpc_respond(br->rpc, id, json_object());
     } else {
@@ -398,10 +302,20 @@ static void title_once(br_bridge *br, br_session *s, const shc_prompt_part *part
 static void start(br_bridge *br, br_session *s, json_t *id, json_t *prompt,
                   const shc_prompt_part *parts, size_t n)
 {
+    char mid[64] = "";
+    shc__wire_prompt_start(br, s, id, prompt, mid, sizeof mid); /* v2: answered with its id */
     title_once(br, s, parts, n);
-    shc__rec_prompt(s, prompt);
-    if (shc__turn_start(br, s, id, parts, n) != 0)
+    shc__rec_prompt(s, prompt, mid[0] ? mid : NULL);
+    if (shc__turn_start(br, s, id, parts, n) != 0 && br->version != 2)
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "out of memory", NULL);
+}
+
+static size_t prompt_bytes(const shc_prompt_part *parts, size_t n)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        bytes += parts[i].len + (parts[i].uri ? strlen(parts[i].uri) : 0);
+    return bytes;
 }
 
 /* A prompt sent while the session's turn is cancelled but not answered yet waits for that
@@ -409,9 +323,7 @@ static void start(br_bridge *br, br_session *s, json_t *id, json_t *prompt,
 static void queue_prompt(br_bridge *br, br_session *s, json_t *id, json_t *prompt,
                          const shc_prompt_part *parts, size_t np)
 {
-    size_t bytes = 0, n = 0;
-    for (size_t i = 0; i < np; i++)
-        bytes += parts[i].len + (parts[i].uri ? strlen(parts[i].uri) : 0);
+    size_t bytes = prompt_bytes(parts, np), n = 0;
     for (br_pending *q = s->pending; q; q = q->next)
         n++;
     if (n >= SHC_BR_QUEUED_PROMPTS || br->queued_bytes + bytes > SHC_BR_QUEUED_BYTES) {
@@ -450,7 +362,20 @@ void shc__session_settled(br_bridge *br, br_session *s)
         else
             start(br, s, q->id, q->prompt, parts, n);
         free(parts);
-        pending_free(br, q);
+        shc__pending_free(br, q);
+    }
+    json_t *h = shc__v2_take_held(br, s); /* v2: the next held prompt is inserted */
+    if (h) {
+        size_t n = 0;
+        const char *why = NULL;
+        json_t *hid = json_object_get(h, "id"), *prompt = json_object_get(h, "prompt");
+        shc_prompt_part *parts = shc__prompt_parts(prompt, br->be->images, &n, &why);
+        if (parts)
+            start(br, s, hid, prompt, parts, n);
+        else
+            invalid(br, hid, why);
+        free(parts);
+        json_decref(h);
     }
     shc__wire_flush(br);
 }
@@ -468,7 +393,7 @@ static void m_prompt(br_bridge *br, json_t *id, json_t *params)
         return;
     }
     s->used = ++br->uses;
-    if (s->active && !s->active->cancelled) {
+    if (s->active && !s->active->cancelled && br->version != 2) {
         invalid(br, id, "session/prompt: a prompt is already in flight for this session");
         return;
     }
@@ -477,6 +402,8 @@ static void m_prompt(br_bridge *br, json_t *id, json_t *params)
     shc_prompt_part *parts = shc__prompt_parts(prompt, br->be->images, &n, &why);
     if (!parts)
         invalid(br, id, why);
+    else if (s->active && br->version == 2) /* held until the session is idle */
+        shc__v2_hold(br, s, id, prompt, prompt_bytes(parts, n));
     else if (s->active) /* behind the cancelled turn, which must answer first */
         queue_prompt(br, s, id, prompt, parts, n);
     else
@@ -487,11 +414,14 @@ static void m_prompt(br_bridge *br, json_t *id, json_t *params)
 static void m_cancel(br_bridge *br, json_t *params)
 {
     br_session *s = shc__session_find(br, str(params, "sessionId"));
+    if (s)
+        shc__v2_drop_held(br, s); /* v2: held prompts are answered -32800 */
     if (!s || !s->active)
         return; /* unknown or idle: nothing to do, and nothing to say */
     shc_log_info(br->log, "session/cancel %s", s->id);
     for (br_pending *q = s->pending; q; q = q->next)
         q->cancelled = true; /* answered "cancelled" in their turn, after the running one */
+    shc__v2_cancelling(s);
     shc__turn_cancel(s->active);
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acp/rpc_scan.h"
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "shcard.h"
@@ -188,6 +189,10 @@ int shc_store_read(shc_store_file *f, json_t **rec, char *err, size_t errlen)
             f->lineno++;
             if (n == 0)
                 continue;
+            shc_rpc_scan sc; /* parsing costs memory per value: bounded before it starts */
+            shc__rpc_scan(start, n, &sc);
+            if (sc.structural > SHC_STORE_MAX_VALUES)
+                return corrupt(f, err, errlen, "a record with too many values");
             json_error_t je;
             json_t *j = json_loadb(start, n, JSON_ALLOW_NUL, &je);
             if (!j || !json_is_object(j) || !json_is_string(json_object_get(j, "t"))) {
@@ -277,7 +282,13 @@ int shc_store_append(shc_store_file *f, const json_t *rec)
         return 1;
     sink s = {{0}, false};
     int replaced = 0;
-    if (shc_json_write(rec, put, &s) != 0) {
+    int wrc = shc_json_write(rec, put, &s);
+    if (wrc == 0) { /* what could not be read back is not written */
+        shc_rpc_scan sc;
+        shc__rpc_scan(s.b.p, s.b.n, &sc);
+        s.over = sc.structural > SHC_STORE_MAX_VALUES;
+    }
+    if (wrc != 0 || s.over) {
         shc_strbuf_free(&s.b);
         if (!s.over)
             return SHC_E_NOMEM;
@@ -292,8 +303,9 @@ int shc_store_append(shc_store_file *f, const json_t *rec)
         }
         json_decref(k);
         replaced = 1;
-        shc_log_warn(f->st->log, "session store: a %s record of %s is over %zu bytes: not stored",
-                     t ? t : "?", f->id, SHC_STORE_MAX_RECORD);
+        shc_log_warn(f->st->log, "session store: a %s record of %s is over %zu bytes or %zu "
+                     "values: not stored",
+                     t ? t : "?", f->id, SHC_STORE_MAX_RECORD, SHC_STORE_MAX_VALUES);
     }
     shc_strbuf_putc(&s.b, '\n');
     if (s.b.err) {

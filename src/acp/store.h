@@ -6,7 +6,8 @@
  *
  * Safety: the directory is 0700 and owned by the user, files are 0600 (they hold command
  * output); every file is opened relative to the directory's fd with O_NOFOLLOW (a symlink
- * planted in the store is never followed) and must be a regular file; a session id is checked
+ * planted in the store is never followed) and must be a regular file with one link (a hard link
+ * may name a file outside the store); a session id is checked
  * against SHC_STORE_ID's shape before it is used in a name, so a client's id can never name a
  * file outside the store; ids are unguessable (getrandom(2) and a keyed tag).  Reads are bounded: one
  * line at most SHC_STORE_MAX_RECORD bytes, one file at most SHC_STORE_LOAD_MAX bytes, and
@@ -31,6 +32,7 @@
 #define SHC_STORE_ID_PREFIX         "sess_"
 #define SHC_STORE_ID_LEN            37 /* "sess_" + 32 lowercase hex digits */
 #define SHC_STORE_MAX_RECORD        ((size_t)16 << 20)   /* longest line written or read */
+#define SHC_STORE_MAX_VALUES        ((size_t)1 << 16) /* JSON values in one record ({ [ , :) */
 #define SHC_STORE_SESSION_MAX       ((uint64_t)64 << 20) /* a session file stops growing here */
 #define SHC_STORE_LOAD_MAX          (SHC_STORE_SESSION_MAX + SHC_STORE_MAX_RECORD + 4096)
 #define SHC_STORE_HEAD_SCAN         ((size_t)16 << 10) /* bytes read per file to list it */
@@ -93,7 +95,8 @@ int shc_store_open_session(shc_store_file **out, shc_store *st, const char *id);
  * message in err naming the line. */
 int shc_store_read(shc_store_file *f, json_t **rec, char *err, size_t errlen);
 
-/* Appends one record as one line.  A record over SHC_STORE_MAX_RECORD is replaced by
+/* Appends one record as one line.  A record over SHC_STORE_MAX_RECORD (or with more than
+ * SHC_STORE_MAX_VALUES values: reading one back stays cheap) is replaced by
  * {"t":"skipped","what":T}; once the file reaches the per-session cap one
  * {"t":"capped"} record is written and later ones are dropped.  After a write error the file
  * takes nothing more.  Returns 0, 1 when the record was dropped or replaced, or SHC_E_IO. */

@@ -187,7 +187,8 @@ static bool name_id(const char *name, char id[SHC_STORE_ID_LEN + 1])
 }
 
 /* Opens a store file without following a symlink and without blocking on a FIFO; it must be a
- * regular file.  Returns the fd, or -1 with errno (ENOENT, or EINVAL for another kind). */
+ * regular file with one link.  Returns the fd, or -1 with errno (ENOENT, or EINVAL for another
+ * kind). */
 int shc__store_open_file(shc_store *st, const char *id, int flags, struct stat *sb)
 {
     char name[SHC_STORE_ID_LEN + 7];
@@ -198,7 +199,8 @@ int shc__store_open_file(shc_store *st, const char *id, int flags, struct stat *
             errno = EINVAL;
         return -1;
     }
-    if (fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) {
+    /* a hard link is a name for a file that may live outside the store: never written */
+    if (fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode) || sb->st_nlink != 1) {
         close(fd);
         errno = EINVAL;
         return -1;
@@ -336,9 +338,25 @@ uint64_t shc_store_max_bytes(const shc_store *st)
  * GONE_MAX bytes its newer half is kept. */
 #define GONE_MAX ((size_t)1 << 20)
 
+/* Opens .gone for appending: a regular file with one link, made anew (O_EXCL) when what is at
+ * that name is anything else (a FIFO, a hard link to a file elsewhere). */
+static int open_gone(shc_store *st)
+{
+    int fd = openat(st->dirfd, ".gone", O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_nlink == 1)
+        return fd;
+    if (fd >= 0) {
+        close(fd);
+        unlinkat(st->dirfd, ".gone", 0);
+    }
+    return openat(st->dirfd, ".gone", O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+                  0600);
+}
+
 static void mark_gone(shc_store *st, const char *id)
 {
-    int fd = openat(st->dirfd, ".gone", O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = open_gone(st);
     if (fd < 0)
         return;
     struct stat sb;
@@ -351,7 +369,8 @@ static void mark_gone(shc_store *st, const char *id)
         /* keep the newer half: whole lines, written aside and renamed into place */
         size_t keep = GONE_MAX / 2 / (SHC_STORE_ID_LEN + 1) * (SHC_STORE_ID_LEN + 1);
         char *buf = malloc(keep);
-        int tfd = openat(st->dirfd, ".gone.new", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+        unlinkat(st->dirfd, ".gone.new", 0); /* whatever is there: never opened (a FIFO blocks) */
+        int tfd = openat(st->dirfd, ".gone.new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
                                                    O_CLOEXEC, 0600);
         off_t from = (off_t)((size_t)sb.st_size + SHC_STORE_ID_LEN + 1 - keep);
         if (buf && tfd >= 0 && pread(fd, buf, keep, from) == (ssize_t)keep &&
@@ -534,9 +553,14 @@ void shc_store_list_free(shc_store_info *v, size_t n)
     free(v);
 }
 
+/* Prune order: a file too large to load first (it is no session anyone can open), then the
+ * least recently written. */
 static int by_age(const void *a, const void *b)
 {
     const shc_store_info *x = a, *y = b;
+    bool xbig = x->size > SHC_STORE_LOAD_MAX, ybig = y->size > SHC_STORE_LOAD_MAX;
+    if (xbig != ybig)
+        return xbig ? -1 : 1;
     if (x->mtime_ns != y->mtime_ns)
         return x->mtime_ns < y->mtime_ns ? -1 : 1;
     return strcmp(x->id, y->id);

@@ -80,6 +80,8 @@ static void run_local(br_call *c)
         .cwd = c->turn->sess->cwd,
         .login = cfg->login,
         .color = cfg->color,
+        .cols = BR_PTY_COLS,
+        .rows = BR_PTY_ROWS,
         .timeout_ms = cfg->timeout_ms,
         .input_wait_ms = cfg->input_wait_ms,
         .kill_grace_ms = cfg->kill_grace_ms ? cfg->kill_grace_ms : 1000,
@@ -165,11 +167,12 @@ static void start_call(br_call *c)
         return;
     }
     c->state = CALL_ASKING;
-    json_t *params = json_pack(
-        "{s:s,s:o,s:[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]}", "sessionId", s->id, "toolCall",
-        shc_present_permission_call(&c->info), "options", "optionId", "allow", "name", "Allow",
-        "kind", "allow_once", "optionId", "allow_always", "name", "Always Allow", "kind",
-        "allow_always", "optionId", "reject", "name", "Reject", "kind", "reject_once");
+    json_t *params = shc__wire_permission(
+        br, s, &c->info,
+        json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow", "name",
+                  "Allow", "kind", "allow_once", "optionId", "allow_always", "name",
+                  "Always Allow", "kind", "allow_always", "optionId", "reject", "name", "Reject",
+                  "kind", "reject_once"));
     int64_t id = 0;
     if (shc_rpc_request(br->rpc, "session/request_permission", params, on_permission, c, &id)) {
         shc__call_not_run(c, "rejected by the user", false);
@@ -282,15 +285,11 @@ static void settle(br_turn *t)
     shc__rec_turn(t, t->cancelled ? "cancelled" : stop_name(t->reason),
                   t->cancelled ? NULL : t->err_msg);
     if (t->cancelled)
-        shc_rpc_respond(br->rpc, t->prompt_id, json_pack("{s:s}", "stopReason", "cancelled"));
-    else if (t->err_msg)
-        shc_rpc_error(br->rpc, t->prompt_id, t->err_code ? t->err_code : SHC_RPC_INTERNAL_ERROR,
-                      t->err_msg, NULL);
+        shc__wire_prompt_end(br, t->sess, t->prompt_id, "cancelled", 0, NULL);
     else
-        shc_rpc_respond(br->rpc, t->prompt_id,
-                        json_pack("{s:s}", "stopReason", stop_name(t->reason)));
-    shc__wire_flush(br);
-    br->hooks.settled(br, t->sess); /* a prompt queued behind this one may start now */
+        shc__wire_prompt_end(br, t->sess, t->prompt_id, stop_name(t->reason), t->err_code,
+                             t->err_msg);
+    br->hooks.settled(br, t->sess); /* a prompt queued or held behind this one may start now */
 }
 
 static bool busy(const br_turn *t)

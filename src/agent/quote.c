@@ -16,10 +16,24 @@
 
 #include "base/utf8.h"
 
+/* No '=': a bare NAME=value first on a line is an assignment (BASH_ENV=x cmd). */
 static bool safe_byte(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           strchr("_@%+=:,./-", c) != NULL;
+           strchr("_@%+:,./-", c) != NULL;
+}
+
+/* A bash reserved word made of safe bytes: bare, first on a line, it would be syntax. */
+static bool reserved(const char *s, size_t n)
+{
+    static const char *const words[] = {"case", "coproc", "do",   "done",   "elif",
+                                        "else", "esac",   "fi",   "for",    "function",
+                                        "if",   "in",     "select", "then", "time",
+                                        "until", "while"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i]) == n && !memcmp(words[i], s, n))
+            return true;
+    return false;
 }
 
 void shc_shell_quote(shc_strbuf *b, const char *s, size_t n)
@@ -39,7 +53,7 @@ void shc_shell_quote(shc_strbuf *b, const char *s, size_t n)
             plain = false;
         i += adv ? adv : 1;
     }
-    if (bare) {
+    if (bare && !reserved(s, n)) {
         shc_strbuf_put(b, s, n);
         return;
     }

@@ -1,8 +1,9 @@
 /* src/classify/ owns the classifier: the AST walk (this file), the per-tool option tables
  * (tools.def and tools/NAME.def), option parsing (opts.c), the per-command rules (policy.c),
  * find's predicates (find.c), pipeline filters (filter.c), the sed grammar (sed.c), option
- * values (values.c) and verdicts (verdict_build.c, verdict.c: names, free, JSON).  Entry point:
- * shc_classify() (include/shcard.h).  May use: shell/ and base/.
+ * values (values.c), paths (paths.c), the repository's own files (repo.c) and verdicts
+ * (verdict_build.c, verdict.c: names, free, JSON).  Entry point: shc_classify()
+ * (include/shcard.h).  May use: shell/ and base/.
  *
  * The classifier: walks the AST and decides which card a command gets.  Display-only and
  * fail-closed: every path that is not positively recognised ends in a terminal verdict with
@@ -324,6 +325,15 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
                 return reject(c, span, "%s: '%s' leads to the whole filesystem", cmd, p);
             if (rj & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
                 return reject(c, span, "%s: '%s' leads to a device or process file", cmd, p);
+        }
+        /* what the tool reads without being told: ignore files, git's files and config */
+        bool walks = (bad & SHC_PATH_ROOT) != 0;
+        bool git = !strcmp(cmd, "git") || !strcmp(cmd, "bat") || !strcmp(cmd, "batcat");
+        if (walks || git) {
+            char file[512];
+            why = shc__repo_check(abs, walks, git, file, sizeof file);
+            if (why)
+                return reject(c, span, "%s: the repository's '%s' is %s", cmd, file, why);
         }
     }
     return 0;

@@ -96,8 +96,11 @@ bool shc__policy_filter(
         if (filter_parse(&res, r, spec, argv, argc) < 0)
             return false;
         return !filter_reject_operands(r, spec->name, &res, 2);
-    case SHC_CMD_cat:
     case SHC_CMD_nl:
+        if (filter_parse(&res, r, spec, argv, argc) < 0 || shc__check_nl_styles(r, &res) < 0)
+            return false;
+        return !filter_reject_operands(r, spec->name, &res, 0);
+    case SHC_CMD_cat:
     case SHC_CMD_wc:
     case SHC_CMD_sort:
     case SHC_CMD_uniq:

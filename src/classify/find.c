@@ -223,9 +223,8 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
         bool this_query = false;
         switch (p->role) {
         case FIND_QUERY:
-            if (strstr(p->name, "regex") && shc__has_backref(argv[i + 1])) {
-                shc__reject(r, i + 1, "find: a backreference makes matching backtrack without "
-                                      "bound");
+            if (strstr(p->name, "regex") && shc__regex_bomb(argv[i + 1])) {
+                shc__reject(r, i + 1, "find: %s", shc__regex_bomb(argv[i + 1]));
                 return;
             }
             if (!negated) {

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 
 /* The directories whose files may block, never end, or are not files at all. */
+#define SHC_HUGE_FILE (1LL << 30)
+
 static const char *const special_dirs[] = {"dev", "proc", "sys", "run"};
 
 static bool seg_is(const char *s, size_t n, const char *w)
@@ -142,5 +144,8 @@ const char *shc__path_stat(const char *abs_path)
         return "a device";
     if (S_ISSOCK(st.st_mode))
         return "a socket";
+    /* a huge (often sparse) file: `head -n 1 big` over 2 TiB of zeros did not end */
+    if (S_ISREG(st.st_mode) && st.st_size > SHC_HUGE_FILE)
+        return "a file over 1 GiB (reading it may not end)";
     return NULL;
 }

@@ -102,7 +102,11 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
 {
     switch (spec->id) {
     case SHC_CMD_cat: r->whole_output = true; break;
-    case SHC_CMD_nl: r->whole_output = true; break;
+    case SHC_CMD_nl:
+        if (shc__check_nl_styles(r, res) < 0)
+            return;
+        r->whole_output = true;
+        break;
     case SHC_CMD_head:
         if (shc__check_counts(r, spec->name, res, false) < 0)
             return;
@@ -317,6 +321,7 @@ void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
     case SHC_CMD_ls:
     case SHC_CMD_tree:
         if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0 &&
+            (spec->id != SHC_CMD_tree || shc__check_tree_patterns(r, &res) == 0) &&
             root_operands(r, spec->name, &res, 0, true) == 0) {
             r->kind = SHC_KIND_LIST;
             r->shallow = spec->id == SHC_CMD_ls && !shc__opt_first(&res, SHC_ROLE_RECURSIVE);

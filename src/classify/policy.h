@@ -268,10 +268,16 @@ int shc__check_counts(shc_rule *r, const char *cmd, const shc_optres *res, bool 
 
 /* Whether a regular expression holds a backreference (\1 to \9). */
 bool shc__has_backref(const char *pat);
-/* Every SHC_ROLE_PATTERN value and the operand pattern (may be NULL): a backreference rejects
- * (GNU grep, git grep).  Returns 0 or -1 (r rejected). */
+/* Every SHC_ROLE_PATTERN value and the operand pattern (may be NULL): a backreference or an
+ * interval rejects (GNU grep, git grep).  Returns 0 or -1 (r rejected). */
 int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
                         size_t operand_argi);
+/* Why a glibc regex may not finish (a backreference, or an interval that nested copies
+ * multiply), or NULL. */
+const char *shc__regex_bomb(const char *pat);
+/* nl -b/-h/-f pREGEX and tree -P/-I patterns.  Return 0 or -1 (r rejected). */
+int shc__check_nl_styles(shc_rule *r, const shc_optres *res);
+int shc__check_tree_patterns(shc_rule *r, const shc_optres *res);
 
 /* ------------------------------------------------------------------ paths.c */
 
@@ -304,6 +310,15 @@ bool shc__word_names_special(const char *w);
 /* For a real absolute path: why reading it may block ("a FIFO ...", "a device", "a socket"),
  * following symlinks; NULL for a regular file, a directory, or a name that does not exist. */
 const char *shc__path_stat(const char *abs_path);
+
+/* ------------------------------------------------------------------ repo.c */
+
+/* For a real absolute directory (or file) a command walks or reads: the files the tool reads
+ * without being told -- ignore files there and in every parent (walks), the git directory's
+ * files and configuration (git: git and bat) -- must be regular files, not huge, and the git
+ * configuration must name no key that runs programs or reads other files.  Returns why not
+ * (what names the file), or NULL. */
+const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *what, size_t cap);
 
 /* ------------------------------------------------------------------ opts.c: rule results */
 

@@ -72,16 +72,66 @@ bool shc__has_backref(const char *pat)
     return false;
 }
 
+/* glibc's regcomp (GNU grep, git grep, find -regex, nl -b pRE) copies the repeated expression
+ * once per count of an interval, so nested intervals multiply: `grep -E
+ * '(((a{1,1000}){1,1000}){1,1000})' f` did not finish in 60 s, whatever f holds.  Any `{` (or
+ * `\{`) followed by a digit or a comma may be an interval -- in ERE, in BRE, and in a pattern
+ * that a repository's `grep.patternType` turns into ERE -- so it is terminal. */
+const char *shc__regex_bomb(const char *pat)
+{
+    if (shc__has_backref(pat))
+        return "a backreference makes matching backtrack without bound";
+    for (const char *p = strchr(pat, '{'); p; p = strchr(p + 1, '{'))
+        if ((p[1] >= '0' && p[1] <= '9') || p[1] == ',')
+            return "a counted repetition ({n,m}) makes the regular expression compile without "
+                   "bound when nested";
+    return NULL;
+}
+
 int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
                         size_t operand_argi)
 {
+    const char *why;
     for (size_t i = 0; i < res->nopts; i++)
         if (res->opts[i].opt->role == SHC_ROLE_PATTERN && res->opts[i].value &&
-            shc__has_backref(res->opts[i].value))
-            return shc__reject(r, res->opts[i].argi,
-                               "%s: a backreference makes matching backtrack without bound", cmd);
-    if (operand && shc__has_backref(operand))
-        return shc__reject(r, operand_argi,
-                           "%s: a backreference makes matching backtrack without bound", cmd);
+            (why = shc__regex_bomb(res->opts[i].value)))
+            return shc__reject(r, res->opts[i].argi, "%s: %s", cmd, why);
+    if (operand && (why = shc__regex_bomb(operand)))
+        return shc__reject(r, operand_argi, "%s: %s", cmd, why);
+    return 0;
+}
+
+/* nl -b/-h/-f pREGEX numbers the lines that match a glibc regex: the same judgement. */
+int shc__check_nl_styles(shc_rule *r, const shc_optres *res)
+{
+    const char *why;
+    for (size_t i = 0; i < res->nopts; i++) {
+        char c = res->opts[i].opt->short_name;
+        const char *v = res->opts[i].value;
+        if ((c == 'b' || c == 'h' || c == 'f') && v && v[0] == 'p' && (why = shc__regex_bomb(v + 1)))
+            return shc__reject(r, res->opts[i].argi, "nl: %s", why);
+    }
+    return 0;
+}
+
+/* tree -P/-I match with tree's own recursive wildcard matcher, exponential in the number of
+ * `*`: `tree -I '*a*a*a*b'` took 3.5 s for one 250-byte name, '*a*a*a*a*b' over 20 s.  Each
+ * `|`-separated alternative may hold one `*` at most. */
+int shc__check_tree_patterns(shc_rule *r, const shc_optres *res)
+{
+    for (size_t i = 0; i < res->nopts; i++) {
+        char c = res->opts[i].opt->short_name;
+        const char *v = res->opts[i].value;
+        if ((c != 'P' && c != 'I') || !v)
+            continue;
+        unsigned stars = 0;
+        for (const char *p = v; *p; p++) {
+            if (*p == '|')
+                stars = 0;
+            else if (*p == '*' && ++stars > 1)
+                return shc__reject(r, res->opts[i].argi, "tree: a pattern with several '*' "
+                                   "makes tree's matcher take exponential time");
+        }
+    }
     return 0;
 }

@@ -421,15 +421,20 @@ trace('pruning (a small total cap)');
 {
   const before = files().filter((f) => f.endsWith(".jsonl"));
   const a = await agent(ZED_INIT, ["--store-max-mb", "1"]);
+  // two sessions of about 0.5 MiB each (the stored output's cap): over the cap together
+  const s0 = (await a.ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
+  await prompt(a.ctx, s0, "head -c 900000 /dev/zero | tr '\\0' x; echo");
   const s = (await a.ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
-  await prompt(a.ctx, s, "head -c 300000 /dev/zero | tr '\\0' x; echo");
+  await prompt(a.ctx, s, "head -c 900000 /dev/zero | tr '\\0' x; echo");
   await stop(a);
   const b = await agent(ZED_INIT, ["--store-max-mb", "1"]); // prunes at start
   const after = files().filter((f) => f.endsWith(".jsonl"));
   const total = after.reduce((n, f) => { try { return n + statSync(join(store, f)).size; } catch { return n; } }, 0);
+  ok(!existsSync(join(store, "sess_" + "d".repeat(32) + ".jsonl")), "prune: the file too large to load goes first");
   ok(after.length < before.length, "prune: old sessions removed", [before.length, after.length]);
   ok(total <= 1024 * 1024 || after.length === 1, "prune: the store is back under its cap", total);
   ok(after.includes(s + ".jsonl"), "prune: the newest session stays", after.length);
+  ok(!after.includes(s0 + ".jsonl"), "prune: an older real session went", after.length);
   ok(existsSync(join(store, "sess_" + "a".repeat(32) + ".jsonl")), "prune: a planted symlink is not a session (left alone)");
   await stop(b);
 }
