@@ -339,24 +339,6 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
     return 0;
 }
 
-/* ls without -R opens only the directories it names: `/` and a top system directory (/dev,
- * /proc, /sys, /run) may be listed.  Deeper paths there keep the rule (the oracle counts
- * opening /dev/pts or /proc/self/ as touching a device or a process). */
-static unsigned shallow_bad(ctx *c, const char *base, const shc_rule *r, const char *p,
-                            unsigned bad)
-{
-    shc_path np;
-    if (!r->shallow || c->nhomes || strstr(p, "..") || (base && strstr(base, "..")) ||
-        shc__path_check(base, p, &np) & SHC_PATH_TOOLONG)
-        return bad; /* `ls /usr/..` and `ls ../..` keep the rule: written as what they are */
-    unsigned j = shc__path_judge(&np);
-    if (j & SHC_PATH_ROOT)
-        return bad & ~(unsigned)SHC_PATH_ROOT;
-    if ((j & SHC_PATH_SPECIAL) && !strchr(np.norm + 1, '/'))
-        return bad & ~(unsigned)SHC_PATH_SPECIAL;
-    return bad;
-}
-
 /* Every path the rule names, every file-valued option value, and `< FILE`.  Reads must not
  * name standard input or a device; searches and listings must not cover the whole filesystem
  * either (a recursive walk of / or /proc may not end). */
@@ -377,13 +359,13 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
         const char *q = r->npaths ? r->paths[k] : r->path;
         if (in_file && q == in_file->value)
             continue;
-        if (check_one(c, base, cmd, q, shallow_bad(c, base, r, q, root_bad), call->span,
-                      walks ? "directory" : "file") < 0)
+        unsigned qbad = shc__path_shallow(base, q, r->shallow && !c->nhomes, root_bad);
+        if (check_one(c, base, cmd, q, qbad, call->span, walks ? "directory" : "file") < 0)
             return -1;
     }
     if (n == 0 && walks &&
-        check_one(c, base, cmd, ".", shallow_bad(c, base, r, ".", root_bad), call->span,
-                  "directory") < 0)
+        check_one(c, base, cmd, ".", shc__path_shallow(base, ".", r->shallow && !c->nhomes,
+                                                      root_bad), call->span, "directory") < 0)
         return -1;
     for (size_t k = 0; k < r->ninputs; k++) {
         shc_span sp = r->input_argi[k] < nwords ? words[r->input_argi[k]].span : call->span;

@@ -304,6 +304,9 @@ int shc__path_norm(shc_path *out, const char *base, const char *p);
 unsigned shc__path_judge(const shc_path *np);
 /* "-" is SHC_PATH_STDIN; otherwise normalises into *np and judges it. */
 unsigned shc__path_check(const char *base, const char *p, shc_path *np);
+/* The judgements of bad that a shallow listing (ls without -R) of p may drop: the root, and a
+ * top system directory written as itself (paths.c). */
+unsigned shc__path_shallow(const char *base, const char *p, bool shallow, unsigned bad);
 /* Whether a word names, or may name, a device or process file: the word itself or any piece of
  * it after '=', ':' or ',' (an option's value) that contains '/'. */
 bool shc__word_names_special(const char *w);
