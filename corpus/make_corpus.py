@@ -1724,6 +1724,11 @@ for cls, cmd, harm in CLASSIFIER_REDTEAM:
         RT(cls, cmd, "classifier red team: " + harm)
 
 
+import breadth_cases  # noqa: E402  (corpus/breadth.jsonl: the classifier-breadth issue)
+
+breadth_cases.add(case, wrap)
+
+
 def main():
     n = 0
     for name, rows in files.items():

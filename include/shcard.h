@@ -294,7 +294,8 @@ SHC_API int shc_classify(shc_verdict **out, const char *cmd, size_t len, bool un
 typedef enum shc_context {
     SHC_CONTEXT_ANY = 0, /* unknown: stdin may be a terminal or an open pipe, a pager may start */
     SHC_CONTEXT_BRIDGE,  /* shcard's executor (shcard acp, shcard run): stdin is /dev/null,
-                            stdout and stderr a PTY, PAGER/GIT_PAGER/GH_PAGER/MANPAGER=cat */
+                            stdout and stderr a PTY, PAGER/GIT_PAGER/GH_PAGER/MANPAGER=cat,
+                            BAT_PAGER empty: nothing pages */
 } shc_context;
 
 /* "any" or "bridge"; NULL for a value that is no context. */

@@ -10,6 +10,8 @@ and taken round-robin over the groups, those with a dangerous value or operand f
 
 Usage: option_oracle.py [--shcard PATH] [--seed N] [--runs N | --all] [--modes pipe,tty]
                         [--timeout S] [--jobs N] [--findings FILE] [--list]
+                        [--tools grep,xargs,...] [--context any|bridge]
+  --context bridge classifies as the executor's bridge does and runs in the exec mode.
 Prints one block per violation and ends with
   "option-oracle: N generated, N accepted, N run, N violations".
 """
@@ -72,9 +74,16 @@ def main():
     ap.add_argument("--findings")
     ap.add_argument("--list", action="store_true", help="print the accepted commands, run none")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("ORACLE_JOBS", "2")))
+    ap.add_argument("--tools", help="only these tool ids (comma-separated: grep,xargs,find,...)")
+    ap.add_argument("--context", default="any",
+                    help="classify in this context; bridge runs in the exec mode (the executor)")
     a = ap.parse_args()
+    if a.context == "bridge" and a.modes == ",".join(oracle.DEFAULT_MODES):
+        a.modes = "exec"
     cases = options.cases()
-    verdicts = oracle.classify(a.shcard, [c["cmd"] for c in cases])
+    if a.tools:
+        cases = [c for c in cases if c["tool"] in a.tools.split(",")]
+    verdicts = oracle.classify(a.shcard, [c["cmd"] for c in cases], a.context)
     accepted, seen = [], set()
     for c, v in zip(cases, verdicts):
         if v.get("kind") == "terminal":

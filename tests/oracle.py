@@ -27,7 +27,8 @@ A run is a violation ("KIND: detail") when it
   write:   opens for writing (other than /dev/null), creates, deletes, renames, links, changes
            mode, times or attributes, binds a socket file;
   exec:    executes a program its own command line does not name (or names fewer times: git
-           running `git fetch` is a second git), or any program from the scratch directory;
+           running `git fetch` is a second git; the grep that find -exec or xargs runs may run
+           once per file), or any program from the scratch directory;
   stdin:   reads standard input (a read of the stdin pipe, the terminal, /dev/null stdin), or
            opens it by name (/dev/stdin, /dev/fd/0, /proc/self/fd/0);
   tty:     opens or reads the terminal (/dev/tty, /dev/pts/N), other than the shell's probe;
@@ -134,6 +135,24 @@ FIXTURES = [
     (".venv/bin/bash", "planted", None),
     ("scripts/zsh", "planted", None),
     ("../bash", "planted", None),  # in the checkout's parent directory
+    # names that find -exec and xargs hand on (the breadth rules): names that split into an
+    # injected operand under xargs without -0 (a blank, a newline before /dev/zero), quotes and
+    # backslashes, `{}` inside a name, names that are options (`--include=x.py`, which a glob in
+    # an option value could expand to), *.py links to /dev/zero and /dev/stdin, a FIFO *.py (no
+    # link to /: the clean controls walk with -L, and a walk of everything is not clean)
+    ("x /dev/zero y.py", "file", None),
+    ("nl\n/dev/zero\nz.py", "file", None),
+    ("q'uote.py", "file", None),
+    ('dq"uote.py', "file", None),
+    ("back\\slash.py", "file", None),
+    ("{}.py", "file", None),
+    ("-e.py", "file", None),
+    ("--include=x.py", "file", None),
+    ("--exclude=y.py", "file", None),
+    ("--glob=z.rs", "file", None),
+    ("zero.py", "symlink", "/dev/zero"),
+    ("stdin.py", "symlink", "/dev/stdin"),
+    ("fifo.py", "fifo", None),
 ]
 FIXTURE_TOP = {name.split("/")[0] for name, _, _ in FIXTURES}
 PLANTED = "#!/bin/sh\necho planted > PLANTED-RAN\n"
@@ -151,6 +170,7 @@ MODE_ENV = {
     "pipe": [("TERM", "dumb")],
     "tty": [("TERM", "xterm")],
     "exec": [("TERM", "dumb"), ("NO_COLOR", "1"), ("PAGER", "cat"), ("GIT_PAGER", "cat"),
+             ("BAT_PAGER", ""),
              ("GH_PAGER", "cat"), ("MANPAGER", "cat"), ("SYSTEMD_PAGER", "cat"),
              ("GIT_TERMINAL_PROMPT", "0")],
 }
@@ -411,12 +431,48 @@ def command_names(shcard, text):
     return out[0] if out else []
 
 
+# Programs find -exec and xargs may run on the names they supply, any number of times (once per
+# file with `-exec ... \;`): only those the classifier admits there (grep and its aliases).
+RUN_BY_OK = {"grep", "egrep", "fgrep"}
+XARGS_VALUE = {"-a", "-E", "-I", "-L", "-n", "-P", "-s", "-d", "--arg-file", "--delimiter",
+               "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}
+
+
+def run_by(argv):
+    """The programs a find or xargs argv runs itself (grep family only; anything else keeps the
+    budget of its command line and is flagged when it runs)."""
+    out = []
+    name = os.path.basename(argv[0]) if argv else ""
+    if name == "find":
+        for i, a in enumerate(argv[:-1]):
+            if a in ("-exec", "-execdir", "-ok", "-okdir"):
+                out.append(argv[i + 1])
+    elif name == "xargs":
+        i = 1
+        while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+            i += 2 if argv[i] in XARGS_VALUE else 1
+        if i < len(argv) and argv[i] == "--":
+            i += 1
+        if i < len(argv):
+            out.append(argv[i])
+    return [p for p in out if p in RUN_BY_OK]
+
+
 def allowed_programs(shcard, script):
-    """How many times each program may be executed: once per simple command that names it."""
+    """How many times each program may be executed: once per simple command that names it; the
+    grep that find -exec or xargs runs, as often as they run it."""
     c = collections.Counter(command_names(shcard, script))
     for name, n in list(c.items()):
         if name == "sh":
             c["dash"] += n
+    p = subprocess.run([shcard, "parse", "--json", "--", script], capture_output=True, timeout=30)
+    try:
+        tree = json.loads(p.stdout.decode().splitlines()[0])
+    except (ValueError, IndexError):
+        tree = {}
+    for cmd in tree.get("commands") or []:
+        for prog in run_by([a for a in cmd.get("argv") or [] if isinstance(a, str)]):
+            c[prog] += 10 ** 6
     return c
 
 

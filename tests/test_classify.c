@@ -355,7 +355,11 @@ static void test_cwd_stat(void **state)
     assert_int_equal(kind_in(NULL, "cat fifo", NULL), SHC_KIND_READ);
     /* relative names are judged from the real directory: from / they reach /proc */
     assert_int_equal(kind_in("/", "cat proc/self/status", NULL), SHC_KIND_TERMINAL);
-    assert_int_equal(kind_in("/", "ls", NULL), SHC_KIND_TERMINAL);
+    assert_int_equal(kind_in("/", "ls -R", NULL), SHC_KIND_TERMINAL);
+    /* ls without -R opens only the directory it lists: / and /proc may be listed */
+    assert_int_equal(kind_in("/", "ls", NULL), SHC_KIND_LIST);
+    assert_int_equal(kind_in("/", "ls proc", NULL), SHC_KIND_LIST);
+    assert_int_equal(kind_in("/", "ls proc/self", NULL), SHC_KIND_TERMINAL);
     assert_int_equal(kind_in("/usr", "cat ../dev/zero", NULL), SHC_KIND_TERMINAL);
     /* a bad version is a usage error */
     shc_classify_opts bad = SHC_CLASSIFY_OPTS_INIT;

@@ -342,28 +342,45 @@ static void test_file_values(void **state)
     REJECTS("width", "nl", "-w", "2000000000", "f");
 }
 
+#define RANGE(s, a, b, l) shc__sed_range(s, a, b, l, more, sizeof more)
+
 static void test_sed_grammar(void **state)
 {
     (void)state;
     long a, b;
     bool last;
-    assert_int_equal(shc__sed_range("1,40p", &a, &b, &last), 0);
+    char more[64];
+    assert_int_equal(RANGE("1,40p", &a, &b, &last), 0);
     assert_int_equal(a, 1);
     assert_int_equal(b, 40);
     assert_false(last);
-    assert_int_equal(shc__sed_range(" 5 p ;", &a, &b, &last), 0);
+    assert_string_equal(more, "");
+    assert_int_equal(RANGE(" 5 p ;", &a, &b, &last), 0);
     assert_int_equal(a, 5);
     assert_int_equal(b, 5);
-    assert_int_equal(shc__sed_range("$p", &a, &b, &last), 0);
+    assert_int_equal(RANGE("$p", &a, &b, &last), 0);
     assert_true(last);
-    assert_int_equal(shc__sed_range("10,$p", &a, &b, &last), 0);
+    assert_int_equal(RANGE("10,$p", &a, &b, &last), 0);
     assert_int_equal(a, 10);
     assert_int_equal(b, 0);
+    /* several ranges: the first gives the line, the others the title */
+    assert_int_equal(RANGE("1,5p;8,9p", &a, &b, &last), 0);
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 5);
+    assert_string_equal(more, ", 8-9");
+    assert_int_equal(RANGE("3p; 7p;$p", &a, &b, &last), 0);
+    assert_string_equal(more, ", 7, last line");
+    assert_int_equal(RANGE("100,200p;300,400p;500,600p;700,800p;900,1000p;1100,1200p;1300,1400p;"
+                           "1500,1600p",
+                           &a, &b, &last),
+                     0);
+    assert_true(strlen(more) < sizeof more && strstr(more, ", ...") != NULL);
     const char *bad[] = {"1,40p;w out", "1,40w out", "1e id", "s/x/y/p", "/re/p", "10,+5p",
-                         "1,5p;8,9p", "0p",  "p",         "1,40",     "$,5p", "5,3p",
-                         "1,5pq",     "1,5P", "",         "1p\nw x"};
+                         "1,5p;8,9w x", "0p",  "p",         "1,40",     "$,5p", "5,3p",
+                         "1,5pq",     "1,5P", "",         "1p\nw x", "1p;;2p", "1p;5,3p",
+                         "1p;2p;3p;4p;5p;6p;7p;8p;9p;10p;11p;12p;13p;14p;15p;16p;17p"};
     for (size_t i = 0; i < ARGC(bad); i++)
-        assert_int_equal(shc__sed_range(bad[i], &a, &b, &last), -1);
+        assert_int_equal(RANGE(bad[i], &a, &b, &last), -1);
 }
 
 static void primary(const char *const *argv, size_t argc)

@@ -37,6 +37,8 @@ typedef struct ctx {
     bool has_cwd;
     const char *real_cwd; /* the directory the command runs in, when the caller knows it */
     shc_context context;
+    const char *homes[SHC_MAX_ARGS]; /* the primary's `~` and `~/...` words (wordcheck.c) */
+    size_t nhomes;
 } ctx;
 
 static int reject(ctx *c, shc_span span, const char *fmt, ...)
@@ -56,48 +58,19 @@ static int reject(ctx *c, shc_span span, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ words */
 
-/* Unicode look-alikes of shell separators, as UTF-8. */
-static const char *const lookalikes[] = {
-    "\xef\xbc\x9b", /* U+FF1B fullwidth semicolon */
-    "\xef\xbc\x86", /* U+FF06 fullwidth ampersand */
-    "\xef\xbd\x9c", /* U+FF5C fullwidth vertical line */
-    "\xcd\xbe",     /* U+037E greek question mark */
-    "\xef\xb9\x94", /* U+FE54 small semicolon */
-    "\xe2\x80\xa8", /* U+2028 line separator */
-    "\xe2\x80\xa9", /* U+2029 paragraph separator */
-    "\xc2\x85",     /* U+0085 next line */
-};
-
-/* A word whose value is exactly what the program will see. */
+/* A word whose value is exactly what the program will see (wordcheck.c). */
 static int check_word(ctx *c, const shc_word *w, const char *what)
 {
-    if (!w->value || (w->flags & SHC_WORD_EXPANSION))
-        return reject(c, w->span, "%s: $ expansion is not known statically", what);
-    if (w->flags & SHC_WORD_GLOB)
-        return reject(c, w->span, "%s: unquoted glob may expand to other words", what);
-    if (w->flags & SHC_WORD_BRACE)
-        return reject(c, w->span, "%s: brace expansion makes several words", what);
-    if (w->flags & SHC_WORD_TILDE)
-        return reject(c, w->span, "%s: ~ expands to a home directory", what);
-    if (strlen(w->value) != w->len)
-        return reject(c, w->span, "%s: NUL byte in a word", what);
-    bool high = false;
-    for (size_t i = 0; i < w->len; i++) {
-        unsigned char b = (unsigned char)w->value[i];
-        if (b < 0x20 && b != '\t')
-            return reject(c, w->span, "%s: control character 0x%02x in a word", what, b);
-        if (b == 0x7f)
-            return reject(c, w->span, "%s: control character 0x7f in a word", what);
-        high |= b >= 0x80;
-    }
-    for (size_t i = 0; high && i < sizeof lookalikes / sizeof lookalikes[0]; i++)
-        if (strstr(w->value, lookalikes[i]))
-            return reject(c, w->span, "%s: Unicode look-alike of a shell separator", what);
+    char why[160];
+    if (!shc__word_static(w, what, why, sizeof why))
+        return reject(c, w->span, "%s", why);
     return 0;
 }
 
-/* Checks a call's words and assignments and fills argv (borrowed values). */
-static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
+/* Checks a call's words and assignments and fills argv (borrowed values).  The primary may
+ * hold `~` paths and globs in pattern-valued options (wordcheck.c); `ls` only names directories
+ * it lists (check_paths judges them). */
+static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc, bool primary)
 {
     const shc_call *call = &n->u.call;
     if (call->nassigns)
@@ -117,10 +90,18 @@ static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc)
     if (strchr(w0->value, '/'))
         return reject(c, w0->span, "%s: a path-qualified command may not be the real tool",
                       w0->value);
+    bool ls = primary && !strcmp(w0->value, "ls");
     for (size_t i = 0; i < call->nwords; i++) {
-        if (check_word(c, &call->words[i], w0->value) < 0)
+        shc_word w = call->words[i];
+        if (primary && i > 0 && shc__home_word(&w)) {
+            w.flags = 0;
+            c->homes[c->nhomes++] = w.value;
+        } else if (primary && i > 0 && shc__glob_option(w0->value, &w)) {
+            w.flags = 0;
+        }
+        if (check_word(c, &w, w0->value) < 0)
             return -1;
-        if (shc__word_names_special(call->words[i].value))
+        if (!ls && shc__word_names_special(call->words[i].value))
             return reject(c, call->words[i].span,
                           "%s: '%s' names a device or process file (may block or never end)",
                           w0->value, call->words[i].value);
@@ -244,7 +225,7 @@ static int take_cd(ctx *c, const shc_node *n)
     const shc_node *call = single_call(n);
     const char *argv[SHC_MAX_ARGS + 1];
     size_t argc;
-    if (call_argv(c, call, argv, &argc) < 0 || check_redirs(c, call, NULL) < 0)
+    if (call_argv(c, call, argv, &argc, false) < 0 || check_redirs(c, call, NULL) < 0)
         return -1;
     shc_rule r;
     shc__rule_init(&r);
@@ -297,6 +278,27 @@ static const char *path_base(ctx *c, char *buf, size_t cap)
 static int check_one(ctx *c, const char *base, const char *cmd, const char *p, unsigned bad,
                      shc_span span, const char *what)
 {
+    char home[4096];
+    for (size_t i = 0; i < c->nhomes; i++) {
+        if (p != c->homes[i])
+            continue;
+        if (c->has_cwd)
+            return reject(c, span, "%s: '%s' after cd (the home directory is not the cd "
+                          "directory)", cmd, p);
+        if (!c->real_cwd) { /* HOME unknown: an ordinary directory; the rest must stay in it */
+            shc_path hp;
+            if (shc__path_norm(&hp, NULL, p[1] ? p + 2 : ".") < 0 || hp.climb > 0)
+                return reject(c, span, "%s: '%s' may leave the home directory", cmd, p);
+            return 0;
+        }
+        const char *h = getenv("HOME"); /* what the command inherits */
+        int w = h && h[0] == '/' ? snprintf(home, sizeof home, "%s%s", h, p + 1) : -1;
+        if (w < 0 || (size_t)w >= sizeof home)
+            return reject(c, span, "%s: '%s': HOME is not an absolute directory here", cmd, p);
+        p = home;
+        base = NULL;
+        break;
+    }
     shc_path np;
     unsigned j = shc__path_check(base, p, &np) & bad;
     if (j & SHC_PATH_STDIN)
@@ -357,10 +359,13 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
         const char *q = r->npaths ? r->paths[k] : r->path;
         if (in_file && q == in_file->value)
             continue;
-        if (check_one(c, base, cmd, q, root_bad, call->span, walks ? "directory" : "file") < 0)
+        unsigned qbad = shc__path_shallow(base, q, r->shallow && !c->nhomes, root_bad);
+        if (check_one(c, base, cmd, q, qbad, call->span, walks ? "directory" : "file") < 0)
             return -1;
     }
-    if (n == 0 && walks && check_one(c, base, cmd, ".", root_bad, call->span, "directory") < 0)
+    if (n == 0 && walks &&
+        check_one(c, base, cmd, ".", shc__path_shallow(base, ".", r->shallow && !c->nhomes,
+                                                      root_bad), call->span, "directory") < 0)
         return -1;
     for (size_t k = 0; k < r->ninputs; k++) {
         shc_span sp = r->input_argi[k] < nwords ? words[r->input_argi[k]].span : call->span;
@@ -448,7 +453,7 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
 
     /* the primary */
     const shc_word *in_file = NULL;
-    if (call_argv(c, stages[0], argv, argc) < 0 || check_redirs(c, stages[0], &in_file) < 0)
+    if (call_argv(c, stages[0], argv, argc, true) < 0 || check_redirs(c, stages[0], &in_file) < 0)
         return -1;
     if (!strcmp(argv[0], "zsh"))
         return reject(c, stages[0]->u.call.words[0].span,
@@ -458,7 +463,9 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
     if (r->kind == SHC_KIND_TERMINAL)
         return reject(c, stages[0]->u.call.words[r->argi < *argc ? r->argi : 0].span, "%s",
                       r->reason);
-    if (r->pages && nstages == 1)
+    /* shcard's executor sets PAGER, GIT_PAGER and BAT_PAGER so that nothing pages (git runs no
+     * pager for "cat", bat none for an empty BAT_PAGER) */
+    if (r->pages && nstages == 1 && c->context != SHC_CONTEXT_BRIDGE)
         return reject(c, stages[0]->u.call.words[0].span,
                       "%s: on a terminal it starts a pager and waits for keys (pipe it, or "
                       "--no-pager / --paging=never)",
@@ -476,6 +483,16 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
 
     if (check_paths(c, r, stages[0], in_file) < 0)
         return -1;
+    for (size_t h = 0; h < c->nhomes; h++) {
+        bool used = false;
+        for (size_t k = 0; k < r->npaths; k++)
+            used |= r->paths[k] == c->homes[h];
+        for (size_t k = 0; k < r->ninputs; k++)
+            used |= r->inputs[k] == c->homes[h];
+        if (!used)
+            return reject(c, stages[0]->span, "%s: '%s' is not a path here (~ expands to a home "
+                          "directory)", argv[0], c->homes[h]);
+    }
     if (check_stdin_search(c, r, stages[0], argv[0]) < 0)
         return -1;
 
@@ -486,14 +503,22 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
         shc_rule fr;
         shc__rule_init(&fr);
         long line, end;
-        if (call_argv(c, stages[s], fargv, &fargc) < 0 || check_redirs(c, stages[s], NULL) < 0)
+        if (call_argv(c, stages[s], fargv, &fargc, false) < 0 ||
+            check_redirs(c, stages[s], NULL) < 0)
             return -1;
+        if (s == 1 && !strcmp(fargv[0], "xargs")) {
+            if (!shc__policy_xargs(&fr, r, p, fargv, fargc))
+                return reject(c, stages[s]->u.call.words[fr.argi < fargc ? fr.argi : 0].span, "%s",
+                              fr.reason);
+            continue;
+        }
         if (!shc__policy_filter(&fr, fargv, fargc, &line, &end))
             return reject(c, stages[s]->u.call.words[fr.argi < fargc ? fr.argi : 0].span, "%s",
                           fr.reason);
         if (s == 1 && line && r->kind == SHC_KIND_READ && r->whole_output && !r->line) {
             r->line = line;
             r->line_end = end;
+            memcpy(r->more, fr.more, sizeof r->more);
         }
     }
     return 0;
@@ -546,6 +571,7 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
         c.ast = ast;
         c.rejected = false;
         c.has_cwd = false;
+        c.nhomes = 0;
         c.cwd[0] = '\0';
         c.real_cwd = opts->cwd && opts->cwd[0] ? opts->cwd : NULL;
         c.context = opts->context;

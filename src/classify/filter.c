@@ -120,6 +120,7 @@ bool shc__policy_filter(
     case SHC_CMD_ls:
     case SHC_CMD_tree:
     case SHC_CMD_cd:
+    case SHC_CMD_xargs:
     case SHC_CMD__COUNT: break;
     }
     shc__reject(r, 0, "%s: not a pure filter", argv[0]);

@@ -1,9 +1,12 @@
 /* find: predicates are allowlisted (not actions blocklisted).  GNU find's grammar is
  *   find [-H|-L|-P]... [starting-point...] [expression]
  * where the expression starts at the first word that begins with '-' (and is longer than
- * "-") or is one of ( ) ! ,  Paths after the expression are an error in GNU find. */
+ * "-") or is one of ( ) ! ,  Paths after the expression are an error in GNU find.
+ * `-exec grep ... {} +` (or `\;`) on regular files is a search (exec.c); `-type f ... -print0`
+ * alone may feed `xargs -0` (r->nul_files). */
 #include "classify/policy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef enum find_role {
@@ -12,6 +15,9 @@ typedef enum find_role {
     FIND_OPER,   /* ( ) ! -not -a -o , */
     FIND_PRUNE,  /* -prune: the test before it names what is skipped, not what is searched */
     FIND_FORMAT, /* -printf FORMAT: field widths are bounded */
+    FIND_OUTPUT, /* -print, -ls: names on stdout */
+    FIND_PRINT0, /* -print0: NUL-terminated names (xargs -0) */
+    FIND_EXEC,   /* -exec CMD ... {} + / ;: grep only (exec.c) */
 } find_role;
 
 typedef struct find_pred {
@@ -75,10 +81,10 @@ static const find_pred preds[] = {
     {"-noignore_readdir_race", 0, FIND_TEST, NULL},
     {"-nowarn", 0, FIND_TEST, NULL},
     {"-warn", 0, FIND_TEST, NULL},
-    {"-print", 0, FIND_TEST, NULL},
-    {"-print0", 0, FIND_TEST, NULL},
+    {"-print", 0, FIND_OUTPUT, NULL},
+    {"-print0", 0, FIND_PRINT0, NULL},
     {"-printf", 1, FIND_FORMAT, NULL},
-    {"-ls", 0, FIND_TEST, NULL},
+    {"-ls", 0, FIND_OUTPUT, NULL},
     {"-quit", 0, FIND_TEST, NULL},
     {"-prune", 0, FIND_PRUNE, NULL},
     {"-not", 0, FIND_OPER, NULL},
@@ -90,7 +96,7 @@ static const find_pred preds[] = {
     {"(", 0, FIND_OPER, NULL},
     {")", 0, FIND_OPER, NULL},
     {",", 0, FIND_OPER, NULL},
-    {"-exec", 0, FIND_TEST, "find: -exec runs a program"},
+    {"-exec", 0, FIND_EXEC, NULL},
     {"-execdir", 0, FIND_TEST, "find: -execdir runs a program"},
     {"-ok", 0, FIND_TEST, "find: -ok runs a program"},
     {"-okdir", 0, FIND_TEST, "find: -okdir runs a program"},
@@ -144,6 +150,33 @@ static bool starts_expression(const char *w)
            !strcmp(w, ",");
 }
 
+/* -exec at argv[i]: the command runs from argv[i+1] to the terminator, `;` or a `+` right
+ * after a word holding `{}` (GNU find's parser), returned in *end.  Only grep, only on regular
+ * files (`-type f` before it in its and-chain at depth 0: a link or a FIFO named on grep's
+ * command line is followed or read). */
+static int find_exec(shc_rule *r, const char *const *argv, size_t argc, size_t i, unsigned depth,
+                     bool chain_f, size_t *end)
+{
+    size_t j = i + 1;
+    bool braces = false;
+    for (; j < argc; j++) {
+        if (j > i + 1 && !strcmp(argv[j], ";"))
+            break;
+        if (j > i + 1 && braces && !strcmp(argv[j], "+"))
+            break;
+        braces = strstr(argv[j], "{}") != NULL;
+    }
+    if (j >= argc || j == i + 1)
+        return shc__reject(r, i, "find: -exec without its `;` or `{} +` (find reports an error)");
+    if (depth > 0)
+        return shc__reject(r, i, "find: -exec inside parentheses");
+    if (!chain_f)
+        return shc__reject(r, i, "find: -exec without -type f before it: a name may be a link "
+                                 "to a device or a FIFO, which grep would read (add -type f)");
+    *end = j;
+    return shc__exec_grep(r, argv, i + 1, j, "{}");
+}
+
 void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
 {
     size_t i = 1;
@@ -165,6 +198,11 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
     const char *query[SHC_MAX_ARGS];
     size_t nq = 0;
     bool negated = false, last_was_query = false;
+    /* the and-chain at depth 0: whether a `-type f` (not negated) came before in it; what
+     * writes names on stdout; -exec grep */
+    unsigned depth = 0, nprint0 = 0, nout = 0;
+    bool chain_f = false, print0_f = false;
+    const char *exec_query = NULL;
     for (; i < argc; i++) {
         const find_pred *p = find_lookup(argv[i]);
         if (!p) {
@@ -199,18 +237,57 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
                 nq--;
             break;
         case FIND_FORMAT:
+            nout++;
             if (!format_ok(argv[i + 1])) {
                 shc__reject(r, i + 1, "find: a -printf width over %d (writes that much per file)",
                             SHC_MAX_WIDTH);
                 return;
             }
             break;
+        case FIND_OUTPUT: nout++; break;
+        case FIND_PRINT0:
+            nprint0++;
+            print0_f = depth == 0 && chain_f && !negated;
+            break;
+        case FIND_EXEC: {
+            size_t end = i;
+            if (find_exec(r, argv, argc, i, depth, chain_f, &end) < 0)
+                return;
+            if (exec_query) {
+                shc__reject(r, i, "find: several -exec");
+                return;
+            }
+            exec_query = r->query;
+            r->query = NULL;
+            i = end; /* the terminator; the loop steps past it */
+            negated = last_was_query = false;
+            continue;
+        }
         case FIND_OPER:
-        case FIND_TEST: break;
+            if (!strcmp(p->name, "("))
+                depth++;
+            else if (!strcmp(p->name, ")") && depth > 0)
+                depth--;
+            else if (depth == 0 && (!strcmp(p->name, "-o") || !strcmp(p->name, "-or") ||
+                                    !strcmp(p->name, ",")))
+                chain_f = false;
+            break;
+        case FIND_TEST:
+            if (depth == 0 && !negated && !strcmp(p->name, "-type") && !strcmp(argv[i + 1], "f"))
+                chain_f = true;
+            break;
         }
         negated = p->role == FIND_OPER && (!strcmp(p->name, "!") || !strcmp(p->name, "-not"));
         last_was_query = this_query;
         i += p->nargs;
+    }
+    r->nul_files = nprint0 == 1 && print0_f && nout == 0 && !exec_query;
+    if (exec_query) {
+        r->path = r->npaths ? r->paths[0] : NULL;
+        r->query = exec_query;
+        r->kind = SHC_KIND_SEARCH;
+        snprintf(r->reason, sizeof r->reason, "find -exec grep: search");
+        return;
     }
     r->path = r->npaths ? r->paths[0] : NULL;
     if (nq) {

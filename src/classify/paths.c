@@ -149,3 +149,21 @@ const char *shc__path_stat(const char *abs_path)
         return "a file over 1 GiB (reading it may not end)";
     return NULL;
 }
+
+/* ls without -R opens only the directories it names (shallow: no -R, no `~` word): `/` and a
+ * top system directory (/dev, /proc, /sys, /run) may be listed.  Deeper paths there keep the
+ * rule (the oracle counts opening /dev/pts or /proc/self/ as touching a device or a process). */
+unsigned shc__path_shallow(const char *base, const char *p, bool shallow, unsigned bad)
+{
+    if (!shallow || strstr(p, "..") || (base && strstr(base, "..")))
+        return bad; /* `ls /usr/..` and `ls ../..` keep the rule: written as what they are */
+    shc_path np;
+    if (!strcmp(p, "-") || shc__path_norm(&np, base, p) < 0)
+        return bad; /* "-" is not normalised; a path too long to judge keeps the rule */
+    unsigned j = shc__path_judge(&np);
+    if (j & SHC_PATH_ROOT)
+        return bad & ~(unsigned)SHC_PATH_ROOT;
+    if ((j & SHC_PATH_SPECIAL) && !strchr(np.norm + 1, '/'))
+        return bad & ~(unsigned)SHC_PATH_SPECIAL;
+    return bad;
+}

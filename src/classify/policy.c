@@ -19,25 +19,37 @@ static int check_path(shc_rule *r, const char *cmd, const shc_operand *op)
     return 0;
 }
 
-/* One file (or none: the caller may supply `< FILE`) for a read command. */
+/* The files of a read command: one or more (each its own location), or none (the caller may
+ * supply `< FILE`). */
 static int read_operands(shc_rule *r, const char *cmd, const shc_optres *res, size_t first)
 {
     size_t n = res->nops - first;
+    r->kind = SHC_KIND_READ;
     if (n == 0) {
         r->wants_stdin = true;
-        r->kind = SHC_KIND_READ;
         return 0;
     }
-    if (n > 1)
-        return shc__reject(r, res->ops[first + 1].argi, "%s: several files have no single location",
-                           cmd);
-    if (check_path(r, cmd, &res->ops[first]) < 0)
-        return -1;
+    for (size_t i = first; i < res->nops; i++) {
+        if (check_path(r, cmd, &res->ops[i]) < 0)
+            return -1;
+        r->paths[r->npaths++] = res->ops[i].value;
+    }
     r->kind = SHC_KIND_READ;
-    r->path = res->ops[first].value;
-    r->paths[0] = r->path;
-    r->npaths = 1;
+    r->path = r->paths[0];
     return 0;
+}
+
+/* Several files are one stream (cat, sed, nl) or one block each (head, tail, bat): no single
+ * line applies to all of them, and a filter's line would count from the first file only. */
+static void several_files(shc_rule *r)
+{
+    if (r->npaths > 1) {
+        r->line = 0;
+        r->line_end = 0;
+        r->last_line = false;
+        r->whole_output = false;
+        r->more[0] = '\0';
+    }
 }
 
 /* Search roots / listed paths: every operand from `first` on. */
@@ -141,6 +153,7 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
         r->line = a;
         r->line_end = b;
         r->last_line = last;
+        several_files(r);
         return;
     }
     case SHC_CMD_rg:
@@ -160,9 +173,11 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
     case SHC_CMD_tr:
     case SHC_CMD_column:
     case SHC_CMD_cd:
+    case SHC_CMD_xargs:
     case SHC_CMD__COUNT: break;
     }
-    read_operands(r, spec->name, res, 0);
+    if (read_operands(r, spec->name, res, 0) == 0)
+        several_files(r);
 }
 
 /* The pattern of a grep-like command: the first -e, else the first operand. */
@@ -307,8 +322,10 @@ void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
     case SHC_CMD_tree:
         if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0 &&
             (spec->id != SHC_CMD_tree || shc__check_tree_patterns(r, &res) == 0) &&
-            root_operands(r, spec->name, &res, 0, true) == 0)
+            root_operands(r, spec->name, &res, 0, true) == 0) {
             r->kind = SHC_KIND_LIST;
+            r->shallow = spec->id == SHC_CMD_ls && !shc__opt_first(&res, SHC_ROLE_RECURSIVE);
+        }
         break;
     case SHC_CMD_git_grep:
     case SHC_CMD_git_ls_files:
@@ -319,6 +336,7 @@ void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
     case SHC_CMD_tr:
     case SHC_CMD_column:
     case SHC_CMD_cd:
+    case SHC_CMD_xargs:
     case SHC_CMD__COUNT:
         shc__reject(r, 0, "%s: not a read, search or list command", argv[0]);
         break;

@@ -46,6 +46,9 @@ typedef enum shc_role {
     SHC_ROLE_PLAIN,      /* bat -p: twice (-pp) means no pager */
     SHC_ROLE_STYLE,      /* bat -n/--number/--style: clap drops the -p given before them */
     SHC_ROLE_NOREVS,     /* git grep --no-index/--untracked: no operand is a revision */
+    SHC_ROLE_NUL,        /* xargs -0: names end at NUL bytes, nothing else is special */
+    SHC_ROLE_NOEMPTY,    /* xargs -r: no input, no command */
+    SHC_ROLE_REPLACE,    /* xargs -I R: R in the command's words is replaced by each name */
 } shc_role;
 
 /* How a command's real option parser reads argv (tools.def, SHC_CMD).  Each family is
@@ -155,6 +158,11 @@ typedef struct shc_rule {
     bool whole_output; /* the output is the file line by line (cat, nl, bat): filters may set a line
                         */
     bool pages;        /* on a terminal it starts a pager (bat, git grep): only piped is it safe */
+    bool shallow;      /* ls without -R: it opens only the directories it names, so / and the
+                          system directories may be listed */
+    bool nul_files;    /* find ... -type f ... -print0 and no other output: NUL-terminated names
+                          of regular files, each starting with a root (exec.c feeds xargs -0) */
+    char more[64];     /* further sed ranges for the title (", 40-60, last line"), or "" */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
     /* Every other file the command opens for reading: values of file-valued options
@@ -207,14 +215,46 @@ bool shc__git_maybe_rev(const char *s);
 bool shc__policy_filter(
     shc_rule *r, const char *const *argv, size_t argc, long *line, long *line_end);
 
+/* ------------------------------------------------------------------ exec.c */
+
+/* A grep that another command runs on file names it supplies (find -exec, xargs): argv[cmd] is
+ * the command name, argv[cmd+1..end) its words.  ph is the placeholder word standing for the
+ * names ("{}" for find -exec, R for xargs -I R), or NULL when xargs appends the names after
+ * the words.  Accepted when the command is grep (egrep, fgrep) with allowlisted options, no
+ * recursion (-r, -R, -d: a name on the command line that is a link would be followed), no
+ * backreference, its pattern among its own words, and the placeholder exactly once, a word of
+ * its own, in a file operand's place.  Sets r->query (borrowed from argv); other file operands
+ * and file-valued options go to r->inputs.  Returns 0 or -1 (r rejected). */
+int shc__exec_grep(shc_rule *r, const char *const *argv, size_t cmd, size_t end, const char *ph);
+
+/* xargs as the stage after the primary p (exec.c): `xargs -0 -r|-I R grep ...` fed by find
+ * ... -print0 (p->nul_files) through pipe, whose first stage's stderr must not reach the pipe.
+ * On acceptance p becomes the search (query = grep's pattern) and true is returned; otherwise
+ * r is rejected. */
+bool shc__policy_xargs(shc_rule *r, shc_rule *p, const shc_node *pipe, const char *const *argv,
+                       size_t argc);
+
+/* ------------------------------------------------------------------ wordcheck.c */
+
+/* Whether w's value is exactly what the program sees (no $, glob, brace, tilde, NUL, control
+ * character, look-alike of ; & | or a line separator); otherwise false and why ("WHAT: ..."). */
+bool shc__word_static(const shc_word *w, const char *what, char *why, size_t cap);
+/* A word that is exactly an unquoted `~` or `~/...` (bash: $HOME, or HOME's passwd entry). */
+bool shc__home_word(const shc_word *w);
+/* An unquoted word `--OPT=GLOB` of cmd whose option takes a glob pattern (grep --include=,
+ * rg --glob=): whatever bash expands it to is the same option. */
+bool shc__glob_option(const char *cmd, const shc_word *w);
+
 /* ------------------------------------------------------------------ sed.c */
 
-/* Parses a sed script under -n: exactly `N`, `N,M`, `$`, `N,$` followed by `p`.  Returns 0
- * and the range (end 0 for `$`, *last for `$p`), or -1. */
-int shc__sed_range(const char *script, long *first, long *end, bool *last);
+/* Parses a sed script under -n: one or more `N`, `N,M`, `$`, `N,$` each followed by `p`,
+ * separated by `;`.  Returns 0 and the first range (end 0 for `$`, *last for `$p`), the others
+ * written into more (", 40-60, last line"), or -1. */
+int shc__sed_range(const char *script, long *first, long *end, bool *last, char *more,
+                   size_t morecap);
 
-/* sed under -n with exactly one N[,M]p script (operand or single -e).  *files is the index of
- * the first file operand.  Returns 0 or -1 (r rejected). */
+/* sed under -n with one script of N[,M]p ranges (operand or single -e).  *files is the index of
+ * the first file operand; further ranges go to r->more.  Returns 0 or -1 (r rejected). */
 int shc__sed_script(
     shc_rule *r, const shc_optres *res, size_t *files, long *line, long *end, bool *last);
 
@@ -264,6 +304,9 @@ int shc__path_norm(shc_path *out, const char *base, const char *p);
 unsigned shc__path_judge(const shc_path *np);
 /* "-" is SHC_PATH_STDIN; otherwise normalises into *np and judges it. */
 unsigned shc__path_check(const char *base, const char *p, shc_path *np);
+/* The judgements of bad that a shallow listing (ls without -R) of p may drop: the root, and a
+ * top system directory written as itself (paths.c). */
+unsigned shc__path_shallow(const char *base, const char *p, bool shallow, unsigned bad);
 /* Whether a word names, or may name, a device or process file: the word itself or any piece of
  * it after '=', ':' or ',' (an option's value) that contains '/'. */
 bool shc__word_names_special(const char *w);

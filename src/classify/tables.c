@@ -84,6 +84,9 @@ void shc__rule_init(shc_rule *r)
     r->wants_stdin = false;
     r->whole_output = false;
     r->pages = false;
+    r->shallow = false;
+    r->nul_files = false;
+    r->more[0] = '\0';
     r->npaths = 0;
     r->ninputs = 0;
     r->reason[0] = '\0';

@@ -157,26 +157,31 @@ static char *put_lit(char *o, const char *s)
     return o + n;
 }
 
-/* " (lines 1-40)" and friends, into buf (two longs and the words fit in 64 bytes), without
- * printf: this is the hot path. */
-static void line_suffix(char buf[static 64], const shc_rule *r)
+/* " (lines 1-40)" and friends, into buf (two longs, the words and r->more, under 64 bytes,
+ * fit in 128), without printf: this is the hot path.  Further sed ranges follow the first. */
+static void line_suffix(char buf[static 128], const shc_rule *r)
 {
     char *o = buf;
     if (r->last_line) {
-        o = put_lit(o, " (last line)");
+        o = put_lit(o, " (last line");
+        o = put_lit(o, r->more);
+        *o++ = ')';
     } else if (r->line && r->line_end == r->line) {
         o = put_lit(o, " (line ");
         o = put_long(o, r->line);
+        o = put_lit(o, r->more);
         *o++ = ')';
     } else if (r->line && r->line_end) {
         o = put_lit(o, " (lines ");
         o = put_long(o, r->line);
         *o++ = '-';
         o = put_long(o, r->line_end);
+        o = put_lit(o, r->more);
         *o++ = ')';
     } else if (r->line) {
         o = put_lit(o, " (from line ");
         o = put_long(o, r->line);
+        o = put_lit(o, r->more);
         *o++ = ')';
     }
     *o = '\0';
@@ -192,7 +197,7 @@ shc_verdict *shc__verdict_accepted(const char *script,
                                    shc_span span)
 {
     /* paths: the main one and every location (search roots), joined onto cwd */
-    piece path_st[3], loc_st[SHC_MAX_ARGS][3], title_st[16 + 4 * SHC_MAX_ARGS];
+    piece path_st[3], loc_st[SHC_MAX_ARGS][3], title_st[16 + 5 * SHC_MAX_ARGS];
     pieces path = {path_st, 0, 3}, title = {title_st, 0, sizeof title_st / sizeof title_st[0]};
     pieces loc[SHC_MAX_ARGS];
     bool has_path = r->path || cwd;
@@ -209,13 +214,22 @@ shc_verdict *shc__verdict_accepted(const char *script,
         loclen += plen(&loc[i]) + 1;
     }
 
-    char suffix[64];
+    char suffix[128];
     switch (r->kind) {
     case SHC_KIND_READ:
         line_suffix(suffix, r);
-        adds(&title, "Read file '");
-        add_all(&title, &path);
-        adds(&title, "'");
+        if (nloc > 1) {
+            adds(&title, "Read files ");
+            for (size_t i = 0; i < nloc; i++) {
+                adds(&title, i ? ", '" : "'");
+                add_all(&title, &loc[i]);
+                adds(&title, "'");
+            }
+        } else {
+            adds(&title, "Read file '");
+            add_all(&title, &path);
+            adds(&title, "'");
+        }
         adds(&title, suffix);
         break;
     case SHC_KIND_SEARCH:

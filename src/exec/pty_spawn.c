@@ -30,6 +30,7 @@ static const char *const forced[] = {
     "GH_PAGER=cat",
     "MANPAGER=cat",
     "SYSTEMD_PAGER=cat",
+    "BAT_PAGER=", /* bat runs $PAGER itself (exec cat); empty: no pager at all (bat 0.22) */
     "LESS=-FRX",
     "GIT_TERMINAL_PROMPT=0",
     "GIT_EDITOR=:",

@@ -58,7 +58,12 @@ TEMPLATES = {
     "bat": [("bat -P {o} {a}", "f"), ("bat {o} {a} | head", "f"), ("bat {o} {a}", "f")],
     "sed": [("sed -n {o} 1,5p {a}", "f"), ("sed {o} -n 1,5p {a}", "f")],
     "rg": [("rg {o} foo {a}", "src"), ("rg {o} foo", "")],
-    "grep": [("grep -r {o} foo {a}", "src"), ("grep {o} foo {a}", "f")],
+    "grep": [("grep -r {o} foo {a}", "src"), ("grep {o} foo {a}", "f"),
+             # the grep that find -exec and xargs run on the names (the breadth rules)
+             ("find . -type f -exec grep {o} foo {a} +", "{}"),
+             ("find . -type f -print0 | xargs -0 -r grep {o} foo {a}", "")],
+    "xargs": [("find . -type f -print0 | xargs -0 -r {o} grep foo {a}", ""),
+              ("find . -type f -print0 | xargs -0 {o} grep -n foo {a}", "")],
     "ag": [("ag -U {o} foo {a}", "src")],
     "ack": [("ack {o} foo {a}", "src")],
     "git": [("git {o} ls-files {a}", "src"), ("git {o} --no-pager grep foo {a}", "src"),
