@@ -1,8 +1,9 @@
 /* libFuzzer target for the classifier.  Beyond "no crash, leak or UB", it checks the safety
  * property independently of the classifier's own code: read, search or list is only ever given
- * to a command that parses to one and-or list of static simple commands (no expansion, glob,
- * brace or tilde in any word, no assignment, no background) whose redirections are only the
- * allowed ones (to /dev/null, fd duplication, or `<` a file).  And the verdict is well formed:
+ * to a command that parses to one and-or list of static simple commands (no expansion or brace
+ * in any word, a tilde only as `~` or `~/...`, a glob only in a `--name=VALUE` value, no
+ * assignment, no background) whose redirections are only the allowed ones (to /dev/null, fd
+ * duplication, or `<` a file).  And the verdict is well formed:
  * title and reason present, spans inside the script, a path for a read, a query for a search,
  * a JSON form.  Never executes anything. */
 #include <stdint.h>
@@ -14,11 +15,23 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The two expansions a label may carry (issue 16), each in the only shape where it cannot turn
+ * into another command or another option: a tilde prefix `~` or `~/...` (the home directory),
+ * and a glob inside the value of a long option `--name=VALUE` (it can only expand to a file
+ * named like that same option). */
 static void check_word(const shc_word *w)
 {
-    if (!w->value ||
-        (w->flags & (SHC_WORD_EXPANSION | SHC_WORD_GLOB | SHC_WORD_BRACE | SHC_WORD_TILDE)))
+    if (!w->value || (w->flags & (SHC_WORD_EXPANSION | SHC_WORD_BRACE)))
         abort();
+    if ((w->flags & SHC_WORD_TILDE) &&
+        !(w->value[0] == '~' && (w->value[1] == '\0' || w->value[1] == '/')))
+        abort();
+    if (w->flags & SHC_WORD_GLOB) {
+        const char *eq = strchr(w->value, '=');
+        if (strncmp(w->value, "--", 2) != 0 || !eq ||
+            strcspn(w->value, "*?[") < (size_t)(eq - w->value))
+            abort();
+    }
 }
 
 static bool digits_or_dash(const char *s)
