@@ -49,6 +49,8 @@ typedef enum shc_role {
     SHC_ROLE_NUL,        /* xargs -0: names end at NUL bytes, nothing else is special */
     SHC_ROLE_NOEMPTY,    /* xargs -r: no input, no command */
     SHC_ROLE_REPLACE,    /* xargs -I R: R in the command's words is replaced by each name */
+    SHC_ROLE_TEXT,       /* grep -a/--binary-files, rg -a/--binary: files with NUL bytes are read
+                            whole (a sparse 4 TiB file in a walked tree never ends) */
 } shc_role;
 
 /* How a command's real option parser reads argv (tools.def, SHC_CMD).  Each family is
@@ -272,6 +274,12 @@ bool shc__has_backref(const char *pat);
  * interval rejects (GNU grep, git grep).  Returns 0 or -1 (r rejected). */
 int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
                         size_t operand_argi);
+/* Text mode on files the command line does not name (red team, breadth round: grep -a or
+ * --binary-files=text in a recursive grep or in find -exec / xargs grep, rg -a/--text/--binary/-uuu):
+ * a sparse 4 TiB file in the walked tree is then read to its end, hole by hole, instead of being
+ * skipped as binary.  Rejects when any such option is present (whatever follows it).
+ * Returns 0 or -1 (r rejected). */
+int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res);
 /* Why a glibc regex may not finish (a backreference, or an interval that nested copies
  * multiply), or NULL. */
 const char *shc__regex_bomb(const char *pat);
