@@ -246,6 +246,9 @@ bool shc__home_word(const shc_word *w);
 /* An unquoted word `--OPT=GLOB` of cmd whose option takes a glob pattern (grep --include=,
  * rg --glob=): whatever bash expands it to is the same option. */
 bool shc__glob_option(const char *cmd, const shc_word *w);
+/* Whether every word of the primary that shc__glob_option accepted is read by the tool as that
+ * option with its value after '=' (not an operand, not another option's value). */
+bool shc__glob_options_placed(const shc_word *words, const char *const *argv, size_t argc);
 
 /* ------------------------------------------------------------------ sed.c */
 
