@@ -233,6 +233,18 @@ def add(case, wrap):
     S("grep -r --binary-files=without-match foo .", "foo", ".", "K control: -I's long form")
     S("find . -type f -exec grep -I foo {} +", "foo", ".", "K control: -I skips binary files")
 
+    # class M: bat's widths multiply the output (a tab becomes --tabs spaces, a grid line is
+    # --terminal-width wide): --tabs=1000000000 did not end in 60 s on 400 tabs
+    T("bat --tabs=1000000000 t.txt", "M: every tab becomes a billion spaces", context=B)
+    T("bat --tabs 1000000000 -n t.txt", "M: --tabs as its own word", context=B)
+    T("bat -P --tabs=1000000000 t.txt", "M: -P in any context")
+    T("bat --tabs=17 t.txt", "M: over 16", context=B)
+    T("bat --terminal-width=1000000000 t.txt", "M: a grid line a billion wide", context=B)
+    T("bat -P --terminal-width=2000000000 --style=grid t.txt", "M: -P, grid")
+    T("bat --terminal-width=+10 t.txt", "M: a relative width is not a plain number", context=B)
+    R("bat --tabs=8 t.txt", "t.txt", "M control: a small tab width", context=B)
+    R("bat --terminal-width=120 t.txt", "t.txt", "M control: an ordinary width", context=B)
+
     # 6. read-only git that names a file: terminal (the oracle's partial clone fetches)
     T("git log --oneline -n 5 -- f", "git log -- PATH reads trees a treeless clone lacks: it fetches")
     T("git show HEAD~1:f", "git show REV:PATH reads a blob a partial clone may lack: it fetches")

@@ -49,6 +49,8 @@ typedef enum shc_role {
     SHC_ROLE_NUL,        /* xargs -0: names end at NUL bytes, nothing else is special */
     SHC_ROLE_NOEMPTY,    /* xargs -r: no input, no command */
     SHC_ROLE_REPLACE,    /* xargs -I R: R in the command's words is replaced by each name */
+    SHC_ROLE_TABS,       /* bat --tabs N: every tab becomes up to N spaces (at most SHC_MAX_TABS;
+                            --tabs=1000000000 never ends on a file with tabs) */
     SHC_ROLE_TEXT,       /* grep -a/--binary-files, rg -a/--binary: files with NUL bytes are read
                             whole (a sparse 4 TiB file in a walked tree never ends) */
 } shc_role;
@@ -127,6 +129,7 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 /* ------------------------------------------------------------------ option parsing */
 
 #define SHC_MAX_ARGS  64
+#define SHC_MAX_TABS 16     /* the widest tab stop bat --tabs may ask for */
 #define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
 
 typedef struct shc_optval {
