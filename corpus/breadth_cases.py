@@ -230,6 +230,10 @@ def add(case, wrap):
     T("rg -uuu foo .", "K: rg -uuu is --binary")
     T("rg -u -uu foo .", "K: rg -u -uu")
     S("rg -uu foo .", "foo", ".", "K control: -uu does not search binary files")
+    T("ag -U -a foo .", "K: ag -a searches binary files (a 4 TiB sparse file: 30 s, 11 GB)")
+    T("ag -U -u foo .", "K: ag -u searches binary files")
+    T("ag -U --unrestricted foo .", "K: ag --unrestricted")
+    S("ag -U -t foo .", "foo", ".", "K control: ag -t is text files only")
     S("grep -r --binary-files=without-match foo .", "foo", ".", "K control: -I's long form")
     S("find . -type f -exec grep -I foo {} +", "foo", ".", "K control: -I skips binary files")
 

@@ -51,7 +51,7 @@ typedef enum shc_role {
     SHC_ROLE_REPLACE,    /* xargs -I R: R in the command's words is replaced by each name */
     SHC_ROLE_TABS,       /* bat --tabs N: every tab becomes up to N spaces (at most SHC_MAX_TABS;
                             --tabs=1000000000 never ends on a file with tabs) */
-    SHC_ROLE_TEXT,       /* grep -a/--binary-files, rg -a/--binary: files with NUL bytes are read
+    SHC_ROLE_TEXT,       /* grep -a/--binary-files, rg -a/--binary, ag -a/-u: files with NUL bytes are read
                             whole (a sparse 4 TiB file in a walked tree never ends) */
 } shc_role;
 
