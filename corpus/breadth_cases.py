@@ -229,6 +229,8 @@ def add(case, wrap):
     T("rg --binary foo .", "K: rg --binary")
     T("rg -uuu foo .", "K: rg -uuu is --binary")
     T("rg -u -uu foo .", "K: rg -u -uu")
+    T("rg --null-data foo .", "K: rg --null-data turns binary detection off")
+    T("rg --null-data foo .", "K: rg --null-data, bridge", context=B)
     S("rg -uu foo .", "foo", ".", "K control: -uu does not search binary files")
     T("ag -U -a foo .", "K: ag -a searches binary files (a 4 TiB sparse file: 30 s, 11 GB)")
     T("ag -U -u foo .", "K: ag -u searches binary files")
