@@ -109,6 +109,9 @@ static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc,
     }
     argv[call->nwords] = NULL;
     *argc = call->nwords;
+    if (primary && !shc__glob_options_placed(call->words, argv, *argc))
+        return reject(c, n->span, "%s: a glob after --, or as another option's value, expands to "
+                      "file names the tool opens", w0->value);
     return 0;
 }
 

@@ -43,6 +43,8 @@ int shc__exec_grep(shc_rule *r, const char *const *argv, size_t cmd, size_t end,
                                "%s: -r/-d on names from find: a link named on the command line "
                                "is followed",
                                name);
+    if (shc__check_text_mode(r, name, &res) < 0)
+        return -1; /* find supplies the names: a huge sparse one is never seen */
     const shc_optval *e = shc__opt_first(&res, SHC_ROLE_PATTERN);
     size_t first = e ? 0 : 1;
     if (!e && (res.nops == 0 || (ph && !strcmp(res.ops[0].value, ph))))

@@ -47,6 +47,12 @@ static int add_opt(pstate *p, const shc_opt *o, const char *value, size_t argi)
         return shc__reject(r, argi,
                            "%s: width '%s' is not a number up to %d (nl -w pads every line)",
                            p->spec->name, value, SHC_MAX_WIDTH);
+    if (o->role == SHC_ROLE_TABS && value &&
+        (!shc__all_digits(value) || shc__parse_num(value, strlen(value), &width) < 0 ||
+         width > SHC_MAX_TABS))
+        return shc__reject(r, argi, "%s: tab width '%s' is not a number up to %d (each tab "
+                                    "becomes that many spaces)",
+                           p->spec->name, value, SHC_MAX_TABS);
     if (p->spec->family == SHC_FAM_CLAP && o->arg != SHC_ARG_NONE && !(o->flags & SHC_MULTI))
         for (size_t i = 0; i < res->nopts; i++)
             if (res->opts[i].opt == o)

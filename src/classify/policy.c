@@ -215,6 +215,12 @@ static void rule_search(shc_rule *r, const shc_cmdspec *spec, const shc_optres *
     }
     if (search_pattern(r, spec->name, res, &first) < 0)
         return;
+    if (spec->id == SHC_CMD_rg || spec->id == SHC_CMD_ag ||
+        (spec->id == SHC_CMD_grep &&
+         (shc__opt_first(res, SHC_ROLE_RECURSIVE) || shc__opt_first(res, SHC_ROLE_DIRACTION)))) {
+        if (shc__check_text_mode(r, spec->name, res) < 0)
+            return;
+    }
     if (spec->id == SHC_CMD_grep &&
         shc__check_patterns(r, spec->name, res, first ? res->ops[0].value : NULL,
                             first ? res->ops[0].argi : 0) < 0)

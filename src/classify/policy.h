@@ -49,6 +49,10 @@ typedef enum shc_role {
     SHC_ROLE_NUL,        /* xargs -0: names end at NUL bytes, nothing else is special */
     SHC_ROLE_NOEMPTY,    /* xargs -r: no input, no command */
     SHC_ROLE_REPLACE,    /* xargs -I R: R in the command's words is replaced by each name */
+    SHC_ROLE_TABS,       /* bat --tabs N: every tab becomes up to N spaces (at most SHC_MAX_TABS;
+                            --tabs=1000000000 never ends on a file with tabs) */
+    SHC_ROLE_TEXT,       /* grep -a/--binary-files, rg -a/--binary, ag -a/-u: files with NUL bytes are read
+                            whole (a sparse 4 TiB file in a walked tree never ends) */
 } shc_role;
 
 /* How a command's real option parser reads argv (tools.def, SHC_CMD).  Each family is
@@ -125,6 +129,7 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 /* ------------------------------------------------------------------ option parsing */
 
 #define SHC_MAX_ARGS  64
+#define SHC_MAX_TABS 16     /* the widest tab stop bat --tabs may ask for */
 #define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
 
 typedef struct shc_optval {
@@ -244,6 +249,9 @@ bool shc__home_word(const shc_word *w);
 /* An unquoted word `--OPT=GLOB` of cmd whose option takes a glob pattern (grep --include=,
  * rg --glob=): whatever bash expands it to is the same option. */
 bool shc__glob_option(const char *cmd, const shc_word *w);
+/* Whether every word of the primary that shc__glob_option accepted is read by the tool as that
+ * option with its value after '=' (not an operand, not another option's value). */
+bool shc__glob_options_placed(const shc_word *words, const char *const *argv, size_t argc);
 
 /* ------------------------------------------------------------------ sed.c */
 
@@ -272,6 +280,12 @@ bool shc__has_backref(const char *pat);
  * interval rejects (GNU grep, git grep).  Returns 0 or -1 (r rejected). */
 int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
                         size_t operand_argi);
+/* Text mode on files the command line does not name (red team, breadth round: grep -a or
+ * --binary-files=text in a recursive grep or in find -exec / xargs grep, rg -a/--text/--binary/-uuu):
+ * a sparse 4 TiB file in the walked tree is then read to its end, hole by hole, instead of being
+ * skipped as binary.  Rejects when any such option is present (whatever follows it).
+ * Returns 0 or -1 (r rejected). */
+int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res);
 /* Why a glibc regex may not finish (a backreference, or an interval that nested copies
  * multiply), or NULL. */
 const char *shc__regex_bomb(const char *pat);

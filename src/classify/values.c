@@ -135,3 +135,23 @@ int shc__check_tree_patterns(shc_rule *r, const shc_optres *res)
     }
     return 0;
 }
+
+int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res)
+{
+    size_t nu = 0;
+    for (size_t i = 0; i < res->nopts; i++) {
+        const shc_optval *o = &res->opts[i];
+        if (o->opt->long_name && !strcmp(o->opt->long_name, "unrestricted") && ++nu >= 3)
+            return shc__reject(r, o->argi, "%s: -uuu searches binary files whole (a huge sparse "
+                                            "file in the tree is read to its end)",
+                               cmd);
+        if (o->opt->role != SHC_ROLE_TEXT)
+            continue;
+        if (o->value && (!strcmp(o->value, "binary") || !strcmp(o->value, "without-match")))
+            continue;
+        return shc__reject(r, o->argi, "%s: text mode reads files with NUL bytes whole (a huge "
+                                        "sparse file among the files searched never ends)",
+                           cmd);
+    }
+    return 0;
+}

@@ -10,7 +10,11 @@
  *    (`grep --include=*.py`, `rg --glob=*.rs`): bash expands the whole word against the
  *    directory, and a match must start with the literal `--include=` (the name part holds no
  *    glob character and no quote), so every word it may become is the same option with another
- *    pattern; unmatched, the word stays as written.
+ *    pattern; unmatched, the word stays as written.  That holds only where the tool reads the
+ *    word as that option itself: after `--`, or as the value of a value-taking option
+ *    (`grep --exclude-from --include=*`), bash's match `--include=fifo` is a file the tool opens
+ *    (red team, breadth round, class L), so shc__glob_options_placed re-parses the primary's
+ *    words and requires each such word to be the option with its value after the `=`.
  * And the check every other word passes: no expansion, glob, brace or tilde, no NUL, no control
  * character, no Unicode look-alike of a shell separator (shc__word_static). */
 #include "classify/policy.h"
@@ -45,6 +49,31 @@ bool shc__glob_option(const char *cmd, const shc_word *w)
             return w->value[n] != '\0';
     }
     return false;
+}
+
+bool shc__glob_options_placed(const shc_word *words, const char *const *argv, size_t argc)
+{
+    const shc_cmdspec *spec = shc__policy_lookup(argv[0], strlen(argv[0]));
+    shc_optres res;
+    shc_rule r;
+    shc__rule_init(&r);
+    bool parsed = false;
+    for (size_t i = 1; i < argc; i++) {
+        if (!shc__glob_option(argv[0], &words[i]))
+            continue;
+        if (!spec || (!parsed && shc__opts_parse(&res, &r, spec, argv, 1, argc, true) < 0))
+            return false;
+        parsed = true;
+        const char *eq = strchr(argv[i], '=');
+        bool placed = false;
+        for (size_t k = 0; k < res.nopts; k++)
+            placed |= res.opts[k].argi == i && eq && res.opts[k].value == eq + 1;
+        for (size_t k = 0; k < res.nops; k++)
+            placed &= res.ops[k].argi != i;
+        if (!placed)
+            return false;
+    }
+    return true;
 }
 
 static bool no(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
