@@ -2,11 +2,10 @@
 // (@agentclientprotocol/sdk/experimental/v2) and to raw NDJSON clients, plus the v1 clients that
 // declare `_meta.terminal_output_delta`.  Every frame shcard sends on a v2 connection is checked
 // against the v2 JSON schema (v2lib.mjs).  Prints "N passed, N failed".
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync, realpathSync } from "node:fs";
+import { mkdtempSync, writeFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ok, eq, finish, startAgent, connect, raw, sleep, text, within } from "./lib.mjs";
+import { ok, eq, finish, startAgent, startFakeServer, connect, raw, sleep, text, within } from "./lib.mjs";
 import { connectV2, tap, checkFrame, V2_INIT, idle, b64 } from "./v2lib.mjs";
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "shcard-v2-")));
@@ -388,15 +387,10 @@ await stop(agent, "agent");
 // ---------------------------------------------------------------- the model backend on v2
 // The fake OpenAI-compatible server (tests/fake_openai.py) playing a script, and an agent on it.
 async function modelAgent(script) {
-  const ROOT = new URL("../..", import.meta.url).pathname;
-  const dir = mkdtempSync(join(tmpdir(), "shc-v2-fake-"));
-  const portFile = join(dir, "port");
-  const server = spawn("python3", [join(ROOT, "tests/fake_openai.py"), join(ROOT, "tests/data/openai", script),
-    "--port-file", portFile, "--log", join(dir, "log.jsonl"), "--stdin-eof"], { stdio: ["pipe", "inherit", "inherit"] });
-  for (let i = 0; i < 200 && !existsSync(portFile); i++) await sleep(25);
-  const url = `http://127.0.0.1:${Number(readFileSync(portFile, "utf8"))}/v1`;
-  const a = startAgent(["--base-url", url], { env: { DEEPSEEK_API_KEY: "sk-v2", OPENAI_API_KEY: "", HOME: dir, XDG_CONFIG_HOME: dir, SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" } });
-  return { a, server };
+  const srv = await startFakeServer(script);
+  const dir = srv.dir;
+  const a = startAgent(["--base-url", srv.url], { env: { DEEPSEEK_API_KEY: "sk-v2", OPENAI_API_KEY: "", HOME: dir, XDG_CONFIG_HOME: dir, SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" } });
+  return { a, server: srv };
 }
 {
   const { a, server } = await modelAgent("error_401.json");
@@ -409,7 +403,7 @@ async function modelAgent(script) {
   const last = ofKind(ups, "state_update").at(-1);
   eq([last?.state, last?.stopReason, typeof last?.error?.message, last?.error?.code], ["idle", "error", "string", -32603], "model error: idle with stopReason error and the error");
   await stop(a, "model error agent");
-  server.stdin.end();
+  await server.stop();
 }
 {
   const { a, server } = await modelAgent("reasoning_tool.json");
@@ -429,7 +423,7 @@ async function modelAgent(script) {
   const tid = ofKind(ups, "terminal_update")[0]?.terminalId;
   eq(decoded(ups, tid).toString(), "listed\r\n", "model: the command's terminal");
   await stop(a, "a");
-  server.stdin.end();
+  await server.stop();
 }
 
 // ---------------------------------------------------------------- v1 clients with terminal_output_delta

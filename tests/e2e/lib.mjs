@@ -1,7 +1,9 @@
 // Shared helpers for the end-to-end tests: spawn `shcard acp`, connect an
 // @agentclientprotocol/sdk client (or a raw NDJSON pipe), find descendants.
 import { spawn } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -164,4 +166,27 @@ export async function within(ms, p) {
 
 export function text(block) {
   return block?.content?.text;
+}
+
+// The fake OpenAI-compatible server (tests/fake_openai.py: real HTTP and SSE on 127.0.0.1)
+// playing tests/data/openai/SCRIPT.  Its log gives what it received: requests, GETs, clients
+// that went away.  stop() closes its stdin (it exits on EOF) and waits for it.
+export async function startFakeServer(script) {
+  const root = new URL("../..", import.meta.url).pathname;
+  const dir = mkdtempSync(join(tmpdir(), "shc-fake-"));
+  const portFile = join(dir, "port");
+  const log = join(dir, "log.jsonl");
+  const proc = spawn("python3", [join(root, "tests/fake_openai.py"), join(root, "tests/data/openai", script),
+    "--port-file", portFile, "--log", log, "--stdin-eof"], { stdio: ["pipe", "inherit", "inherit"] });
+  for (let i = 0; i < 200 && !existsSync(portFile); i++) await sleep(25);
+  const port = Number(readFileSync(portFile, "utf8"));
+  const entries = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map(JSON.parse) : []);
+  return {
+    dir,
+    url: `http://127.0.0.1:${port}/v1`,
+    requests: () => entries().filter((e) => e.kind === "request"),
+    gets: () => entries().filter((e) => e.kind === "get"),
+    disconnects: () => entries().filter((e) => e.kind === "disconnect"),
+    stop: () => new Promise((r) => { proc.on("exit", r); proc.stdin.end(); }),
+  };
 }

@@ -4,15 +4,15 @@
 // cancel while asking), what the server received (history, tool results with exit lines),
 // errors, cancel, and that the API key never reaches stderr.  Prints "N passed, N failed".
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+import { startFakeServer } from "./lib.mjs";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const SHCARD = process.env.SHCARD || join(ROOT, "shcard");
-const DATA = join(ROOT, "tests/data/openai");
 const KEY = "sk-e2e-SECRET-987";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -28,23 +28,6 @@ function ok(cond, name, detail) {
 }
 const eq = (got, want, name) => ok(JSON.stringify(got) === JSON.stringify(want), name, { got, want });
 
-// ---------------------------------------------------------------- fake server
-async function startServer(script) {
-  const dir = mkdtempSync(join(tmpdir(), "shc-fake-"));
-  const portFile = join(dir, "port");
-  const log = join(dir, "log.jsonl");
-  const proc = spawn("python3", [join(ROOT, "tests/fake_openai.py"), join(DATA, script),
-    "--port-file", portFile, "--log", log, "--stdin-eof"], { stdio: ["pipe", "inherit", "inherit"] });
-  for (let i = 0; i < 200 && !existsSync(portFile); i++) await sleep(25);
-  const port = Number(readFileSync(portFile, "utf8"));
-  const entries = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map(JSON.parse) : []);
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests: () => entries().filter((e) => e.kind === "request"),
-    disconnects: () => entries().filter((e) => e.kind === "disconnect"),
-    stop: () => new Promise((r) => { proc.on("exit", r); proc.stdin.end(); }),
-  };
-}
 
 // ---------------------------------------------------------------- agent + client
 const stderrAll = [];
@@ -78,7 +61,7 @@ function connect(child, handlers = {}) {
 }
 
 async function withAgent(script, args, handlers, body) {
-  const server = await startServer(script);
+  const server = await startFakeServer(script);
   const child = startAgent(server, args);
   const { ctx, log } = connect(child, handlers);
   const ws = realpathSync(mkdtempSync(join(tmpdir(), "shc-ws-")));

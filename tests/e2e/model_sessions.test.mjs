@@ -5,16 +5,15 @@
 // context window (older outputs elided, then older turns, with a notice); the model selector
 // from GET /models; embedded context and images.  Prints "N passed, N failed".
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
-import { descendants } from "./lib.mjs";
+import { descendants, startFakeServer } from "./lib.mjs";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const SHCARD = process.env.SHCARD || join(ROOT, "shcard");
-const DATA = join(ROOT, "tests/data/openai");
 const KEY = "sk-sess-SECRET-42";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let passed = 0;
@@ -29,22 +28,6 @@ function ok(cond, name, detail) {
 }
 const eq = (got, want, name) => ok(JSON.stringify(got) === JSON.stringify(want), name, { got, want });
 
-async function startServer(script) {
-  const dir = mkdtempSync(join(tmpdir(), "shc-fake-"));
-  const portFile = join(dir, "port");
-  const log = join(dir, "log.jsonl");
-  const proc = spawn("python3", [join(ROOT, "tests/fake_openai.py"), join(DATA, script), "--port-file", portFile, "--log", log, "--stdin-eof"],
-    { stdio: ["pipe", "inherit", "inherit"] });
-  for (let i = 0; i < 200 && !existsSync(portFile); i++) await sleep(25);
-  const port = Number(readFileSync(portFile, "utf8"));
-  const entries = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map(JSON.parse) : []);
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests: () => entries().filter((e) => e.kind === "request"),
-    gets: () => entries().filter((e) => e.kind === "get"),
-    stop: () => new Promise((r) => { proc.on("exit", r); proc.stdin.end(); }),
-  };
-}
 
 const store = realpathSync(mkdtempSync(join(tmpdir(), "shc-msess-store-")));
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "shc-msess-ws-")));
@@ -84,7 +67,7 @@ const roles = (req) => (req?.body?.messages || []).map((m) => m.role);
 // ---------------------------------------------------------------- restart, load, the model remembers
 let sid;
 {
-  const srv = await startServer("sess_tool.json");
+  const srv = await startFakeServer("sess_tool.json");
   const a = await agent(srv, ["--approve", "all"]);
   sid = (await a.ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
   eq((await a.prompt(sid, "look at one")).stopReason, "end_turn", "model: turn 1");
@@ -97,7 +80,7 @@ let sid;
   await srv.stop();
 }
 {
-  const srv = await startServer("sess_next.json");
+  const srv = await startFakeServer("sess_next.json");
   const a = await agent(srv);
   const lr = await a.ctx.request("session/load", { sessionId: sid, cwd: ws, mcpServers: [] });
   eq(lr.modes?.currentModeId, "all", "model load: the session keeps its mode (--approve all when it was made)");
@@ -120,7 +103,7 @@ let sid;
 
 // ---------------------------------------------------------------- kill -9 while a command runs
 {
-  const srv = await startServer("sess_crash.json");
+  const srv = await startFakeServer("sess_crash.json");
   const a = await agent(srv, ["--approve", "all"]);
   const s = (await a.ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
   a.prompt(s, "start something").catch(() => {});
@@ -130,7 +113,7 @@ let sid;
   await a.child.exited;
   for (const pid of left) try { process.kill(pid, "SIGKILL"); } catch {} // what the killed agent left
   await srv.stop();
-  const srv2 = await startServer("sess_next.json");
+  const srv2 = await startFakeServer("sess_next.json");
   const b = await agent(srv2);
   await b.ctx.request("session/load", { sessionId: s, cwd: ws, mcpServers: [] });
   eq((await b.prompt(s, "what happened?")).stopReason, "end_turn", "kill -9: the next prompt works");
@@ -143,7 +126,7 @@ let sid;
 
 // ---------------------------------------------------------------- a small context window
 {
-  const srv = await startServer("sess_trim.json");
+  const srv = await startFakeServer("sess_trim.json");
   const a = await agent(srv, ["--approve", "all", "--context-window", "2048"], { terminal: false, session: { notices: {} } });
   const s = (await a.ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
   for (let i = 0; i < 6; i++) eq((await a.prompt(s, `turn ${i}: count`)).stopReason, "end_turn", `trim: turn ${i}`);
@@ -172,7 +155,7 @@ let sid;
 
 // ---------------------------------------------------------------- the model selector, context, images
 {
-  const srv = await startServer("sess_models.json");
+  const srv = await startFakeServer("sess_models.json");
   const a = await agent(srv, ["--approve", "all", "--images", "yes"]);
   eq(a.init.agentCapabilities.promptCapabilities, { image: true, audio: false, embeddedContext: true }, "--images yes: images advertised");
   const n = await a.ctx.request("session/new", { cwd: ws, mcpServers: [] });
