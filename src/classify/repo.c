@@ -83,6 +83,18 @@ static int join(char *out, size_t cap, const char *dir, const char *name)
     return w < 0 || (size_t)w >= cap ? -1 : 0;
 }
 
+/* plain_file() of dir/name, joined into p[0..n); on a problem, what names the file. */
+static const char *plain_at(char *p, size_t n, const char *dir, const char *name, char *what,
+                            size_t cap)
+{
+    if (join(p, n, dir, name) < 0)
+        return "a path too long to judge";
+    const char *why = plain_file(p);
+    if (why)
+        snprintf(what, cap, "%s", p);
+    return why;
+}
+
 /* The config file's text holds one of git_keys. */
 static bool config_risky(const char *path)
 {
@@ -122,13 +134,9 @@ static const char *git_dir_check(const char *g, int depth, char *what, size_t ca
                                         "info/exclude", "commondir", "info/attributes"};
     char p[4096];
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        if (join(p, sizeof p, g, files[i]) < 0)
-            return "a path too long to judge";
-        const char *why = plain_file(p);
-        if (why) {
-            snprintf(what, cap, "%s", p);
+        const char *why = plain_at(p, sizeof p, g, files[i], what, cap);
+        if (why)
             return why;
-        }
         struct stat st;
         if (i < 2 && lstat(p, &st) == 0 && config_risky(p)) {
             snprintf(what, cap, "%s", p);
@@ -215,13 +223,9 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
         char p[4096];
         if (walks)
             for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names; i++) {
-                if (join(p, sizeof p, d, ignore_names[i]) < 0)
-                    return "a path too long to judge";
-                const char *why = plain_file(p);
-                if (why) {
-                    snprintf(what, cap, "%s", p);
+                const char *why = plain_at(p, sizeof p, d, ignore_names[i], what, cap);
+                if (why)
                     return why;
-                }
             }
         bool seen_before = git_seen;
         if (!git_seen && git) {
@@ -252,12 +256,8 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
                 git_seen = true;
                 if (!git) {
                     /* the walkers read info/exclude only */
-                    if (join(p, sizeof p, g, "info/exclude") < 0)
-                        return "a path too long to judge";
-                    if ((why = plain_file(p))) {
-                        snprintf(what, cap, "%s", p);
+                    if ((why = plain_at(p, sizeof p, g, "info/exclude", what, cap)))
                         return why;
-                    }
                 } else if ((why = git_dir_check(g, 0, what, cap))) {
                     return why;
                 }
