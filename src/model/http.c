@@ -1,10 +1,18 @@
 /* libcurl multi on the shcard loop.  curl tells us which sockets to watch and when to call it
  * back; we translate that to loop watchers and one loop timer, and hand every readiness event to
  * curl_multi_socket_action.  Finished transfers are collected with curl_multi_info_read outside
- * of any curl callback, so a done callback may start or cancel requests freely. */
+ * of any curl callback, so a done callback may start or cancel requests freely.
+ *
+ * libcurl is loaded with dlopen when the first client is made, not linked: linked with
+ * BIND_NOW, it and the 30 libraries it pulls in (TLS, Kerberos, LDAP, ...) cost every shcard
+ * process about 9 ms at start, ten times what `shcard explain CMD` needs for the rest of its
+ * work, and only the model backend ever uses it.  The functions are looked up into the client
+ * (struct shc_curl), so there is no process-wide state of ours; the library stays loaded
+ * (RTLD_NODELETE: TLS libraries register exit handlers). */
 #include "model/http.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +20,46 @@
 
 #include "shcard.h"
 
+/* The libcurl functions this file calls, looked up by name in libcurl.so.4. */
+#define SHC_CURL_FUNCS(X)                                                                         \
+    X(global_init) X(global_cleanup) X(easy_init) X(easy_cleanup) X(easy_setopt) X(easy_getinfo) \
+    X(easy_strerror) X(slist_append) X(slist_free_all) X(multi_init) X(multi_cleanup)            \
+    X(multi_setopt) X(multi_add_handle) X(multi_remove_handle) X(multi_assign)                  \
+    X(multi_socket_action) X(multi_info_read)
+
+typedef struct shc_curl {
+#define SHC_CURL_FIELD(name) __typeof__(curl_##name) *name;
+    SHC_CURL_FUNCS(SHC_CURL_FIELD)
+#undef SHC_CURL_FIELD
+} shc_curl;
+
+/* Fills c from libcurl.so.4; 0, or -1 with the loader's reason in err. */
+static int curl_load(shc_curl *c, char *err, size_t cap)
+{
+    void *dl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!dl) {
+        const char *e = dlerror();
+        snprintf(err, cap, "%s", e ? e : "libcurl.so.4: cannot be loaded");
+        return -1;
+    }
+#define SHC_CURL_SYM(name)                                                                        \
+    {                                                                                             \
+        void *sym = dlsym(dl, "curl_" #name);                                                     \
+        if (!sym) {                                                                               \
+            snprintf(err, cap, "libcurl.so.4 has no curl_" #name);                               \
+            dlclose(dl);                                                                          \
+            return -1;                                                                            \
+        }                                                                                         \
+        memcpy(&c->name, &sym, sizeof sym); /* ISO C has no object-to-function pointer cast */  \
+    }
+    SHC_CURL_FUNCS(SHC_CURL_SYM)
+#undef SHC_CURL_SYM
+    dlclose(dl); /* RTLD_NODELETE: the functions stay mapped */
+    return 0;
+}
+
 struct shc_http {
+    shc_curl api;
     shc_loop *loop;
     CURLM *multi;
     int timer_id; /* loop timer for curl's timeout, 0 = none */
@@ -57,12 +104,12 @@ static void req_free(shc_http_req *r)
         shc_loop_cancel_timer(r->h->loop, r->idle_timer);
     r->idle_timer = 0;
     if (r->easy) {
-        curl_multi_remove_handle(r->h->multi, r->easy);
-        curl_easy_cleanup(r->easy);
+        r->h->api.multi_remove_handle(r->h->multi, r->easy);
+        r->h->api.easy_cleanup(r->easy);
         r->h->active--;
         unlink_req(r);
     }
-    curl_slist_free_all(r->headers);
+    r->h->api.slist_free_all(r->headers);
     free(r->body);
     free(r);
 }
@@ -71,18 +118,18 @@ static void check_done(shc_http *h)
 {
     CURLMsg *m;
     int left;
-    while ((m = curl_multi_info_read(h->multi, &left))) {
+    while ((m = h->api.multi_info_read(h->multi, &left))) {
         if (m->msg != CURLMSG_DONE)
             continue;
         CURLcode cc = m->data.result;
         shc_http_req *r = NULL;
-        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+        h->api.easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
         if (!r)
             continue;
         long status = 0;
-        curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+        h->api.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
         curl_off_t ra = -1;
-        if (curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &ra) != CURLE_OK || ra <= 0)
+        if (h->api.easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &ra) != CURLE_OK || ra <= 0)
             ra = -1;
         shc_http_result res = {.status = status, .retry_after = (long)ra};
         char msg[CURL_ERROR_SIZE + 64];
@@ -91,7 +138,7 @@ static void check_done(shc_http *h)
             res.error = "aborted";
         } else if (cc != CURLE_OK) {
             res.failed = 1;
-            const char *detail = r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc);
+            const char *detail = r->errbuf[0] ? r->errbuf : h->api.easy_strerror(cc);
             if (cc == CURLE_OPERATION_TIMEDOUT)
                 snprintf(msg, sizeof msg, "timed out (%s)", detail);
             else if (cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST)
@@ -102,8 +149,8 @@ static void check_done(shc_http *h)
         }
         int silent = r->cancelled;
         /* leave the multi first: callbacks may start new transfers */
-        curl_multi_remove_handle(h->multi, r->easy);
-        curl_easy_cleanup(r->easy);
+        h->api.multi_remove_handle(h->multi, r->easy);
+        h->api.easy_cleanup(r->easy);
         r->easy = NULL;
         h->active--;
         unlink_req(r);
@@ -123,7 +170,7 @@ static void on_fd(shc_loop *loop, int fd, unsigned events, void *payload)
     if (events & SHC_LOOP_WRITE)
         flags |= CURL_CSELECT_OUT;
     int running;
-    curl_multi_socket_action(h->multi, fd, flags, &running);
+    h->api.multi_socket_action(h->multi, fd, flags, &running);
     check_done(h);
 }
 
@@ -133,7 +180,7 @@ static void on_timer(shc_loop *loop, void *payload)
     shc_http *h = payload;
     h->timer_id = 0;
     int running;
-    curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    h->api.multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running);
     check_done(h);
 }
 
@@ -147,7 +194,7 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
     if (what == CURL_POLL_REMOVE) {
         if (id > 0)
             shc_loop_unwatch(h->loop, id);
-        curl_multi_assign(h->multi, s, NULL);
+        h->api.multi_assign(h->multi, s, NULL);
         return 0;
     }
     unsigned ev = 0;
@@ -162,7 +209,7 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
     id = shc_loop_watch(h->loop, s, ev, on_fd, h);
     if (id < 0)
         return -1;
-    curl_multi_assign(h->multi, s, (void *)(intptr_t)id);
+    h->api.multi_assign(h->multi, s, (void *)(intptr_t)id);
     return 0;
 }
 
@@ -191,7 +238,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
     if (r->cancelled || r->aborted)
         return 0;
     long status = 0;
-    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    r->h->api.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
     r->last_ms = shc_loop_now_ms();
     r->in_body = 1;
     int stop = r->cbs.body ? r->cbs.body(r->payload, status, ptr, n) : 0;
@@ -217,7 +264,7 @@ static void on_idle(shc_loop *loop, void *payload)
         return;
     }
     long status = 0;
-    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    r->h->api.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
     char msg[96];
     snprintf(msg, sizeof msg, "timed out (no data for %ld s)", r->idle_ms / 1000);
     shc_http_result res = {.status = status, .failed = 1, .error = msg, .retry_after = -1};
@@ -228,26 +275,35 @@ static void on_idle(shc_loop *loop, void *payload)
         done(p, &res);
 }
 
-shc_http *shc_http_new(shc_loop *loop)
+shc_http *shc_http_new(shc_loop *loop, char *err, size_t cap)
 {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-        return NULL;
     shc_http *h = calloc(1, sizeof *h);
-    if (!h)
-        goto fail;
+    if (!h) {
+        snprintf(err, cap, "out of memory");
+        return NULL;
+    }
+    if (curl_load(&h->api, err, cap) < 0) {
+        free(h);
+        return NULL;
+    }
+    if (h->api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        snprintf(err, cap, "curl_global_init failed");
+        free(h);
+        return NULL;
+    }
     h->loop = loop;
-    h->multi = curl_multi_init();
-    if (!h->multi)
-        goto fail;
-    curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
-    curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
-    curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-    curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
+    h->multi = h->api.multi_init();
+    if (!h->multi) {
+        snprintf(err, cap, "curl_multi_init failed");
+        h->api.global_cleanup();
+        free(h);
+        return NULL;
+    }
+    h->api.multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+    h->api.multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
+    h->api.multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+    h->api.multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
     return h;
-fail:
-    free(h);
-    curl_global_cleanup();
-    return NULL;
 }
 
 void shc_http_free(shc_http *h)
@@ -259,9 +315,9 @@ void shc_http_free(shc_http *h)
     h->detached = 1;
     while (h->reqs)
         req_free(h->reqs);
-    curl_multi_cleanup(h->multi);
+    h->api.multi_cleanup(h->multi);
+    h->api.global_cleanup();
     free(h);
-    curl_global_cleanup();
 }
 
 int shc_http_post(
@@ -282,39 +338,39 @@ int shc_http_post(
         r->body[o->body_len] = '\0';
     }
     for (size_t i = 0; o->headers && o->headers[i]; i++) {
-        struct curl_slist *l = curl_slist_append(r->headers, o->headers[i]);
+        struct curl_slist *l = h->api.slist_append(r->headers, o->headers[i]);
         if (!l)
             goto nomem;
         r->headers = l;
     }
-    r->easy = curl_easy_init();
+    r->easy = h->api.easy_init();
     if (!r->easy)
         goto nomem;
     CURL *e = r->easy;
-    curl_easy_setopt(e, CURLOPT_URL, o->url);
+    h->api.easy_setopt(e, CURLOPT_URL, o->url);
     if (r->body) {
-        curl_easy_setopt(e, CURLOPT_POST, 1L);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->body_len);
+        h->api.easy_setopt(e, CURLOPT_POST, 1L);
+        h->api.easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+        h->api.easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->body_len);
     } else {
-        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+        h->api.easy_setopt(e, CURLOPT_HTTPGET, 1L);
     }
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)r);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_NOPROGRESS, 1L);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+    h->api.easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+    h->api.easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+    h->api.easy_setopt(e, CURLOPT_WRITEDATA, r);
+    h->api.easy_setopt(e, CURLOPT_PRIVATE, (char *)r);
+    h->api.easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+    h->api.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    h->api.easy_setopt(e, CURLOPT_NOPROGRESS, 1L);
+    h->api.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    h->api.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000L);
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* whatever this curl decodes */
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    if (curl_multi_add_handle(h->multi, e) != CURLM_OK) {
-        curl_easy_cleanup(e);
+    h->api.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* whatever this curl decodes */
+    h->api.easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (h->api.multi_add_handle(h->multi, e) != CURLM_OK) {
+        h->api.easy_cleanup(e);
         r->easy = NULL;
-        curl_slist_free_all(r->headers);
+        h->api.slist_free_all(r->headers);
         free(r->body);
         free(r);
         return SHC_E_IO;
@@ -330,7 +386,7 @@ int shc_http_post(
     *out = r;
     return 0;
 nomem:
-    curl_slist_free_all(r->headers);
+    h->api.slist_free_all(r->headers);
     free(r->body);
     free(r);
     return SHC_E_NOMEM;

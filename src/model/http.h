@@ -41,7 +41,8 @@ typedef struct shc_http_opts {
                                    0 = 120 s */
 } shc_http_opts;
 
-shc_http *shc_http_new(shc_loop *loop);
+/* NULL when libcurl cannot be loaded or started; err then says why. */
+shc_http *shc_http_new(shc_loop *loop, char *err, size_t cap);
 void shc_http_free(shc_http *h);
 
 /* Starts a POST (a GET when o->body is NULL).  Returns 0 and *out (borrowed handle, valid until done returns or cancel), or

@@ -113,7 +113,8 @@ void shc__oai_list_models(shc_backend *base, shc_loop *loop, models_done_fn done
     be->models_req = m;
     if (!be->http) {
         be->loop = loop;
-        be->http = shc_http_new(loop);
+        char err[256];
+        be->http = shc_http_new(loop, err, sizeof err);
     }
     char url[2048];
     int k = snprintf(url, sizeof url, "%s/models", be->base_url);

@@ -294,9 +294,10 @@ void shc__oai_start_request(shc_backend_turn *t)
     openai *be = t->be;
     if (!be->http) {
         be->loop = t->loop;
-        be->http = shc_http_new(t->loop);
+        char err[256];
+        be->http = shc_http_new(t->loop, err, sizeof err);
         if (!be->http) {
-            failf(t, "cannot start libcurl");
+            failf(t, "cannot start libcurl (%s)", err);
             return;
         }
     }
