@@ -26,6 +26,7 @@ shc_arena *shc_arena_new(size_t max_bytes)
     a->left = max_bytes ? max_bytes : SIZE_MAX;
     a->total = 0;
     a->hit_cap = 0;
+    a->in_caller = 0;
     a->head = a->first = NULL;
     a->cur = a->end = NULL;
 #ifndef SHC_ARENA_DEBUG
@@ -49,7 +50,33 @@ void shc_arena_free(shc_arena *a)
         free(c);
         c = n;
     }
-    free(a);
+    if (!a->in_caller)
+        free(a);
+}
+
+shc_arena *shc_arena_in(shc_arena_buf *buf, size_t max_bytes)
+{
+#ifdef SHC_ARENA_DEBUG
+    (void)buf;
+    return shc_arena_new(max_bytes);
+#else
+    size_t hdr = (sizeof(shc_arena) + SHC_ARENA_ALIGN - 1) & ~(size_t)(SHC_ARENA_ALIGN - 1);
+    if (!buf)
+        return shc_arena_new(max_bytes);
+    shc_arena *a = (shc_arena *)(void *)buf->bytes;
+    a->max = max_bytes;
+    a->left = max_bytes ? max_bytes : SIZE_MAX;
+    a->total = 0;
+    a->hit_cap = 0;
+    a->in_caller = 1;
+    a->first = (chunk *)(void *)(buf->bytes + hdr);
+    a->first->next = NULL;
+    a->first->cap = sizeof buf->bytes - hdr - sizeof(chunk);
+    a->head = a->first;
+    a->cur = a->first->data;
+    a->end = a->first->data + a->first->cap;
+    return a;
+#endif
 }
 
 void *shc__arena_alloc_slow(shc_arena *a, size_t n)

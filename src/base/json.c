@@ -28,6 +28,10 @@ static size_t valid_prefix(const unsigned char *u, size_t n)
                 continue;
             }
         }
+        if (u[i] < 0x80) {
+            i++;
+            continue;
+        }
         if (shc_utf8_dec(u + i, n - i, &adv) != SHC_UTF8_OK)
             break;
         i += adv;

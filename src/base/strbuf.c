@@ -35,17 +35,9 @@ void shc__strbuf_put_grow(shc_strbuf *b, const char *s, size_t n)
     b->p[b->n] = '\0';
 }
 
-char *shc_strbuf_reserve(shc_strbuf *b, size_t more)
+char *shc__strbuf_reserve_grow(shc_strbuf *b, size_t more)
 {
-    return b->n + more < b->cap || reserve(b, more) ? b->p + b->n : NULL;
-}
-
-void shc_strbuf_commit(shc_strbuf *b, size_t written)
-{
-    if (b->err)
-        return;
-    b->n += written;
-    b->p[b->n] = '\0';
+    return reserve(b, more) ? b->p + b->n : NULL;
 }
 
 void shc_strbuf_puts(shc_strbuf *b, const char *s)

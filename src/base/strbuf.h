@@ -45,8 +45,22 @@ void shc_strbuf_printf(shc_strbuf *b, const char *fmt, ...) __attribute__((forma
 /* Room for at least `more` bytes at the end: returns where to write them (then call
  * shc_strbuf_commit with how many were written), or NULL after an allocation failure.  For
  * writers that size their worst case once instead of checking every byte. */
-char *shc_strbuf_reserve(shc_strbuf *b, size_t more);
-void shc_strbuf_commit(shc_strbuf *b, size_t written);
+char *shc__strbuf_reserve_grow(shc_strbuf *b, size_t more);
+
+/* Room for `more` bytes (and the NUL) at the end, or NULL after an allocation failure; write
+ * into it, then shc_strbuf_commit what was written. */
+static inline char *shc_strbuf_reserve(shc_strbuf *b, size_t more)
+{
+    return b->n + more < b->cap ? b->p + b->n : shc__strbuf_reserve_grow(b, more);
+}
+
+static inline void shc_strbuf_commit(shc_strbuf *b, size_t written)
+{
+    if (b->err)
+        return;
+    b->n += written;
+    b->p[b->n] = '\0';
+}
 /* Returns the owned string (free with free()), or NULL after an allocation failure. */
 char *shc_strbuf_take(shc_strbuf *b);
 void shc_strbuf_free(shc_strbuf *b);

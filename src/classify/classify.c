@@ -25,6 +25,7 @@
 #include "base/fmt.h"
 #include "classify/policy.h"
 #include "classify/verdict_build.h"
+#include "shell/parse.h"
 
 #define MAX_ANDOR 32
 
@@ -556,11 +557,10 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
     if (opts->version != SHC_CLASSIFY_OPTS_VERSION || !shc_context_name(opts->context))
         return SHC_E_USAGE;
     bool unwrap = !opts->no_unwrap;
-    shc_diag diag;
-    diag.code = 0;
-    diag.text[0] = '\0';
+    shc_diag diag; /* shc__parse_in clears it */
     shc_ast *ast = NULL;
-    int rc = shc_parse(&ast, cmd, len, unwrap, NULL, &diag);
+    shc_arena_buf abuf; /* the AST dies below: its arena starts on the stack */
+    int rc = shc__parse_in(&abuf, &ast, cmd, len, unwrap, NULL, &diag);
     if (!ast)
         return SHC_E_NOMEM;
     bool wrapped = ast->wrapper.present;

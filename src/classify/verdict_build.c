@@ -95,6 +95,13 @@ static void trim(const char **s, size_t *n)
         (*n)--;
 }
 
+/* Every NUL byte of s[0..n) becomes '?'. */
+static void nul_to_mark(char *s, size_t n)
+{
+    for (char *p = s, *e = s + n; (p = memchr(p, '\0', (size_t)(e - p))) != NULL; p++)
+        *p = '?';
+}
+
 static size_t strings_at(size_t fixed)
 {
     return (fixed + alignof(max_align_t) - 1) / alignof(max_align_t) * alignof(max_align_t);
@@ -118,13 +125,9 @@ shc_verdict *shc__verdict_terminal(const char *script,
     memset(v, 0, sizeof *v);
     char *at = (char *)v + head;
     v->script = put1(&at, script, script_len);
-    for (size_t i = 0; i < script_len; i++)
-        if (v->script[i] == '\0')
-            v->script[i] = '?'; /* a NUL byte (always a parse error): spans stay inside */
+    nul_to_mark(v->script, script_len); /* a NUL byte (always a parse error): spans stay inside */
     v->title = put1(&at, t, tn);
-    for (size_t i = 0; i < tn; i++)
-        if (v->title[i] == '\0')
-            v->title[i] = '?';
+    nul_to_mark(v->title, tn);
     v->reason = put1(&at, reason, rn);
     v->kind = SHC_KIND_TERMINAL;
     v->reason_span = span;
@@ -250,9 +253,9 @@ shc_verdict *shc__verdict_accepted(const char *script,
     case SHC_KIND_TERMINAL: break;
     }
 
-    size_t argvlen = 0;
+    size_t argvlen = 0, argn[SHC_MAX_ARGS];
     for (size_t i = 0; i < argc; i++)
-        argvlen += strlen(argv[i]) + 1;
+        argvlen += (argn[i] = strlen(argv[i])) + 1;
     size_t qn = r->query ? strlen(r->query) : 0, rn = strlen(r->reason);
     size_t loc_off = strings_at(sizeof(shc_verdict));
     size_t argv_off = strings_at(loc_off + nloc * sizeof(shc_location));
@@ -279,7 +282,7 @@ shc_verdict *shc__verdict_accepted(const char *script,
     }
     v->argv = (char **)(void *)(base + argv_off);
     for (size_t i = 0; i < argc; i++)
-        v->argv[i] = put1(&at, argv[i], strlen(argv[i]));
+        v->argv[i] = put1(&at, argv[i], argn[i]);
     v->argv[argc] = NULL;
     v->argc = argc;
     v->reason_span = span;

@@ -1,5 +1,7 @@
 #include "classify/verdict_write.h"
 
+#include <string.h>
+
 static void line_or_null(shc_strbuf *b, long line)
 {
     if (line > 0)
@@ -8,14 +10,26 @@ static void line_or_null(shc_strbuf *b, long line)
         shc_jw_raw(b, "null");
 }
 
+/* Appends again what b holds at [from, to). */
+static void copy_back(shc_strbuf *b, size_t from, size_t to)
+{
+    char *o = shc_strbuf_reserve(b, to - from);
+    if (!o)
+        return;
+    memcpy(o, b->p + from, to - from);
+    shc_strbuf_commit(b, to - from);
+}
+
 void shc_verdict_write(
     shc_strbuf *b, const shc_verdict *v, const char *cmd, size_t len, unsigned flags)
 {
     shc_jw_raw(b, "{\"cmd\":");
+    size_t cmd_at = b->n;
     if (cmd)
         shc_jw_str(b, cmd, len, flags);
     else
         shc_jw_cstr(b, v->script, flags);
+    size_t cmd_end = b->n;
     shc_jw_raw(b, ",\"kind\":\"");
     shc_strbuf_puts(b, shc_kind_name(v->kind));
     shc_jw_raw(b, "\",\"title\":");
@@ -41,7 +55,11 @@ void shc_verdict_write(
     shc_jw_raw(b, ",\"end\":");
     shc_jw_int(b, v->reason_span.end);
     shc_jw_raw(b, "},\"script\":");
-    shc_jw_cstr(b, v->script, flags);
+    size_t sn = strlen(v->script);
+    if ((!cmd || (sn == len && !memcmp(v->script, cmd, len))) && !b->err)
+        copy_back(b, cmd_at, cmd_end); /* the script is the command (not wrapped): once escaped */
+    else
+        shc_jw_str(b, v->script, sn, flags);
     if (v->wrapped)
         shc_jw_raw(b, ",\"wrapped\":true,\"argv\":");
     else

@@ -20,6 +20,7 @@
 #include "classify/policy.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,6 +99,22 @@ static const char *const lookalikes[] = {
     "\xc2\x85",     /* U+0085 next line */
 };
 
+/* Whether s[0..n) is all printable ASCII (0x20-0x7e): no NUL, control or non-ASCII byte, so
+ * none of the byte checks below can fail.  Eight bytes at a time, the tail padded with 'a'. */
+static bool printable_ascii(const unsigned char *u, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t x = 0x6161616161616161u;
+        memcpy(&x, u + i, n - i < 8 ? n - i : 8);
+        uint64_t d = x ^ (ones * 0x7f);
+        uint64_t lt20 = (x - ones * 0x20) & ~x, z7f = (d - ones) & ~d;
+        if ((lt20 | z7f | x) & highs)
+            return false;
+    }
+    return true;
+}
+
 bool shc__word_static(const shc_word *w, const char *what, char *why, size_t cap)
 {
     if (!w->value || (w->flags & SHC_WORD_EXPANSION))
@@ -108,6 +125,8 @@ bool shc__word_static(const shc_word *w, const char *what, char *why, size_t cap
         return no(why, cap, "%s: brace expansion makes several words", what);
     if (w->flags & SHC_WORD_TILDE)
         return no(why, cap, "%s: ~ expands to a home directory", what);
+    if (printable_ascii((const unsigned char *)w->value, w->len))
+        return true;
     if (strlen(w->value) != w->len)
         return no(why, cap, "%s: NUL byte in a word", what);
     bool high = false;

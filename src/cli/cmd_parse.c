@@ -14,6 +14,7 @@
 #include "cli/cmd.h"
 #include "shell/dump.h"
 #include "shell/dump_write.h"
+#include "shell/parse.h"
 #include "shcard.h"
 
 static void usage(FILE *f)
@@ -82,7 +83,8 @@ static void batch_write(shc_strbuf *out, const char *cmd, size_t len, const void
     bool unwrap = *(const bool *)payload;
     shc_ast *ast = NULL;
     shc_diag diag;
-    int rc = shc_parse(&ast, cmd, len, unwrap, NULL, &diag);
+    shc_arena_buf abuf;
+    int rc = shc__parse_in(&abuf, &ast, cmd, len, unwrap, NULL, &diag);
     shc_parse_write(out, cmd, len, ast, rc, &diag, SHC_JW_ASCII);
     shc_ast_free(ast);
     if (rc != 0)

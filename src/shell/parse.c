@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "shell/parse.h"
 #include "shell/diag.h"
 #include "shell/lex.h"
 #include "shcard.h"
@@ -194,6 +195,12 @@ static int posix_node(const shc_node *n, shc_diag *diag)
 int shc_parse(shc_ast **out, const char *src, size_t len, bool unwrap, const shc_limits *limits,
               shc_diag *diag)
 {
+    return shc__parse_in(NULL, out, src, len, unwrap, limits, diag);
+}
+
+int shc__parse_in(shc_arena_buf *buf, shc_ast **out, const char *src, size_t len, bool unwrap,
+                  const shc_limits *limits, shc_diag *diag)
+{
     static const shc_limits defaults = SHC_LIMITS_DEFAULT;
     const shc_limits *lim = limits ? limits : &defaults;
     shc_diag scratch;
@@ -203,7 +210,7 @@ int shc_parse(shc_ast **out, const char *src, size_t len, bool unwrap, const shc
     *out = NULL;
 
     /* one allocation for the common case: the AST header lives in its own arena */
-    shc_arena *arena = shc_arena_new(lim->max_arena);
+    shc_arena *arena = shc_arena_in(buf, lim->max_arena);
     shc_ast *ast = arena ? shc_arena_alloc(arena, sizeof *ast) : NULL;
     if (!ast) {
         shc_arena_free(arena);
