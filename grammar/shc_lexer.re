@@ -222,6 +222,49 @@ static int lex_ansic(shc_lexer *lx, const unsigned char *s)
 
 /* ------------------------------------------------------------------ words */
 
+/* Whether c ends an unquoted word (a metacharacter or the end). */
+static bool ends_word(unsigned char c)
+{
+    switch (c) {
+    case ' ': case '\t': case '\n': case ';': case '&': case '|': case '(': case ')':
+    case '<': case '>': case '\0':
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The usual word: one unquoted literal run, s to lx->cur.  The box, its one part and the
+ * value in one allocation; the same word lex_word's general path builds. */
+static int plain_word(shc_lexer *lx, const unsigned char *s, shc_word **out)
+{
+    size_t n = (size_t)(lx->cur - s);
+    shc_wordbox *box = shc_arena_alloc_raw(lx->arena, sizeof *box + n + 1);
+    if (!box) {
+        shc__nomem(lx);
+        return -1;
+    }
+    char *v = (char *)(box + 1);
+    memcpy(v, s, n);
+    v[n] = '\0';
+    shc_part *p = &box->part;
+    memset(p, 0, sizeof *p);
+    p->kind = SHC_PART_LIT;
+    p->span.start = (uint32_t)(s - lx->src);
+    p->span.end = (uint32_t)(lx->cur - lx->src);
+    p->value = v;
+    p->len = n;
+    shc_word *w = &box->word;
+    box->assign = 0;
+    w->span = p->span;
+    w->parts = p;
+    w->nparts = 1;
+    if (shc__word_finish(lx, w, false))
+        return -1;
+    *out = w;
+    return 0;
+}
+
 static int lex_word(shc_lexer *lx, shc_word **out)
 {
     size_t base = lx->nparts;
@@ -230,7 +273,7 @@ static int lex_word(shc_lexer *lx, shc_word **out)
         const unsigned char *ps = lx->cur;
         /*!re2c
             end | meta { lx->cur = ps; break; }
-            [^ \t\n;&|()<>\\'"$`\x00]+ { if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
+            [^ \t\n;&|()<>\\'"$`\x00]+ { if (ps == start && ends_word(*lx->cur)) return plain_word(lx, start, out); if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
             "\\\n"  { continue; }
             "\\" [^\x00\n] { shc_part *p = push_part(lx, SHC_PART_ESC, ps, lx->cur); if (!p || set_value(lx, p, ps + 1, 1)) return -1; continue; }
             "\\"    { return unsupported_at(lx, ps, lx->cur, "backslash at the end of the input (bash drops it after a multi-line quote, keeps it otherwise)"); }
@@ -282,33 +325,35 @@ static bool is_lit(const shc_word *w, const char *s)
 }
 
 static const struct {
-    const char *word;
+    char word[9];
+    unsigned char len;
     const char *what; /* unsupported construct, or NULL for a syntax error */
 } reserved[] = {
-    {"if", "if statement `if`"},
-    {"for", "for loop `for`"},
-    {"while", "while loop `while`"},
-    {"until", "until loop `until`"},
-    {"case", "case statement `case`"},
-    {"select", "select loop `select`"},
-    {"function", "function definition `function`"},
-    {"coproc", "coprocess `coproc`"},
-    {"time", "time keyword `time`"},
-    {"{", "brace group `{`"},
-    {"[[", "conditional expression `[[`"},
-    {"then", NULL}, {"else", NULL}, {"elif", NULL}, {"fi", NULL}, {"do", NULL},
-    {"done", NULL}, {"esac", NULL}, {"}", NULL}, {"]]", NULL},
+    {"if", 2, "if statement `if`"},
+    {"for", 3, "for loop `for`"},
+    {"while", 5, "while loop `while`"},
+    {"until", 5, "until loop `until`"},
+    {"case", 4, "case statement `case`"},
+    {"select", 6, "select loop `select`"},
+    {"function", 8, "function definition `function`"},
+    {"coproc", 6, "coprocess `coproc`"},
+    {"time", 4, "time keyword `time`"},
+    {"{", 1, "brace group `{`"},
+    {"[[", 2, "conditional expression `[[`"},
+    {"then", 4, NULL}, {"else", 4, NULL}, {"elif", 4, NULL}, {"fi", 2, NULL}, {"do", 2, NULL},
+    {"done", 4, NULL}, {"esac", 4, NULL}, {"}", 1, NULL}, {"]]", 2, NULL},
 };
 
-/* A word in command position: reserved words are outside the subset (or out of place). */
+/* A word in command position: reserved words are outside the subset (or out of place).  This
+ * runs for every command word: the length and first byte rule out nearly all. */
 static int check_command_word(shc_lexer *lx, const shc_word *w)
 {
-    if (w->nparts != 1 || w->parts[0].kind != SHC_PART_LIT || w->parts[0].len > 8 ||
-        !strchr("iwucsftdeb{}[]", w->parts[0].value[0]))
+    if (w->nparts != 1 || w->parts[0].kind != SHC_PART_LIT || w->parts[0].len > 8)
         return 0;
     const char *v = w->parts[0].value;
+    size_t n = w->parts[0].len;
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
-        if (reserved[i].word[0] != v[0] || strcmp(v, reserved[i].word) != 0)
+        if (reserved[i].len != n || reserved[i].word[0] != v[0] || memcmp(v, reserved[i].word, n))
             continue;
         if (reserved[i].what)
             shc__unsupported(lx, w->span.start, w->span.end, reserved[i].what);

@@ -27,7 +27,7 @@ static inline bool special8(uint64_t x)
 }
 
 /* Whether s[0..n) is all bytes that are copied as they are (the common case: one pass, then
- * one copy).  The last partial word is padded with 'a'. */
+ * one copy).  */
 static bool all_plain(const unsigned char *u, size_t n)
 {
     size_t i = 0;
@@ -48,11 +48,10 @@ static bool all_plain(const unsigned char *u, size_t n)
         if (special8(x))
             return false;
     }
-    if (i == n)
-        return true;
-    x = 0x6161616161616161u;
-    memcpy(&x, u + i, n - i);
-    return !special8(x);
+    for (; i < n; i++) /* the tail, a byte at a time (a short memcpy would be a call) */
+        if (u[i] < 0x20 || u[i] >= 0x80 || u[i] == '"' || u[i] == '\\')
+            return false;
+    return true;
 }
 
 static char *put_u(char *o, unsigned cp)

@@ -102,10 +102,29 @@ unsigned shc__path_check(const char *base, const char *p, shc_path *np)
     return shc__path_judge(np);
 }
 
+/* Whether w holds "dev", "proc", "sys" or "run" (a piece naming a special directory holds one
+ * as its first component, and so does every match of the textual rule), or is long enough to
+ * be judged too long: otherwise neither rule below can fire, and most paths skip them. */
+static bool may_name_special(const char *w)
+{
+    size_t i = 0;
+    for (; w[i]; i++) {
+        const char *p = w + i;
+        switch (p[0]) {
+        case 'd': if (p[1] == 'e' && p[2] == 'v') return true; break;
+        case 'p': if (p[1] == 'r' && p[2] == 'o' && p[3] == 'c') return true; break;
+        case 's': if (p[1] == 'y' && p[2] == 's') return true; break;
+        case 'r': if (p[1] == 'u' && p[2] == 'n') return true; break;
+        default: break;
+        }
+    }
+    return i + 2 >= sizeof(((shc_path *)NULL)->norm);
+}
+
 bool shc__word_names_special(const char *w)
 {
     /* both rules below need a '/': most words have none (-name, f, 2) */
-    if (!strchr(w, '/'))
+    if (!strchr(w, '/') || !may_name_special(w))
         return false;
     /* any piece after '=', ':' or ',' may be a path an option opens (--ignore-file=/dev/tty) */
     shc_path np;

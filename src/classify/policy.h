@@ -115,6 +115,7 @@ typedef enum shc_cmd_id {
 
 typedef struct shc_cmdspec {
     const char *name;
+    size_t len; /* strlen(name) */
     shc_cmd_id id;
     const shc_opt *opts; /* terminated by an all-zero entry */
     shc_family family;

@@ -26,7 +26,7 @@
 #undef SHC_END
 
 static const shc_cmdspec specs[] = {
-#define SHC_CMD(id, name, fam, flags) {name, SHC_CMD_##id, opts_##id, SHC_FAM_##fam, flags},
+#define SHC_CMD(id, name, fam, flags) {name, sizeof name - 1, SHC_CMD_##id, opts_##id, SHC_FAM_##fam, flags},
 #define SHC_OPT(s, l, a, r, d)
 #define SHC_OPTX(s, l, a, r, f, d)
 #define SHC_END(id)
@@ -40,27 +40,28 @@ static const shc_cmdspec specs[] = {
 /* Other names for the same tool (Debian installs bat as batcat and fd as fdfind). */
 static const struct {
     const char *name;
+    size_t len;
     shc_cmd_id id;
 } aliases[] = {
-    {"egrep", SHC_CMD_grep},
-    {"fgrep", SHC_CMD_grep},
-    {"batcat", SHC_CMD_bat},
-    {"fdfind", SHC_CMD_fd},
+    {"egrep", 5, SHC_CMD_grep},
+    {"fgrep", 5, SHC_CMD_grep},
+    {"batcat", 6, SHC_CMD_bat},
+    {"fdfind", 6, SHC_CMD_fd},
 };
 
 const shc_cmdspec *shc__policy_lookup(const char *name, size_t len)
 {
     if (len == 0)
         return NULL;
-    /* the first byte first: most names are ruled out without strlen (this runs for every
-     * command; internal tables ("git grep") contain a space and never match a word) */
+    /* the length and first byte first (this runs for every command; internal tables ("git
+     * grep") contain a space and never match a word) */
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-        if (specs[i].name[0] == name[0] && strlen(specs[i].name) == len &&
+        if (specs[i].len == len && specs[i].name[0] == name[0] &&
             !memcmp(specs[i].name, name, len))
             return &specs[i];
     }
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (aliases[i].name[0] == name[0] && strlen(aliases[i].name) == len &&
+        if (aliases[i].len == len && aliases[i].name[0] == name[0] &&
             !memcmp(aliases[i].name, name, len))
             return &specs[aliases[i].id];
     return NULL;

@@ -20,7 +20,6 @@
 #include "classify/policy.h"
 
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,16 +53,19 @@ bool shc__glob_option(const char *cmd, const shc_word *w)
 
 bool shc__glob_options_placed(const shc_word *words, const char *const *argv, size_t argc)
 {
-    const shc_cmdspec *spec = shc__policy_lookup(argv[0], strlen(argv[0]));
+    const shc_cmdspec *spec = NULL;
     shc_optres res;
     shc_rule r;
-    shc__rule_init(&r);
     bool parsed = false;
     for (size_t i = 1; i < argc; i++) {
         if (!shc__glob_option(argv[0], &words[i]))
             continue;
-        if (!spec || (!parsed && shc__opts_parse(&res, &r, spec, argv, 1, argc, true) < 0))
-            return false;
+        if (!parsed) { /* the first glob option: most commands have none */
+            spec = shc__policy_lookup(argv[0], strlen(argv[0]));
+            shc__rule_init(&r);
+            if (!spec || shc__opts_parse(&res, &r, spec, argv, 1, argc, true) < 0)
+                return false;
+        }
         parsed = true;
         const char *eq = strchr(argv[i], '=');
         bool placed = false;
@@ -100,19 +102,13 @@ static const char *const lookalikes[] = {
 };
 
 /* Whether s[0..n) is all printable ASCII (0x20-0x7e): no NUL, control or non-ASCII byte, so
- * none of the byte checks below can fail.  Eight bytes at a time, the tail padded with 'a'. */
+ * none of the byte checks below can fail (words are short: a byte loop). */
 static bool printable_ascii(const unsigned char *u, size_t n)
 {
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t x = 0x6161616161616161u;
-        memcpy(&x, u + i, n - i < 8 ? n - i : 8);
-        uint64_t d = x ^ (ones * 0x7f);
-        uint64_t lt20 = (x - ones * 0x20) & ~x, z7f = (d - ones) & ~d;
-        if ((lt20 | z7f | x) & highs)
-            return false;
-    }
-    return true;
+    unsigned bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad |= (unsigned)(u[i] - 0x20u) >= 0x5fu;
+    return !bad;
 }
 
 bool shc__word_static(const shc_word *w, const char *what, char *why, size_t cap)
