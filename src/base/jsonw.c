@@ -98,6 +98,24 @@ void shc_jw_str(shc_strbuf *b, const char *s, size_t n, unsigned flags)
 {
     const unsigned char *u = (const unsigned char *)s;
     bool ascii = (flags & SHC_JW_ASCII) != 0;
+    if (n <= 8) { /* short (most words): check and copy in one pass, no call */
+        char *o = shc_strbuf_reserve(b, n + 2);
+        if (!o)
+            return;
+        size_t i = 0;
+        for (; i < n; i++) {
+            unsigned char c = u[i];
+            if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+                break;
+            o[i + 1] = (char)c;
+        }
+        if (i == n) {
+            o[0] = '"';
+            o[n + 1] = '"';
+            shc_strbuf_commit(b, n + 2);
+            return;
+        } /* else nothing is committed: the general path below writes it */
+    }
     if (n <= CHUNK && all_plain(u, n)) {
         char *o = shc_strbuf_reserve(b, n + 2);
         if (!o)

@@ -10,6 +10,8 @@
 #define SHC_BASE_JSONW_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "base/strbuf.h"
 
@@ -35,6 +37,43 @@ static inline void shc_jw_int(shc_strbuf *b, long long v)
     } else {
         shc__jw_int(b, v);
     }
+}
+/* Writes the decimal digits of v at o (room for 10 bytes); returns the end. */
+static inline char *shc_jw_u32_at(char *o, uint32_t v)
+{
+    if (v < 10) {
+        *o++ = (char)('0' + v);
+        return o;
+    }
+    if (v < 1000) {
+        if (v >= 100)
+            *o++ = (char)('0' + v / 100);
+        *o++ = (char)('0' + v / 10 % 10);
+        *o++ = (char)('0' + v % 10);
+        return o;
+    }
+    char tmp[10];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *o++ = tmp[--n];
+    return o;
+}
+/* ,"start":S,"end":E} in one step (every node, word and part ends so in parse output). */
+static inline void shc_jw_span_end(shc_strbuf *b, uint32_t start, uint32_t end)
+{
+    char *o = shc_strbuf_reserve(b, 40), *p = o;
+    if (!o)
+        return;
+    memcpy(p, ",\"start\":", 9);
+    p = shc_jw_u32_at(p + 9, start);
+    memcpy(p, ",\"end\":", 7);
+    p = shc_jw_u32_at(p + 7, end);
+    *p++ = '}';
+    shc_strbuf_commit(b, (size_t)(p - o));
 }
 /* A literal piece of JSON text (punctuation and keys written by the caller). */
 #define shc_jw_raw(b, lit) shc_strbuf_put((b), "" lit, sizeof(lit) - 1) /* literals only */

@@ -1,6 +1,7 @@
 #include "shell/dump_write.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "shell/names.h"
 
@@ -12,11 +13,7 @@ typedef struct jw {
 
 static void span_end(shc_strbuf *b, shc_span s)
 {
-    shc_jw_raw(b, ",\"start\":");
-    shc_jw_int(b, s.start);
-    shc_jw_raw(b, ",\"end\":");
-    shc_jw_int(b, s.end);
-    shc_strbuf_putc(b, '}');
+    shc_jw_span_end(b, s.start, s.end);
 }
 
 static void parts(jw *w, const shc_part *p, size_t n)
@@ -46,11 +43,23 @@ static void word_value(jw *w, const shc_word *wd)
         shc_jw_raw(w->b, "null");
 }
 
+/* Appends again what b holds at [from, to). */
+static void copy_back(shc_strbuf *b, size_t from, size_t to)
+{
+    char *o = shc_strbuf_reserve(b, to - from);
+    if (!o)
+        return;
+    memcpy(o, b->p + from, to - from);
+    shc_strbuf_commit(b, to - from);
+}
+
 static void word(jw *w, const shc_word *wd)
 {
     shc_strbuf *b = w->b;
     shc_jw_raw(b, "{\"value\":");
+    size_t at = b->n;
     word_value(w, wd);
+    size_t end = b->n;
     shc_jw_raw(b, ",\"flags\":[");
     bool first = true;
     for (size_t i = 0; i < SHC_WORD_FLAG_COUNT; i++)
@@ -61,7 +70,16 @@ static void word(jw *w, const shc_word *wd)
             first = false;
         }
     shc_jw_raw(b, "],\"parts\":");
-    parts(w, wd->parts, wd->nparts);
+    const shc_part *p = wd->parts;
+    if (wd->nparts == 1 && p->kind == SHC_PART_LIT && p->value == wd->value && !b->err) {
+        /* the usual word, one literal part holding the word's own value: escaped once */
+        shc_jw_raw(b, "[{\"type\":\"lit\",\"value\":");
+        copy_back(b, at, end);
+        span_end(b, p->span);
+        shc_strbuf_putc(b, ']');
+    } else {
+        parts(w, wd->parts, wd->nparts);
+    }
     span_end(b, wd->span);
 }
 
