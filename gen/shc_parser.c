@@ -138,8 +138,7 @@ enum yysymbol_kind_t
   YYSYMBOL_elements = 35,                  /* elements  */
   YYSYMBOL_redirect = 36,                  /* redirect  */
   YYSYMBOL_redir_op = 37,                  /* redir_op  */
-  YYSYMBOL_newline_list = 38,              /* newline_list  */
-  YYSYMBOL_linebreak = 39                  /* linebreak  */
+  YYSYMBOL_newline_list = 38               /* newline_list  */
 };
 typedef enum yysymbol_kind_t yysymbol_kind_t;
 
@@ -476,18 +475,18 @@ union yyalloc
 #endif /* !YYCOPY_NEEDED */
 
 /* YYFINAL -- State number of the termination state.  */
-#define YYFINAL  5
+#define YYFINAL  27
 /* YYLAST -- Last index in YYTABLE.  */
-#define YYLAST   97
+#define YYLAST   161
 
 /* YYNTOKENS -- Number of terminals.  */
 #define YYNTOKENS  26
 /* YYNNTS -- Number of nonterminals.  */
-#define YYNNTS  14
+#define YYNNTS  13
 /* YYNRULES -- Number of rules.  */
-#define YYNRULES  40
+#define YYNRULES  45
 /* YYNSTATES -- Number of states.  */
-#define YYNSTATES  53
+#define YYNSTATES  56
 
 /* YYMAXUTOK -- Last valid token kind.  */
 #define YYMAXUTOK   280
@@ -539,11 +538,11 @@ static const yytype_int8 yytranslate[] =
 /* YYRLINE[YYN] -- Source line where rule number YYN was defined.  */
 static const yytype_uint8 yyrline[] =
 {
-       0,    74,    74,    75,    81,    82,    83,    84,    88,    89,
-      93,    94,    99,   100,   101,   105,   106,   112,   113,   117,
-     118,   124,   125,   126,   127,   131,   132,   136,   137,   138,
-     139,   140,   141,   142,   143,   144,   145,   149,   150,   154,
-     155
+       0,    76,    76,    77,    78,    79,    80,    81,    87,    88,
+      89,    90,    94,    95,    99,   100,   105,   106,   107,   108,
+     109,   113,   114,   120,   121,   122,   126,   127,   133,   134,
+     135,   136,   140,   141,   145,   146,   147,   148,   149,   150,
+     151,   152,   153,   154,   158,   159
 };
 #endif
 
@@ -565,13 +564,13 @@ yysymbol_name (yysymbol_kind_t yysymbol)
   "newline", "!", "(", ")", "<", ">", ">>", ">|", "<>", ">&", "<&", "&>",
   "&>>", "<<<", "$accept", "program", "commands", "list", "sep_op",
   "and_or", "pipeline", "pipe_seq", "pipe_op", "elements", "redirect",
-  "redir_op", "newline_list", "linebreak", YY_NULLPTR
+  "redir_op", "newline_list", YY_NULLPTR
   };
   return yy_sname[yysymbol];
 }
 #endif
 
-#define YYPACT_NINF (-25)
+#define YYPACT_NINF (-32)
 
 #define yypact_value_is_default(Yyn) \
   ((Yyn) == YYPACT_NINF)
@@ -583,14 +582,14 @@ yysymbol_name (yysymbol_kind_t yysymbol)
 
 /* YYPACT[STATE-NUM] -- Index in YYTABLE of the portion describing
    STATE-NUM.  */
-static const yytype_int8 yypact[] =
+static const yytype_int16 yypact[] =
 {
-      -7,   -25,     9,    -2,    23,   -25,   -25,   -25,    67,    23,
-     -25,   -25,   -25,   -25,   -25,   -25,   -25,   -25,   -25,   -25,
-      -7,    -5,     2,   -25,    24,    46,   -25,    10,    22,   -25,
-      -1,   -25,   -25,   -25,    23,    -7,    -7,   -25,   -25,    -7,
-     -25,   -25,   -25,   -25,    -5,     2,    23,    23,    56,    23,
-     -25,   -25,    46
+      34,   -32,   -10,   -32,    80,   -32,   -32,   -32,   -32,   -32,
+     -32,   -32,   -32,   -32,   -32,    16,    13,    11,    26,   -32,
+      27,   136,   -32,    20,    57,    30,   -32,   -32,    57,   -32,
+     -32,    80,    34,    34,   -32,   -32,   103,   -32,   -32,   -32,
+     -32,    13,   -32,    11,    26,   -32,    57,   -32,    57,   136,
+     126,    57,    80,   -32,   -32,   136
 };
 
 /* YYDEFACT[STATE-NUM] -- Default reduction number in state STATE-NUM.
@@ -598,26 +597,26 @@ static const yytype_int8 yypact[] =
    means the default is an error.  */
 static const yytype_int8 yydefact[] =
 {
-      39,    37,     0,    40,     2,     1,    38,    21,     0,     0,
-      27,    28,    29,    30,    31,    32,    33,    34,    35,    36,
-      39,     4,     8,    12,    15,    17,    22,     0,     0,    16,
-      40,     3,    10,    11,     5,    39,    39,    19,    20,    39,
-      23,    24,    25,    26,     6,     9,     0,     0,     0,     7,
-      13,    14,    18
+       2,    28,     0,    44,     0,    34,    35,    36,    37,    38,
+      39,    40,    41,    42,    43,     0,     4,     8,    12,    16,
+      21,    23,    29,     0,     3,     0,    22,     1,     5,    14,
+      15,     9,     0,     0,    26,    27,     0,    30,    31,    32,
+      45,     6,    33,    10,    13,    17,     0,    19,     0,    24,
+       0,     7,    11,    18,    20,    25
 };
 
 /* YYPGOTO[NTERM-NUM].  */
 static const yytype_int8 yypgoto[] =
 {
-     -25,   -25,   -25,     4,     7,    48,    -9,   -25,   -25,   -13,
-     -24,    44,    33,    -6
+     -32,   -32,    15,   -24,    -3,   -28,    -4,   -32,   -32,   -31,
+     -19,    39,   -15
 };
 
 /* YYDEFGOTO[NTERM-NUM].  */
 static const yytype_int8 yydefgoto[] =
 {
-       0,     2,    20,    21,    34,    22,    23,    24,    39,    25,
-      26,    27,     3,     4
+       0,    15,    16,    17,    31,    18,    19,    20,    36,    21,
+      22,    23,    24
 };
 
 /* YYTABLE[YYPACT[STATE-NUM]] -- What to do in state STATE-NUM.  If
@@ -625,62 +624,76 @@ static const yytype_int8 yydefgoto[] =
    number is the opposite.  If YYTABLE_NINF, syntax error.  */
 static const yytype_int8 yytable[] =
 {
-      29,    41,     7,     8,    32,     1,    33,    35,    36,     5,
-       6,     6,     9,    42,    31,    10,    11,    12,    13,    14,
-      15,    16,    17,    18,    19,    43,     7,     8,    41,    46,
-      47,    37,    38,    48,    44,    52,     9,    50,    51,    10,
-      11,    12,    13,    14,    15,    16,    17,    18,    19,    40,
-       8,    49,    28,    30,     0,     0,     0,     0,     0,     7,
-       8,     0,    10,    11,    12,    13,    14,    15,    16,    17,
-      18,    19,    10,    11,    12,    13,    14,    15,    16,    17,
-      18,    19,    45,    10,    11,    12,    13,    14,    15,    16,
-      17,    18,    19,     0,     0,     0,     0,    45
+      26,    28,    38,    44,    43,    49,     5,     6,     7,     8,
+       9,    10,    11,    12,    13,    14,    27,    46,    48,    55,
+      29,    50,    30,    39,    44,     3,    51,    43,    45,    47,
+      38,    32,    33,    42,    34,    35,    38,     1,     2,    41,
+      52,    25,    53,     0,    54,     0,     3,     4,     0,     0,
+       5,     6,     7,     8,     9,    10,    11,    12,    13,    14,
+       1,     2,     0,     0,     0,     0,     0,     0,     0,    40,
+       4,     0,     0,     5,     6,     7,     8,     9,    10,    11,
+      12,    13,    14,     1,     2,     0,     0,     0,     0,     0,
+       0,     0,     0,     4,     0,     0,     5,     6,     7,     8,
+       9,    10,    11,    12,    13,    14,     1,     2,     0,     0,
+       0,     0,     0,     0,     0,     3,     0,     0,     0,     5,
+       6,     7,     8,     9,    10,    11,    12,    13,    14,     1,
+       2,     0,     0,     0,     0,     0,     0,     0,    40,    37,
+       2,     0,     5,     6,     7,     8,     9,    10,    11,    12,
+      13,    14,     5,     6,     7,     8,     9,    10,    11,    12,
+      13,    14
 };
 
 static const yytype_int8 yycheck[] =
 {
-       9,    25,     3,     4,     9,    12,    11,     5,     6,     0,
-      12,    12,    13,     3,    20,    16,    17,    18,    19,    20,
-      21,    22,    23,    24,    25,     3,     3,     4,    52,    35,
-      36,     7,     8,    39,    30,    48,    13,    46,    47,    16,
+       4,    16,    21,    31,    28,    36,    16,    17,    18,    19,
+      20,    21,    22,    23,    24,    25,     0,    32,    33,    50,
+       9,    36,    11,     3,    52,    12,    41,    51,    32,    33,
+      49,     5,     6,     3,     7,     8,    55,     3,     4,    24,
+      43,     2,    46,    -1,    48,    -1,    12,    13,    -1,    -1,
+      16,    17,    18,    19,    20,    21,    22,    23,    24,    25,
+       3,     4,    -1,    -1,    -1,    -1,    -1,    -1,    -1,    12,
+      13,    -1,    -1,    16,    17,    18,    19,    20,    21,    22,
+      23,    24,    25,     3,     4,    -1,    -1,    -1,    -1,    -1,
+      -1,    -1,    -1,    13,    -1,    -1,    16,    17,    18,    19,
+      20,    21,    22,    23,    24,    25,     3,     4,    -1,    -1,
+      -1,    -1,    -1,    -1,    -1,    12,    -1,    -1,    -1,    16,
       17,    18,    19,    20,    21,    22,    23,    24,    25,     3,
-       4,    44,     8,    20,    -1,    -1,    -1,    -1,    -1,     3,
+       4,    -1,    -1,    -1,    -1,    -1,    -1,    -1,    12,     3,
        4,    -1,    16,    17,    18,    19,    20,    21,    22,    23,
       24,    25,    16,    17,    18,    19,    20,    21,    22,    23,
-      24,    25,    34,    16,    17,    18,    19,    20,    21,    22,
-      23,    24,    25,    -1,    -1,    -1,    -1,    49
+      24,    25
 };
 
 /* YYSTOS[STATE-NUM] -- The symbol kind of the accessing symbol of
    state STATE-NUM.  */
 static const yytype_int8 yystos[] =
 {
-       0,    12,    27,    38,    39,     0,    12,     3,     4,    13,
-      16,    17,    18,    19,    20,    21,    22,    23,    24,    25,
-      28,    29,    31,    32,    33,    35,    36,    37,    37,    32,
-      38,    39,     9,    11,    30,     5,     6,     7,     8,    34,
-       3,    36,     3,     3,    29,    31,    39,    39,    39,    30,
-      32,    32,    35
+       0,     3,     4,    12,    13,    16,    17,    18,    19,    20,
+      21,    22,    23,    24,    25,    27,    28,    29,    31,    32,
+      33,    35,    36,    37,    38,    37,    32,     0,    38,     9,
+      11,    30,     5,     6,     7,     8,    34,     3,    36,     3,
+      12,    28,     3,    29,    31,    32,    38,    32,    38,    35,
+      38,    38,    30,    32,    32,    35
 };
 
 /* YYR1[RULE-NUM] -- Symbol kind of the left-hand side of rule RULE-NUM.  */
 static const yytype_int8 yyr1[] =
 {
-       0,    26,    27,    27,    28,    28,    28,    28,    29,    29,
-      30,    30,    31,    31,    31,    32,    32,    33,    33,    34,
-      34,    35,    35,    35,    35,    36,    36,    37,    37,    37,
-      37,    37,    37,    37,    37,    37,    37,    38,    38,    39,
-      39
+       0,    26,    27,    27,    27,    27,    27,    27,    28,    28,
+      28,    28,    29,    29,    30,    30,    31,    31,    31,    31,
+      31,    32,    32,    33,    33,    33,    34,    34,    35,    35,
+      35,    35,    36,    36,    37,    37,    37,    37,    37,    37,
+      37,    37,    37,    37,    38,    38
 };
 
 /* YYR2[RULE-NUM] -- Number of symbols on the right-hand side of rule RULE-NUM.  */
 static const yytype_int8 yyr2[] =
 {
-       0,     2,     1,     3,     1,     2,     3,     4,     1,     3,
-       1,     1,     1,     4,     4,     1,     2,     1,     4,     1,
-       1,     1,     1,     2,     2,     2,     3,     1,     1,     1,
-       1,     1,     1,     1,     1,     1,     1,     1,     2,     0,
-       1
+       0,     2,     0,     1,     1,     2,     2,     3,     1,     2,
+       3,     4,     1,     3,     1,     1,     1,     3,     4,     3,
+       4,     1,     2,     1,     3,     4,     1,     1,     1,     1,
+       2,     2,     2,     3,     1,     1,     1,     1,     1,     1,
+       1,     1,     1,     1,     1,     2
 };
 
 
@@ -1337,143 +1350,171 @@ yyreduce:
   YY_REDUCE_PRINT (yyn);
   switch (yyn)
     {
-  case 2: /* program: linebreak  */
-                                    { CHECK((yyval.node) = shc__build_list(lx, NULL, NULL, SHC_SEP_NONE, (yyloc))); shc__build_root(lx, (yyval.node)); }
+  case 2: /* program: %empty  */
+                                            { CHECK((yyval.node) = shc__build_list(lx, NULL, NULL, SHC_SEP_NONE, (yyloc))); shc__build_root(lx, (yyval.node)); }
     break;
 
-  case 3: /* program: linebreak commands linebreak  */
-                                    { (yyval.node) = (yyvsp[-1].node); shc__build_root(lx, (yyval.node)); }
+  case 3: /* program: newline_list  */
+                                            { CHECK((yyval.node) = shc__build_list(lx, NULL, NULL, SHC_SEP_NONE, (yyloc))); shc__build_root(lx, (yyval.node)); }
     break;
 
-  case 4: /* commands: list  */
+  case 4: /* program: commands  */
+                                            { (yyval.node) = (yyvsp[0].node); shc__build_root(lx, (yyval.node)); }
+    break;
+
+  case 5: /* program: commands newline_list  */
+                                            { (yyval.node) = (yyvsp[-1].node); shc__build_root(lx, (yyval.node)); }
+    break;
+
+  case 6: /* program: newline_list commands  */
+                                            { (yyval.node) = (yyvsp[0].node); shc__build_root(lx, (yyval.node)); }
+    break;
+
+  case 7: /* program: newline_list commands newline_list  */
+                                            { (yyval.node) = (yyvsp[-1].node); shc__build_root(lx, (yyval.node)); }
+    break;
+
+  case 8: /* commands: list  */
                                             { (yyval.node) = (yyvsp[0].node); }
     break;
 
-  case 5: /* commands: list sep_op  */
+  case 9: /* commands: list sep_op  */
                                             { (yyval.node) = shc__list_sep((yyvsp[-1].node), (yyvsp[0].op), (yyloc)); }
     break;
 
-  case 6: /* commands: commands newline_list list  */
+  case 10: /* commands: commands newline_list list  */
                                             { CHECK((yyval.node) = shc__list_concat(lx, (yyvsp[-2].node), (yyvsp[0].node), (yyloc))); }
     break;
 
-  case 7: /* commands: commands newline_list list sep_op  */
+  case 11: /* commands: commands newline_list list sep_op  */
                                             { shc__list_sep((yyvsp[-1].node), (yyvsp[0].op), (yylsp[-1])); CHECK((yyval.node) = shc__list_concat(lx, (yyvsp[-3].node), (yyvsp[-1].node), (yyloc))); }
     break;
 
-  case 8: /* list: and_or  */
+  case 12: /* list: and_or  */
                           { CHECK((yyval.node) = shc__build_list(lx, NULL, (yyvsp[0].node), SHC_SEP_NONE, (yyloc))); }
     break;
 
-  case 9: /* list: list sep_op and_or  */
+  case 13: /* list: list sep_op and_or  */
                           { CHECK((yyval.node) = shc__build_list(lx, (yyvsp[-2].node), (yyvsp[0].node), (yyvsp[-1].op), (yyloc))); }
     break;
 
-  case 10: /* sep_op: ";"  */
+  case 14: /* sep_op: ";"  */
             { (yyval.op) = SHC_SEP_SEMI; }
     break;
 
-  case 11: /* sep_op: "&"  */
+  case 15: /* sep_op: "&"  */
             { (yyval.op) = SHC_SEP_AMP; }
     break;
 
-  case 12: /* and_or: pipeline  */
-                                           { (yyval.node) = (yyvsp[0].node); }
+  case 16: /* and_or: pipeline  */
+                                                { (yyval.node) = (yyvsp[0].node); }
     break;
 
-  case 13: /* and_or: and_or "&&" linebreak pipeline  */
-                                           { CHECK((yyval.node) = shc__build_binary(lx, SHC_NODE_AND, (yyvsp[-3].node), (yyvsp[0].node), (yylsp[-2]), (yyloc))); }
+  case 17: /* and_or: and_or "&&" pipeline  */
+                                                { CHECK((yyval.node) = shc__build_binary(lx, SHC_NODE_AND, (yyvsp[-2].node), (yyvsp[0].node), (yylsp[-1]), (yyloc))); }
     break;
 
-  case 14: /* and_or: and_or "||" linebreak pipeline  */
-                                           { CHECK((yyval.node) = shc__build_binary(lx, SHC_NODE_OR, (yyvsp[-3].node), (yyvsp[0].node), (yylsp[-2]), (yyloc))); }
+  case 18: /* and_or: and_or "&&" newline_list pipeline  */
+                                                { CHECK((yyval.node) = shc__build_binary(lx, SHC_NODE_AND, (yyvsp[-3].node), (yyvsp[0].node), (yylsp[-2]), (yyloc))); }
     break;
 
-  case 15: /* pipeline: pipe_seq  */
+  case 19: /* and_or: and_or "||" pipeline  */
+                                                { CHECK((yyval.node) = shc__build_binary(lx, SHC_NODE_OR, (yyvsp[-2].node), (yyvsp[0].node), (yylsp[-1]), (yyloc))); }
+    break;
+
+  case 20: /* and_or: and_or "||" newline_list pipeline  */
+                                                { CHECK((yyval.node) = shc__build_binary(lx, SHC_NODE_OR, (yyvsp[-3].node), (yyvsp[0].node), (yylsp[-2]), (yyloc))); }
+    break;
+
+  case 21: /* pipeline: pipe_seq  */
                           { (yyval.node) = (yyvsp[0].node); }
     break;
 
-  case 16: /* pipeline: "!" pipeline  */
+  case 22: /* pipeline: "!" pipeline  */
                           { CHECK((yyval.node) = shc__build_negate(lx, (yyvsp[0].node), (yyloc))); }
     break;
 
-  case 17: /* pipe_seq: elements  */
+  case 23: /* pipe_seq: elements  */
                                            { shc_node *c; CHECK(c = shc__build_call(lx, (yyvsp[0].elem), (yylsp[0]))); CHECK((yyval.node) = shc__build_pipe(lx, NULL, c, 0, (yyloc))); }
     break;
 
-  case 18: /* pipe_seq: pipe_seq pipe_op linebreak elements  */
-                                           { shc_node *c; CHECK(c = shc__build_call(lx, (yyvsp[0].elem), (yylsp[0]))); CHECK((yyval.node) = shc__build_pipe(lx, (yyvsp[-3].node), c, (yyvsp[-2].op), (yyloc))); }
+  case 24: /* pipe_seq: pipe_seq pipe_op elements  */
+                                           { shc_node *c; CHECK(c = shc__build_call(lx, (yyvsp[0].elem), (yylsp[0]))); CHECK((yyval.node) = shc__build_pipe(lx, (yyvsp[-2].node), c, (yyvsp[-1].op), (yyloc))); }
     break;
 
-  case 19: /* pipe_op: "|"  */
+  case 25: /* pipe_seq: pipe_seq pipe_op newline_list elements  */
+                                             { shc_node *c; CHECK(c = shc__build_call(lx, (yyvsp[0].elem), (yylsp[0]))); CHECK((yyval.node) = shc__build_pipe(lx, (yyvsp[-3].node), c, (yyvsp[-2].op), (yyloc))); }
+    break;
+
+  case 26: /* pipe_op: "|"  */
                 { (yyval.op) = 0; }
     break;
 
-  case 20: /* pipe_op: "|&"  */
+  case 27: /* pipe_op: "|&"  */
                 { (yyval.op) = 1; }
     break;
 
-  case 21: /* elements: "word"  */
+  case 28: /* elements: "word"  */
                         { CHECK((yyval.elem) = shc__elem_word(lx, NULL, (yyvsp[0].word))); }
     break;
 
-  case 22: /* elements: redirect  */
+  case 29: /* elements: redirect  */
                         { CHECK((yyval.elem) = shc__elem_redir(lx, NULL, (yyvsp[0].redir))); }
     break;
 
-  case 23: /* elements: elements "word"  */
+  case 30: /* elements: elements "word"  */
                         { CHECK((yyval.elem) = shc__elem_word(lx, (yyvsp[-1].elem), (yyvsp[0].word))); }
     break;
 
-  case 24: /* elements: elements redirect  */
+  case 31: /* elements: elements redirect  */
                         { CHECK((yyval.elem) = shc__elem_redir(lx, (yyvsp[-1].elem), (yyvsp[0].redir))); }
     break;
 
-  case 25: /* redirect: redir_op "word"  */
+  case 32: /* redirect: redir_op "word"  */
                                { CHECK((yyval.redir) = shc__build_redir(lx, -1, (yyvsp[-1].op), (yyvsp[0].word), (yyloc))); }
     break;
 
-  case 26: /* redirect: "file descriptor number" redir_op "word"  */
+  case 33: /* redirect: "file descriptor number" redir_op "word"  */
                                { CHECK((yyval.redir) = shc__build_redir(lx, (int)(yyvsp[-2].num), (yyvsp[-1].op), (yyvsp[0].word), (yyloc))); }
     break;
 
-  case 27: /* redir_op: "<"  */
+  case 34: /* redir_op: "<"  */
                  { (yyval.op) = SHC_REDIR_IN; }
     break;
 
-  case 28: /* redir_op: ">"  */
+  case 35: /* redir_op: ">"  */
                  { (yyval.op) = SHC_REDIR_OUT; }
     break;
 
-  case 29: /* redir_op: ">>"  */
+  case 36: /* redir_op: ">>"  */
                  { (yyval.op) = SHC_REDIR_APPEND; }
     break;
 
-  case 30: /* redir_op: ">|"  */
+  case 37: /* redir_op: ">|"  */
                  { (yyval.op) = SHC_REDIR_CLOBBER; }
     break;
 
-  case 31: /* redir_op: "<>"  */
+  case 38: /* redir_op: "<>"  */
                  { (yyval.op) = SHC_REDIR_RDWR; }
     break;
 
-  case 32: /* redir_op: ">&"  */
+  case 39: /* redir_op: ">&"  */
                  { (yyval.op) = SHC_REDIR_DUP_OUT; }
     break;
 
-  case 33: /* redir_op: "<&"  */
+  case 40: /* redir_op: "<&"  */
                  { (yyval.op) = SHC_REDIR_DUP_IN; }
     break;
 
-  case 34: /* redir_op: "&>"  */
+  case 41: /* redir_op: "&>"  */
                  { (yyval.op) = SHC_REDIR_ALL; }
     break;
 
-  case 35: /* redir_op: "&>>"  */
+  case 42: /* redir_op: "&>>"  */
                  { (yyval.op) = SHC_REDIR_ALL_APPEND; }
     break;
 
-  case 36: /* redir_op: "<<<"  */
+  case 43: /* redir_op: "<<<"  */
                  { (yyval.op) = SHC_REDIR_HERESTRING; }
     break;
 

@@ -70,9 +70,15 @@ void shc_yyerror(const SHC_YYLTYPE *loc, shc_lexer *lx, const char *msg);
 
 %%
 
+/* Leading and trailing newlines are spelled out rather than written as an optional
+ * `linebreak`: an empty rule is a reduction on every parse (the parser's hot path). */
 program
-    : linebreak                     { CHECK($$ = shc__build_list(lx, NULL, NULL, SHC_SEP_NONE, @$)); shc__build_root(lx, $$); }
-    | linebreak commands linebreak  { $$ = $2; shc__build_root(lx, $$); }
+    : %empty                                { CHECK($$ = shc__build_list(lx, NULL, NULL, SHC_SEP_NONE, @$)); shc__build_root(lx, $$); }
+    | newline_list                          { CHECK($$ = shc__build_list(lx, NULL, NULL, SHC_SEP_NONE, @$)); shc__build_root(lx, $$); }
+    | commands                              { $$ = $1; shc__build_root(lx, $$); }
+    | commands newline_list                 { $$ = $1; shc__build_root(lx, $$); }
+    | newline_list commands                 { $$ = $2; shc__build_root(lx, $$); }
+    | newline_list commands newline_list    { $$ = $2; shc__build_root(lx, $$); }
     ;
 
 /* One flat list: seps[i] is the separator written after items[i].  As in POSIX, a ; or & may
@@ -96,9 +102,11 @@ sep_op
 
 /* && and || are left-associative with equal precedence, as in every POSIX shell. */
 and_or
-    : pipeline                             { $$ = $1; }
-    | and_or AND_IF linebreak pipeline     { CHECK($$ = shc__build_binary(lx, SHC_NODE_AND, $1, $4, @2, @$)); }
-    | and_or OR_IF linebreak pipeline      { CHECK($$ = shc__build_binary(lx, SHC_NODE_OR, $1, $4, @2, @$)); }
+    : pipeline                                  { $$ = $1; }
+    | and_or AND_IF pipeline                    { CHECK($$ = shc__build_binary(lx, SHC_NODE_AND, $1, $3, @2, @$)); }
+    | and_or AND_IF newline_list pipeline       { CHECK($$ = shc__build_binary(lx, SHC_NODE_AND, $1, $4, @2, @$)); }
+    | and_or OR_IF pipeline                     { CHECK($$ = shc__build_binary(lx, SHC_NODE_OR, $1, $3, @2, @$)); }
+    | and_or OR_IF newline_list pipeline        { CHECK($$ = shc__build_binary(lx, SHC_NODE_OR, $1, $4, @2, @$)); }
     ;
 
 pipeline
@@ -110,7 +118,8 @@ pipeline
  * saves a reduction per command (the parser's hot path). */
 pipe_seq
     : elements                             { shc_node *c; CHECK(c = shc__build_call(lx, $1, @1)); CHECK($$ = shc__build_pipe(lx, NULL, c, 0, @$)); }
-    | pipe_seq pipe_op linebreak elements  { shc_node *c; CHECK(c = shc__build_call(lx, $4, @4)); CHECK($$ = shc__build_pipe(lx, $1, c, $2, @$)); }
+    | pipe_seq pipe_op elements            { shc_node *c; CHECK(c = shc__build_call(lx, $3, @3)); CHECK($$ = shc__build_pipe(lx, $1, c, $2, @$)); }
+    | pipe_seq pipe_op newline_list elements { shc_node *c; CHECK(c = shc__build_call(lx, $4, @4)); CHECK($$ = shc__build_pipe(lx, $1, c, $2, @$)); }
     ;
 
 pipe_op
@@ -148,11 +157,6 @@ redir_op
 newline_list
     : NEWLINE
     | newline_list NEWLINE
-    ;
-
-linebreak
-    : %empty
-    | newline_list
     ;
 
 %%
