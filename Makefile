@@ -309,7 +309,7 @@ run: deps
 	@bash examples/demo.sh
 
 # ---------------------------------------------------------------- generated code
-RE2C_FLAGS  := -W -Werror --no-generation-date --no-version -i
+RE2C_FLAGS  := -W -Werror --no-generation-date --no-version -i -b
 BISON_FLAGS := -Wall -Werror -Wcounterexamples -l
 
 gen:

@@ -160,234 +160,155 @@ static int lex_double(shc_lexer *lx, const unsigned char *s, shc_part_kind kind)
         
 {
 	unsigned char yych;
+	static const unsigned char yybm[] = {
+		  0,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,   0,  64,   0,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192,  64,  64,  64,  64,  64,  64, 
+		 64, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192,  64,   0,  64,  64, 192, 
+		  0, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+	};
 	yych = *lx->cur;
-	switch (yych) {
-		case 0x00: goto yy1;
-		case '"': goto yy4;
-		case '$': goto yy5;
-		case '\\': goto yy7;
-		case '`': goto yy9;
-		default: goto yy2;
+	if (yybm[0+yych] & 64) {
+		goto yy2;
 	}
+	if (yych <= 0x00) goto yy1;
+	if (yych <= '"') goto yy3;
+	if (yych <= '$') goto yy4;
+	if (yych <= '\\') goto yy6;
+	goto yy7;
 yy1:
 	++lx->cur;
 	{ lx->cur = ps; shc__syntax_error(lx, (size_t)(s - lx->src), (size_t)(s - lx->src) + 1, true, "unterminated double quote `\"`"); return -1; }
 yy2:
 	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00:
-		case '"':
-		case '$':
-		case '\\':
-		case '`': goto yy3;
-		default: goto yy2;
+	if (yybm[0+yych] & 64) {
+		goto yy2;
 	}
-yy3:
 	{ if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
-yy4:
+yy3:
 	++lx->cur;
 	{ break; }
-yy5:
+yy4:
 	yych = *(lx->mrk = ++lx->cur);
-	switch (yych) {
-		case '!':
-		case '#':
-		case '$':
-		case '*':
-		case '-':
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case '?':
-		case '@': goto yy10;
-		case '(': goto yy12;
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy14;
-		case '[': goto yy15;
-		case '\\': goto yy16;
-		case '{': goto yy18;
-		default: goto yy6;
+	if (yych <= '/') {
+		if (yych <= '\'') {
+			if (yych <= '!') {
+				if (yych >= '!') goto yy8;
+			} else {
+				if (yych <= '"') goto yy5;
+				if (yych <= '$') goto yy8;
+			}
+		} else {
+			if (yych <= '*') {
+				if (yych <= '(') goto yy10;
+				if (yych >= '*') goto yy8;
+			} else {
+				if (yych == '-') goto yy8;
+			}
+		}
+	} else {
+		if (yych <= '\\') {
+			if (yych <= '@') {
+				if (yych <= '9') goto yy8;
+				if (yych >= '?') goto yy8;
+			} else {
+				if (yych <= 'Z') goto yy11;
+				if (yych <= '[') goto yy12;
+				goto yy13;
+			}
+		} else {
+			if (yych <= '`') {
+				if (yych == '_') goto yy11;
+			} else {
+				if (yych <= 'z') goto yy11;
+				if (yych <= '{') goto yy14;
+			}
+		}
 	}
+yy5:
+	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
 yy6:
+	yych = *++lx->cur;
+	if (yych <= '#') {
+		if (yych <= '\n') {
+			if (yych >= '\n') goto yy15;
+		} else {
+			if (yych == '"') goto yy16;
+		}
+	} else {
+		if (yych <= '\\') {
+			if (yych <= '$') goto yy16;
+			if (yych >= '\\') goto yy16;
+		} else {
+			if (yych == '`') goto yy16;
+		}
+	}
 	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
 yy7:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy19;
-		case '"':
-		case '$':
-		case '\\':
-		case '`': goto yy20;
-		default: goto yy8;
-	}
-yy8:
-	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
-yy9:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
-yy10:
+yy8:
 	++lx->cur;
-yy11:
+yy9:
 	{ if (lex_param(lx, ps)) return -1; continue; }
-yy12:
+yy10:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '(': goto yy21;
-		default: goto yy13;
-	}
-yy13:
+	if (yych == '(') goto yy17;
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
-yy14:
+yy11:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy14;
-		default: goto yy11;
+	if (yybm[0+yych] & 128) {
+		goto yy11;
 	}
-yy15:
+	goto yy9;
+yy12:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
-yy16:
+yy13:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy22;
-		default: goto yy17;
-	}
-yy17:
+	if (yych == '\n') goto yy18;
 	lx->cur = lx->mrk;
-	goto yy6;
-yy18:
+	goto yy5;
+yy14:
 	++lx->cur;
 	{ if (lex_brace_param(lx, ps)) return -1; continue; }
-yy19:
+yy15:
 	++lx->cur;
 	{ continue; }
-yy20:
+yy16:
 	++lx->cur;
 	{ if (push_part(lx, SHC_PART_ESC, ps, lx->cur) == NULL || set_value(lx, &lx->parts[lx->nparts - 1], ps + 1, 1)) return -1; continue; }
-yy21:
+yy17:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
-yy22:
+yy18:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
 }
@@ -482,264 +403,163 @@ static int lex_word(shc_lexer *lx, shc_word **out)
         
 {
 	unsigned char yych;
+	static const unsigned char yybm[] = {
+		  0,  64,  64,  64,  64,  64,  64,  64, 
+		 64,   0,   0,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		  0,  64,   0,  64,   0,  64,   0,   0, 
+		  0,   0,  64,  64,  64,  64,  64,  64, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192,  64,   0,   0,  64,   0,  64, 
+		 64, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192,  64,   0,  64,  64, 192, 
+		  0, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192, 192, 192, 192, 192, 192, 
+		192, 192, 192,  64,   0,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+		 64,  64,  64,  64,  64,  64,  64,  64, 
+	};
 	yych = *lx->cur;
-	switch (yych) {
-		case 0x00:
-		case '\t':
-		case '\n':
-		case ' ':
-		case '&':
-		case '(':
-		case ')':
-		case ';':
-		case '<':
-		case '>':
-		case '|': goto yy24;
-		case '"': goto yy27;
-		case '$': goto yy28;
-		case '\'': goto yy30;
-		case '\\': goto yy31;
-		case '`': goto yy33;
-		default: goto yy25;
+	if (yybm[0+yych] & 64) {
+		goto yy21;
 	}
-yy24:
+	if (yych <= '&') {
+		if (yych <= ' ') goto yy20;
+		if (yych <= '"') goto yy22;
+		if (yych <= '$') goto yy23;
+	} else {
+		if (yych <= '>') {
+			if (yych <= '\'') goto yy25;
+		} else {
+			if (yych <= '\\') goto yy26;
+			if (yych <= '`') goto yy28;
+		}
+	}
+yy20:
 	++lx->cur;
 	{ lx->cur = ps; break; }
-yy25:
+yy21:
 	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00:
-		case '\t':
-		case '\n':
-		case ' ':
-		case '"':
-		case '$':
-		case '&':
-		case '\'':
-		case '(':
-		case ')':
-		case ';':
-		case '<':
-		case '>':
-		case '\\':
-		case '`':
-		case '|': goto yy26;
-		default: goto yy25;
+	if (yybm[0+yych] & 64) {
+		goto yy21;
 	}
-yy26:
 	{ if (ps == start && ends_word(*lx->cur)) return plain_word(lx, start, out); if (push_lit(lx, base, ps, lx->cur, ps, (size_t)(lx->cur - ps))) return -1; continue; }
-yy27:
+yy22:
 	++lx->cur;
 	{ if (lex_double(lx, ps, SHC_PART_DBL)) return -1; continue; }
-yy28:
+yy23:
 	yych = *(lx->mrk = ++lx->cur);
-	switch (yych) {
-		case '!':
-		case '#':
-		case '$':
-		case '*':
-		case '-':
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case '?':
-		case '@': goto yy34;
-		case '"': goto yy36;
-		case '\'': goto yy37;
-		case '(': goto yy38;
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy40;
-		case '[': goto yy41;
-		case '\\': goto yy42;
-		case '{': goto yy44;
-		default: goto yy29;
+	if (yych <= '/') {
+		if (yych <= '\'') {
+			if (yych <= '"') {
+				if (yych <= ' ') goto yy24;
+				if (yych <= '!') goto yy29;
+				goto yy31;
+			} else {
+				if (yych <= '$') goto yy29;
+				if (yych >= '\'') goto yy32;
+			}
+		} else {
+			if (yych <= '*') {
+				if (yych <= '(') goto yy33;
+				if (yych >= '*') goto yy29;
+			} else {
+				if (yych == '-') goto yy29;
+			}
+		}
+	} else {
+		if (yych <= '\\') {
+			if (yych <= '@') {
+				if (yych <= '9') goto yy29;
+				if (yych >= '?') goto yy29;
+			} else {
+				if (yych <= 'Z') goto yy34;
+				if (yych <= '[') goto yy35;
+				goto yy36;
+			}
+		} else {
+			if (yych <= '`') {
+				if (yych == '_') goto yy34;
+			} else {
+				if (yych <= 'z') goto yy34;
+				if (yych <= '{') goto yy37;
+			}
+		}
 	}
-yy29:
+yy24:
 	{ if (push_lit(lx, base, ps, lx->cur, ps, 1)) return -1; continue; }
-yy30:
+yy25:
 	++lx->cur;
 	{ if (lex_single(lx, ps)) return -1; continue; }
-yy31:
+yy26:
 	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00: goto yy32;
-		case '\n': goto yy46;
-		default: goto yy45;
-	}
-yy32:
+	if (yych <= 0x00) goto yy27;
+	if (yych == '\n') goto yy39;
+	goto yy38;
+yy27:
 	{ return unsupported_at(lx, ps, lx->cur, "backslash at the end of the input (bash drops it after a multi-line quote, keeps it otherwise)"); }
-yy33:
+yy28:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution (backquote) `"); }
-yy34:
+yy29:
 	++lx->cur;
-yy35:
+yy30:
 	{ if (lex_param(lx, ps)) return -1; continue; }
-yy36:
+yy31:
 	++lx->cur;
 	{ if (lex_double(lx, ps, SHC_PART_LOCALE)) return -1; continue; }
-yy37:
+yy32:
 	++lx->cur;
 	{ if (lex_ansic(lx, ps)) return -1; continue; }
-yy38:
+yy33:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '(': goto yy47;
-		default: goto yy39;
-	}
-yy39:
+	if (yych == '(') goto yy40;
 	{ return unsupported_at(lx, ps, lx->cur, "command substitution `$(`"); }
-yy40:
+yy34:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy40;
-		default: goto yy35;
+	if (yybm[0+yych] & 128) {
+		goto yy34;
 	}
-yy41:
+	goto yy30;
+yy35:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$[`"); }
-yy42:
+yy36:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy48;
-		default: goto yy43;
-	}
-yy43:
+	if (yych == '\n') goto yy41;
 	lx->cur = lx->mrk;
-	goto yy29;
-yy44:
+	goto yy24;
+yy37:
 	++lx->cur;
 	{ if (lex_brace_param(lx, ps)) return -1; continue; }
-yy45:
+yy38:
 	++lx->cur;
 	{ shc_part *p = push_part(lx, SHC_PART_ESC, ps, lx->cur); if (!p || set_value(lx, p, ps + 1, 1)) return -1; continue; }
-yy46:
+yy39:
 	++lx->cur;
 	{ continue; }
-yy47:
+yy40:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "arithmetic expansion `$((`"); }
-yy48:
+yy41:
 	++lx->cur;
 	{ return unsupported_at(lx, ps, lx->cur, "line continuation after `$`"); }
 }
@@ -839,222 +659,291 @@ static int lex_token(shc_lexer *lx, SHC_YYSTYPE *lval)
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
+	static const unsigned char yybm[] = {
+		  0, 128, 128, 128, 128, 128, 128, 128, 
+		128, 192,   0, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		192, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+		128, 128, 128, 128, 128, 128, 128, 128, 
+	};
 	yych = *lx->cur;
-	switch (yych) {
-		case 0x00: goto yy50;
-		case '\t':
-		case ' ': goto yy53;
-		case '\n': goto yy55;
-		case '#': goto yy56;
-		case '&': goto yy58;
-		case '(': goto yy60;
-		case ')': goto yy62;
-		case ';': goto yy63;
-		case '<': goto yy65;
-		case '>': goto yy67;
-		case '\\': goto yy69;
-		case '|': goto yy70;
-		default: goto yy51;
+	if (yybm[0+yych] & 64) {
+		goto yy45;
 	}
-yy50:
+	if (yych <= ')') {
+		if (yych <= '#') {
+			if (yych <= 0x08) {
+				if (yych >= 0x01) goto yy43;
+			} else {
+				if (yych <= '\n') goto yy46;
+				if (yych <= '"') goto yy43;
+				goto yy47;
+			}
+		} else {
+			if (yych <= '&') {
+				if (yych <= '%') goto yy43;
+				goto yy48;
+			} else {
+				if (yych <= '\'') goto yy43;
+				if (yych <= '(') goto yy50;
+				goto yy52;
+			}
+		}
+	} else {
+		if (yych <= '>') {
+			if (yych <= ';') {
+				if (yych <= ':') goto yy43;
+				goto yy53;
+			} else {
+				if (yych <= '<') goto yy55;
+				if (yych <= '=') goto yy43;
+				goto yy57;
+			}
+		} else {
+			if (yych <= '\\') {
+				if (yych <= '[') goto yy43;
+				goto yy59;
+			} else {
+				if (yych == '|') goto yy60;
+				goto yy43;
+			}
+		}
+	}
 	++lx->cur;
 	{ lx->cur = ps; return SHC_TOK_YYEOF; }
-yy51:
+yy43:
 	++lx->cur;
-yy52:
+yy44:
 	{ lx->cur = ps; break; }
-yy53:
+yy45:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '\t':
-		case ' ': goto yy53;
-		default: goto yy54;
+	if (yybm[0+yych] & 64) {
+		goto yy45;
 	}
-yy54:
 	{ continue; }
-yy55:
+yy46:
 	++lx->cur;
 	{ return SHC_TOK_NEWLINE; }
-yy56:
+yy47:
 	yych = *++lx->cur;
-	switch (yych) {
-		case 0x00:
-		case '\n': goto yy57;
-		default: goto yy56;
+	if (yybm[0+yych] & 128) {
+		goto yy47;
 	}
-yy57:
 	{ continue; }
-yy58:
+yy48:
 	yyaccept = 0;
 	yych = *(lx->mrk = ++lx->cur);
-	switch (yych) {
-		case '&': goto yy72;
-		case '>': goto yy73;
-		case '\\': goto yy75;
-		default: goto yy59;
+	if (yych <= '=') {
+		if (yych == '&') goto yy62;
+	} else {
+		if (yych <= '>') goto yy63;
+		if (yych == '\\') goto yy64;
 	}
-yy59:
+yy49:
 	{ return SHC_TOK_AMP; }
-yy60:
+yy50:
 	yyaccept = 1;
 	yych = *(lx->mrk = ++lx->cur);
-	switch (yych) {
-		case '(': goto yy77;
-		case '\\': goto yy75;
-		default: goto yy61;
-	}
-yy61:
+	if (yych == '(') goto yy66;
+	if (yych == '\\') goto yy64;
+yy51:
 	{ goto paren; }
-yy62:
+yy52:
 	++lx->cur;
 	{ return SHC_TOK_RPAREN; }
-yy63:
+yy53:
 	yyaccept = 2;
 	yych = *(lx->mrk = ++lx->cur);
-	switch (yych) {
-		case ';': goto yy78;
-		case '\\': goto yy75;
-		default: goto yy64;
-	}
-yy64:
+	if (yych == ';') goto yy67;
+	if (yych == '\\') goto yy64;
+yy54:
 	{ return SHC_TOK_SEMI; }
-yy65:
+yy55:
 	yyaccept = 3;
 	yych = *(lx->mrk = ++lx->cur);
-	switch (yych) {
-		case '&': goto yy79;
-		case '(': goto yy80;
-		case '<': goto yy81;
-		case '>': goto yy83;
-		case '\\': goto yy75;
-		default: goto yy66;
+	if (yych <= ';') {
+		if (yych <= '&') {
+			if (yych >= '&') goto yy68;
+		} else {
+			if (yych == '(') goto yy69;
+		}
+	} else {
+		if (yych <= '>') {
+			if (yych <= '<') goto yy70;
+			if (yych >= '>') goto yy72;
+		} else {
+			if (yych == '\\') goto yy64;
+		}
 	}
-yy66:
+yy56:
 	{ return SHC_TOK_LESS; }
-yy67:
+yy57:
 	yyaccept = 4;
 	yych = *(lx->mrk = ++lx->cur);
-	switch (yych) {
-		case '&': goto yy84;
-		case '(': goto yy85;
-		case '>': goto yy86;
-		case '\\': goto yy75;
-		case '|': goto yy87;
-		default: goto yy68;
+	if (yych <= '=') {
+		if (yych <= '&') {
+			if (yych >= '&') goto yy73;
+		} else {
+			if (yych == '(') goto yy74;
+		}
+	} else {
+		if (yych <= '\\') {
+			if (yych <= '>') goto yy75;
+			if (yych >= '\\') goto yy64;
+		} else {
+			if (yych == '|') goto yy76;
+		}
 	}
-yy68:
+yy58:
 	{ return SHC_TOK_GREAT; }
-yy69:
+yy59:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy88;
-		default: goto yy52;
-	}
-yy70:
+	if (yych == '\n') goto yy77;
+	goto yy44;
+yy60:
 	yyaccept = 5;
 	yych = *(lx->mrk = ++lx->cur);
-	switch (yych) {
-		case '&': goto yy89;
-		case '\\': goto yy75;
-		case '|': goto yy90;
-		default: goto yy71;
+	if (yych <= '[') {
+		if (yych == '&') goto yy78;
+	} else {
+		if (yych <= '\\') goto yy64;
+		if (yych == '|') goto yy79;
 	}
-yy71:
+yy61:
 	{ return SHC_TOK_PIPE; }
-yy72:
+yy62:
 	++lx->cur;
 	{ return SHC_TOK_AND_IF; }
-yy73:
+yy63:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '>': goto yy91;
-		default: goto yy74;
-	}
-yy74:
+	if (yych == '>') goto yy80;
 	{ return SHC_TOK_ANDGREAT; }
-yy75:
+yy64:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy92;
-		default: goto yy76;
-	}
-yy76:
+	if (yych == '\n') goto yy81;
+yy65:
 	lx->cur = lx->mrk;
-	switch (yyaccept) {
-		case 0: goto yy59;
-		case 1: goto yy61;
-		case 2: goto yy64;
-		case 3: goto yy66;
-		case 4: goto yy68;
-		default: goto yy71;
+	if (yyaccept <= 2) {
+		if (yyaccept <= 1) {
+			if (yyaccept == 0) {
+				goto yy49;
+			} else {
+				goto yy51;
+			}
+		} else {
+			goto yy54;
+		}
+	} else {
+		if (yyaccept <= 4) {
+			if (yyaccept == 3) {
+				goto yy56;
+			} else {
+				goto yy58;
+			}
+		} else {
+			goto yy61;
+		}
 	}
-yy77:
+yy66:
 	++lx->cur;
 	{ if (lx->cmd_start) { unsupported_at(lx, ps, lx->cur, "arithmetic command `((`"); return SHC_TOK_SHC_YYerror; } lx->cur = ps + 1; goto paren; }
-yy78:
+yy67:
 	++lx->cur;
 	{ return SHC_TOK_DSEMI; }
-yy79:
+yy68:
 	++lx->cur;
 	{ return SHC_TOK_LESSAND; }
-yy80:
+yy69:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "process substitution `<(`"); return SHC_TOK_SHC_YYerror; }
-yy81:
+yy70:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '-': goto yy93;
-		case '<': goto yy94;
-		default: goto yy82;
-	}
-yy82:
+	if (yych == '-') goto yy82;
+	if (yych == '<') goto yy83;
+yy71:
 	{ unsupported_at(lx, ps, lx->cur, "here-document `<<`"); return SHC_TOK_SHC_YYerror; }
-yy83:
+yy72:
 	++lx->cur;
 	{ return SHC_TOK_LESSGREAT; }
-yy84:
+yy73:
 	++lx->cur;
 	{ return SHC_TOK_GREATAND; }
-yy85:
+yy74:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "process substitution `>(`"); return SHC_TOK_SHC_YYerror; }
-yy86:
+yy75:
 	++lx->cur;
 	{ return SHC_TOK_DGREAT; }
-yy87:
+yy76:
 	++lx->cur;
 	{ return SHC_TOK_CLOBBER; }
-yy88:
+yy77:
 	++lx->cur;
 	{ continue; }
-yy89:
+yy78:
 	++lx->cur;
 	{ return SHC_TOK_PIPE_AMP; }
-yy90:
+yy79:
 	++lx->cur;
 	{ return SHC_TOK_OR_IF; }
-yy91:
+yy80:
 	++lx->cur;
 	{ return SHC_TOK_ANDDGREAT; }
-yy92:
+yy81:
 	yych = *++lx->cur;
-	switch (yych) {
-		case '&':
-		case '(':
-		case ';':
-		case '<':
-		case '>':
-		case '|': goto yy95;
-		case '\\': goto yy75;
-		default: goto yy76;
+	if (yych <= '<') {
+		if (yych <= '\'') {
+			if (yych == '&') goto yy84;
+			goto yy65;
+		} else {
+			if (yych <= '(') goto yy84;
+			if (yych <= ':') goto yy65;
+			goto yy84;
+		}
+	} else {
+		if (yych <= '[') {
+			if (yych == '>') goto yy84;
+			goto yy65;
+		} else {
+			if (yych <= '\\') goto yy64;
+			if (yych == '|') goto yy84;
+			goto yy65;
+		}
 	}
-yy93:
+yy82:
 	++lx->cur;
-	goto yy82;
-yy94:
+	goto yy71;
+yy83:
 	++lx->cur;
 	{ return SHC_TOK_TLESS; }
-yy95:
+yy84:
 	++lx->cur;
 	{ unsupported_at(lx, ps, lx->cur, "line continuation inside an operator"); return SHC_TOK_SHC_YYerror; }
 }

@@ -2,7 +2,10 @@
 """Whole-process timing for bench_anchors.sh: runs each named command over the same input file
 (stdin, stdout to /dev/null), interleaved round by round, and prints per command the median
 wall time and the median CPU time (user + sys of the child, from rusage), then the ratios of
-the first command (the anchor) to each other.  Usage: whole.py ROUNDS INPUT NAME=CMD..."""
+the first command (the anchor) to each other: the median over rounds of the ratio within a
+round (the runs of one round are next to each other in time, so a machine that speeds up or
+slows down between rounds moves both), and the ratio of the medians beside it.
+Usage: whole.py ROUNDS INPUT NAME=CMD..."""
 import os
 import resource
 import shlex
@@ -36,5 +39,7 @@ for name, _ in cmds:
     print(f"{name:24s} wall {w:7.3f} s ({w / n * 1e9:7.0f} ns/command, spread {spread:3.0f}%)  "
           f"cpu {c:7.3f} s ({c / n * 1e9:7.0f} ns/command)")
 for name, _ in cmds[1:]:
-    print(f"ratio: {name} is {med[anchor][0] / med[name][0]:.1f}x faster than {anchor} "
-          f"(wall, median of {rounds}), {med[anchor][1] / med[name][1]:.1f}x (cpu)")
+    pw = statistics.median(a / b for a, b in zip(wall[anchor], wall[name]))
+    pc = statistics.median(a / b for a, b in zip(cpu[anchor], cpu[name]) if b > 0)
+    print(f"ratio: {name} is {pw:.1f}x faster than {anchor} (wall, median of {rounds} paired "
+          f"rounds), {pc:.1f}x (cpu); ratio of the medians {med[anchor][0] / med[name][0]:.1f}x")
