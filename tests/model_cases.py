@@ -43,7 +43,7 @@ class Run:
         return self.server.requests[n]["body"]["messages"]
 
 
-def run(script, prompts, args=(), env_key=KEY, base_url=None, timeout=30, cwd=None):
+def run(script, prompts, args=(), env_key=KEY, base_url=None, timeout=30, cwd=None, wrap=()):
     srv = FakeServer(os.path.join(DATA, script)).start()
     env = dict(os.environ)
     env.pop("DEEPSEEK_API_KEY", None)
@@ -55,7 +55,7 @@ def run(script, prompts, args=(), env_key=KEY, base_url=None, timeout=30, cwd=No
     if env_key:
         env["DEEPSEEK_API_KEY"] = env_key
     work = cwd or tempfile.mkdtemp(prefix="shc-model-")
-    argv = [HOST, "--base-url", base_url or srv.base_url, "--cwd", work] + list(args) + ["--"] + prompts
+    argv = list(wrap) + [HOST, "--base-url", base_url or srv.base_url, "--cwd", work] + list(args) + ["--"] + prompts
     t0 = time.monotonic()
     try:
         p = subprocess.run(argv, env=env, capture_output=True, timeout=timeout)
@@ -345,6 +345,29 @@ def connection_refused():
     common(r)
     d = r.of("done")[0]
     assert d["code"] == -32603 and "cannot reach the model server" in d["error"], d
+
+
+@case
+def libcurl_missing_is_a_clear_error():
+    """libcurl is loaded when the backend first needs it (src/model/http.c): without it, the
+    turn fails with the loader's reason and the harness goes on (bwrap puts an empty file where
+    libcurl.so.4 is)."""
+    import shutil
+    lib = next((l.split("=>")[1].strip() for l in subprocess.run(
+        ["ldconfig", "-p"], capture_output=True, text=True).stdout.splitlines()
+        if l.strip().startswith("libcurl.so.4 ") and "x86-64" in l), None)
+    assert lib and shutil.which("bwrap"), "ldconfig found no libcurl.so.4, or bwrap is missing"
+    real = os.path.realpath(lib)
+    r = run("text.json", ["go", "again"], wrap=["bwrap", "--ro-bind", "/", "/", "--dev", "/dev",
+                                                "--proc", "/proc", "--tmpfs", "/run",
+                                                "--bind", tempfile.gettempdir(), tempfile.gettempdir(),
+                                                "--ro-bind", "/dev/null", real, "--"])
+    common(r)
+    done = r.of("done")
+    eq(len(done), 2, "both prompts answered")
+    for d in done:
+        assert "cannot start libcurl" in d["error"] and "libcurl.so.4" in d["error"], d
+    eq(len(r.reqs), 0, "no request reached the server")
 
 
 @case

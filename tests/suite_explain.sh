@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 S=$SHCARD
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 
+# explain loads no more than it needs: libcurl (and the ~30 libraries behind it) is loaded only
+# by the model backend (src/model/http.c), so a one-command `shcard explain` starts in ~1 ms
+check "libcurl not linked" sh -c "! ldd '$S' | grep -q libcurl"
+check "explain maps no libcurl" sh -c "! LD_DEBUG=files '$S' explain ls 2>&1 >/dev/null | grep -q libcurl"
+
 out=$("$S" explain "sed -n '1,40p' src/foo.ts"); rc=$?
 expect_eq "read exit" "$rc" 0
 expect_eq "read line 1" "$(echo "$out" | sed -n 1p)" "read: Read file 'src/foo.ts' (lines 1-40)"
