@@ -423,7 +423,8 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
             return reject(c, l->items[i]->span, "& runs a command in the background");
     if (l->n > 1)
         return reject(c, l->items[1]->span, "several commands: only one is shown as a card");
-    andor ao = {.n = 0};
+    andor ao; /* only [0, n) is read: not zeroed (this runs for every command) */
+    ao.n = 0;
     if (flatten(c, l->items[0], &ao, SHC_NODE_LIST) < 0)
         return -1;
     size_t i = 0;
