@@ -48,3 +48,10 @@ python3 bench/anchors/whole.py "${BENCH_ROUNDS:-5}" "$tmp/cmds.jsonl" \
   "tree-sitter-bash=$A/ts_batch" "explain --batch=$SHCARD explain --batch" \
   "parse --batch=$SHCARD parse --batch" "${ref[@]}" |
   sed '/jansson path/!s/^ratio: \(.*\)$/ratio: \1 (target >= 10x)/'
+
+# one command per process, as a harness that runs `shcard explain` for each command would: the
+# process start is then nearly all of the cost (libcurl is loaded only by the model backend)
+echo "-- one command per process (medians of ${BENCH_ONE_ROUNDS:-200} interleaved rounds)"
+head -n 1 "$tmp/cmds.jsonl" > "$tmp/one.jsonl"
+python3 bench/anchors/whole.py "${BENCH_ONE_ROUNDS:-200}" "$tmp/one.jsonl" \
+  "tree-sitter-bash=$A/ts_batch" "explain --batch=$SHCARD explain --batch"
