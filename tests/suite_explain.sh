@@ -12,6 +12,16 @@ PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 check "libcurl not linked" sh -c "! ldd '$S' | grep -q libcurl"
 check "explain maps no libcurl" sh -c "! LD_DEBUG=files '$S' explain ls 2>&1 >/dev/null | grep -q libcurl"
 
+# a path too long for the repository check names itself in the reason, never the text an
+# earlier command left in the stack buffer the reason was printed from (red-team finding)
+got=$("$PY" -c '
+import json
+print(json.dumps({"cmd": "sed -f a=/tok-" + "S3CR3T/" * 600 + "c f"}))
+print(json.dumps({"cmd": "grep x /" + "a" * 4090}))' | "$S" explain --batch --cwd /tmp | tail -n 1 |
+  "$PY" -c 'import json, sys; print(json.loads(sys.stdin.read())["reason"])')
+check "too-long repository path named" grep -q "^grep: the repository's '/aaaaaaaa" <<<"$got"
+check "no earlier command text in the reason" sh -c "! grep -q S3CR3T" <<<"$got"
+
 out=$("$S" explain "sed -n '1,40p' src/foo.ts"); rc=$?
 expect_eq "read exit" "$rc" 0
 expect_eq "read line 1" "$(echo "$out" | sed -n 1p)" "read: Read file 'src/foo.ts' (lines 1-40)"

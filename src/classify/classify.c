@@ -338,7 +338,7 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
         bool walks = (bad & SHC_PATH_ROOT) != 0;
         bool git = !strcmp(cmd, "git") || !strcmp(cmd, "bat") || !strcmp(cmd, "batcat");
         if (walks || git) {
-            char file[512];
+            char file[512] = "";
             why = shc__repo_check(abs, walks, git, file, sizeof file);
             if (why)
                 return reject(c, span, "%s: the repository's '%s' is %s", cmd, file, why);

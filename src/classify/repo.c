@@ -87,8 +87,10 @@ static int join(char *out, size_t cap, const char *dir, const char *name)
 static const char *plain_at(char *p, size_t n, const char *dir, const char *name, char *what,
                             size_t cap)
 {
-    if (join(p, n, dir, name) < 0)
+    if (join(p, n, dir, name) < 0) {
+        snprintf(what, cap, "%s/%s", dir, name);
         return "a path too long to judge";
+    }
     const char *why = plain_file(p);
     if (why)
         snprintf(what, cap, "%s", p);
@@ -143,8 +145,10 @@ static const char *git_dir_check(const char *g, int depth, char *what, size_t ca
             return "a git configuration that may run programs or read other files";
         }
     }
-    if (join(p, sizeof p, g, "commondir") < 0)
+    if (join(p, sizeof p, g, "commondir") < 0) {
+        snprintf(what, cap, "%s/commondir", g);
         return "a path too long to judge";
+    }
     struct stat st;
     if (lstat(p, &st) != 0)
         return NULL; /* no common directory: g is the whole git directory */
@@ -161,8 +165,10 @@ static const char *git_dir_check(const char *g, int depth, char *what, size_t ca
     char common[4096];
     int w = line[0] == '/' ? snprintf(common, sizeof common, "%s", line)
                            : snprintf(common, sizeof common, "%s/%s", g, line);
-    if (w < 0 || (size_t)w >= sizeof common)
+    if (w < 0 || (size_t)w >= sizeof common) {
+        snprintf(what, cap, "%s", p);
         return "a path too long to judge";
+    }
     return git_dir_check(common, depth + 1, what, cap);
 }
 
@@ -208,6 +214,9 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
 {
     char d[4096];
     struct stat st;
+    /* what names the file a problem is in; until one is found, the directory judged (every
+     * return below that gives up on a path leaves it so or names a deeper file) */
+    snprintf(what, cap, "%s", abs_dir);
     if (snprintf(d, sizeof d, "%s", abs_dir) >= (int)sizeof d)
         return "a path too long to judge";
     /* a file operand (bat's): its directory */
@@ -235,8 +244,10 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
             char h[4096], o[4096], cd[4096];
             struct stat hs;
             if (join(h, sizeof h, d, "HEAD") < 0 || join(o, sizeof o, d, "objects") < 0 ||
-                join(cd, sizeof cd, d, "commondir") < 0)
+                join(cd, sizeof cd, d, "commondir") < 0) {
+                snprintf(what, cap, "%s", d);
                 return "a path too long to judge";
+            }
             if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
                 git_seen = true;
                 const char *why = git_dir_check(d, 0, what, cap);

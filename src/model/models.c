@@ -115,6 +115,9 @@ void shc__oai_list_models(shc_backend *base, shc_loop *loop, models_done_fn done
         be->loop = loop;
         char err[256];
         be->http = shc_http_new(loop, err, sizeof err);
+        if (!be->http) /* said at start, not only by the first prompt that fails */
+            fprintf(stderr, "shcard: model: cannot start libcurl (%s): no model list, and "
+                            "prompts will fail\n", err);
     }
     char url[2048];
     int k = snprintf(url, sizeof url, "%s/models", be->base_url);
