@@ -376,7 +376,7 @@ fuzz-safety: shcard $(BUILD)/tests/helpers/word_dump
 # safety oracle runs them for real), and what the executor and bridge tests use.
 DEB_PKGS := re2c bison pkg-config gcc clang make libjansson-dev libcmocka-dev libcurl4-openssl-dev \
             strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 zsh \
-            util-linux procps bsdextrautils curl \
+            util-linux procps bsdextrautils curl valgrind \
             scdoc man-db groff-base lld wasi-libc libclang-rt-14-dev-wasm32 \
             python3-venv python3-pip python3-setuptools python3-wheel abi-dumper abi-compliance-checker
 deps:
