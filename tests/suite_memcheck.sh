@@ -9,6 +9,14 @@ set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
 S=$SHCARD
+if [ -n "${SAN:-}" ]; then # valgrind cannot run a sanitizer build: check a plain one
+  if make --no-print-directory -s SAN= BUILD=build build/shcard >/tmp/memcheck-build-$$.log 2>&1; then
+    S=$PWD/build/shcard
+  else
+    fail "plain build for memcheck"; cat /tmp/memcheck-build-$$.log; finish; exit 1
+  fi
+  rm -f /tmp/memcheck-build-$$.log
+fi
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 command -v valgrind >/dev/null || { fail "valgrind is not installed (make deps)"; finish; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
