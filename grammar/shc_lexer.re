@@ -234,6 +234,22 @@ static bool ends_word(unsigned char c)
     }
 }
 
+/* The word in box: source start to lx->cur, its parts, its facts (shc__word_finish). */
+static int finish_word(shc_lexer *lx, shc_wordbox *box, const unsigned char *start,
+                       shc_part *parts, size_t n, shc_word **out)
+{
+    shc_word *w = &box->word;
+    box->assign = 0;
+    w->span.start = (uint32_t)(start - lx->src);
+    w->span.end = (uint32_t)(lx->cur - lx->src);
+    w->parts = parts;
+    w->nparts = n;
+    if (shc__word_finish(lx, w, false))
+        return -1;
+    *out = w;
+    return 0;
+}
+
 /* The usual word: one unquoted literal run, s to lx->cur.  The box, its one part and the
  * value in one allocation; the same word lex_word's general path builds. */
 static int plain_word(shc_lexer *lx, const unsigned char *s, shc_word **out)
@@ -254,15 +270,7 @@ static int plain_word(shc_lexer *lx, const unsigned char *s, shc_word **out)
     p->span.end = (uint32_t)(lx->cur - lx->src);
     p->value = v;
     p->len = n;
-    shc_word *w = &box->word;
-    box->assign = 0;
-    w->span = p->span;
-    w->parts = p;
-    w->nparts = 1;
-    if (shc__word_finish(lx, w, false))
-        return -1;
-    *out = w;
-    return 0;
+    return finish_word(lx, box, s, p, 1, out);
 }
 
 static int lex_word(shc_lexer *lx, shc_word **out)
@@ -296,25 +304,18 @@ static int lex_word(shc_lexer *lx, shc_word **out)
         shc__nomem(lx);
         return -1;
     }
-    shc_word *w = &box->word;
-    box->assign = 0;
-    w->span.start = (uint32_t)(start - lx->src);
-    w->span.end = (uint32_t)(lx->cur - lx->src);
     size_t n = lx->nparts - base;
-    if (n == 1) { /* the usual case: the part lives in the box */
+    shc_part *parts;
+    if (n == 1) { /* one part (quoted, or a literal then \<newline>): it lives in the box */
         box->part = lx->parts[base];
         lx->nparts = base;
-        w->parts = &box->part;
+        parts = &box->part;
     } else {
-        w->parts = pop_parts(lx, base, &n);
-        if (n && !w->parts)
+        parts = pop_parts(lx, base, &n);
+        if (n && !parts)
             return -1;
     }
-    w->nparts = n;
-    if (shc__word_finish(lx, w, false))
-        return -1;
-    *out = w;
-    return 0;
+    return finish_word(lx, box, start, parts, n, out);
 }
 
 /* ------------------------------------------------------------------ tokens */
@@ -324,24 +325,25 @@ static bool is_lit(const shc_word *w, const char *s)
     return w->nparts == 1 && w->parts[0].kind == SHC_PART_LIT && !strcmp(w->parts[0].value, s);
 }
 
+#define RW(w) w, sizeof w - 1 /* a reserved word and its length */
 static const struct {
     char word[9];
     unsigned char len;
     const char *what; /* unsupported construct, or NULL for a syntax error */
 } reserved[] = {
-    {"if", 2, "if statement `if`"},
-    {"for", 3, "for loop `for`"},
-    {"while", 5, "while loop `while`"},
-    {"until", 5, "until loop `until`"},
-    {"case", 4, "case statement `case`"},
-    {"select", 6, "select loop `select`"},
-    {"function", 8, "function definition `function`"},
-    {"coproc", 6, "coprocess `coproc`"},
-    {"time", 4, "time keyword `time`"},
-    {"{", 1, "brace group `{`"},
-    {"[[", 2, "conditional expression `[[`"},
-    {"then", 4, NULL}, {"else", 4, NULL}, {"elif", 4, NULL}, {"fi", 2, NULL}, {"do", 2, NULL},
-    {"done", 4, NULL}, {"esac", 4, NULL}, {"}", 1, NULL}, {"]]", 2, NULL},
+    {RW("if"), "if statement `if`"},
+    {RW("for"), "for loop `for`"},
+    {RW("while"), "while loop `while`"},
+    {RW("until"), "until loop `until`"},
+    {RW("case"), "case statement `case`"},
+    {RW("select"), "select loop `select`"},
+    {RW("function"), "function definition `function`"},
+    {RW("coproc"), "coprocess `coproc`"},
+    {RW("time"), "time keyword `time`"},
+    {RW("{"), "brace group `{`"},
+    {RW("[["), "conditional expression `[[`"},
+    {RW("then"), NULL}, {RW("else"), NULL}, {RW("elif"), NULL}, {RW("fi"), NULL}, {RW("do"), NULL},
+    {RW("done"), NULL}, {RW("esac"), NULL}, {RW("}"), NULL}, {RW("]]"), NULL},
 };
 
 /* A word in command position: reserved words are outside the subset (or out of place).  This

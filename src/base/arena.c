@@ -12,32 +12,52 @@ typedef struct shc_arena_chunk {
     _Alignas(16) unsigned char data[];
 } chunk;
 
-shc_arena *shc_arena_new(size_t max_bytes)
+#define HDR ((sizeof(shc_arena) + SHC_ARENA_ALIGN - 1) & ~(size_t)(SHC_ARENA_ALIGN - 1))
+
+/* Sets up a, whose first chunk (of cap bytes) follows its header in the same storage (no first
+ * chunk when cap is 0: the debug mode). */
+static shc_arena *init(shc_arena *a, size_t cap, size_t max_bytes, int in_caller)
 {
-#ifdef SHC_ARENA_DEBUG
-    shc_arena *a = calloc(1, sizeof *a);
-#else
-    size_t hdr = (sizeof(shc_arena) + SHC_ARENA_ALIGN - 1) & ~(size_t)(SHC_ARENA_ALIGN - 1);
-    shc_arena *a = malloc(hdr + sizeof(chunk) + FIRST_CAP);
-#endif
-    if (!a)
-        return NULL;
     a->max = max_bytes;
     a->left = max_bytes ? max_bytes : SIZE_MAX;
     a->total = 0;
     a->hit_cap = 0;
-    a->in_caller = 0;
+    a->in_caller = in_caller;
     a->head = a->first = NULL;
     a->cur = a->end = NULL;
-#ifndef SHC_ARENA_DEBUG
-    a->first = (chunk *)(void *)((unsigned char *)a + hdr);
-    a->first->next = NULL;
-    a->first->cap = FIRST_CAP;
-    a->head = a->first;
-    a->cur = a->first->data;
-    a->end = a->first->data + FIRST_CAP;
-#endif
+    if (cap) {
+        a->first = (chunk *)(void *)((unsigned char *)a + HDR);
+        a->first->next = NULL;
+        a->first->cap = cap;
+        a->head = a->first;
+        a->cur = a->first->data;
+        a->end = a->first->data + cap;
+    }
     return a;
+}
+
+shc_arena *shc_arena_new(size_t max_bytes)
+{
+#ifdef SHC_ARENA_DEBUG
+    shc_arena *a = calloc(1, sizeof *a);
+    return a ? init(a, 0, max_bytes, 0) : NULL;
+#else
+    shc_arena *a = malloc(HDR + sizeof(chunk) + FIRST_CAP);
+    return a ? init(a, FIRST_CAP, max_bytes, 0) : NULL;
+#endif
+}
+
+shc_arena *shc_arena_in(shc_arena_buf *buf, size_t max_bytes)
+{
+#ifdef SHC_ARENA_DEBUG
+    (void)buf;
+    return shc_arena_new(max_bytes);
+#else
+    if (!buf)
+        return shc_arena_new(max_bytes);
+    return init((shc_arena *)(void *)buf->bytes, sizeof buf->bytes - HDR - sizeof(chunk),
+                 max_bytes, 1);
+#endif
 }
 
 void shc_arena_free(shc_arena *a)
@@ -52,31 +72,6 @@ void shc_arena_free(shc_arena *a)
     }
     if (!a->in_caller)
         free(a);
-}
-
-shc_arena *shc_arena_in(shc_arena_buf *buf, size_t max_bytes)
-{
-#ifdef SHC_ARENA_DEBUG
-    (void)buf;
-    return shc_arena_new(max_bytes);
-#else
-    size_t hdr = (sizeof(shc_arena) + SHC_ARENA_ALIGN - 1) & ~(size_t)(SHC_ARENA_ALIGN - 1);
-    if (!buf)
-        return shc_arena_new(max_bytes);
-    shc_arena *a = (shc_arena *)(void *)buf->bytes;
-    a->max = max_bytes;
-    a->left = max_bytes ? max_bytes : SIZE_MAX;
-    a->total = 0;
-    a->hit_cap = 0;
-    a->in_caller = 1;
-    a->first = (chunk *)(void *)(buf->bytes + hdr);
-    a->first->next = NULL;
-    a->first->cap = sizeof buf->bytes - hdr - sizeof(chunk);
-    a->head = a->first;
-    a->cur = a->first->data;
-    a->end = a->first->data + a->first->cap;
-    return a;
-#endif
 }
 
 void *shc__arena_alloc_slow(shc_arena *a, size_t n)

@@ -21,23 +21,8 @@ enum { SHC_JW_ASCII = 1 };
 void shc_jw_str(shc_strbuf *b, const char *s, size_t n, unsigned flags);
 /* A NUL-terminated string, or null for NULL. */
 void shc_jw_cstr(shc_strbuf *b, const char *s, unsigned flags);
-/* A decimal integer, as jansson prints json_int_t (inline below 1000: spans are mostly small). */
+/* The slow path of shc_jw_int (negative, or past 32 bits). */
 void shc__jw_int(shc_strbuf *b, long long v);
-static inline void shc_jw_int(shc_strbuf *b, long long v)
-{
-    if (v >= 0 && v < 1000 && b->n + 3 < b->cap) {
-        char *o = b->p + b->n;
-        if (v >= 100)
-            *o++ = (char)('0' + v / 100);
-        if (v >= 10)
-            *o++ = (char)('0' + v / 10 % 10);
-        *o++ = (char)('0' + v % 10);
-        *o = '\0';
-        b->n = (size_t)(o - b->p);
-    } else {
-        shc__jw_int(b, v);
-    }
-}
 /* Writes the decimal digits of v at o (room for 10 bytes); returns the end. */
 static inline char *shc_jw_u32_at(char *o, uint32_t v)
 {
@@ -61,6 +46,15 @@ static inline char *shc_jw_u32_at(char *o, uint32_t v)
     while (n)
         *o++ = tmp[--n];
     return o;
+}
+/* A decimal integer, as jansson prints json_int_t. */
+static inline void shc_jw_int(shc_strbuf *b, long long v)
+{
+    char *o;
+    if (v >= 0 && v <= (long long)UINT32_MAX && (o = shc_strbuf_reserve(b, 10)) != NULL)
+        shc_strbuf_commit(b, (size_t)(shc_jw_u32_at(o, (uint32_t)v) - o));
+    else
+        shc__jw_int(b, v);
 }
 /* ,"start":S,"end":E} in one step (every node, word and part ends so in parse output). */
 static inline void shc_jw_span_end(shc_strbuf *b, uint32_t start, uint32_t end)

@@ -61,6 +61,16 @@ static inline void shc_strbuf_commit(shc_strbuf *b, size_t written)
     b->n += written;
     b->p[b->n] = '\0';
 }
+
+/* Appends again what b holds at [from, to) (a string written once, escaped, and needed twice). */
+static inline void shc_strbuf_repeat(shc_strbuf *b, size_t from, size_t to)
+{
+    char *o = shc_strbuf_reserve(b, to - from);
+    if (!o)
+        return;
+    memcpy(o, b->p + from, to - from);
+    shc_strbuf_commit(b, to - from);
+}
 /* Returns the owned string (free with free()), or NULL after an allocation failure. */
 char *shc_strbuf_take(shc_strbuf *b);
 void shc_strbuf_free(shc_strbuf *b);

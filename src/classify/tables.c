@@ -43,10 +43,10 @@ static const struct {
     size_t len;
     shc_cmd_id id;
 } aliases[] = {
-    {"egrep", 5, SHC_CMD_grep},
-    {"fgrep", 5, SHC_CMD_grep},
-    {"batcat", 6, SHC_CMD_bat},
-    {"fdfind", 6, SHC_CMD_fd},
+    {"egrep", sizeof "egrep" - 1, SHC_CMD_grep},
+    {"fgrep", sizeof "fgrep" - 1, SHC_CMD_grep},
+    {"batcat", sizeof "batcat" - 1, SHC_CMD_bat},
+    {"fdfind", sizeof "fdfind" - 1, SHC_CMD_fd},
 };
 
 const shc_cmdspec *shc__policy_lookup(const char *name, size_t len)

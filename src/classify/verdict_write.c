@@ -10,16 +10,6 @@ static void line_or_null(shc_strbuf *b, long line)
         shc_jw_raw(b, "null");
 }
 
-/* Appends again what b holds at [from, to). */
-static void copy_back(shc_strbuf *b, size_t from, size_t to)
-{
-    char *o = shc_strbuf_reserve(b, to - from);
-    if (!o)
-        return;
-    memcpy(o, b->p + from, to - from);
-    shc_strbuf_commit(b, to - from);
-}
-
 void shc_verdict_write(
     shc_strbuf *b, const shc_verdict *v, const char *cmd, size_t len, unsigned flags)
 {
@@ -57,7 +47,7 @@ void shc_verdict_write(
     shc_jw_raw(b, "},\"script\":");
     size_t sn = strlen(v->script);
     if ((!cmd || (sn == len && !memcmp(v->script, cmd, len))) && !b->err)
-        copy_back(b, cmd_at, cmd_end); /* the script is the command (not wrapped): once escaped */
+        shc_strbuf_repeat(b, cmd_at, cmd_end); /* the script is the command (not wrapped): once escaped */
     else
         shc_jw_str(b, v->script, sn, flags);
     if (v->wrapped)

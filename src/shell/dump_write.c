@@ -1,7 +1,6 @@
 #include "shell/dump_write.h"
 
 #include <stdbool.h>
-#include <string.h>
 
 #include "shell/names.h"
 
@@ -43,16 +42,6 @@ static void word_value(jw *w, const shc_word *wd)
         shc_jw_raw(w->b, "null");
 }
 
-/* Appends again what b holds at [from, to). */
-static void copy_back(shc_strbuf *b, size_t from, size_t to)
-{
-    char *o = shc_strbuf_reserve(b, to - from);
-    if (!o)
-        return;
-    memcpy(o, b->p + from, to - from);
-    shc_strbuf_commit(b, to - from);
-}
-
 static void word(jw *w, const shc_word *wd)
 {
     shc_strbuf *b = w->b;
@@ -74,7 +63,7 @@ static void word(jw *w, const shc_word *wd)
     if (wd->nparts == 1 && p->kind == SHC_PART_LIT && p->value == wd->value && !b->err) {
         /* the usual word, one literal part holding the word's own value: escaped once */
         shc_jw_raw(b, "[{\"type\":\"lit\",\"value\":");
-        copy_back(b, at, end);
+        shc_strbuf_repeat(b, at, end);
         span_end(b, p->span);
         shc_strbuf_putc(b, ']');
     } else {
