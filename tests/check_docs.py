@@ -8,9 +8,14 @@
   2. no internal reference a reader outside the project cannot follow: issue numbers
      (`issue 16`, `#16`), working paths (`/work/...`), branch and round names, finding ids
      (`F2`), commit hashes in prose, "this session";
-  3. the README is a front door: it starts with `make run` and `make test` and stays short.
+  3. the README is a front door: it starts with `make run` and `make test` and stays short;
+  4. Zed's setup is shown as current Zed reads it, in the docs and the man pages: every
+     `agent_servers` snippet is JSON whose entries say `"type": "custom"` (or `"registry"`),
+     a custom one runs `acp`, the log view is always `dev: open acp logs`, and (with --shcard)
+     every `default_config_options` key is a config option the agent really advertises, with a
+     value it offers (a real `shcard acp` is asked, with a model so that `model` is there too).
 
-Usage: check_docs.py [--root DIR]   -- one line per problem, then "N passed, N failed".
+Usage: check_docs.py [--root DIR] [--shcard PATH]  -- one line per problem, "N passed, N failed".
 """
 import argparse
 import glob
@@ -185,10 +190,92 @@ def check_front_door(root):
             fail(f"README.md does not start with `{cmd}` in its first code block")
 
 
+def code_blocks(path):
+    """(line number, text) of each fenced code block."""
+    out, fence, start, buf = [], None, 0, []
+    for no, line in enumerate(open(path, encoding="utf-8").read().split("\n"), 1):
+        m = FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                out.append((start, "\n".join(buf)))
+                fence = None
+            else:
+                buf.append(line)
+        elif m:
+            fence, start, buf = m.group(1), no, []
+    return out
+
+
+def advertised_options(shcard):
+    """{config option id: set of values} from a real `shcard acp` (model mode, no network)."""
+    import json
+    reqs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": 1, "clientCapabilities": {}}},
+            {"jsonrpc": "2.0", "id": 2, "method": "session/new",
+             "params": {"cwd": "/", "mcpServers": []}}]
+    # model mode without a key: a base URL nothing listens on (the model list is then the
+    # configured model alone), and sessions kept in memory
+    p = subprocess.run([shcard, "acp", "--no-store", "--base-url", "http://127.0.0.1:9/v1",
+                        "--model", "deepseek-chat"],
+                       input="".join(json.dumps(r) + "\n" for r in reqs), capture_output=True,
+                       text=True, timeout=60)
+    for line in p.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("id") == 2 and "result" in msg:
+            return {o["id"]: {v["value"] for v in o.get("options", [])}
+                    for o in msg["result"].get("configOptions", [])}
+    fail("shcard acp answered session/new without configOptions: " + p.stdout[-300:])
+    return None
+
+
+def check_zed(root, paths, shcard):
+    import json
+    opts = advertised_options(shcard) if shcard else None
+    for path in paths:
+        rel = os.path.relpath(path, root)
+        text = open(path, encoding="utf-8").read()
+        for no, line in enumerate(text.split("\n"), 1):
+            for m in re.finditer(r"([\w.:-]*:?\s*)open acp logs", line, re.I):
+                if re.search(r"\bdev:\s*open acp logs", line[m.start():m.end() + 1]):
+                    ok()
+                else:
+                    fail(f"{rel}:{no}: the log view is `dev: open acp logs`: {line.strip()[:100]}")
+        for no, block in code_blocks(path):
+            if '"agent_servers"' not in block:
+                continue
+            try:
+                data = json.loads(block)
+            except ValueError as e:
+                fail(f"{rel}:{no}: an agent_servers snippet that is not JSON ({e})")
+                continue
+            for name, entry in data.get("agent_servers", {}).items():
+                kind = entry.get("type")
+                if kind not in ("custom", "registry"):
+                    fail(f"{rel}:{no}: agent_servers.{name} has no \"type\": \"custom\" "
+                         "(current Zed needs it for agents defined in settings)")
+                    continue
+                if kind == "custom" and (not entry.get("command")
+                                         or "acp" not in entry.get("args", [])):
+                    fail(f"{rel}:{no}: agent_servers.{name}: a custom entry needs command and "
+                         "args with acp")
+                    continue
+                dco = entry.get("default_config_options", {})
+                if opts is not None:
+                    for k, v in dco.items():
+                        if k not in opts:
+                            fail(f"{rel}:{no}: default_config_options.{k}: shcard advertises no "
+                                 f"config option {k!r} (it has {sorted(opts)})")
+                        elif k == "mode" and v not in opts[k]:
+                            fail(f"{rel}:{no}: default_config_options.mode={v!r}: not one of "
+                                 f"{sorted(opts[k])}")
+                ok()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default=os.path.normpath(
         os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")))
+    ap.add_argument("--shcard", help="ask this binary which config options it advertises")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
     user_docs = [os.path.join(root, "README.md")] + sorted(
@@ -205,6 +292,8 @@ def main():
         check_links(root, arch)
     if os.path.exists(os.path.join(root, "README.md")):
         check_front_door(root)
+    check_zed(root, user_docs + sorted(glob.glob(os.path.join(root, "man", "*.scd"))),
+              args.shcard)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The documentation a newcomer reads: README.md and docs/*.md.  Every relative link and #anchor
-# resolves (GitHub's heading anchors), no internal reference (issue numbers, working paths,
-# branch names, finding ids), and the README stays a short front door that starts with
-# `make run` and `make test` (tests/check_docs.py).  The checker is first shown to catch each
-# kind of mistake on a scratch tree, so that a pass on the real tree means something.
+# The documentation a newcomer reads: README.md and docs/*.md (tests/check_docs.py).  Every
+# relative link and #anchor resolves (GitHub's heading anchors); no internal reference (issue
+# numbers, working paths, branch names, finding ids); the README stays a short front door that
+# starts with `make run` and `make test`; Zed's setup is shown as current Zed reads it, here and
+# in man/ ("type": "custom", the config option ids a real `shcard acp` advertises, the log view
+# `dev: open acp logs`).  The checker is first shown to catch each kind of mistake on a scratch
+# tree, so that a pass on the real tree means something.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -34,11 +36,24 @@ See issue 16 and #16, fixed on branch `rtx`, red-team finding F2, in /work/redte
 # not a heading
 [not a link](missing.md)
 ```
+
+The palette's "acp: open acp logs" shows the frames.
+
+```json
+{ "agent_servers": { "old": { "command": "shcard", "args": ["acp"] } } }
+```
+
+```json
+{ "agent_servers": { "x": { "type": "custom", "command": "shcard", "args": ["acp"],
+  "default_config_options": { "approval": "ask", "mode": "sometimes" } } } }
+```
 MD
-out=$(python3 tests/check_docs.py --root "$t/bad" 2>&1)
+out=$(python3 tests/check_docs.py --root "$t/bad" --shcard "$SHCARD" 2>&1)
 for want in "link to a missing file: docs/nope.md" "no heading for the anchor #no-such-heading" \
             "an issue number" "an issue or pull-request number" "a branch" "a finding id" \
-            "a working path"; do
+            "a working path" "the log view is \`dev: open acp logs\`" \
+            "agent_servers.old has no \"type\": \"custom\"" \
+            "shcard advertises no config option 'approval'" "default_config_options.mode='sometimes'"; do
   printf '%s\n' "$out" | grep -qF -- "$want" && ok || fail "checker missed: $want"
 done
 for wrong in "nope2.md" "#the-first-heading" "#same-1" "missing.md"; do
@@ -52,7 +67,7 @@ printf '%s\n' "$out" | grep -qF "does not start with \`make run\`" && ok || fail
 printf '%s\n' "$out" | grep -qF "the front door stays under" && ok || fail "checker missed a long README"
 
 # the real tree
-out=$(python3 tests/check_docs.py 2>&1); rc=$?
+out=$(python3 tests/check_docs.py --shcard "$SHCARD" 2>&1); rc=$?
 printf '%s\n' "$out" | grep '^FAIL' | sed 's/^FAIL: /FAIL: docs: /'
 expect_eq "check_docs.py on the tree (exit status)" "$rc" 0
 finish
