@@ -31,6 +31,7 @@ cat > "$t/bad/docs/a.md" <<'MD'
 ## Same
 ## Same
 See issue 16 and #16, fixed on branch `rtx`, red-team finding F2, in /work/redteam/x.
+Another project's bug, cited: [ripgrep issue 2001](https://github.com/BurntSushi/ripgrep/issues/2001).
 
 ```
 # not a heading
@@ -56,7 +57,7 @@ for want in "link to a missing file: docs/nope.md" "no heading for the anchor #n
             "shcard advertises no config option 'approval'" "default_config_options.mode='sometimes'"; do
   printf '%s\n' "$out" | grep -qF -- "$want" && ok || fail "checker missed: $want"
 done
-for wrong in "nope2.md" "#the-first-heading" "#same-1" "missing.md"; do
+for wrong in "nope2.md" "#the-first-heading" "#same-1" "missing.md" "ripgrep issue 2001"; do
   printf '%s\n' "$out" | grep -qF -- "$wrong" && fail "checker flagged what is right: $wrong" || ok
 done
 # a README that does not start with the two commands, and one too long
