@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks the user documentation: README.md and docs/*.md (and ARCHITECTURE.md's links).
+"""Checks the user documentation: README.md and docs/*.md (and ARCHITECTURE.md and the
+bindings' READMEs for 1 and 2).
 
   1. every relative link points at a file or directory that exists, and a `#fragment` names a
      heading of the target (GitHub's anchors: the heading's text lower-cased, punctuation but
@@ -291,9 +292,13 @@ def main():
     for p in user_docs:
         check_links(root, p)
         check_internal(root, p, branches)
-    arch = os.path.join(root, "ARCHITECTURE.md")
-    if os.path.exists(arch):
-        check_links(root, arch)
+    # the contributor's map and the packages' own READMEs (shipped in the npm tarball and the
+    # Python package) are read outside the project too
+    for p in [os.path.join(root, "ARCHITECTURE.md")] + sorted(
+            glob.glob(os.path.join(root, "bindings", "*", "README.md"))):
+        if os.path.exists(p):
+            check_links(root, p)
+            check_internal(root, p, branches)
     if os.path.exists(os.path.join(root, "README.md")):
         check_front_door(root)
     check_zed(root, user_docs + sorted(glob.glob(os.path.join(root, "man", "*.scd"))),
