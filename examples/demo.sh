@@ -59,5 +59,5 @@ if [ -f examples/commands.txt ]; then
   echo
   echo "=== examples/commands.txt (run in a scratch copy of the repository) ==="
   grep -v '^[[:space:]]*#' examples/commands.txt | grep -v '^[[:space:]]*$' > "$tmp/commands"
-  node examples/client.mjs --cwd "$scratch" --prompt-file "$tmp/commands" -- "$root/shcard" acp --timeout 10 || exit 1
+  node examples/client.mjs --cwd "$scratch" --prompt-file "$tmp/commands" -- "$root/shcard" acp --timeout 30 || exit 1
 fi
