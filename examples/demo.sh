@@ -9,14 +9,17 @@ cd "$(dirname "$0")/.."
 root=$PWD
 command -v node >/dev/null || { echo "demo: node is required" >&2; exit 1; }
 [ -x ./shcard ] || { echo "demo: build ./shcard first (make)" >&2; exit 1; }
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-export XDG_STATE_HOME="$scratch/.state" # the demo's sessions are not kept in your store
-# a scratch copy of the tracked files, so example commands can't touch the checkout
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state" # the demo's sessions are not kept in your store
+# a scratch copy of the tracked files, so example commands can't touch the checkout; the demo's
+# own files stay outside it, so that `git status` there shows only what the commands did
+scratch="$tmp/repo"
+mkdir "$scratch"
 if git rev-parse --git-dir >/dev/null 2>&1; then
   git archive HEAD | tar -x -C "$scratch"
 else
-  cp -r README.md Makefile include src tests "$scratch"/
+  cp -r README.md ARCHITECTURE.md Makefile include src grammar tests "$scratch"/
 fi
 # a repository of its own, so that git status and git log have something to show
 git -C "$scratch" init -q && git -C "$scratch" add -A &&
@@ -29,11 +32,15 @@ if [ -f examples/commands.txt ]; then
     case "$cmd" in '' | '#'*) continue ;; esac
     echo "\$ $cmd"
     ./shcard explain -- "$cmd" | sed 's/^/  /'
+    # for a terminal card, the rule that decided (explain -v)
+    case "$(./shcard explain -- "$cmd")" in
+      terminal:*) ./shcard explain -v -- "$cmd" | grep -m1 '^  reason: ' | sed 's/^/  /' ;;
+    esac
   done < examples/commands.txt
   echo
 fi
 
-cat > "$scratch/.demo-prompt" <<'P'
+cat > "$tmp/prompt" <<'P'
 sed -n 1,6p Makefile
 grep -rn "shc_bridge_run" src
 ls src
@@ -41,7 +48,7 @@ for i in 1 2 3 4; do printf 'building step %s...\n' "$i"; sleep 0.4; done; echo 
 P
 
 echo "=== shcard acp, as Zed sees it (live terminal cards) ==="
-node examples/client.mjs --cwd "$scratch" --prompt-file "$scratch/.demo-prompt" -- "$root/shcard" acp || exit 1
+node examples/client.mjs --cwd "$scratch" --prompt-file "$tmp/prompt" -- "$root/shcard" acp || exit 1
 
 echo
 echo "=== the same terminal command for a client without _meta.terminal_output (console fallback) ==="
@@ -51,6 +58,6 @@ node examples/client.mjs --cwd "$scratch" --no-terminal-output \
 if [ -f examples/commands.txt ]; then
   echo
   echo "=== examples/commands.txt (run in a scratch copy of the repository) ==="
-  grep -v '^[[:space:]]*#' examples/commands.txt | grep -v '^[[:space:]]*$' > "$scratch/.demo-commands"
-  node examples/client.mjs --cwd "$scratch" --prompt-file "$scratch/.demo-commands" -- "$root/shcard" acp --timeout 10 || exit 1
+  grep -v '^[[:space:]]*#' examples/commands.txt | grep -v '^[[:space:]]*$' > "$tmp/commands"
+  node examples/client.mjs --cwd "$scratch" --prompt-file "$tmp/commands" -- "$root/shcard" acp --timeout 30 || exit 1
 fi

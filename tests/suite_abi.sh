@@ -2,7 +2,7 @@
 # The ABI of libshcard.so.N against the committed baseline lib/abi/libshcard.so.N.dump
 # (abi-dumper of the built library, abi-compliance-checker): binary and source compatibility
 # must be 100%.  A change that breaks it needs a SONAME bump (a new baseline for the new N), or,
-# when the README's ABI policy allows it, `make abi-dump` and a commit that says why.
+# when the ABI policy (docs/library.md) allows it, `make abi-dump` and a commit that says why.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
