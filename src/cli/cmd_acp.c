@@ -158,8 +158,10 @@ static int resolve_now(const acp_auth *a, shc_model_config *c, char *err, size_t
     shc_model_config_init(c);
     for (int k = 0; k < a->nflags; k++) {
         int i = a->flags[k];
-        if (shc_model_config_flag(c, a->argc, a->argv, &i, err, len) != 1)
-            return SHC_E_USAGE; /* they were good at start */
+        if (shc_model_config_flag(c, a->argc, a->argv, &i, err, len) != 1) {
+            snprintf(err, len, "the flags cannot be read again"); /* they were good at start */
+            return SHC_E_USAGE;
+        }
     }
     return shc_model_config_resolve(c, real_env, err, len);
 }
@@ -168,7 +170,7 @@ static int auth_check(void *payload, bool env_only, char *msg, size_t len)
 {
     const acp_auth *a = payload;
     shc_model_config c;
-    char err[512];
+    char err[512] = "out of memory"; /* what a failure that says nothing means */
     int rc = resolve_now(a, &c, err, sizeof err);
     if (env_only) {
         const char *var = rc == 0 && c.api_key_env ? c.api_key_env : NULL;
@@ -202,7 +204,7 @@ static shc_backend *auth_refresh(void *payload)
         return NULL;
     remember(a); /* before reading: a change after this is seen next time */
     shc_model_config c;
-    char err[512];
+    char err[512] = "out of memory"; /* what a failure that says nothing means */
     shc_backend *be = NULL;
     if (resolve_now(a, &c, err, sizeof err) != 0)
         fprintf(stderr, "shcard acp: %s changed but cannot be used (%s); new sessions keep the "
