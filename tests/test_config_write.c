@@ -208,6 +208,89 @@ static void test_key_only_from_private_file(void **state)
     shc_model_config_free(&c);
 }
 
+/* Which key wins: api_key_env (flag or file), then the file's api_key, then the variables. */
+static const char *const *fake;
+static const char *fake_get(const char *name)
+{
+    for (size_t i = 0; fake && fake[i]; i += 2)
+        if (!strcmp(fake[i], name))
+            return fake[i + 1];
+    return NULL;
+}
+
+static int resolve_with(char *path, const char *const *env, shc_model_config *c, char *err)
+{
+    fake = env;
+    shc_model_config_init(c);
+    char flag[] = "--config", *argv[] = {flag, path};
+    int i = 0;
+    assert_int_equal(shc_model_config_flag(c, 2, argv, &i, err, 256), 1);
+    return shc_model_config_resolve(c, fake_get, err, 256);
+}
+
+static void test_key_precedence_and_shell(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    shc_config_set a[] = {{"api_key", "sk-file"}, {"base_url", "http://h:1/v1"}};
+    assert_int_equal(shc_config_write(f->path, a, 2, err, sizeof err), 0);
+    static const char *const env[] = {"DEEPSEEK_API_KEY", "sk-env", "MINE", "sk-mine", NULL};
+    shc_model_config c;
+    assert_int_equal(resolve_with(f->path, env, &c, err), 0);
+    assert_string_equal(c.api_key, "sk-file"); /* the key saved with its server */
+    assert_string_equal(c.key_source, "the config file");
+    assert_true(shc_model_config_enabled(&c));
+    shc_model_config_free(&c);
+
+    shc_config_set b[] = {{"api_key_env", "MINE"}};
+    assert_int_equal(shc_config_write(f->path, b, 1, err, sizeof err), 0);
+    assert_int_equal(resolve_with(f->path, env, &c, err), 0);
+    assert_string_equal(c.api_key, "sk-mine"); /* named explicitly: wins */
+    shc_model_config_free(&c);
+
+    shc_config_set d[] = {{"api_key_env", NULL}, {"api_key", NULL}, {"base_url", NULL}};
+    assert_int_equal(shc_config_write(f->path, d, 3, err, sizeof err), 0);
+    assert_int_equal(resolve_with(f->path, env, &c, err), 0);
+    assert_string_equal(c.api_key, "sk-env"); /* nothing saved: the variable, as before */
+    shc_model_config_free(&c);
+
+    shc_config_set e[] = {{"shell", "yes"}};
+    assert_int_equal(shc_config_write(f->path, e, 1, err, sizeof err), 0);
+    assert_int_equal(resolve_with(f->path, env, &c, err), 0);
+    assert_true(c.force_shell); /* shell mode chosen: even with a key */
+    assert_false(shc_model_config_enabled(&c));
+    shc_model_config_free(&c);
+
+    shc_config_set g[] = {{"shell", "maybe"}};
+    assert_int_equal(shc_config_write(f->path, g, 1, err, sizeof err), 0);
+    assert_int_equal(resolve_with(f->path, env, &c, err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "expected yes or no"));
+    shc_model_config_free(&c);
+
+    /* the path: --config, else SHCARD_CONFIG, else XDG_CONFIG_HOME, else HOME */
+    char path[256];
+    bool named;
+    shc_model_config_init(&c);
+    static const char *const e1[] = {"XDG_CONFIG_HOME", "/x", "HOME", "/h", NULL};
+    fake = e1;
+    assert_int_equal(shc_model_config_path(&c, fake_get, path, sizeof path, &named), 0);
+    assert_string_equal(path, "/x/shcard/config");
+    assert_false(named);
+    static const char *const e2[] = {"HOME", "/h", "SHCARD_CONFIG", "", NULL};
+    fake = e2;
+    assert_int_equal(shc_model_config_path(&c, fake_get, path, sizeof path, &named), 0);
+    assert_string_equal(path, "/h/.config/shcard/config");
+    static const char *const e3[] = {"SHCARD_CONFIG", "/s/c", "HOME", "/h", NULL};
+    fake = e3;
+    assert_int_equal(shc_model_config_path(&c, fake_get, path, sizeof path, &named), 0);
+    assert_string_equal(path, "/s/c");
+    assert_true(named);
+    static const char *const e4[] = {NULL};
+    fake = e4;
+    assert_int_equal(shc_model_config_path(&c, fake_get, path, sizeof path, &named), SHC_E_IO);
+    shc_model_config_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +299,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replaced_not_rewritten, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_values_change_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_only_from_private_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_key_precedence_and_shell, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
