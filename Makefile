@@ -272,9 +272,9 @@ $(WASM): $(WASM_OBJ)
 
 wasm: $(WASM)
 
-$(NPM_TGZ): $(WASM) $(NPM_FILES:%=bindings/node/%) bindings/node/package.json include/shcard.h
+$(NPM_TGZ): $(WASM) $(NPM_FILES:%=bindings/node/%) bindings/node/package.json include/shcard.h LICENSE
 	@rm -rf $(NPM_DIR) && mkdir -p $(NPM_DIR)
-	cp $(WASM) $(NPM_FILES:%=bindings/node/%) $(NPM_DIR)/
+	cp $(WASM) $(NPM_FILES:%=bindings/node/%) LICENSE $(NPM_DIR)/
 	sed 's/"version": "[^"]*"/"version": "$(VERSION)"/' bindings/node/package.json > $(NPM_DIR)/package.json
 	cd $(BUILD)/npm && npm pack --ignore-scripts --silent ./package >/dev/null
 	@echo "built $(NPM_TGZ)"

@@ -1027,10 +1027,10 @@ def case_jsonrpc_edges():
             line = raw_line_for(a, rid)
             ok = line is not None and json.loads(line).get("error", {}).get("code") == -32600
             R.check(ok, f"id {rid}: -32600 echoing the id", line)
-        sendraw('{"jsonrpc":"2.0","id":9223372036854775807,"method":"authenticate","params":{}}\n')
+        sendraw('{"jsonrpc":"2.0","id":9223372036854775807,"method":"initialize","params":{"protocolVersion":1}}\n')
         r = a.response(9223372036854775807)
         R.check(r is not None and "result" in r, "id 2^63-1: a normal answer", r)
-        sendraw('{"jsonrpc":"2.0","id":-9223372036854775808,"method":"authenticate","params":{}}\n')
+        sendraw('{"jsonrpc":"2.0","id":-9223372036854775808,"method":"initialize","params":{"protocolVersion":1}}\n')
         r = a.response(-9223372036854775808)
         R.check(r is not None and "result" in r, "id -2^63: a normal answer", r)
         # initialize validates its params

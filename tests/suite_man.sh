@@ -10,7 +10,7 @@ M="$BUILD/man"
 
 render() { LC_ALL=C.UTF-8 MANWIDTH=200 man --warnings -E UTF-8 -l "$1"; }
 
-for page in shcard.1 shcard-parse.1 shcard-explain.1 shcard-run.1 shcard-acp.1 shcard.3; do
+for page in shcard.1 shcard-parse.1 shcard-explain.1 shcard-run.1 shcard-acp.1 shcard-login.1 shcard.3; do
   if [ ! -s "$M/$page" ]; then fail "$page: not built"; continue; fi
   err=$(render "$M/$page" 2>&1 >/dev/null)
   if [ -z "$err" ]; then ok; else fail "$page: man warns: $err"; fi
@@ -33,7 +33,7 @@ check_flags() { # page, help text
   if [ -z "$missing" ]; then ok; else fail "$page lacks flags that --help prints:$missing"; fi
 }
 check_flags shcard.1 "$("$SHCARD" --help)"
-for c in parse explain run acp; do
+for c in parse explain run acp login; do
   help=$("$SHCARD" "$c" --help 2>&1); rc=$?
   expect_eq "shcard $c --help exit status" "$rc" 0
   check_flags "shcard-$c.1" "$help"

@@ -13,7 +13,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
 # ---- the tarball: ESM, types, the module, no native code, no install scripts, no dependencies
 files=$(tar tzf "$TGZ" | sort | tr '\n' ' ')
-expect_eq "tarball files" "$files" "package/README.md package/index.d.ts package/index.js package/package.json package/shcard.wasm "
+expect_eq "tarball files" "$files" "package/LICENSE package/README.md package/index.d.ts package/index.js package/package.json package/shcard.wasm "
 tar xzf "$TGZ" -C "$T"
 node -e '
 const p = JSON.parse(require("fs").readFileSync(process.argv[1] + "/package/package.json"));
@@ -21,9 +21,11 @@ const bad = [];
 if (p.name !== "shcard") bad.push("name " + p.name);
 if (p.version !== process.argv[2]) bad.push("version " + p.version);
 if (p.type !== "module") bad.push("not ESM");
+if (p.license !== "Apache-2.0") bad.push("license " + p.license);
 if (p.exports["."].types !== "./index.d.ts") bad.push("no types");
 for (const k of ["dependencies", "scripts", "gypfile", "binary"]) if (p[k]) bad.push("has " + k);
 if (bad.length) { console.log(bad.join(", ")); process.exit(1); }' "$T" "$VERSION" && ok || fail "package.json"
+cmp -s "$T/package/LICENSE" LICENSE && ok || fail "the package's LICENSE is not the repository's"
 head -c 4 "$T/package/shcard.wasm" | od -An -c | grep -q 'a   s   m' && ok || fail "shcard.wasm is not WebAssembly"
 node -e 'const m = new WebAssembly.Module(require("fs").readFileSync(process.argv[1]));
 const imp = WebAssembly.Module.imports(m).map((i) => i.module + "." + i.name).sort().join(" ");

@@ -34,9 +34,14 @@ expect_eq "module __version__ = SHC_VERSION" \
 # pip install into a venv (Debian's pip from the system site-packages; a copy of the source: an in-tree build writes build/ and egg-info)
 PY=/usr/bin/python3
 if [ -x "$PY" ] && "$PY" -m venv --without-pip --system-site-packages "$T/venv" >"$T/venv.log" 2>&1; then
-  cp -r bindings/python "$T/src"
+  cp -rL bindings/python "$T/src"
   if "$T/venv/bin/python" -m pip install --no-build-isolation --no-index --no-deps -q "$T/src" >"$T/pip.log" 2>&1; then
     ok
+    dist=$(echo "$T"/venv/lib/python3*/site-packages/shcard-*.dist-info)
+    grep -qx 'License: Apache-2.0' "$dist/METADATA" && ok || fail "wheel METADATA has no 'License: Apache-2.0'"
+    grep -qx 'Classifier: License :: OSI Approved :: Apache Software License' "$dist/METADATA" && ok \
+      || fail "wheel METADATA has no Apache license classifier"
+    cmp -s "$dist/LICENSE" LICENSE && ok || fail "the installed package carries no LICENSE ($dist)"
     mkdir "$T/elsewhere"
     (cd "$T/elsewhere" && LD_LIBRARY_PATH="$(dirname "$LIBSO")" "$T/venv/bin/python" -c \
       'import shcard, sys; print(shcard.__file__); print(shcard.library_path)') >"$T/where" 2>&1

@@ -43,7 +43,7 @@ expect_eq "shcard explain" "$(/usr/bin/shcard explain 'rg -n foo src' | head -n1
 expect_eq "shcard --version" "$(/usr/bin/shcard --version)" "shcard $V"
 
 # ---- the man pages: found by man, rendered without warnings
-for page in shcard shcard-parse shcard-explain shcard-run shcard-acp "3 shcard" "3 shc_classify"; do
+for page in shcard shcard-parse shcard-explain shcard-run shcard-acp shcard-login "3 shcard" "3 shc_classify"; do
   f=$(man -w $page 2>/dev/null)
   case "$f" in /usr/share/man/*) ok ;; *) fail "man -w $page: '$f'" ;; esac
   err=$(LC_ALL=C.UTF-8 MANWIDTH=100 man --warnings $page 2>&1 >/dev/null)

@@ -229,7 +229,6 @@ static void test_bad_files(void **state)
     } cases[] = {
         {"model deepseek\n", ":1: expected 'key = value'"},
         {"\nfoo = 1\n", ":2: unknown key 'foo'"},
-        {"api_key = sk-123\n", "not read from files"},
         {"max_turn_requests = lots\n", ":1: expected a number"},
         {"system_prompt_file = /nonexistent/p\n", "cannot read system prompt file"},
     };

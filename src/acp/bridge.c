@@ -98,9 +98,10 @@ static void m_initialize(br_bridge *br, json_t *id, json_t *params)
                  br->caps.terminal, br->caps.terminal_output, br->caps.notices,
                  br->caps.terminal_output_delta ? " _meta.terminal_output_delta=1" : "");
     shc_rpc_respond(br->rpc, id,
-                    json_pack("{s:i,s:o,s:[],s:{s:s,s:s,s:s}}", "protocolVersion", 1,
-                              "agentCapabilities", agent_caps(br), "authMethods", "agentInfo",
-                              "name", "shcard", "title", "shcard", "version", SHC_VERSION));
+                    json_pack("{s:i,s:o,s:o,s:{s:s,s:s,s:s}}", "protocolVersion", 1,
+                              "agentCapabilities", agent_caps(br), "authMethods",
+                              shc__auth_methods(br, cc), "agentInfo", "name", "shcard", "title",
+                              "shcard", "version", SHC_VERSION));
 }
 
 static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *method,
@@ -141,7 +142,7 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     else if (!strcmp(method, "terminal/cancel"))
         shc__v2_terminal_cancel(br, id, params);
     else
-        shc_rpc_respond(br->rpc, id, json_object()); /* authenticate */
+        shc__auth_authenticate(br, id, params); /* auth.c */
 out:
     shc__wire_flush(br);
 }
@@ -304,7 +305,7 @@ static void on_models(void *payload, const char *const *models, size_t n)
     if (br->tearing || n == 0)
         return;
     for (br_session *s = br->sessions; s; s = s->next)
-        if (!s->closing && !s->replay)
+        if (!s->closing && !s->replay && s->be == br->be)
             shc__wire_update(br, s, json_pack("{s:s,s:o}", "sessionUpdate",
                                               "config_option_update", "configOptions",
                                               shc__opt_config(br, s)));
@@ -346,6 +347,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->hooks.turn_gone = on_turn_gone;
     br->hooks.progress = shc__turn_progress;
     br->hooks.settled = shc__session_settled;
+    br->hooks.models = on_models;
     br->be = cfg->backend;
     cfg->backend = NULL; /* ours now */
     if (!br->be) {
@@ -406,6 +408,7 @@ fail:
     shc_exec_free(br->exec);
     shc_rpc_free(br->rpc);
     shc_loop_free(br->loop);
+    shc__auth_free(br);
     if (br->be)
         br->be->ops->free(br->be);
     shc_store_free(br->store);

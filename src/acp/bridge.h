@@ -25,6 +25,20 @@ typedef enum shc_approve {
  * short grace for a command waiting for terminal input nobody can type. */
 enum { SHC_BRIDGE_DEFAULT_TIMEOUT_S = 1800, SHC_BRIDGE_DEFAULT_INPUT_WAIT_S = 3 };
 
+/* Authentication (acp/auth.c), given by whoever picked the backend (cli/cmd_acp.c); both
+ * optional.  With check NULL, authMethods is empty and authenticate answers {}. */
+typedef struct shc_bridge_auth {
+    void *payload;
+    /* Is a setup usable now?  env_only: only a key in the environment counts (the env_var
+     * method); else the settings are read again now (the config file `shcard login` writes).
+     * 0, or -1 with why (for the user) in msg. */
+    int (*check)(void *payload, bool env_only, char *msg, size_t len);
+    /* Called before session/new, load and resume: an owned new backend when the settings
+     * changed since the last call (a login in another process), or NULL to keep the one in use
+     * (also when the new settings are bad: that is logged). */
+    shc_backend *(*refresh)(void *payload);
+} shc_bridge_auth;
+
 typedef struct shc_bridge_config {
     shc_backend *backend;     /* required; owned by the bridge once shc_bridge_run is called */
     shc_approve approve;
@@ -52,6 +66,7 @@ typedef struct shc_bridge_config {
     const char *session_prefix; /* borrowed: without a store, session ids are "sess_" PREFIX N
                                  * (for the fuzz target, which must name them); NULL, or with
                                  * a store: 128 random bits */
+    shc_bridge_auth auth;
     shc_log log;
 } shc_bridge_config;
 

@@ -138,6 +138,7 @@ struct br_session {
     char *cwd;                    /* owned, absolute */
     shc_client_caps caps;         /* snapshot at session/new (or load / resume) */
     shc_approve approve;          /* the session's mode: ALL or ASK ("Always Allow" sets ALL) */
+    shc_backend *be;              /* borrowed: the backend in use when it was made (auth.c) */
     char *model;                  /* owned: the model picked in the editor, or NULL */
     bool titled;                  /* the title is set (from the first prompt) */
     unsigned long long ncalls;
@@ -164,6 +165,8 @@ typedef struct br_hooks {
     void (*turn_gone)(br_bridge *br);                 /* turn.c: a turn was freed */
     shc_loop_timer_fn progress;                       /* call.c: shc__turn_progress */
     void (*settled)(br_bridge *br, br_session *s);    /* turn.c: a turn was just answered */
+    /* auth.c: the list_models callback of a backend a refresh made */
+    void (*models)(void *payload, const char *const *models, size_t n);
 } br_hooks;
 
 /* The page size of session/list. */
@@ -172,7 +175,10 @@ typedef struct br_hooks {
 struct br_bridge {
     shc_bridge_config cfg;
     br_hooks hooks;
-    shc_backend *be;              /* owned */
+    shc_backend *be;              /* owned: the backend new sessions get */
+    shc_backend **retired;        /* owned: backends a refresh replaced, while sessions use them */
+    size_t nretired;
+    bool auth_terminal;           /* the terminal auth method was advertised (auth.c) */
     shc_approve approve;          /* resolved: ALL or ASK */
     shc_loop *loop;               /* owned */
     shc_exec *exec;               /* owned */
@@ -271,6 +277,13 @@ void shc__ct_run(br_call *c);    /* terminal/create and what follows */
 void shc__ct_cancel(br_call *c); /* terminal/kill, and a deadline */
 
 /* session.c */
+/* auth.c */
+json_t *shc__auth_methods(br_bridge *br, json_t *client_caps); /* authMethods (new reference) */
+void shc__auth_authenticate(br_bridge *br, json_t *id, json_t *params);
+void shc__auth_refresh(br_bridge *br);     /* before a session is made: the settings again */
+void shc__auth_release(br_bridge *br, shc_backend *be); /* a session that used be is gone */
+void shc__auth_free(br_bridge *br);                     /* every backend, at the end */
+
 bool shc__session_knows(const char *method); /* one of the session/ methods (v1) */
 void shc__session_method(br_bridge *br, json_t *id, const char *method, json_t *params);
 /* A session's turn was just answered (hooks.settled): the next queued (v1) or held (v2) prompt

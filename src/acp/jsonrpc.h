@@ -25,6 +25,7 @@ enum {
     SHC_RPC_INVALID_PARAMS = -32602,
     SHC_RPC_INTERNAL_ERROR = -32603,
     SHC_RPC_REQUEST_CANCELLED = -32800,
+    SHC_RPC_AUTH_REQUIRED = -32000, /* ACP: the client shows its authentication UI */
 };
 
 /* 4 MiB: a prompt, a client's terminal output or a pasted text fits; each line is held in a

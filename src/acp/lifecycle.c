@@ -33,6 +33,7 @@ br_session *shc__session_new(br_bridge *br, const char *id, const char *cwd)
     s->br = br;
     s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
     s->approve = br->approve;
+    s->be = br->be;
     s->used = ++br->uses;
     s->next = br->sessions;
     br->sessions = s;
@@ -65,7 +66,8 @@ void shc__session_free(br_bridge *br, br_session *s)
         s->pending = q->next;
         shc__pending_free(br, q);
     }
-    br->be->ops->session_end(br->be, s->id);
+    s->be->ops->session_end(s->be, s->id);
+    shc__auth_release(br, s->be);
     shc__v2_free(s->v2);
     json_decref(s->v2_held); /* answered already (close, cancel, teardown) */
     shc_store_close(s->file);

@@ -33,7 +33,8 @@ json_t *shc__opt_modes(const br_session *s)
 
 static const char *model_of(const br_bridge *br, const br_session *s)
 {
-    return s->model ? s->model : br->be->model;
+    (void)br;
+    return s->model ? s->model : s->be->model;
 }
 
 json_t *shc__opt_config(const br_bridge *br, const br_session *s)
@@ -56,7 +57,8 @@ json_t *shc__opt_config(const br_bridge *br, const br_session *s)
     json_array_append_new(list, json_pack("{s:s,s:s}", "value", cur, "name", cur));
     size_t i;
     json_t *m;
-    json_array_foreach(br->models, i, m)
+    json_t *models = s->be == br->be ? br->models : NULL; /* a replaced backend: its own only */
+    json_array_foreach(models, i, m)
     {
         if (strcmp(json_string_value(m), cur))
             json_array_append_new(list, json_pack("{s:O,s:O}", "value", m, "name", m));
@@ -77,10 +79,12 @@ json_t *shc__opt_state(const br_bridge *br, const br_session *s)
                      shc__opt_config(br, s));
 }
 
-static bool model_known(const br_bridge *br, const char *v)
+static bool model_known(const br_bridge *br, const br_session *s, const char *v)
 {
-    if (br->be->model && !strcmp(v, br->be->model))
+    if (s->be->model && !strcmp(v, s->be->model))
         return true;
+    if (s->be != br->be) /* the list is the server's of the backend new sessions get */
+        return false;
     size_t i;
     json_t *m;
     json_array_foreach(br->models, i, m)
@@ -91,17 +95,17 @@ static bool model_known(const br_bridge *br, const char *v)
     return false;
 }
 
-static void apply(br_bridge *br, br_session *s, const char *id, const char *value)
+static void apply(br_session *s, const char *id, const char *value)
 {
     if (!strcmp(id, "mode")) {
         s->approve = !strcmp(value, "ask") ? SHC_APPROVE_ASK : SHC_APPROVE_ALL;
         return;
     }
     free(s->model);
-    bool configured = br->be->model && !strcmp(value, br->be->model);
+    bool configured = s->be->model && !strcmp(value, s->be->model);
     s->model = configured ? NULL : strdup(value);
-    if (br->be->ops->set_model)
-        br->be->ops->set_model(br->be, s->id, s->model);
+    if (s->be->ops->set_model)
+        s->be->ops->set_model(s->be, s->id, s->model);
 }
 
 int shc__opt_set(br_bridge *br, br_session *s, const char *id, const char *value,
@@ -120,12 +124,12 @@ int shc__opt_set(br_bridge *br, br_session *s, const char *id, const char *value
         *why = "unknown config option (the options are mode and model)";
         return -1;
     }
-    if (!is_mode && (!br->be->model || !model_known(br, value))) {
-        *why = br->be->model ? "unknown model (not in the model option's list)"
+    if (!is_mode && (!s->be->model || !model_known(br, s, value))) {
+        *why = s->be->model ? "unknown model (not in the model option's list)"
                              : "shell mode has no model";
         return -1;
     }
-    apply(br, s, id, value);
+    apply(s, id, value);
     shc__rec_config(s, id, value);
     shc_log_info(br->log, "%s: %s = %s", s->id, id, value);
     if (is_mode)
@@ -138,10 +142,11 @@ int shc__opt_set(br_bridge *br, br_session *s, const char *id, const char *value
 
 void shc__opt_restore(br_bridge *br, br_session *s, const char *id, const char *value)
 {
+    (void)br; /* the session's own backend says whether it has a model */
     if (!id || !value)
         return;
     if (!strcmp(id, "mode") && (!strcmp(value, "ask") || !strcmp(value, "all")))
-        apply(br, s, id, value);
-    else if (!strcmp(id, "model") && br->be->model)
-        apply(br, s, id, value); /* a model the server no longer lists is still tried */
+        apply(s, id, value);
+    else if (!strcmp(id, "model") && s->be->model)
+        apply(s, id, value); /* a model the server no longer lists is still tried */
 }

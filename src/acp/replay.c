@@ -310,19 +310,19 @@ static void finish(struct br_replay *r, int rc, const char *err)
                           "[The rest of this session was not stored: it reached the session "
                           "store's size limit.]"));
         size_t n = json_array_size(r->entries);
-        if (n && br->be->ops->session_restore) {
+        if (n && s->be->ops->session_restore) {
             char **v = calloc(n, sizeof *v);
             for (size_t i = 0; v && i < n; i++)
                 v[i] = json_dumps(json_array_get(r->entries, i), JSON_COMPACT);
-            if (!v || br->be->ops->session_restore(br->be, s->id, (const char *const *)v, n))
+            if (!v || s->be->ops->session_restore(s->be, s->id, (const char *const *)v, n))
                 shc_log_warn(br->log, "%s: the model's conversation could not be restored",
                              s->id);
             for (size_t i = 0; v && i < n; i++)
                 free(v[i]);
             free(v);
         }
-        if (s->model && br->be->ops->set_model)
-            br->be->ops->set_model(br->be, s->id, s->model);
+        if (s->model && s->be->ops->set_model)
+            s->be->ops->set_model(s->be, s->id, s->model);
         s->file = r->f;
         r->f = NULL;
     }

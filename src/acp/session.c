@@ -77,6 +77,7 @@ static void m_new(br_bridge *br, json_t *id, json_t *params)
 {
     if (!cwd_ok(br, id, "session/new", params) || !extras_ok(br, id, "session/new", params))
         return;
+    shc__auth_refresh(br); /* settings changed since the last session (shcard login)? */
     if (!shc__session_make_room(br)) {
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR,
                       "session/new: too many sessions are busy", NULL);
@@ -134,6 +135,7 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
         return;
     if (replay)
         quiet = false;
+    shc__auth_refresh(br);
     if (!br->store) {
         snprintf(msg, sizeof msg, "%s: this shcard keeps no session store (--no-store)", method);
         invalid(br, id, msg);
@@ -354,7 +356,7 @@ void shc__session_settled(br_bridge *br, br_session *s)
         const char *why = NULL;
         shc_prompt_part *parts =
             q->cancelled || br->tearing ? NULL
-                                        : shc__prompt_parts(q->prompt, br->be->images, &n, &why);
+                                        : shc__prompt_parts(q->prompt, s->be->images, &n, &why);
         if (q->cancelled || br->tearing)
             shc_rpc_respond(br->rpc, q->id, json_pack("{s:s}", "stopReason", "cancelled"));
         else if (!parts)
@@ -369,7 +371,7 @@ void shc__session_settled(br_bridge *br, br_session *s)
         size_t n = 0;
         const char *why = NULL;
         json_t *hid = json_object_get(h, "id"), *prompt = json_object_get(h, "prompt");
-        shc_prompt_part *parts = shc__prompt_parts(prompt, br->be->images, &n, &why);
+        shc_prompt_part *parts = shc__prompt_parts(prompt, s->be->images, &n, &why);
         if (parts)
             start(br, s, hid, prompt, parts, n);
         else
@@ -399,7 +401,7 @@ static void m_prompt(br_bridge *br, json_t *id, json_t *params)
     }
     const char *why = NULL;
     size_t n = 0;
-    shc_prompt_part *parts = shc__prompt_parts(prompt, br->be->images, &n, &why);
+    shc_prompt_part *parts = shc__prompt_parts(prompt, s->be->images, &n, &why);
     if (!parts)
         invalid(br, id, why);
     else if (s->active && br->version == 2) /* held until the session is idle */

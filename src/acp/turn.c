@@ -320,7 +320,7 @@ static void turn_free(br_turn *t)
     if (t->kick_timer)
         shc_loop_cancel_timer(br->loop, t->kick_timer);
     if (t->bt)
-        br->be->ops->turn_free(t->bt);
+        t->sess->be->ops->turn_free(t->bt);
     json_decref(t->prompt_id);
     free(t->err_msg);
     free(t);
@@ -331,14 +331,13 @@ void shc__turn_progress(shc_loop *loop, void *payload)
 {
     (void)loop;
     br_turn *t = payload;
-    br_bridge *br = t->br;
     t->kick_timer = 0;
     /* hand finished calls back to the backend, in order */
     while (t->calls && t->calls->state == CALL_DONE) {
         br_call *c = t->calls;
         t->calls = c->next;
         if (!t->cancelled && !t->be_done && t->bt)
-            br->be->ops->tool_result(t->bt, &c->res);
+            t->sess->be->ops->tool_result(t->bt, &c->res);
         call_free(c);
     }
     if (t->be_done || t->cancelled) {
@@ -387,7 +386,7 @@ int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const shc_prompt_p
     t->next = s->turns;
     s->turns = t;
     s->active = t;
-    t->bt = br->be->ops->turn_start(br->be, br->loop, s->id, s->cwd, parts, nparts, &t->host);
+    t->bt = s->be->ops->turn_start(s->be, br->loop, s->id, s->cwd, parts, nparts, &t->host);
     if (!t->bt && !t->be_done)
         host_turn_done(t, SHC_STOP_END_TURN, SHC_RPC_INTERNAL_ERROR, "the backend failed to start");
     shc__turn_kick(t);
@@ -418,7 +417,7 @@ void shc__turn_cancel(br_turn *t)
         }
     }
     if (t->bt && !t->be_done)
-        br->be->ops->cancel(t->bt);
+        t->sess->be->ops->cancel(t->bt);
     shc__wire_flush(br);
     shc__turn_kick(t);
 }

@@ -8,5 +8,8 @@ int shc_cmd_parse(int argc, char **argv);
 int shc_cmd_explain(int argc, char **argv);
 int shc_cmd_run(int argc, char **argv);
 int shc_cmd_acp(int argc, char **argv);
+int shc_cmd_login(int argc, char **argv);
+/* The interactive setup with the config file --config named (NULL: the default one). */
+int shc_cmd_login_config(const char *config_path);
 
 #endif

@@ -1,12 +1,16 @@
 /* shcard acp: the ACP agent on stdio.  Thin glue: flags -> shc_bridge_config -> shc_bridge_run.
  * The backend is picked here: the model backend (model/) with a key or a base URL, else shell
- * mode (agent/shell.c); the bridge only sees the seam (agent/backend.h). */
+ * mode (agent/shell.c); the bridge only sees the seam (agent/backend.h).  Here too is what
+ * authentication asks of the settings (shc_bridge_auth): whether a setup is usable, and a new
+ * backend when the config file changed (stat: inode, size, mtime) since it was last read.
+ * `shcard acp ... login` is `shcard login` (what the ACP terminal auth method runs). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "acp/bridge.h"
 #include "acp/store.h"
@@ -38,7 +42,9 @@ static void usage(FILE *f)
             "  --chunk-bytes BYTES      terminal_output coalescing size (default 8192)\n"
             "  --chunk-ms MS            terminal_output coalescing delay (default 16)\n"
             "  --max-commands N         commands running at once, all sessions (default 16);\n"
-            "                           more wait for a free slot\n");
+            "                           more wait for a free slot\n"
+            "  login                    set up the model instead of running the agent (the\n"
+            "                           same as shcard login; the ACP terminal auth method)\n");
     fprintf(f, "\n%s", shc_model_config_usage());
 }
 
@@ -71,18 +77,12 @@ static const char *real_env(const char *name)
     return getenv(name);
 }
 
-/* After the flags: resolves the model settings (config file, environment) and picks the backend:
- * the model backend with a key or a base URL, else shell mode (said on stderr).  *out is an owned
- * backend.  Returns 0, or a negative SHC_E_* after printing the error on stderr. */
-static int pick_backend(shc_model_config *cfg, shc_backend **out)
+/* The backend for resolved settings: the model backend with a key or a base URL, else shell mode
+ * (said on stderr).  *out is an owned backend.  0, or a negative SHC_E_* (said on stderr). */
+static int make_backend(shc_model_config *cfg, shc_backend **out)
 {
     char err[512];
     *out = NULL;
-    int rc = shc_model_config_resolve(cfg, real_env, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "shcard acp: %s\n", err);
-        return rc;
-    }
     if (cfg->force_shell) {
         fprintf(stderr, "shcard acp: --shell: shell mode, each prompt line runs as one command\n");
         return shell_backend(out);
@@ -104,6 +104,131 @@ static int pick_backend(shc_model_config *cfg, shc_backend **out)
     return 0;
 }
 
+/* After the flags: resolves the model settings (config file, environment) and picks the backend.
+ * Returns 0, or a negative SHC_E_* after printing the error on stderr. */
+static int pick_backend(shc_model_config *cfg, shc_backend **out)
+{
+    char err[512];
+    *out = NULL;
+    int rc = shc_model_config_resolve(cfg, real_env, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "shcard acp: %s\n", err);
+        return rc;
+    }
+    return make_backend(cfg, out);
+}
+
+/* ------------------------------------------------------------------ authentication */
+
+#define MAX_MODEL_FLAGS 64
+
+/* What the bridge's auth callbacks need: the model flags again (argv stays valid for the whole
+ * run), the config file's path and what it was when last read. */
+typedef struct acp_auth {
+    char **argv;
+    int argc;
+    int flags[MAX_MODEL_FLAGS]; /* argv index of each model flag */
+    int nflags;
+    char path[4096]; /* "" when there is no config path */
+    bool existed;
+    struct stat st;
+} acp_auth;
+
+static void remember(acp_auth *a)
+{
+    struct stat st;
+    a->existed = a->path[0] && stat(a->path, &st) == 0;
+    a->st = a->existed ? st : (struct stat){0};
+}
+
+static bool changed(const acp_auth *a)
+{
+    struct stat st;
+    bool exists = a->path[0] && stat(a->path, &st) == 0;
+    if (exists != a->existed)
+        return true;
+    return exists && (st.st_ino != a->st.st_ino || st.st_dev != a->st.st_dev ||
+                      st.st_size != a->st.st_size || st.st_mtim.tv_sec != a->st.st_mtim.tv_sec ||
+                      st.st_mtim.tv_nsec != a->st.st_mtim.tv_nsec);
+}
+
+/* The settings as a new shcard acp with the same flags would read them now. */
+static int resolve_now(const acp_auth *a, shc_model_config *c, char *err, size_t len)
+{
+    shc_model_config_init(c);
+    for (int k = 0; k < a->nflags; k++) {
+        int i = a->flags[k];
+        if (shc_model_config_flag(c, a->argc, a->argv, &i, err, len) != 1) {
+            snprintf(err, len, "the flags cannot be read again"); /* they were good at start */
+            return SHC_E_USAGE;
+        }
+    }
+    return shc_model_config_resolve(c, real_env, err, len);
+}
+
+static int auth_check(void *payload, bool env_only, char *msg, size_t len)
+{
+    const acp_auth *a = payload;
+    shc_model_config c;
+    char err[512] = "out of memory"; /* what a failure that says nothing means */
+    int rc = resolve_now(a, &c, err, sizeof err);
+    if (env_only) {
+        const char *var = rc == 0 && c.api_key_env ? c.api_key_env : NULL;
+        const char *v1 = var ? getenv(var) : getenv("DEEPSEEK_API_KEY");
+        const char *v2 = var ? NULL : getenv("OPENAI_API_KEY");
+        bool ok = (v1 && *v1) || (v2 && *v2);
+        if (!ok)
+            snprintf(msg, len,
+                     "%s%s set in shcard's environment: start shcard acp with it set (in Zed: "
+                     "\"env\" of the agent server), or run shcard login",
+                     var ? var : "neither DEEPSEEK_API_KEY nor OPENAI_API_KEY is",
+                     var ? " is not" : "");
+        shc_model_config_free(&c);
+        return ok ? 0 : -1;
+    }
+    bool ok = rc == 0 && (shc_model_config_enabled(&c) || c.force_shell);
+    if (rc)
+        snprintf(msg, len, "the settings cannot be used: %s", err);
+    else if (!ok)
+        snprintf(msg, len,
+                 "no model is set up yet: run shcard login in a terminal (or start shcard acp "
+                 "with DEEPSEEK_API_KEY set); until then shcard runs in shell mode");
+    shc_model_config_free(&c);
+    return ok ? 0 : -1;
+}
+
+static shc_backend *auth_refresh(void *payload)
+{
+    acp_auth *a = payload;
+    if (!changed(a))
+        return NULL;
+    remember(a); /* before reading: a change after this is seen next time */
+    shc_model_config c;
+    char err[512] = "out of memory"; /* what a failure that says nothing means */
+    shc_backend *be = NULL;
+    if (resolve_now(a, &c, err, sizeof err) != 0)
+        fprintf(stderr, "shcard acp: %s changed but cannot be used (%s); new sessions keep the "
+                        "previous settings\n",
+                a->path, err);
+    else
+        make_backend(&c, &be);
+    shc_model_config_free(&c);
+    return be;
+}
+
+/* shc_model_config_flag, remembering where the flag was (auth_refresh reads them again). */
+static int model_flag(shc_model_config *m, acp_auth *a, char **argv, int *i, char *err, size_t len)
+{
+    int at = *i, rc = shc_model_config_flag(m, a->argc, argv, i, err, len);
+    if (rc == 1 && a->nflags == MAX_MODEL_FLAGS) {
+        snprintf(err, len, "more than %d model flags", MAX_MODEL_FLAGS);
+        return SHC_E_USAGE;
+    }
+    if (rc == 1)
+        a->flags[a->nflags++] = at;
+    return rc;
+}
+
 int shc_cmd_acp(int argc, char **argv)
 {
     shc_bridge_config cfg;
@@ -117,7 +242,8 @@ int shc_cmd_acp(int argc, char **argv)
     shc_model_config_init(&mcfg);
     char merr[256];
     int mrc;
-    bool timeout_given = false, input_wait_given = false;
+    bool timeout_given = false, input_wait_given = false, login = false;
+    acp_auth auth = {.argv = argv, .argc = argc}; /* lives until the bridge returns */
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -188,7 +314,9 @@ int shc_cmd_acp(int argc, char **argv)
                 return 2;
             cfg.chunk_ms = (uint32_t)n;
             i++;
-        } else if ((mrc = shc_model_config_flag(&mcfg, argc, argv, &i, merr, sizeof merr))) {
+        } else if (!strcmp(a, "login")) {
+            login = true;
+        } else if ((mrc = model_flag(&mcfg, &auth, argv, &i, merr, sizeof merr))) {
             if (mrc < 0) {
                 fprintf(stderr, "shcard acp: %s\n", merr);
                 shc_model_config_free(&mcfg);
@@ -201,6 +329,16 @@ int shc_cmd_acp(int argc, char **argv)
             return 2;
         }
     }
+    if (login) {
+        int rc = shc_cmd_login_config(mcfg.config_path);
+        shc_model_config_free(&mcfg);
+        return rc;
+    }
+    bool named;
+    if (shc_model_config_path(&mcfg, real_env, auth.path, sizeof auth.path, &named) != 0)
+        auth.path[0] = '\0';
+    remember(&auth);
+    cfg.auth = (shc_bridge_auth){&auth, auth_check, auth_refresh};
     cfg.backend = NULL;
     mrc = pick_backend(&mcfg, &cfg.backend);
     if (!timeout_given) /* `timeout` from the config file, else the default */

@@ -1,8 +1,8 @@
 /* src/cli/ owns the shcard binary: main (this file) dispatches the subcommands, each a thin
- * cmd_NAME.c over the library (parse, explain, run, acp), and batch.c is the --batch loop that
+ * cmd_NAME.c over the library (parse, explain, run, acp, login), and batch.c is the --batch loop that
  * parse and explain share.  cmd_acp.c is where a backend is picked.  May use: every folder.
  *
- * shcard: one binary, four subcommands (parse, explain, run, acp). */
+ * shcard: one binary, five subcommands (parse, explain, run, acp, login). */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +18,7 @@ static const struct {
     {"explain", shc_cmd_explain, "explain [-v] [--json] CMD... | --batch   show the card for commands"},
     {"run", shc_cmd_run, "run [--cwd DIR] [--timeout S] [--login] [--json] CMD   run on a PTY"},
     {"acp", shc_cmd_acp, "acp [options]   ACP agent on stdio (Zed and other ACP clients)"},
+    {"login", shc_cmd_login, "login [--config PATH]   set up the model (or shell mode) for acp"},
 };
 
 static void usage(FILE *f)

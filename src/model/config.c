@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "shcard.h"
 
@@ -22,6 +24,8 @@ enum key {
     K_STORE_DIR,
     K_STORE_MAX_MB,
     K_CONFIG,
+    K_SHELL,
+    K_API_KEY,
     K_COUNT
 };
 
@@ -41,6 +45,8 @@ static const struct {
     [K_STORE_DIR] = {"--store", "store_dir"},
     [K_STORE_MAX_MB] = {"--store-max-mb", "store_max_mb"},
     [K_CONFIG] = {"--config", NULL},
+    [K_SHELL] = {"--shell", "shell"},
+    [K_API_KEY] = {NULL, "api_key"}, /* never a flag: argv is visible to every user */
 };
 
 const char *shc_model_config_usage(void)
@@ -104,6 +110,7 @@ void shc_model_config_free(shc_model_config *c)
     free(c->base_url);
     free(c->api_key_env);
     shc__wipe_free(c->api_key);
+    shc__wipe_free(c->file_key);
     free(c->system_prompt_file);
     free(c->system_prompt);
     free(c->config_path);
@@ -139,6 +146,24 @@ set_key(shc_model_config *c, enum key k, const char *v, const char *where, char 
 {
     long n;
     switch (k) {
+    case K_SHELL:
+        if (!strcmp(v, "yes") || !strcmp(v, "true"))
+            c->force_shell = true;
+        else if (!strcmp(v, "no") || !strcmp(v, "false"))
+            c->force_shell = false;
+        else {
+            snprintf(err, errlen, "%s: expected yes or no, got '%s'", where, v);
+            return SHC_E_USAGE;
+        }
+        return 0;
+    case K_API_KEY:
+        if (!*v) {
+            snprintf(err, errlen, "%s: empty value", where);
+            return SHC_E_USAGE;
+        }
+        shc__wipe_free(c->file_key);
+        c->file_key = strdup(v);
+        return c->file_key ? 0 : SHC_E_NOMEM;
     case K_IMAGES:
         if (!strcmp(v, "yes") || !strcmp(v, "true"))
             c->images = true;
@@ -227,6 +252,7 @@ int shc_model_config_flag(
     const char *a = argv[*i];
     if (!strcmp(a, "--shell")) {
         c->force_shell = true;
+        c->set_by_flag |= 1u << K_SHELL;
         *i += 1;
         return 1;
     }
@@ -236,6 +262,8 @@ int shc_model_config_flag(
         return 1;
     }
     for (int k = 0; k < K_COUNT; k++) {
+        if (!keys[k].flag)
+            continue;
         size_t fl = strlen(keys[k].flag);
         const char *v;
         int used;
@@ -272,6 +300,25 @@ static char *trim(char *s)
     return s;
 }
 
+/* A file that holds a key must be the user's and readable by no one else (as ssh asks of its
+ * keys): a key others could read is refused, not used. */
+static int private_file(FILE *f, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(err, errlen, "cannot stat config file %s: %s", path, strerror(errno));
+        return SHC_E_IO;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+        snprintf(err, errlen,
+                 "%s holds api_key but %s (mode %03o): run chmod 600 on it, or shcard login again",
+                 path, st.st_uid != geteuid() ? "belongs to another user" : "others can read it",
+                 (unsigned)(st.st_mode & 0777));
+        return SHC_E_USAGE;
+    }
+    return 0;
+}
+
 int shc_model_config_file(shc_model_config *c, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -299,14 +346,8 @@ int shc_model_config_file(shc_model_config *c, const char *path, char *err, size
         }
         *eq = '\0';
         char *key = trim(s), *val = trim(eq + 1);
-        if (!strcmp(key, "api_key")) {
-            snprintf(err, errlen,
-                     "%s: the key is not read from files; put it in an environment variable and "
-                     "name it with api_key_env",
-                     where);
-            rc = SHC_E_USAGE;
+        if (!strcmp(key, "api_key") && (rc = private_file(f, path, err, errlen)))
             break;
-        }
         int k = 0;
         while (k < K_COUNT && !(keys[k].file_key && !strcmp(keys[k].file_key, key)))
             k++;
@@ -359,26 +400,32 @@ static int read_prompt_file(shc_model_config *c, char *err, size_t errlen)
     return 0;
 }
 
+int shc_model_config_path(
+    const shc_model_config *c, shc_getenv_fn env, char *out, size_t len, bool *explicit_out)
+{
+    const char *p = c->config_path, *xdg = env("XDG_CONFIG_HOME"), *home = env("HOME");
+    const char *sc = env("SHCARD_CONFIG");
+    int n;
+    *explicit_out = p || (sc && *sc);
+    if (!p && sc && *sc)
+        p = sc;
+    if (p)
+        n = snprintf(out, len, "%s", p);
+    else if (xdg && *xdg)
+        n = snprintf(out, len, "%s/shcard/config", xdg);
+    else if (home && *home)
+        n = snprintf(out, len, "%s/.config/shcard/config", home);
+    else
+        return SHC_E_IO;
+    return n < 0 || (size_t)n >= len ? SHC_E_LIMIT : 0;
+}
+
 int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, size_t errlen)
 {
     int rc;
     char path[4096];
-    const char *p = c->config_path;
-    bool must_exist = p != NULL;
-    if (!p && env("SHCARD_CONFIG") && *env("SHCARD_CONFIG")) {
-        p = env("SHCARD_CONFIG");
-        must_exist = true;
-    }
-    if (!p) {
-        const char *xdg = env("XDG_CONFIG_HOME"), *home = env("HOME");
-        if (xdg && *xdg)
-            snprintf(path, sizeof path, "%s/shcard/config", xdg);
-        else if (home && *home)
-            snprintf(path, sizeof path, "%s/.config/shcard/config", home);
-        else
-            path[0] = '\0';
-        p = path[0] ? path : NULL;
-    }
+    bool must_exist = false;
+    const char *p = shc_model_config_path(c, env, path, sizeof path, &must_exist) ? NULL : path;
     if (p) {
         FILE *probe = must_exist ? NULL : fopen(p, "r");
         if (must_exist || probe) {
@@ -397,6 +444,9 @@ int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, 
     if (c->api_key_env) {
         key = env(c->api_key_env);
         c->key_source = c->api_key_env;
+    } else if (c->file_key) { /* saved with its server (shcard login): before the variables */
+        key = c->file_key;
+        c->key_source = "the config file";
     } else {
         for (size_t i = 0; i < 2 && !(key && *key); i++) {
             key = env(names[i]);

@@ -5,8 +5,10 @@
  * (`--config PATH` names another); lines are `key = value`, `#` starts a comment; keys are the
  * flag names without dashes and with '_' (model, base_url, api_key_env, max_turn_requests,
  * timeout, request_timeout, system_prompt_file, tool_output_limit, context_window, images; and
- * the session store's store_dir and store_max_mb, which the CLI hands to the bridge).  The API key itself only comes
- * from the environment: --api-key-env VAR, else DEEPSEEK_API_KEY, else OPENAI_API_KEY.
+ * the session store's store_dir and store_max_mb, which the CLI hands to the bridge; shell).
+ * The API key: the variable --api-key-env / api_key_env names, else the file's api_key (what
+ * `shcard login` saves with its base_url; read only from a file of the user's that no one else
+ * may read), else DEEPSEEK_API_KEY, else OPENAI_API_KEY.  config_write.c changes the file.
  *
  * Ownership: every string in shc_model_config is owned by it (shc_model_config_free). */
 #ifndef SHC_CONFIG_H
@@ -29,6 +31,7 @@ typedef struct shc_model_config {
     char *base_url;
     char *api_key_env;        /* the variable named by --api-key-env, or NULL */
     char *api_key;            /* the key (never print it), or NULL */
+    char *file_key;           /* the config file's api_key (never print it), or NULL */
     const char *key_source;   /* name of the variable the key came from, or NULL */
     char *system_prompt_file; /* path, or NULL */
     char *system_prompt;      /* its text, or NULL for the built-in prompt */
@@ -62,6 +65,12 @@ int shc_model_config_flag(
 /* Reads one config file (keys not set by flags).  SHC_E_IO when it cannot be read,
  * SHC_E_USAGE on a bad line (err names file and line). */
 int shc_model_config_file(shc_model_config *c, const char *path, char *err, size_t errlen);
+
+/* The config file resolve reads: --config, else $SHCARD_CONFIG, else $XDG_CONFIG_HOME/shcard/config,
+ * else $HOME/.config/shcard/config; *explicit_out says it was named (it must then exist).
+ * SHC_E_IO when neither XDG_CONFIG_HOME nor HOME is set, SHC_E_LIMIT when len is too short. */
+int shc_model_config_path(
+    const shc_model_config *c, shc_getenv_fn env, char *out, size_t len, bool *explicit_out);
 
 /* After the flags: reads the config file (if any), the key from the environment and the system
  * prompt file, and fills defaults.  Returns 0 or a negative SHC_E_* with a message in err. */

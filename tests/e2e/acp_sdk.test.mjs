@@ -49,8 +49,8 @@ const { conn, ctx, updates } = connect(agent);
   eq(init.agentCapabilities?.loadSession, true, "initialize: loadSession advertised (the store)");
   eq(init.agentCapabilities?.sessionCapabilities, { close: {}, list: {}, resume: {}, delete: {} }, "initialize: session capabilities");
   eq(init.agentCapabilities?.promptCapabilities, { image: false, audio: false, embeddedContext: true }, "initialize: prompt capabilities (no images in shell mode)");
-  eq(init.authMethods, [], "initialize: authMethods []");
-  eq(await ctx.request("authenticate", { methodId: "x" }), {}, "authenticate {}");
+  eq(init.authMethods?.map((m) => [m.id, m.type]), [["shcard-login", "terminal"], ["api-key-env", "env_var"]], "initialize: authMethods (auth.e2e checks their shapes)");
+  eq(await codeOf(ctx.request("authenticate", { methodId: "x" })), -32602, "authenticate x: -32602 (never advertised)");
 }
 
 const s1 = (await ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
