@@ -132,6 +132,9 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
 /* Runs the kill ladder (status.cancelled = true).  No-op once the command has completed or
  * while the ladder already runs. */
 void shc_pty_cancel(shc_pty *pty);
+/* Sends signo to the command's process group (shcard run passes a Ctrl-C on as SIGINT); no kill
+ * ladder.  0, or -ESRCH when it has ended or is being cancelled, or -errno from kill(2). */
+int shc_pty_signal(shc_pty *pty, int signo);
 /* Sets the window size (SIGWINCH to the foreground group).  0 or a negative SHC_E_*. */
 int shc_pty_resize(shc_pty *pty, uint16_t cols, uint16_t rows);
 
