@@ -257,7 +257,10 @@ WASM       := $(BUILD)/wasm/shcard.wasm
 WASM_STACK := 1048576
 NPM_DIR    := $(BUILD)/npm/package
 NPM_TGZ    := $(BUILD)/npm/shcard-$(VERSION).tgz
-NPM_FILES  := index.js index.d.ts README.md
+# index.cjs (Node, require), index.mjs (Node, import), browser.mjs (browsers and bundlers: an
+# async init(), no node: imports) over api.mjs; api.cjs and index.d.cts are made from api.mjs
+# and index.d.ts here (one source each).
+NPM_FILES  := index.cjs index.mjs browser.mjs api.mjs index.d.ts README.md
 
 $(BUILD)/wasm/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -283,6 +286,9 @@ wasm: $(WASM)
 $(NPM_TGZ): $(WASM) $(NPM_FILES:%=bindings/node/%) bindings/node/package.json include/shcard.h
 	@rm -rf $(NPM_DIR) && mkdir -p $(NPM_DIR)
 	cp $(WASM) $(NPM_FILES:%=bindings/node/%) $(NPM_DIR)/
+	{ sed 's/^export function /function /' bindings/node/api.mjs; \
+	  echo 'module.exports = { importObject, makeApi };'; } > $(NPM_DIR)/api.cjs
+	cp bindings/node/index.d.ts $(NPM_DIR)/index.d.cts
 	sed 's/"version": "[^"]*"/"version": "$(VERSION)"/' bindings/node/package.json > $(NPM_DIR)/package.json
 	cd $(BUILD)/npm && npm pack --ignore-scripts --silent ./package >/dev/null
 	@echo "built $(NPM_TGZ)"
@@ -386,15 +392,22 @@ DEB_PKGS := re2c bison pkg-config gcc clang make libjansson-dev libcmocka-dev li
             strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 zsh \
             util-linux procps bsdextrautils curl valgrind \
             scdoc man-db groff-base lld wasi-libc libclang-rt-14-dev-wasm32 \
-            python3-venv python3-pip python3-setuptools python3-wheel abi-dumper abi-compliance-checker
+            python3-venv python3-pip python3-setuptools python3-wheel abi-dumper abi-compliance-checker \
+            chromium
 deps:
 	@bash tests/install-deps.sh $(DEB_PKGS)
 
-# npm packages for the end-to-end tests against real ACP clients (pinned in tests/e2e: exact
+# npm packages: the npm package's own checks and test builds (bindings/node devDependencies:
+# @arethetypeswrong/cli, publint, typescript, esbuild; pinned, the tree in its package-lock.json;
+# no install scripts: esbuild's binary comes in its per-platform package), and the end-to-end
+# tests against real ACP clients (pinned in tests/e2e: exact
 # versions in package.json, the tree in package-lock.json).  `npm install --no-save` follows the
 # lock file; `npm ci` refuses it because a dependency lists optional per-platform packages that
 # the registry does not serve.
 npm-deps:
+	@if [ ! -d bindings/node/node_modules ] || [ bindings/node/package-lock.json -nt bindings/node/node_modules/.stamp ]; then \
+	  (cd bindings/node && npm install --no-save --ignore-scripts --no-audit --no-fund --loglevel=error && touch node_modules/.stamp) || exit 1; \
+	fi
 	@if [ -f tests/e2e/package.json ]; then \
 	  if [ ! -d tests/e2e/node_modules ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.stamp ]; then \
 	    (cd tests/e2e && npm install --no-save --no-audit --no-fund --loglevel=error && touch node_modules/.stamp) || exit 1; \
