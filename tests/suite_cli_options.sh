@@ -15,7 +15,8 @@ mkdir -p "$T/home"
 export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" XDG_STATE_HOME="$T/home/.state"
 unset DEEPSEEK_API_KEY OPENAI_API_KEY SHCARD_CONFIG
 
-# how each command is run with an option: the operands that make a valid call
+# how each command is run with an option: the operands that make a valid call (acp: none; it
+# starts with stdin at EOF and ends)
 operands() {
   case $1 in
     explain | parse) echo ls ;;
@@ -110,7 +111,7 @@ while read -r cmd opt kind good bad; do
   done
   # no value at all (the option last), and an empty value
   # (run: options stop at the command, so `run true --timeout` gives true an argument)
-  if [ "$cmd" = run ]; then rc=$(call "$cmd" "--$opt"); else rc=$(call "$cmd" $ops "--$opt"); fi
+  case $cmd in run | acp) rc=$(call "$cmd" "--$opt") ;; *) rc=$(call "$cmd" $ops "--$opt") ;; esac
   expect_eq "$cmd --$opt (missing value): usage error" "$rc" 2
   check "$cmd --$opt (missing value): says so" grep -q -- "option '--$opt' needs a value" "$T/err"
   rc=$(call "$cmd" "--$opt=" $ops); expect_eq "$cmd --$opt= (empty): usage error" "$rc" 2
@@ -160,6 +161,8 @@ rc=$(call acp stray); expect_eq "acp with an operand: usage error" "$rc" 2
 expect_eq "run --timeout=0.2: 124" "$(call run --timeout=0.2 'sleep 5')" 124
 expect_eq "run --cwd=/tmp" "$("$S" run --cwd=/tmp pwd 2>/dev/null | tr -d '\r')" /tmp
 expect_eq "explain --cwd=DIR stat()s there" "$(mkfifo "$T/p"; "$S" explain --cwd="$T" 'cat p' | head -c 8)" "terminal"
+# acp starts and ends (stdin at EOF) with values in both spellings
+expect_eq "acp starts with --timeout=0 --max-line 2048 --approve=ask" "$(call acp --timeout=0 --max-line 2048 --approve=ask --no-store)" 0
 # acp: --timeout=0 and --timeout 0 are one option with one range (a config file's timeout too)
 printf 'timeout = 0\n' >"$T/c0"
 expect_eq "acp config timeout = 0 accepted" "$(call acp --config="$T/c0")" 0
