@@ -14,7 +14,7 @@
 #   make man        build/man: the manual pages from man/*.scd
 #   make install    PREFIX=/usr/local DESTDIR= (GNU directory variables); make uninstall
 #   make npm        build/npm/shcard-VERSION.tgz: the classifier as WebAssembly for Node
-#   make deb        build/deb: the Debian packages shcard, libshcard0, libshcard-dev
+#   make deb        build/deb: the Debian packages shcard, libshcard0, libshcard-dev, python3-shcard
 #   make test-packages  make deb, lintian, install the packages and use them
 
 CC      ?= cc
@@ -194,18 +194,21 @@ mandir      ?= $(datarootdir)/man
 man1dir     ?= $(mandir)/man1
 man3dir     ?= $(mandir)/man3
 pkgconfigdir ?= $(libdir)/pkgconfig
-# The Python module (bindings/python/shcard): where Debian's python3 looks under the prefix.
+# The Python module (bindings/python/shcard): where that prefix's Python looks
+# (tests/pythondir.py): /usr -> Debian's /usr/lib/python3/dist-packages, the user base
+# ($HOME/.local) -> the user site-packages, /usr/local -> Debian's local dist-packages, another
+# prefix -> its lib/pythonX.Y/site-packages (then on PYTHONPATH; make install says so).
 PYTHON      ?= python3
-PYVER       := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
-pythondir   ?= $(if $(filter /usr,$(prefix)),$(prefix)/lib/python3/dist-packages,$(prefix)/lib/python$(PYVER)/dist-packages)
+pythondir   ?= $(shell $(PYTHON) bindings/python/pythondir.py '$(prefix)' 2>/dev/null)
 INSTALL     ?= install
+PY_FILES    := __init__.py __main__.py py.typed
 # The functions shcard(3) documents also get a page name each (.so links to shcard.3).
 MAN3_LINKS  := shc_parse shc_ast_free shc_ast_each_call shc_diag_render shc_err_kind shc_classify \
                shc_classify_ex shc_context_name shc_verdict_free shc_verdict_to_json shc_kind_name shc_free shc_version
 
 install: shcard lib man
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
-	  $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir) $(DESTDIR)$(pythondir)/shcard
+	  $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir)
 	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(bindir)/shcard
 	$(INSTALL) -m 644 $(SOLIB) $(DESTDIR)$(libdir)/libshcard.so.$(VERSION)
 	ln -sf libshcard.so.$(VERSION) $(DESTDIR)$(libdir)/libshcard.so.$(SOVERSION)
@@ -220,9 +223,14 @@ install: shcard lib man
 	$(INSTALL) -m 644 $(filter %.3,$(MAN_OUT)) $(DESTDIR)$(man3dir)
 	for f in $(MAN3_LINKS); do echo '.so man3/shcard.3' > $(DESTDIR)$(man3dir)/$$f.3; done
 ifneq ($(NO_PYTHON),1)
-	$(INSTALL) -m 644 bindings/python/shcard/__init__.py $(DESTDIR)$(pythondir)/shcard/__init__.py
+	@test -n '$(pythondir)' || { echo "make install: no Python directory for $(prefix) ($(PYTHON) bindings/python/pythondir.py); NO_PYTHON=1 skips the module"; exit 1; }
+	$(INSTALL) -d $(DESTDIR)$(pythondir)/shcard
+	$(INSTALL) -m 644 $(PY_FILES:%=bindings/python/shcard/%) $(DESTDIR)$(pythondir)/shcard/
+ifneq ($(PY_RECORD_LIBDIR),0)
 	echo 'LIBDIR = "$(libdir)"' > $(DESTDIR)$(pythondir)/shcard/_install.py
 	chmod 644 $(DESTDIR)$(pythondir)/shcard/_install.py
+endif
+	@$(PYTHON) bindings/python/pythondir.py --check '$(pythondir)'
 endif
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
@@ -232,7 +240,7 @@ uninstall:
 	      $(DESTDIR)$(libdir)/libshcard.so $(DESTDIR)$(libdir)/libshcard.a
 	rm -f $(patsubst $(BUILD)/man/%,$(DESTDIR)$(man1dir)/%,$(filter %.1,$(MAN_OUT))) $(DESTDIR)$(man3dir)/shcard.3
 	rm -f $(MAN3_LINKS:%=$(DESTDIR)$(man3dir)/%.3)
-	rm -rf $(DESTDIR)$(pythondir)/shcard
+	$(if $(pythondir),rm -rf $(DESTDIR)$(pythondir)/shcard)
 
 # ---------------------------------------------------------------- WebAssembly and npm (make npm)
 # The same core files as libshcard plus bindings/node/shcard_wasm.c, compiled by clang for
@@ -249,7 +257,10 @@ WASM       := $(BUILD)/wasm/shcard.wasm
 WASM_STACK := 1048576
 NPM_DIR    := $(BUILD)/npm/package
 NPM_TGZ    := $(BUILD)/npm/shcard-$(VERSION).tgz
-NPM_FILES  := index.js index.d.ts README.md
+# index.cjs (Node, require), index.mjs (Node, import), browser.mjs (browsers and bundlers: an
+# async init(), no node: imports) over api.mjs; api.cjs and index.d.cts are made from api.mjs
+# and index.d.ts here (one source each).
+NPM_FILES  := index.cjs index.mjs browser.mjs api.mjs index.d.ts README.md
 
 $(BUILD)/wasm/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -275,6 +286,9 @@ wasm: $(WASM)
 $(NPM_TGZ): $(WASM) $(NPM_FILES:%=bindings/node/%) bindings/node/package.json include/shcard.h LICENSE
 	@rm -rf $(NPM_DIR) && mkdir -p $(NPM_DIR)
 	cp $(WASM) $(NPM_FILES:%=bindings/node/%) LICENSE $(NPM_DIR)/
+	{ sed 's/^export function /function /' bindings/node/api.mjs; \
+	  echo 'module.exports = { importObject, makeApi };'; } > $(NPM_DIR)/api.cjs
+	cp bindings/node/index.d.ts $(NPM_DIR)/index.d.cts
 	sed 's/"version": "[^"]*"/"version": "$(VERSION)"/' bindings/node/package.json > $(NPM_DIR)/package.json
 	cd $(BUILD)/npm && npm pack --ignore-scripts --silent ./package >/dev/null
 	@echo "built $(NPM_TGZ)"
@@ -286,7 +300,7 @@ npm: $(NPM_TGZ)
 # a copy of the tree under $(BUILD)/deb-src (so its clean step never touches this build), and the
 # .deb, .changes and .buildinfo files end up in $(BUILD)/deb.  `make test-packages` (CI too)
 # also runs lintian and installs the packages (tests/test-packages.sh).
-DEB_BUILD_PKGS := dpkg-dev debhelper lintian pkgconf libjansson-dev libcurl4-openssl-dev scdoc
+DEB_BUILD_PKGS := dpkg-dev debhelper dh-python python3 lintian pkgconf libjansson-dev libcurl4-openssl-dev scdoc
 DEB_SRC := $(BUILD)/deb-src/shcard-$(VERSION)
 
 deb:
@@ -378,15 +392,22 @@ DEB_PKGS := re2c bison pkg-config gcc clang make libjansson-dev libcmocka-dev li
             strace bubblewrap ripgrep fd-find bat tree silversearcher-ag ack git python3 zsh \
             util-linux procps bsdextrautils curl valgrind \
             scdoc man-db groff-base lld wasi-libc libclang-rt-14-dev-wasm32 \
-            python3-venv python3-pip python3-setuptools python3-wheel abi-dumper abi-compliance-checker
+            python3-venv python3-pip python3-setuptools python3-wheel abi-dumper abi-compliance-checker \
+            chromium
 deps:
 	@bash tests/install-deps.sh $(DEB_PKGS)
 
-# npm packages for the end-to-end tests against real ACP clients (pinned in tests/e2e: exact
+# npm packages: the npm package's own checks and test builds (bindings/node devDependencies:
+# @arethetypeswrong/cli, publint, typescript, esbuild; pinned, the tree in its package-lock.json;
+# no install scripts: esbuild's binary comes in its per-platform package), and the end-to-end
+# tests against real ACP clients (pinned in tests/e2e: exact
 # versions in package.json, the tree in package-lock.json).  `npm install --no-save` follows the
 # lock file; `npm ci` refuses it because a dependency lists optional per-platform packages that
 # the registry does not serve.
 npm-deps:
+	@if [ ! -d bindings/node/node_modules ] || [ bindings/node/package-lock.json -nt bindings/node/node_modules/.stamp ]; then \
+	  (cd bindings/node && npm install --no-save --ignore-scripts --no-audit --no-fund --loglevel=error && touch node_modules/.stamp) || exit 1; \
+	fi
 	@if [ -f tests/e2e/package.json ]; then \
 	  if [ ! -d tests/e2e/node_modules ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.stamp ]; then \
 	    (cd tests/e2e && npm install --no-save --no-audit --no-fund --loglevel=error && touch node_modules/.stamp) || exit 1; \

@@ -100,4 +100,23 @@ expect_eq "files left after uninstall" "$left" ""
 for f in "$BUILD"/man/shcard.1 "$BUILD"/man/shcard.3 "$BUILD"/lib/libshcard.so.0; do
   [ -e "$f" ] && ok || fail "make uninstall removed the build's $f"
 done
+
+# ---- a user prefix: `make install PREFIX=$HOME/.local`, then python3 imports the module with no
+# PYTHONPATH and no LD_LIBRARY_PATH (the user site-packages, and the libdir make install recorded)
+H="$T/home"; mkdir -p "$H"
+if HOME="$H" make --no-print-directory -s install PREFIX="$H/.local" BUILD="$BUILD" SAN="${SAN:-}" \
+     >"$T/uinstall.log" 2>&1; then ok; else fail "make install PREFIX=\$HOME/.local: $(tail -5 "$T/uinstall.log")"; fi
+got=$(cd "$T" && HOME="$H" env -u PYTHONPATH -u LD_LIBRARY_PATH -u SHCARD_LIBRARY python3 -c \
+  'import shcard; print(shcard.__file__); print(shcard.classify("rg -n foo src")["kind"])' 2>&1)
+case "$got" in "$H/.local/lib/python"*"/site-packages/shcard/__init__.py"$'\n'search) ok ;;
+  *) fail "python3 after make install PREFIX=\$HOME/.local: $got" ;; esac
+expect_eq "python3 -m shcard after make install PREFIX=\$HOME/.local" \
+  "$(cd "$T" && HOME="$H" env -u PYTHONPATH python3 -m shcard explain 'ls src' 2>&1 | head -n1)" "list: List files in 'src'"
+check "no note about PYTHONPATH for the user prefix" bash -c "! grep -q PYTHONPATH '$T/uinstall.log'"
+HOME="$H" make --no-print-directory -s uninstall PREFIX="$H/.local" BUILD="$BUILD" SAN="${SAN:-}" >/dev/null 2>&1
+expect_eq "files left after uninstall from \$HOME/.local" "$(find "$H/.local" -not -type d | sed "s|^$H||")" ""
+# a prefix no Python searches: installed all the same, and make install says how to reach it
+make --no-print-directory -s install DESTDIR="$T/d2" PREFIX=/opt/shcard BUILD="$BUILD" SAN="${SAN:-}" >"$T/oinstall.log" 2>&1
+check "prefix /opt/shcard: the module installed" test -f "$T/d2/opt/shcard/lib/python$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')/site-packages/shcard/__init__.py"
+check "prefix /opt/shcard: a note about PYTHONPATH" grep -q "set PYTHONPATH=/opt/shcard/lib/python" "$T/oinstall.log"
 finish

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# The Python binding (bindings/python, ctypes over libshcard.so.0): its unittest suite against
-# the built library and the CLI (the whole corpus), then `pip install --no-build-isolation
-# bindings/python` into a scratch venv (Debian's python3, no network) and the same suite run
-# from there with the library found by the dynamic loader.
+# The Python binding (bindings/python: ctypes over the C core): its unittest suite against the
+# built library and the CLI (the whole corpus), then the package as pip builds it (the core
+# compiled into it), installed from a wheel into a clean venv and tested there.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -31,28 +30,53 @@ expect_eq "module __version__ = SHC_VERSION" \
   "$(sed -n 's/^__version__ = "\(.*\)"/\1/p' bindings/python/shcard/__init__.py)" \
   "$(sed -n 's/^#define SHC_VERSION "\(.*\)"/\1/p' include/shcard.h)"
 
-# pip install into a venv (Debian's pip from the system site-packages; a copy of the source: an in-tree build writes build/ and egg-info)
+# ---- the package builds the C core itself: `pip install bindings/python` and `pip wheel` in a
+# venv that sees Debian's setuptools and wheel (offline: --no-build-isolation), then the wheel
+# installed into a clean venv without them, with no libshcard anywhere on the loader's path.
+# (A copy of the package: an in-tree build writes build/ and egg-info; SHCARD_SOURCE_ROOT says
+# where the C sources are.)
 PY=/usr/bin/python3
-if [ -x "$PY" ] && "$PY" -m venv --without-pip --system-site-packages "$T/venv" >"$T/venv.log" 2>&1; then
-  cp -rL bindings/python "$T/src"
-  if "$T/venv/bin/python" -m pip install --no-build-isolation --no-index --no-deps -q "$T/src" >"$T/pip.log" 2>&1; then
-    ok
-    dist=$(echo "$T"/venv/lib/python3*/site-packages/shcard-*.dist-info)
-    grep -qx 'License: Apache-2.0' "$dist/METADATA" && ok || fail "wheel METADATA has no 'License: Apache-2.0'"
-    grep -qx 'Classifier: License :: OSI Approved :: Apache Software License' "$dist/METADATA" && ok \
-      || fail "wheel METADATA has no Apache license classifier"
-    cmp -s "$dist/LICENSE" LICENSE && ok || fail "the installed package carries no LICENSE ($dist)"
-    mkdir "$T/elsewhere"
-    (cd "$T/elsewhere" && LD_LIBRARY_PATH="$(dirname "$LIBSO")" "$T/venv/bin/python" -c \
-      'import shcard, sys; print(shcard.__file__); print(shcard.library_path)') >"$T/where" 2>&1
-    case "$(head -1 "$T/where")" in "$T/venv/"*) ok ;; *) fail "pip-installed module not used: $(cat "$T/where")" ;; esac
-    expect_eq "library from the dynamic loader" "$(sed -n 2p "$T/where")" "libshcard.so.0"
-    cp -r bindings/python/tests "$T/elsewhere/tests"
-    (cd "$T/elsewhere" && LD_LIBRARY_PATH="$(dirname "$LIBSO")" "$T/venv/bin/python" -m unittest discover -s tests) >"$T/ut2.log" 2>&1
-    count "$T/ut2.log" "unittest (pip-installed)"
-  else
-    fail "pip install --no-build-isolation: $(tail -5 "$T/pip.log")"
-  fi
+unset LD_LIBRARY_PATH
+if [ -x "$PY" ] && "$PY" -m venv --system-site-packages "$T/build-venv" >"$T/venv.log" 2>&1; then
+  cp -rL bindings/python "$T/src"; rm -rf "$T/src/build" "$T/src"/*.egg-info
+  export SHCARD_SOURCE_ROOT="$PWD"
+  pip_b() { "$T/build-venv/bin/python" -m pip --disable-pip-version-check "$@"; }
+  if pip_b install --no-build-isolation --no-index --no-deps -q "$T/src" >"$T/pip.log" 2>&1; then ok
+  else fail "pip install --no-build-isolation bindings/python: $(tail -5 "$T/pip.log")"; fi
+  got=$(cd "$T" && env -u SHCARD_LIBRARY "$T/build-venv/bin/python" -c \
+    'import shcard; print(shcard.library_path.startswith(shcard.__file__.rsplit("/", 1)[0] + "/_libshcard"), shcard.classify("ls src")["kind"])' 2>&1)
+  expect_eq "pip install: the module uses the core built into the package" "$got" "True list"
+  if pip_b wheel --no-build-isolation --no-index --no-deps -q -w "$T/wheels" "$T/src" >"$T/wheel.log" 2>&1; then ok
+  else fail "pip wheel: $(tail -5 "$T/wheel.log")"; fi
+  whl=$(ls "$T"/wheels/shcard-*.whl 2>/dev/null | head -1)
+  files=$(unzip -Z1 "$whl" 2>/dev/null | grep '^shcard/' | sed 's/\.cpython-.*\.so$/.so/' | sort | tr '\n' ' ')
+  expect_eq "the wheel's files" "$files" "shcard/__init__.py shcard/__main__.py shcard/_libshcard.so shcard/py.typed "
+  mkdir "$T/whl"; (cd "$T/whl" && unzip -q "$whl")
+  so=$(ls "$T"/whl/shcard/_libshcard*.so)
+  expect_eq "the bundled core needs libc only" \
+    "$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')" "libc.so.6 "
+  expect_eq "the bundled core exports the library's functions only" \
+    "$(nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' ')" \
+    "$(grep -oE '^shc_[a-z_]+' lib/libshcard.symbols | sort | tr '\n' ' ')"
+  # a clean venv: no pip, no setuptools, no wheel, no system site-packages
+  "$PY" -m venv --without-pip "$T/clean" >>"$T/venv.log" 2>&1
+  if pip_b --python "$T/clean/bin/python" install --no-index --no-deps -q "$whl" >"$T/pipc.log" 2>&1; then ok
+  else fail "installing the wheel into a clean venv: $(tail -5 "$T/pipc.log")"; fi
+  mkdir "$T/elsewhere"; cp -r bindings/python/tests "$T/elsewhere/tests"
+  check "the clean venv has no setuptools" bash -c "! '$T/clean/bin/python' -c 'import setuptools' 2>/dev/null"
+  got=$(cd "$T/elsewhere" && env -u SHCARD_LIBRARY "$T/clean/bin/python" -c \
+    'import shcard; print(shcard.__file__); print(shcard.library_path)' 2>&1)
+  case "$got" in "$T/clean/lib/python3"*"/site-packages/shcard/__init__.py"$'\n'"$T/clean/lib/python3"*"/site-packages/shcard/_libshcard"*.so) ok ;;
+    *) fail "the wheel in a clean venv: $got" ;; esac
+  (cd "$T/elsewhere" && env -u SHCARD_LIBRARY "$T/clean/bin/python" -m unittest discover -s tests) >"$T/ut2.log" 2>&1
+  count "$T/ut2.log" "unittest (the wheel, clean venv)"
+  expect_eq "python3 -m shcard explain (clean venv)" \
+    "$(cd "$T/elsewhere" && "$T/clean/bin/python" -m shcard explain 'rg -n foo src' --json)" \
+    "$("$SHCARD" explain --json 'rg -n foo src')"
+  "$T/clean/bin/python" -m shcard explain "$(printf 'cat a\001')" >/dev/null 2>&1
+  expect_eq "python3 -m shcard: a control character is an answer" "$?" 0
+  "$T/clean/bin/python" -m shcard explain --context=tty ls >/dev/null 2>&1
+  expect_eq "python3 -m shcard: a bad option is exit 2" "$?" 2
 else
   fail "python3 -m venv: $(tail -3 "$T/venv.log" 2>/dev/null)"
 fi

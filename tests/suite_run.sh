@@ -87,8 +87,8 @@ check "missing shell event" grep -q '"event":"error","message":"cannot run the s
 expect_eq "cwd" "$("$S" run --cwd /tmp pwd 2>/dev/null | tr -d '\r')" "/tmp"
 expect_eq "login" "$(HOME=$T "$S" run --login 'shopt -q login_shell && echo yes' 2>/dev/null | tr -d '\r')" "yes"
 
-# SIGTERM and SIGINT to shcard run cancel the command through the kill ladder
-for sig in TERM INT; do
+# SIGTERM (and SIGHUP) to shcard run cancel the command through the kill ladder
+for sig in TERM HUP; do
   "$S" run --json 'sleep 300 & echo $!; wait' >"$T/j" 2>/dev/null &
   sp=$!
   for _ in $(seq 50); do [ "$(wc -l <"$T/j")" -ge 2 ] && break; sleep 0.05; done
@@ -99,6 +99,47 @@ for sig in TERM INT; do
   pid=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[1])["data"].strip())' "$T/j")
   check "$sig cancels: child gone" gone "$pid"
 done
+
+# Ctrl-C (SIGINT) is passed on: the command dies of SIGINT and shcard run exits 130, as in a
+# shell; what it left running in the background is swept
+"$S" run --json 'sleep 300 & echo $!; wait' >"$T/j" 2>/dev/null &
+sp=$!
+for _ in $(seq 50); do [ "$(wc -l <"$T/j")" -ge 2 ] && break; sleep 0.05; done
+kill -INT "$sp"
+wait "$sp"; rc=$?
+expect_eq "SIGINT: rc 130" "$rc" 130
+check "SIGINT: the command died of SIGINT" grep -q '"exit_code":null,"signal":"SIGINT","timed_out":false,"cancelled":false' "$T/j"
+pid=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[1])["data"].strip())' "$T/j")
+check "SIGINT: background child gone" gone "$pid"
+# a command that ignores SIGINT: the second Ctrl-C cancels it (kill ladder: SIGTERM)
+"$S" run --json "trap '' INT; echo ready; sleep 300" >"$T/j" 2>/dev/null &
+sp=$!
+for _ in $(seq 50); do [ "$(wc -l <"$T/j")" -ge 2 ] && break; sleep 0.05; done
+kill -INT "$sp"; sleep 0.3
+check "SIGINT ignored: still running" kill -0 "$sp"
+kill -INT "$sp"
+wait "$sp"; rc=$?
+expect_eq "second SIGINT cancels: rc" "$rc" 143
+check "second SIGINT cancels: event" grep -q '"signal":"SIGTERM","timed_out":false,"cancelled":true' "$T/j"
+
+# the operands: one is a script; after --, or several, each word exactly (quoted)
+expect_eq "one operand is a script" "$("$S" run 'echo "a  b" | tr a x' 2>/dev/null | tr -d '\r')" "x  b"
+expect_eq "several operands keep their quoting" "$("$S" run printf '[%s]' 'a  b' '$HOME' '*' 2>/dev/null)" '[a  b][$HOME][*]'
+expect_eq "-- CMD ARG...: exactly those words" "$("$S" run -- printf '[%s]' '--json' "it's" ';ls' 2>/dev/null)" "[--json][it's][;ls]"
+"$S" run -- 'echo a; echo b' >/dev/null 2>&1; expect_eq "-- 'two words' is one command name" "$?" 127
+"$S" run -- printf '%s' x >/dev/null 2>"$T/err"
+expect_eq "-- CMD: the card shows the quoted command" "$(cat "$T/err")" "[terminal] printf %s x"
+expect_eq "options stop at the command" "$("$S" run echo --json 2>/dev/null | tr -d '\r')" "--json"
+
+# --color: TERM as the user's terminal has it, or dumb
+expect_eq "color=never: TERM=dumb" "$(TERM=xterm-kitty "$S" run --color=never 'echo $TERM $NO_COLOR' 2>/dev/null | tr -d '\r')" "dumb 1"
+expect_eq "color=always: the user's TERM" "$(TERM=xterm-kitty COLORTERM= "$S" run --color always 'echo $TERM ${NO_COLOR-unset} ${COLORTERM-unset}' 2>/dev/null | tr -d '\r')" "xterm-kitty unset unset"
+expect_eq "color=always without TERM: xterm-256color" "$(env -u TERM "$S" run --color=always 'echo $TERM $COLORTERM' 2>/dev/null | tr -d '\r')" "xterm-256color truecolor"
+expect_eq "color=auto, stdout a pipe: TERM=dumb" "$(TERM=xterm-kitty "$S" run 'echo $TERM' 2>/dev/null | tr -d '\r')" "dumb"
+TERM=screen-256color script -qec "'$S' run 'echo T=\$TERM'" /dev/null </dev/null >"$T/tty" 2>&1
+check "color=auto, stdout a terminal: the user's TERM" grep -q 'T=screen-256color' "$T/tty"
+TERM=screen-256color script -qec "'$S' run --color=never 'echo T=\$TERM'" /dev/null </dev/null >"$T/tty" 2>&1
+check "color=never on a terminal: dumb" grep -q 'T=dumb' "$T/tty"
 
 # streaming: the first line arrives long before the command ends
 "$S" run 'echo first; sleep 1.5; echo second' 2>/dev/null | while IFS= read -r l; do

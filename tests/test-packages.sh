@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 V=$(sed -n 's/^#define SHC_VERSION "\(.*\)"/\1/p' include/shcard.h)
 DEBS="$PWD/$BUILD/deb"
 T=$(mktemp -d)
-PKGS="shcard libshcard0 libshcard-dev"
+PKGS="shcard libshcard0 libshcard-dev python3-shcard"
 cleanup() {
   DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq $PKGS >/dev/null 2>&1
   rm -rf "$T"
@@ -19,7 +19,8 @@ trap cleanup EXIT
 
 expect_eq "debian/changelog version = SHC_VERSION" "$(dpkg-parsechangelog -S Version)" "$V"
 for p in $PKGS; do
-  [ -f "$DEBS/${p}_${V}_$(dpkg --print-architecture).deb" ] && ok || fail "no $p package in $DEBS (make deb)"
+  a=$(dpkg --print-architecture); [ "$p" = python3-shcard ] && a=all
+  [ -f "$DEBS/${p}_${V}_$a.deb" ] && ok || fail "no $p package in $DEBS (make deb)"
 done
 
 # ---- lintian: no error (warnings are printed)
@@ -31,7 +32,7 @@ expect_eq "lintian errors" "$(grep -c '^E:' "$T/lintian")" 0
 if [ "$(id -u)" -ne 0 ]; then fail "installing the packages needs root"; finish; exit; fi
 arch=$(dpkg --print-architecture)
 if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-     "$DEBS/shcard_${V}_$arch.deb" "$DEBS/libshcard0_${V}_$arch.deb" "$DEBS/libshcard-dev_${V}_$arch.deb" \
+     "$DEBS/shcard_${V}_$arch.deb" "$DEBS/libshcard0_${V}_$arch.deb" "$DEBS/libshcard-dev_${V}_$arch.deb" "$DEBS/python3-shcard_${V}_all.deb" \
      >"$T/apt.log" 2>&1; then ok; else fail "apt-get install: $(tail -5 "$T/apt.log")"; fi
 for p in $PKGS; do
   expect_eq "$p installed" "$(dpkg-query -W -f='${Status} ${Version}' "$p" 2>/dev/null)" "install ok installed $V"
@@ -71,10 +72,15 @@ for mode in "" --no-unwrap "--context bridge"; do
   cmp -s "$T/cli${mode// /}" "$T/static${mode// /}" && ok || fail "libshcard.a$mode differs from shcard explain --batch"
 done
 
-# ---- the Python module over the packaged library (found by the dynamic loader)
-got=$(cd "$T" && env -u SHCARD_LIBRARY PYTHONPATH="$OLDPWD/bindings/python" python3 -c \
-  'import shcard; print(shcard.library_path, shcard.version(), shcard.classify("ls src")["kind"])' 2>&1)
-expect_eq "python over libshcard0" "$got" "libshcard.so.0 $V list"
+# ---- python3-shcard: Debian's python3 imports it with no PYTHONPATH, over libshcard0
+got=$(cd "$T" && env -u SHCARD_LIBRARY -u PYTHONPATH /usr/bin/python3 -c \
+  'import shcard; print(shcard.__file__, shcard.library_path, shcard.version(), shcard.classify("ls src")["kind"])' 2>&1)
+expect_eq "python3-shcard over libshcard0" "$got" "/usr/lib/python3/dist-packages/shcard/__init__.py libshcard.so.0 $V list"
+expect_eq "python3 -m shcard explain (python3-shcard)" \
+  "$(cd "$T" && /usr/bin/python3 -m shcard explain --json 'rg -n foo src')" "$(/usr/bin/shcard explain --json 'rg -n foo src')"
+expect_eq "python3-shcard ships py.typed" "$(dpkg -L python3-shcard | grep -c '/shcard/py.typed$')" 1
+expect_eq "python3-shcard depends on libshcard0" \
+  "$(dpkg-query -W -f='${Depends}' python3-shcard | grep -o 'libshcard0 (>= [^)]*)')" "libshcard0 (>= $V)"
 
 # ---- purge: nothing left
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq $PKGS >/dev/null 2>&1 && ok || fail "apt-get purge"

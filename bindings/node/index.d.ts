@@ -38,8 +38,9 @@ export interface Verdict {
 export interface ClassifyOptions {
   /** judge `bash -lc 'SCRIPT'` (and `sh -c`) by SCRIPT (default true); false: as written (terminal) */
   unwrap?: boolean;
-  /** the directory the command will run in (Node only): relative paths are judged from it, and
-   * every file it would read is stat()ed (a FIFO, device or socket makes it terminal) */
+  /** the directory the command will run in (Node only; the browser entry refuses it): relative
+   * paths are judged from it, and every file it would read is stat()ed (a FIFO, device or
+   * socket makes it terminal) */
   cwd?: string;
   /** where it will run: "any" (unknown, the default: stdin may be open, a pager may start) or
    * "bridge" (shcard's executor: stdin /dev/null, a PTY, pagers set to cat) */
@@ -52,5 +53,14 @@ export function classify(command: string | Uint8Array, options?: ClassifyOptions
 export function classifyJSON(command: string | Uint8Array, options?: ClassifyOptions): string;
 /** The contexts a command may run in. */
 export const contexts: readonly ["any", "bridge"];
-/** The library's version, e.g. "0.1.0". */
+/** The library's version, e.g. "0.1.0" (in a browser, "" until init() has finished). */
 export const version: string;
+/**
+ * Loads the WebAssembly module.  In Node it is loaded when the package is (this resolves at
+ * once); in a browser, call `await init()` before classify(): it fetches shcard.wasm next to
+ * the package's browser entry, or what it is given (a URL, a Response, the bytes or a compiled
+ * module).  Later calls return the same promise.
+ */
+export function init(
+  source?: string | URL | Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module,
+): Promise<void>;

@@ -1,6 +1,6 @@
-/* The shcard subcommands.  Each takes the arguments after its name and returns the exit status.
- * stdout belongs to the command's output (or to the ACP protocol writer); diagnostics go to
- * stderr. */
+/* The shcard subcommands.  Each takes its name and the arguments after it (argv[0] is the name, as
+ * getopt_long wants) and returns the exit status.  stdout belongs to the command's output (or to
+ * the ACP protocol writer); diagnostics go to stderr. */
 #ifndef SHC_CMD_H
 #define SHC_CMD_H
 

@@ -16,51 +16,130 @@
 #include "acp/store.h"
 #include "agent/shell.h"
 #include "cli/cmd.h"
+#include "cli/argv.h"
 #include "model/config.h"
 #include "model/openai.h"
 #include "shcard.h"
 
-static void usage(FILE *f)
+enum {
+    A_APPROVE, A_CLIENT_TERMINALS, A_LOG_LEVEL, A_TIMEOUT, A_INPUT_WAIT, A_LOGIN, A_COLOR,
+    A_MAX_LINE, A_OUTPUT_LIMIT, A_CHUNK_BYTES, A_CHUNK_MS, A_MAX_COMMANDS,
+    A_MODEL_FLAG /* the model backend's and the store's: shc_model_config_set() by name */
+};
+
+static const shc_cli_opt acp_opts_table[] = {
+    {"approve", 0, SHC_ARG_CHOICE, "all|ask", 0, 0, "all in shell mode, ask with a model",
+     "ask the client before each command (ask) or not (all)", A_APPROVE},
+    {"client-terminals", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "run commands through the client's terminal/create when it\nhas no _meta.terminal_output", A_CLIENT_TERMINALS},
+    {"log-level", 0, SHC_ARG_CHOICE, "error|warn|info|debug", 0, 0, "warn",
+     "what goes to stderr", A_LOG_LEVEL},
+    {"timeout", 0, SHC_ARG_UINT, "SECONDS", 0, SHC_MODEL_MAX_COMMAND_TIMEOUT,
+     "1800, or the config file's timeout", "per-command timeout; 0 = none", A_TIMEOUT},
+    {"input-wait", 0, SHC_ARG_UINT, "SECONDS", 0, 86400, "3",
+     "end a command that waits this long for terminal input (a\npassword prompt, a pager, read </dev/tty, stopped); 0 = never", A_INPUT_WAIT},
+    {"login", 0, SHC_ARG_NONE, NULL, 0, 0, NULL, "run commands with bash -lc (not bash -c)", A_LOGIN},
+    {"color", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "TERM=xterm-256color (without it: TERM=dumb, NO_COLOR=1)", A_COLOR},
+    {"max-line", 0, SHC_ARG_UINT, "BYTES", 1024, 4294967296.0, "4194304 (4 MiB)",
+     "longest accepted JSON-RPC line", A_MAX_LINE},
+    {"output-limit", 0, SHC_ARG_UINT, "BYTES", 0, 4294967296.0, "1048576 (1 MiB)",
+     "model text / outputByteLimit cap", A_OUTPUT_LIMIT},
+    {"chunk-bytes", 0, SHC_ARG_UINT, "BYTES", 0, 16777216, "8192",
+     "terminal_output coalescing size", A_CHUNK_BYTES},
+    {"chunk-ms", 0, SHC_ARG_UINT, "MS", 0, 10000, "16", "terminal_output coalescing delay", A_CHUNK_MS},
+    {"max-commands", 0, SHC_ARG_UINT, "N", 1, 4096, "16",
+     "commands running at once, all sessions; more wait for a slot", A_MAX_COMMANDS},
+    /* the model backend (used with an API key or --base-url; else shell mode) */
+    {"model", 0, SHC_ARG_STR, "NAME", 0, 0, SHC_MODEL_DEFAULT_MODEL, "the model", A_MODEL_FLAG},
+    {"base-url", 0, SHC_ARG_STR, "URL", 0, 0, SHC_MODEL_DEFAULT_BASE_URL,
+     "the server ({URL}/chat/completions)", A_MODEL_FLAG},
+    {"api-key-env", 0, SHC_ARG_STR, "VAR", 0, 0, "DEEPSEEK_API_KEY, then OPENAI_API_KEY",
+     "read the API key from the environment variable VAR", A_MODEL_FLAG},
+    {"max-turn-requests", 0, SHC_ARG_STR, "N", 0, 0, "50", "model requests per prompt (1-100000)",
+     A_MODEL_FLAG},
+    {"request-timeout", 0, SHC_ARG_STR, "SECONDS", 0, 0, "120",
+     "give up when the model's stream is idle this long (1-86400)", A_MODEL_FLAG},
+    {"system-prompt-file", 0, SHC_ARG_STR, "PATH", 0, 0, "the built-in prompt",
+     "replace the system prompt", A_MODEL_FLAG},
+    {"tool-output-limit", 0, SHC_ARG_STR, "BYTES", 0, 0, "65536",
+     "bytes of command output the model gets, head and tail\n(1024-67108864)", A_MODEL_FLAG},
+    {"context-window", 0, SHC_ARG_STR, "TOKENS", 0, 0,
+     "the server's /models, else known models,\nelse 32768",
+     "the model's context window (1024-67108864)", A_MODEL_FLAG},
+    {"images", 0, SHC_ARG_CHOICE, "yes|no", 0, 0, "no", "the model takes images", A_MODEL_FLAG},
+    {"config", 0, SHC_ARG_STR, "PATH", 0, 0,
+     "$SHCARD_CONFIG, else $XDG_CONFIG_HOME/shcard/config or\n~/.config/shcard/config",
+     "the settings file", A_MODEL_FLAG},
+    {"shell", 0, SHC_ARG_NONE, NULL, 0, 0, NULL, "shell mode even when an API key is set", A_MODEL_FLAG},
+    /* the session store (session/load, list, resume, delete) */
+    {"store", 0, SHC_ARG_STR, "DIR", 0, 0,
+     "$XDG_STATE_HOME/shcard/sessions or\n~/.local/state/shcard/sessions",
+     "where sessions are stored (an absolute path)", A_MODEL_FLAG},
+    {"store-max-mb", 0, SHC_ARG_STR, "N", 0, 0, "256",
+     "the store's total size in MiB; the oldest sessions are pruned", A_MODEL_FLAG},
+    {"no-store", 0, SHC_ARG_NONE, NULL, 0, 0, NULL, "keep sessions in memory only", A_MODEL_FLAG},
+};
+
+typedef struct acp_auth acp_auth;
+
+typedef struct acp_args {
+    shc_bridge_config *cfg;
+    shc_model_config *mcfg;
+    acp_auth *auth; /* remembers the model flags: authentication reads them again */
+    bool timeout_given, input_wait_given;
+} acp_args;
+
+static int remember_flag(acp_auth *a, const char *name, const char *value, char *err, size_t n);
+
+static int set_opt(void *ctx, const shc_cli_opt *opt, const shc_cli_val *v, char *err, size_t n)
 {
-    fprintf(f,
-            "usage: shcard acp [options]\n"
-            "  ACP (Agent Client Protocol) agent on stdin/stdout; logs go to stderr.\n"
-            "  Shell mode: each non-empty line of a prompt runs as one bash tool call.\n\n"
-            "  --approve all|ask        ask the client before each command (default: all in\n"
-            "                           shell mode, ask for model backends)\n"
-            "  --client-terminals       run terminal commands through the client's\n"
-            "                           terminal/create when it has no _meta.terminal_output\n"
-            "  --log-level LEVEL        error, warn (default), info or debug\n"
-            "  --timeout SECONDS        per-command timeout (default 1800; 0 = none)\n"
-            "  --input-wait SECONDS     end a command that waits this long for terminal input\n"
-            "                           (a password prompt, a pager, read </dev/tty, stopped)\n"
-            "                           (default 3; 0 = never)\n"
-            "  --login                  run commands with bash -lc (default bash -c)\n"
-            "  --color                  TERM=xterm-256color (default TERM=dumb, NO_COLOR=1)\n"
-            "  --max-line BYTES         longest accepted JSON-RPC line (default 4 MiB)\n"
-            "  --output-limit BYTES     model text / outputByteLimit cap (default 1 MiB)\n"
-            "  --chunk-bytes BYTES      terminal_output coalescing size (default 8192)\n"
-            "  --chunk-ms MS            terminal_output coalescing delay (default 16)\n"
-            "  --max-commands N         commands running at once, all sessions (default 16);\n"
-            "                           more wait for a free slot\n"
-            "  login                    set up the model instead of running the agent (the\n"
-            "                           same as shcard login; the ACP terminal auth method)\n");
-    fprintf(f, "\n%s", shc_model_config_usage());
+    acp_args *a = ctx;
+    shc_bridge_config *cfg = a->cfg;
+    switch (opt->id) {
+    case A_APPROVE: cfg->approve = v->choice == 0 ? SHC_APPROVE_ALL : SHC_APPROVE_ASK; return 0;
+    case A_CLIENT_TERMINALS: cfg->client_terminals = true; return 0;
+    case A_LOG_LEVEL: return shc_log_parse_level(&cfg->log.level, v->str) ? -1 : 0;
+    case A_TIMEOUT:
+        cfg->timeout_ms = v->u * 1000;
+        a->timeout_given = true;
+        return 0;
+    case A_INPUT_WAIT:
+        cfg->input_wait_ms = v->u * 1000;
+        a->input_wait_given = true;
+        return 0;
+    case A_LOGIN: cfg->login = true; return 0;
+    case A_COLOR: cfg->color = true; return 0;
+    case A_MAX_LINE: cfg->max_line = (size_t)v->u; return 0;
+    case A_OUTPUT_LIMIT: cfg->output_byte_limit = (size_t)v->u; return 0;
+    case A_CHUNK_BYTES: cfg->chunk_bytes = (size_t)v->u; return 0;
+    case A_CHUNK_MS: cfg->chunk_ms = (uint32_t)v->u; return 0;
+    case A_MAX_COMMANDS: cfg->max_commands = (size_t)v->u; return 0;
+    case A_MODEL_FLAG: {
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s", opt->name);
+        if (shc_model_config_set(a->mcfg, flag, v->str, err, n))
+            return -1;
+        return remember_flag(a->auth, opt->name, v->str, err, n);
+    }
+    default: return -1;
+    }
 }
 
-static int num(const char *flag, const char *s, unsigned long long max, unsigned long long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = s ? strtoull(s, &end, 10) : 0;
-    if (!s || !*s || *end || errno || v > max || s[0] == '-') {
-        fprintf(stderr, "shcard acp: %s needs a number (0-%llu), got '%s'\n", flag, max,
-                s ? s : "");
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
+static const shc_cli_cmd acp_cli = {
+    "acp",
+    "[OPTION]... [login]",
+    "The ACP (Agent Client Protocol) agent on stdin/stdout, for Zed and other ACP clients;\n"
+    "logs go to stderr.  With an API key or --base-url it runs the model backend; otherwise\n"
+    "shell mode: each non-empty line of a prompt runs as one bash tool call.",
+    acp_opts_table,
+    sizeof acp_opts_table / sizeof acp_opts_table[0],
+    set_opt,
+    NULL,
+    "The config file's keys are the long options' names with '_' for '-' (model = NAME,\n"
+    "store_dir = DIR, timeout = SECONDS ...); options win over the file.\n",
+    false,
+};
 
 static int shell_backend(shc_backend **out)
 {
@@ -124,15 +203,15 @@ static int pick_backend(shc_model_config *cfg, shc_backend **out)
 
 /* What the bridge's auth callbacks need: the model flags again (argv stays valid for the whole
  * run), the config file's path and what it was when last read. */
-typedef struct acp_auth {
-    char **argv;
-    int argc;
-    int flags[MAX_MODEL_FLAGS]; /* argv index of each model flag */
+struct acp_auth {
+    struct {
+        const char *name, *value; /* the option's name; its value in argv (NULL for a flag) */
+    } flags[MAX_MODEL_FLAGS];
     int nflags;
     char path[4096]; /* "" when there is no config path */
     bool existed;
     struct stat st;
-} acp_auth;
+};
 
 static void remember(acp_auth *a)
 {
@@ -157,8 +236,9 @@ static int resolve_now(const acp_auth *a, shc_model_config *c, char *err, size_t
 {
     shc_model_config_init(c);
     for (int k = 0; k < a->nflags; k++) {
-        int i = a->flags[k];
-        if (shc_model_config_flag(c, a->argc, a->argv, &i, err, len) != 1) {
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s", a->flags[k].name);
+        if (shc_model_config_set(c, flag, a->flags[k].value, err, len)) {
             snprintf(err, len, "the flags cannot be read again"); /* they were good at start */
             return SHC_E_USAGE;
         }
@@ -216,17 +296,17 @@ static shc_backend *auth_refresh(void *payload)
     return be;
 }
 
-/* shc_model_config_flag, remembering where the flag was (auth_refresh reads them again). */
-static int model_flag(shc_model_config *m, acp_auth *a, char **argv, int *i, char *err, size_t len)
+/* Remembers a model flag (auth_refresh sets them again on settings read anew). */
+static int remember_flag(acp_auth *a, const char *name, const char *value, char *err, size_t n)
 {
-    int at = *i, rc = shc_model_config_flag(m, a->argc, argv, i, err, len);
-    if (rc == 1 && a->nflags == MAX_MODEL_FLAGS) {
-        snprintf(err, len, "more than %d model flags", MAX_MODEL_FLAGS);
-        return SHC_E_USAGE;
+    if (a->nflags == MAX_MODEL_FLAGS) {
+        snprintf(err, n, "more than %d model flags", MAX_MODEL_FLAGS);
+        return -1;
     }
-    if (rc == 1)
-        a->flags[a->nflags++] = at;
-    return rc;
+    a->flags[a->nflags].name = name;
+    a->flags[a->nflags].value = value;
+    a->nflags++;
+    return 0;
 }
 
 int shc_cmd_acp(int argc, char **argv)
@@ -240,94 +320,21 @@ int shc_cmd_acp(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     shc_model_config mcfg; /* the model backend's flags (config.h) */
     shc_model_config_init(&mcfg);
-    char merr[256];
     int mrc;
-    bool timeout_given = false, input_wait_given = false, login = false;
-    acp_auth auth = {.argv = argv, .argc = argc}; /* lives until the bridge returns */
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        unsigned long long n = 0;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--approve")) {
-            if (v && !strcmp(v, "all"))
-                cfg.approve = SHC_APPROVE_ALL;
-            else if (v && !strcmp(v, "ask"))
-                cfg.approve = SHC_APPROVE_ASK;
-            else {
-                fprintf(stderr, "shcard acp: --approve takes all or ask\n");
-                return 2;
-            }
-            i++;
-        } else if (!strcmp(a, "--client-terminals")) {
-            cfg.client_terminals = true;
-        } else if (!strcmp(a, "--login")) {
-            cfg.login = true;
-        } else if (!strcmp(a, "--color")) {
-            cfg.color = true;
-        } else if (!strcmp(a, "--log-level")) {
-            if (shc_log_parse_level(&cfg.log.level, v) != 0) {
-                fprintf(stderr, "shcard acp: --log-level takes error, warn, info or debug\n");
-                return 2;
-            }
-            i++;
-        } else if (!strcmp(a, "--timeout")) {
-            if (num(a, v, 86400ull * 365, &n))
-                return 2;
-            cfg.timeout_ms = n * 1000;
-            timeout_given = true;
-            i++;
-        } else if (!strcmp(a, "--input-wait")) {
-            if (num(a, v, 86400, &n))
-                return 2;
-            cfg.input_wait_ms = n * 1000;
-            input_wait_given = true;
-            i++;
-        } else if (!strcmp(a, "--max-line")) {
-            if (num(a, v, 1ull << 32, &n) || n < 1024) {
-                fprintf(stderr, "shcard acp: --max-line must be at least 1024\n");
-                return 2;
-            }
-            cfg.max_line = (size_t)n;
-            i++;
-        } else if (!strcmp(a, "--output-limit")) {
-            if (num(a, v, 1ull << 32, &n))
-                return 2;
-            cfg.output_byte_limit = (size_t)n;
-            i++;
-        } else if (!strcmp(a, "--chunk-bytes")) {
-            if (num(a, v, 1ull << 24, &n))
-                return 2;
-            cfg.chunk_bytes = (size_t)n;
-            i++;
-        } else if (!strcmp(a, "--max-commands")) {
-            if (num(a, v, 4096, &n) || n < 1) {
-                fprintf(stderr, "shcard acp: --max-commands must be at least 1\n");
-                return 2;
-            }
-            cfg.max_commands = (size_t)n;
-            i++;
-        } else if (!strcmp(a, "--chunk-ms")) {
-            if (num(a, v, 10000, &n))
-                return 2;
-            cfg.chunk_ms = (uint32_t)n;
-            i++;
-        } else if (!strcmp(a, "login")) {
-            login = true;
-        } else if ((mrc = model_flag(&mcfg, &auth, argv, &i, merr, sizeof merr))) {
-            if (mrc < 0) {
-                fprintf(stderr, "shcard acp: %s\n", merr);
-                shc_model_config_free(&mcfg);
-                return 2;
-            }
-            i--; /* it moved past the flag and its value; the loop adds one */
-        } else {
-            fprintf(stderr, "shcard acp: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
+    acp_auth auth; /* lives until the bridge returns */
+    memset(&auth, 0, sizeof auth);
+    acp_args a = {&cfg, &mcfg, &auth, false, false};
+    int first = 0;
+    int prc = shc__cli_parse(&acp_cli, argc, argv, &a, &first, NULL);
+    bool login = !prc && first < argc && !strcmp(argv[first], "login");
+    if (!prc && first + (login ? 1 : 0) < argc)
+        prc = shc__cli_usage_error(&acp_cli,
+                                   "unexpected operand '%s' (acp takes options, and the one "
+                                   "operand login)",
+                                   argv[first + (login ? 1 : 0)]);
+    if (prc) {
+        shc_model_config_free(&mcfg);
+        return prc == SHC_CLI_DONE ? 0 : prc;
     }
     if (login) {
         int rc = shc_cmd_login_config(mcfg.config_path);
@@ -341,10 +348,10 @@ int shc_cmd_acp(int argc, char **argv)
     cfg.auth = (shc_bridge_auth){&auth, auth_check, auth_refresh};
     cfg.backend = NULL;
     mrc = pick_backend(&mcfg, &cfg.backend);
-    if (!timeout_given) /* `timeout` from the config file, else the default */
-        cfg.timeout_ms = (uint64_t)(mcfg.timeout_s > 0 ? mcfg.timeout_s
-                                                       : SHC_BRIDGE_DEFAULT_TIMEOUT_S) * 1000;
-    if (!input_wait_given)
+    if (!a.timeout_given) /* `timeout` from the config file, else the default */
+        cfg.timeout_ms = (uint64_t)(mcfg.timeout_set ? mcfg.timeout_s
+                                                     : SHC_BRIDGE_DEFAULT_TIMEOUT_S) * 1000;
+    if (!a.input_wait_given)
         cfg.input_wait_ms = (uint64_t)SHC_BRIDGE_DEFAULT_INPUT_WAIT_S * 1000;
     /* the session store: --store / store_dir, else $XDG_STATE_HOME or ~/.local/state */
     char store_dir[4096];

@@ -1,4 +1,4 @@
-/* shcard explain [-v] [--json] [--no-unwrap] [--cwd DIR] CMD... | --batch
+/* shcard explain [OPTION]... CMD... | --batch (the options: the table below)
  *
  * Prints the card each command gets: kind, title and location; -v adds the reason, the parse
  * and a caret under the construct that decided; --json prints one object per command (see
@@ -16,6 +16,7 @@
 
 #include "cli/batch.h"
 #include "cli/cmd.h"
+#include "cli/argv.h"
 #include "shell/dump.h"
 #include "shcard.h"
 #include "classify/verdict.h"
@@ -25,16 +26,6 @@ typedef struct explain_opts {
     bool verbose, json;
     shc_classify_opts copts; /* no_unwrap, cwd */
 } explain_opts;
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: shcard explain [-v] [--json] [--no-unwrap] [--cwd DIR] [--context any|bridge] CMD...\n"
-               "       shcard explain --batch [--no-unwrap] [--cwd DIR] [--context C] < lines of {\"cmd\": \"...\"}\n"
-               "  --context  where the command will run: any (unknown; the default) or bridge\n"
-               "             (shcard's executor: stdin /dev/null, a PTY, pagers set to cat)\n"
-               "  --cwd DIR  judge relative paths from DIR and stat() the files the command would\n"
-               "             read: a FIFO, device or socket (also through a symlink) is terminal\n");
-}
 
 /* The line of script that holds span.start, with a caret line under the span. */
 static void print_caret(const char *script, shc_span span)
@@ -143,58 +134,85 @@ static void batch_write(shc_strbuf *out, const char *cmd, size_t len, const void
 
 const shc_batch_ops shc__explain_batch = {batch_write, batch_tree};
 
+enum { O_VERBOSE, O_JSON, O_BATCH, O_NO_UNWRAP, O_CWD, O_CONTEXT };
+
+static const shc_cli_opt explain_opts_table[] = {
+    {"verbose", 'v', SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "also the reason, the unwrapped script, the argv, the parse\nand a caret under what decided", O_VERBOSE},
+    {"json", 0, SHC_ARG_NONE, NULL, 0, 0, NULL, "one JSON object per command, on one line", O_JSON},
+    {"batch", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "read lines of {\"cmd\": \"...\"} on stdin, answer one JSON line each", O_BATCH},
+    {"no-unwrap", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "judge bash -lc 'SCRIPT' as written, not by its script", O_NO_UNWRAP},
+    {"cwd", 0, SHC_ARG_STR, "DIR", 0, 0, "none: no file is stat()ed",
+     "judge relative paths from DIR and stat() the files the command\nwould read: a FIFO, device or socket (also through a symlink)\nis terminal", O_CWD},
+    {"context", 0, SHC_ARG_CHOICE, "any|bridge", 0, 0, "any",
+     "where the command will run: any (unknown) or bridge (shcard's\nexecutor: stdin /dev/null, a PTY, pagers set to cat)", O_CONTEXT},
+};
+
+typedef struct explain_ctx {
+    explain_opts o;
+    bool batch;
+    char *cwd; /* owned: the real path of --cwd */
+} explain_ctx;
+
+static int set_opt(void *ctx, const shc_cli_opt *opt, const shc_cli_val *v, char *err, size_t n)
+{
+    explain_ctx *c = ctx;
+    switch (opt->id) {
+    case O_VERBOSE: c->o.verbose = true; return 0;
+    case O_JSON: c->o.json = true; return 0;
+    case O_BATCH: c->batch = true; return 0;
+    case O_NO_UNWRAP: c->o.copts.no_unwrap = true; return 0;
+    case O_CONTEXT:
+        c->o.copts.context = v->choice == 0 ? SHC_CONTEXT_ANY : SHC_CONTEXT_BRIDGE;
+        return 0;
+    case O_CWD: {
+        char *real = realpath(v->str, NULL);
+        if (!real) {
+            snprintf(err, n, "--cwd: %s: %s", v->str, strerror(errno));
+            return -1;
+        }
+        free(c->cwd);
+        c->cwd = real;
+        c->o.copts.cwd = real;
+        return 0;
+    }
+    default: return -1;
+    }
+}
+
+static const shc_cli_cmd shc__explain_cli = {
+    "explain",
+    "[OPTION]... CMD...\n--batch [OPTION]... < lines of {\"cmd\": \"...\"}",
+    "Show the card each command gets: read, search, list or terminal, with its title,\n"
+    "path, query and line.  Each CMD is one command line (quote it: 'ls -la').",
+    explain_opts_table,
+    sizeof explain_opts_table / sizeof explain_opts_table[0],
+    set_opt,
+    "each command is one operand: quote it, as in shcard explain 'ls -la'; after -- every "
+    "word is a command",
+    "Exit status: 0 for every verdict (terminal is an answer), 1 when a --batch line was\n"
+    "not a request, 2 for a usage error.\n",
+    false,
+};
+
+static void usage(FILE *f)
+{
+    shc__cli_help(&shc__explain_cli, f);
+}
+
 int shc_cmd_explain(int argc, char **argv)
 {
-    explain_opts o = {false, false, SHC_CLASSIFY_OPTS_INIT};
-    char *cwd = NULL;
-    bool batch = false;
-    int i = 0;
-    for (; i < argc; i++) {
-        if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
-            o.verbose = true;
-        else if (!strcmp(argv[i], "--json"))
-            o.json = true;
-        else if (!strcmp(argv[i], "--batch"))
-            batch = true;
-        else if (!strcmp(argv[i], "--no-unwrap"))
-            o.copts.no_unwrap = true;
-        else if (!strcmp(argv[i], "--context") || !strncmp(argv[i], "--context=", 10)) {
-            const char *v = argv[i][9] == '=' ? argv[i] + 10 : (i + 1 < argc ? argv[++i] : "");
-            if (!strcmp(v, "any"))
-                o.copts.context = SHC_CONTEXT_ANY;
-            else if (!strcmp(v, "bridge"))
-                o.copts.context = SHC_CONTEXT_BRIDGE;
-            else {
-                fprintf(stderr, "shcard explain: --context: '%s' is not any or bridge\n", v);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--cwd") || !strncmp(argv[i], "--cwd=", 6)) {
-            const char *d = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            free(cwd);
-            cwd = d ? realpath(d, NULL) : NULL;
-            if (!cwd) {
-                fprintf(stderr, "shcard explain: --cwd: %s: %s\n", d ? d : "(missing)",
-                        d ? strerror(errno) : "a directory is required");
-                return 2;
-            }
-            o.copts.cwd = cwd;
-        }
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--")) {
-            i++;
-            break;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "shcard explain: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        } else {
-            break;
-        }
+    explain_ctx c = {{false, false, SHC_CLASSIFY_OPTS_INIT}, false, NULL};
+    int first = 0;
+    int rc = shc__cli_parse(&shc__explain_cli, argc, argv, &c, &first, NULL);
+    if (rc) {
+        free(c.cwd);
+        return rc == SHC_CLI_DONE ? 0 : rc;
     }
-    int rc = shc__run_commands("explain", batch, argc, argv, i, explain_one, &o, &shc__explain_batch,
-                              &o.copts, usage);
-    free(cwd);
+    rc = shc__run_commands("explain", c.batch, argc, argv, first, explain_one, &c.o,
+                           &shc__explain_batch, &c.o.copts, usage);
+    free(c.cwd);
     return rc;
 }

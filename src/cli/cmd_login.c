@@ -15,6 +15,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "cli/argv.h"
 #include "cli/cmd.h"
 #include "model/config.h"
 #include "model/config_write.h"
@@ -294,27 +295,47 @@ int shc_cmd_login_config(const char *config_path)
     return rc;
 }
 
+enum { L_CONFIG };
+
+static const shc_cli_opt login_opts_table[] = {
+    {"config", 0, SHC_ARG_STR, "PATH", 0, 0,
+     "$SHCARD_CONFIG, else $XDG_CONFIG_HOME/shcard/config or\n~/.config/shcard/config",
+     "the settings file to write", L_CONFIG},
+};
+
+static int set_opt(void *ctx, const shc_cli_opt *opt, const shc_cli_val *v, char *err, size_t n)
+{
+    (void)err;
+    (void)n;
+    if (opt->id != L_CONFIG)
+        return -1;
+    *(const char **)ctx = v->str;
+    return 0;
+}
+
+static const shc_cli_cmd login_cli = {
+    "login",
+    "[OPTION]...",
+    "Set up shcard acp on this terminal: DeepSeek, another OpenAI-compatible server, or shell\n"
+    "mode; the key is typed without echo and saved in the config file (mode 0600).  This is\n"
+    "what the ACP terminal authentication method runs (shcard acp login).",
+    login_opts_table,
+    sizeof login_opts_table / sizeof login_opts_table[0],
+    set_opt,
+    NULL,
+    NULL,
+    false,
+};
+
 int shc_cmd_login(int argc, char **argv)
 {
     const char *config = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: shcard login [--config PATH]\n"
-                   "  Set up shcard acp on this terminal: DeepSeek, another OpenAI-compatible\n"
-                   "  server, or shell mode; the key is typed without echo and saved in the\n"
-                   "  config file (mode 0600; default $XDG_CONFIG_HOME/shcard/config).\n");
-            return 0;
-        }
-        if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-            config = argv[++i];
-        } else if (!strncmp(argv[i], "--config=", 9)) {
-            config = argv[i] + 9;
-        } else {
-            fprintf(stderr, "shcard login: unknown argument '%s' (usage: shcard login "
-                            "[--config PATH])\n",
-                    argv[i]);
-            return 2;
-        }
-    }
+    int first = 0;
+    int prc = shc__cli_parse(&login_cli, argc, argv, &config, &first, NULL);
+    if (!prc && first < argc)
+        prc = shc__cli_usage_error(&login_cli, "unexpected operand '%s' (login takes options only)",
+                                   argv[first]);
+    if (prc)
+        return prc == SHC_CLI_DONE ? 0 : prc;
     return shc_cmd_login_config(config);
 }

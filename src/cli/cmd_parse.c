@@ -1,4 +1,4 @@
-/* shcard parse [--json] [--no-unwrap] CMD... | --batch
+/* shcard parse [OPTION]... CMD... | --batch (the options: the table below)
  *
  * Shows the AST of each command: a readable tree (or the diagnostic with a caret), or with
  * --json one object per command.  --batch reads lines of JSON objects with a "cmd" string and
@@ -12,16 +12,11 @@
 
 #include "cli/batch.h"
 #include "cli/cmd.h"
+#include "cli/argv.h"
 #include "shell/dump.h"
 #include "shell/dump_write.h"
 #include "shell/parse.h"
 #include "shcard.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: shcard parse [--json] [--no-unwrap] CMD...\n"
-               "       shcard parse --batch [--no-unwrap] < lines of {\"cmd\": \"...\"}\n");
-}
 
 static void print_text(const char *cmd, size_t len, const shc_ast *ast, int rc,
                        const shc_diag *diag)
@@ -93,32 +88,61 @@ static void batch_write(shc_strbuf *out, const char *cmd, size_t len, const void
 
 const shc_batch_ops shc__parse_batch = {batch_write, batch_tree};
 
+enum { O_JSON, O_BATCH, O_NO_UNWRAP };
+
+static const shc_cli_opt parse_opts_table[] = {
+    {"json", 0, SHC_ARG_NONE, NULL, 0, 0, NULL, "one JSON object per command, on one line", O_JSON},
+    {"batch", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "read lines of {\"cmd\": \"...\"} on stdin, answer one JSON line each", O_BATCH},
+    {"no-unwrap", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "parse bash -lc 'SCRIPT' as written, not its script", O_NO_UNWRAP},
+};
+
+typedef struct parse_ctx {
+    parse_opts o;
+    bool batch;
+} parse_ctx;
+
+static int set_opt(void *ctx, const shc_cli_opt *opt, const shc_cli_val *v, char *err, size_t n)
+{
+    (void)v;
+    (void)err;
+    (void)n;
+    parse_ctx *c = ctx;
+    switch (opt->id) {
+    case O_JSON: c->o.json = true; return 0;
+    case O_BATCH: c->batch = true; return 0;
+    case O_NO_UNWRAP: c->o.unwrap = false; return 0;
+    default: return -1;
+    }
+}
+
+static const shc_cli_cmd shc__parse_cli = {
+    "parse",
+    "[OPTION]... CMD...\n--batch [OPTION]... < lines of {\"cmd\": \"...\"}",
+    "Show the syntax tree of each command line (quote it: 'ls -la'), or the diagnostic\n"
+    "with a caret under where it failed.",
+    parse_opts_table,
+    sizeof parse_opts_table / sizeof parse_opts_table[0],
+    set_opt,
+    "each command is one operand: quote it, as in shcard parse 'ls -la'; after -- every "
+    "word is a command",
+    "Exit status: 0 when everything parsed, 1 when something did not, 2 for a usage error.\n",
+    false,
+};
+
+static void usage(FILE *f)
+{
+    shc__cli_help(&shc__parse_cli, f);
+}
+
 int shc_cmd_parse(int argc, char **argv)
 {
-    bool json = false, batch = false, unwrap = true;
-    int i = 0;
-    for (; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = true;
-        else if (!strcmp(argv[i], "--batch"))
-            batch = true;
-        else if (!strcmp(argv[i], "--no-unwrap"))
-            unwrap = false;
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--")) {
-            i++;
-            break;
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            fprintf(stderr, "shcard parse: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        } else {
-            break;
-        }
-    }
-    parse_opts o = {unwrap, json};
-    return shc__run_commands("parse", batch, argc, argv, i, parse_one, &o, &shc__parse_batch,
-                            &o.unwrap, usage);
+    parse_ctx c = {{true, false}, false};
+    int first = 0;
+    int rc = shc__cli_parse(&shc__parse_cli, argc, argv, &c, &first, NULL);
+    if (rc)
+        return rc == SHC_CLI_DONE ? 0 : rc;
+    return shc__run_commands("parse", c.batch, argc, argv, first, parse_one, &c.o,
+                             &shc__parse_batch, &c.o.unwrap, usage);
 }

@@ -1,7 +1,10 @@
-/* shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD: prints the classifier's card
- * for CMD on stderr, runs CMD through the PTY executor, streams its output to stdout (raw, or one
- * JSON event per line) and exits with its status: the exit code, 128+N for signal N, 124 for a
- * timeout, 127 when it could not start. */
+/* shcard run [OPTION]... SCRIPT | [--] CMD ARG...: prints the classifier's card for the command
+ * on stderr, runs it through the PTY executor, streams its output to stdout (raw, or one JSON
+ * event per line) and exits with its status: the exit code, 128+N for signal N (130 after a
+ * Ctrl-C, which is passed on to the command as SIGINT), 124 for a timeout, 127 when it could not
+ * start.  One operand is a script (bash -c SCRIPT); after `--`, or with several operands, each
+ * word is one argument, quoted (shc_shell_quote), so `run -- echo 'a  b'` prints "a  b".
+ * Options come before the command (the command's own options are its own). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
@@ -11,7 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/quote.h"
+#include "base/strbuf.h"
 #include "cli/cmd.h"
+#include "cli/argv.h"
 #include "base/loop.h"
 #include "exec/pty.h"
 #include "shcard.h"
@@ -20,6 +26,7 @@ typedef struct run_ctx {
     bool json;
     bool out_broken; /* stdout went away: keep running, stop writing */
     bool finished;
+    bool interrupted; /* a SIGINT was passed on; the next one cancels */
     shc_pty_status st;
     shc_pty *pty;
 } run_ctx;
@@ -88,13 +95,20 @@ static void on_exit_cb(shc_pty *pty, const shc_pty_status *st, void *payload)
     }
 }
 
+/* Ctrl-C is the user's: the command gets SIGINT (and dies of it: 130), as it would in the
+ * user's shell; a second one, or SIGTERM or SIGHUP, cancels it through the kill ladder. */
 static void on_signal(shc_loop *loop, int signo, void *payload)
 {
     (void)loop;
-    (void)signo;
     run_ctx *c = payload;
-    if (c->pty)
-        shc_pty_cancel(c->pty);
+    if (!c->pty)
+        return;
+    if (signo == SIGINT && !c->interrupted) {
+        c->interrupted = true;
+        if (shc_pty_signal(c->pty, SIGINT) == 0)
+            return;
+    }
+    shc_pty_cancel(c->pty);
 }
 
 /* The card the classifier gives CMD, on stderr: "[read] Read file 'x'".  Control characters in
@@ -121,12 +135,6 @@ static void print_card(const char *cmd, const char *cwd)
     shc_verdict_free(v);
 }
 
-static int usage(FILE *f)
-{
-    fprintf(f, "usage: shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD\n");
-    return f == stdout ? 0 : 2;
-}
-
 static int spawn_error(run_ctx *c, const char *msg)
 {
     if (c->json) {
@@ -140,61 +148,119 @@ static int spawn_error(run_ctx *c, const char *msg)
     return 127;
 }
 
+enum { O_CWD, O_TIMEOUT, O_LOGIN, O_JSON, O_COLOR };
+enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+
+static const shc_cli_opt run_opts_table[] = {
+    {"cwd", 0, SHC_ARG_STR, "DIR", 0, 0, "the current directory",
+     "run the command in DIR (and judge its paths from there)", O_CWD},
+    {"timeout", 0, SHC_ARG_NUM, "SECONDS", 0, 1e9, "0: none",
+     "end the command after SECONDS (e.g. 2.5): SIGTERM to its group,\nSIGKILL 2 s later; exit status 124", O_TIMEOUT},
+    {"login", 0, SHC_ARG_NONE, NULL, 0, 0, NULL, "run bash -lc instead of bash -c", O_LOGIN},
+    {"json", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "one JSON event per line (start, output, exit, error) instead\nof the raw output", O_JSON},
+    {"color", 0, SHC_ARG_CHOICE, "auto|always|never", 0, 0, "auto",
+     "auto: the command gets your TERM when stdout is a terminal,\nelse TERM=dumb NO_COLOR=1; always: your TERM (or\nxterm-256color); never: TERM=dumb NO_COLOR=1", O_COLOR},
+};
+
+typedef struct run_args {
+    run_ctx *c;
+    shc_pty_opts *o;
+    int color;
+} run_args;
+
+static int set_opt(void *ctx, const shc_cli_opt *opt, const shc_cli_val *v, char *err, size_t n)
+{
+    (void)err;
+    (void)n;
+    run_args *a = ctx;
+    switch (opt->id) {
+    case O_CWD: a->o->cwd = v->str; return 0;
+    case O_TIMEOUT:
+        a->o->timeout_ms = (uint64_t)(v->num * 1000.0 + 0.5);
+        if (v->num > 0 && !a->o->timeout_ms)
+            a->o->timeout_ms = 1;
+        return 0;
+    case O_LOGIN: a->o->login = true; return 0;
+    case O_JSON: a->c->json = true; return 0;
+    case O_COLOR: a->color = v->choice; return 0;
+    default: return -1;
+    }
+}
+
+static const shc_cli_cmd run_cli = {
+    "run",
+    "[OPTION]... SCRIPT\n[OPTION]... [--] CMD [ARG]...",
+    "Print the card the command gets on stderr, run it on a pseudo-terminal (as shcard acp\n"
+    "does), stream its output to stdout and exit with its status.  One operand is a script\n"
+    "for bash -c; after --, or with several operands, each is one word, quoted (run -- echo\n"
+    "'a  b' prints \"a  b\").  Options come before the command.  Ctrl-C is passed on to the\n"
+    "command (SIGINT); a second Ctrl-C, SIGTERM or SIGHUP cancels it.",
+    run_opts_table,
+    sizeof run_opts_table / sizeof run_opts_table[0],
+    set_opt,
+    NULL,
+    "Exit status: the command's; 128+N when signal N ended it (130 after Ctrl-C); 124 after\n"
+    "--timeout; 127 when it could not start; 2 for a usage error.\n",
+    true,
+};
+
+/* The command's TERM for --color (see run_cli): the variables set in o->env (env has room for
+ * three and a NULL; the text of TERM and COLORTERM goes into term[] and cterm[]). */
+static void color_env(shc_pty_opts *o, int color, const char **env, char *term_kv, char *cterm_kv,
+                      size_t n)
+{
+    const char *term = getenv("TERM");
+    bool have_term = term && *term && strcmp(term, "dumb") && strlen(term) < 64;
+    if (color == COLOR_NEVER || (color == COLOR_AUTO && (!isatty(STDOUT_FILENO) || !have_term)))
+        return; /* the executor's default: TERM=dumb, NO_COLOR=1 */
+    o->color = true; /* TERM=xterm-256color, COLORTERM=truecolor, no NO_COLOR */
+    if (have_term) {
+        const char *ct = getenv("COLORTERM");
+        snprintf(term_kv, n, "TERM=%s", term);
+        env[0] = term_kv;
+        if (ct && *ct && strlen(ct) < 64)
+            snprintf(cterm_kv, n, "COLORTERM=%s", ct);
+        else
+            snprintf(cterm_kv, n, "COLORTERM"); /* unset: the terminal did not say */
+        env[1] = cterm_kv;
+        o->env = env;
+    }
+}
+
 int shc_cmd_run(int argc, char **argv)
 {
     run_ctx c = {0};
     shc_pty_opts o = {0};
     char *joined = NULL;
-    int i = 0;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            return usage(stdout);
-        } else if (!strcmp(a, "--json")) {
-            c.json = true;
-        } else if (!strcmp(a, "--login")) {
-            o.login = true;
-        } else if (!strcmp(a, "--cwd") && i + 1 < argc) {
-            o.cwd = argv[++i];
-        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-            char *end;
-            double t = strtod(argv[++i], &end);
-            if (*end || !(t >= 0) || t > 1e9) {
-                fprintf(stderr, "shcard run: bad --timeout '%s' (seconds, e.g. 2.5)\n", argv[i]);
-                return 2;
-            }
-            o.timeout_ms = (uint64_t)(t * 1000.0 + 0.5);
-            if (t > 0 && !o.timeout_ms)
-                o.timeout_ms = 1;
-        } else if (a[0] == '-' && a[1] == '-') {
-            fprintf(stderr, "shcard run: unknown option '%s'\n", a);
-            return usage(stderr);
-        } else {
-            break;
+    run_args a = {&c, &o, COLOR_AUTO};
+    int first = 0;
+    bool dashdash = false;
+    int prc = shc__cli_parse(&run_cli, argc, argv, &a, &first, &dashdash);
+    if (prc)
+        return prc == SHC_CLI_DONE ? 0 : prc;
+    if (first >= argc)
+        return shc__cli_usage_error(&run_cli, "no command given");
+    if (argc - first == 1 && !dashdash) {
+        o.command = argv[first];
+    } else { /* CMD ARG...: each word exactly, as bash words */
+        shc_strbuf b = {0};
+        for (int k = first; k < argc; k++) {
+            if (k > first)
+                shc_strbuf_putc(&b, ' ');
+            shc_shell_quote(&b, argv[k], strlen(argv[k]));
         }
-    }
-    if (i >= argc)
-        return usage(stderr);
-    if (argc - i == 1) {
-        o.command = argv[i];
-    } else { /* several words: run them as one command line */
-        size_t n = 0;
-        for (int k = i; k < argc; k++)
-            n += strlen(argv[k]) + 1;
-        joined = malloc(n);
-        if (!joined)
+        joined = b.err ? NULL : shc_strbuf_take(&b);
+        shc_strbuf_free(&b);
+        if (!joined) {
+            fprintf(stderr, "shcard run: out of memory\n");
             return 127;
-        joined[0] = 0;
-        for (int k = i; k < argc; k++) {
-            strcat(joined, argv[k]);
-            if (k + 1 < argc)
-                strcat(joined, " ");
         }
         o.command = joined;
     }
+    const char *env[3] = {NULL, NULL, NULL};
+    char term_kv[80], cterm_kv[80];
+    color_env(&o, a.color, env, term_kv, cterm_kv, sizeof term_kv);
     o.on_output = on_output;
     o.on_exit = on_exit_cb;
     o.payload = &c;

@@ -14,11 +14,11 @@ static const struct {
     int (*fn)(int, char **);
     const char *help;
 } cmds[] = {
-    {"parse", shc_cmd_parse, "parse [--json] CMD... | --batch   show the AST of shell commands"},
-    {"explain", shc_cmd_explain, "explain [-v] [--json] CMD... | --batch   show the card for commands"},
-    {"run", shc_cmd_run, "run [--cwd DIR] [--timeout S] [--login] [--json] CMD   run on a PTY"},
-    {"acp", shc_cmd_acp, "acp [options]   ACP agent on stdio (Zed and other ACP clients)"},
-    {"login", shc_cmd_login, "login [--config PATH]   set up the model (or shell mode) for acp"},
+    {"parse", shc_cmd_parse, "parse [OPTION]... CMD...      show the syntax tree of commands"},
+    {"explain", shc_cmd_explain, "explain [OPTION]... CMD...    show the card each command gets"},
+    {"run", shc_cmd_run, "run [OPTION]... SCRIPT | [--] CMD ARG...   run a command on a PTY"},
+    {"acp", shc_cmd_acp, "acp [OPTION]...              ACP agent on stdio (Zed and other clients)"},
+    {"login", shc_cmd_login, "login [OPTION]...            set up the model (or shell mode) for acp"},
 };
 
 static void usage(FILE *f)
@@ -26,7 +26,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: shcard COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         fprintf(f, "  shcard %s\n", cmds[i].help);
-    fprintf(f, "\nshcard --version prints the version.\n");
+    fprintf(f, "\n'shcard COMMAND --help' lists the options of a command (each with its default);\n"
+               "'shcard --version' (or -V) prints the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") || !strcmp(argv[1], "version")) {
         printf("shcard %s\n", SHC_VERSION);
         return 0;
     }
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
-            return cmds[i].fn(argc - 2, argv + 2);
+            return cmds[i].fn(argc - 1, argv + 1); /* argv[0]: the command's name */
     fprintf(stderr, "shcard: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

@@ -425,6 +425,15 @@ void shc_pty_cancel(shc_pty *pty)
     ladder(pty);
 }
 
+int shc_pty_signal(shc_pty *pty, int signo)
+{
+    if (!pty || pty->done || pty->laddering || pty->ended || pty->pid <= 0)
+        return -ESRCH;
+    if (kill(-pty->pid, signo) != 0)
+        return -errno;
+    return 0;
+}
+
 int shc_pty_resize(shc_pty *pty, uint16_t cols, uint16_t rows)
 {
     if (!pty || pty->master < 0 || !cols || !rows)

@@ -17,7 +17,8 @@
  * Environment decision (executor-and-performance.md §1.9 item 4): the child gets TERM=dumb and
  * NO_COLOR=1 by default, because the model reads the same output and most tools then print
  * neither colour nor cursor movement; opts.color = true gives TERM=xterm-256color and
- * COLORTERM=truecolor without NO_COLOR, for display-first use.  Always forced: PAGER, GIT_PAGER,
+ * COLORTERM=truecolor without NO_COLOR, for display-first use; a TERM or COLORTERM that opts.env
+ * sets or unsets replaces these (shcard run --color passes the user's TERM).  Always forced: PAGER, GIT_PAGER,
  * GH_PAGER, MANPAGER, SYSTEMD_PAGER = cat, BAT_PAGER empty (bat would exec $PAGER), LESS=-FRX, GIT_TERMINAL_PROMPT=0, GIT_EDITOR=:,
  * GIT_MERGE_AUTOEDIT=no, LANG/LC_CTYPE/LC_ALL=C.UTF-8, PWD = the cwd, COLUMNS/LINES = the window
  * size, SHCARD_CMD_ID (a per-command token the orphan sweep matches); TMUX*, STY, WINDOW and
@@ -132,6 +133,9 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
 /* Runs the kill ladder (status.cancelled = true).  No-op once the command has completed or
  * while the ladder already runs. */
 void shc_pty_cancel(shc_pty *pty);
+/* Sends signo to the command's process group (shcard run passes a Ctrl-C on as SIGINT); no kill
+ * ladder.  0, or -ESRCH when it has ended or is being cancelled, or -errno from kill(2). */
+int shc_pty_signal(shc_pty *pty, int signo);
 /* Sets the window size (SIGWINCH to the foreground group).  0 or a negative SHC_E_*. */
 int shc_pty_resize(shc_pty *pty, uint16_t cols, uint16_t rows);
 

@@ -75,6 +75,15 @@ static bool is_dropped(const char *kv, const shc_pty_opts *o)
     return false;
 }
 
+/* The caller's environment (opts.env) sets or unsets this variable. */
+static bool in_opts_env(const char *kv, const shc_pty_opts *o)
+{
+    for (const char *const *e = o->env; e && *e; e++)
+        if (same_name(kv, *e))
+            return true;
+    return false;
+}
+
 __attribute__((format(printf, 4, 5))) static void
 fail_msg(shc_pty_error *err, int e, const char *stage, const char *fmt, ...)
 {
@@ -156,8 +165,9 @@ build_env(const shc_pty_opts *o, const char *pwd, const char *token, unsigned co
     for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++)
         ADD(forced[i]);
     const char *const *term = o->color ? color_term : plain_term;
-    ADD(term[0]);
-    ADD(term[1]);
+    for (size_t i = 0; i < 2; i++)
+        if (!in_opts_env(term[i], o)) /* the caller's TERM wins (shcard run --color) */
+            ADD(term[i]);
     snprintf(buf, sizeof buf, "COLUMNS=%u", cols);
     ADD(buf);
     snprintf(buf, sizeof buf, "LINES=%u", rows);

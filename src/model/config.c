@@ -49,31 +49,6 @@ static const struct {
     [K_API_KEY] = {NULL, "api_key"}, /* never a flag: argv is visible to every user */
 };
 
-const char *shc_model_config_usage(void)
-{
-    return "model backend (used when an API key or --base-url is given; else shell mode):\n"
-           "  --model NAME             default deepseek-chat\n"
-           "  --base-url URL           default https://api.deepseek.com ({URL}/chat/completions)\n"
-           "  --api-key-env VAR        read the key from VAR (default DEEPSEEK_API_KEY, then\n"
-           "                           OPENAI_API_KEY)\n"
-           "  --max-turn-requests N    model requests per prompt (default 50)\n"
-           "  --request-timeout S      give up when the model stream is idle S s (default 120)\n"
-           "  --system-prompt-file P   replace the built-in system prompt\n"
-           "  --tool-output-limit B    bytes of command output the model gets, head and tail\n"
-           "                           (default 65536)\n"
-           "  --context-window TOKENS  the model's context window (default: what the server's\n"
-           "                           /models says, else known models, else 32768)\n"
-           "  --images yes|no          the model takes images (default no)\n"
-           "  --config PATH            settings file (default $SHCARD_CONFIG, else\n"
-           "                           $XDG_CONFIG_HOME/shcard/config or ~/.config/shcard/config)\n"
-           "  --shell                  shell mode even when a key is set\n"
-           "session store (session/load, list, resume, delete):\n"
-           "  --store DIR              default $XDG_STATE_HOME/shcard/sessions or\n"
-           "                           ~/.local/state/shcard/sessions\n"
-           "  --store-max-mb N         total size; the oldest sessions are pruned (default 256)\n"
-           "  --no-store               keep sessions in memory only\n";
-}
-
 void shc_model_config_init(shc_model_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -230,19 +205,43 @@ set_key(shc_model_config *c, enum key k, const char *v, const char *where, char 
         }
         c->tool_output_limit = n;
         return 0;
-    case K_TIMEOUT:
+    case K_TIMEOUT: /* the per-command timeout: the range of `shcard acp --timeout` */
+        if (parse_long(v, 0, SHC_MODEL_MAX_COMMAND_TIMEOUT, &n)) {
+            snprintf(err, errlen, "%s: expected seconds from 0 (none) to %ld, got '%s'", where,
+                     (long)SHC_MODEL_MAX_COMMAND_TIMEOUT, v);
+            return SHC_E_USAGE;
+        }
+        c->timeout_s = n;
+        c->timeout_set = true;
+        return 0;
     case K_REQUEST_TIMEOUT:
         if (parse_long(v, 1, 86400, &n)) {
             snprintf(err, errlen, "%s: expected seconds from 1 to 86400, got '%s'", where, v);
             return SHC_E_USAGE;
         }
-        if (k == K_TIMEOUT)
-            c->timeout_s = n;
-        else
-            c->request_timeout_s = n;
+        c->request_timeout_s = n;
         return 0;
     case K_COUNT: break;
     }
+    return SHC_E_USAGE;
+}
+
+int shc_model_config_set(shc_model_config *c, const char *flag, const char *v, char *err,
+                         size_t errlen)
+{
+    if (!strcmp(flag, "--shell") || !strcmp(flag, "--no-store")) {
+        *(flag[2] == 's' ? &c->force_shell : &c->no_store) = true;
+        return 0;
+    }
+    for (int k = 0; k < K_COUNT; k++) {
+        if (strcmp(flag, keys[k].flag))
+            continue;
+        int rc = set_key(c, (enum key)k, v ? v : "", keys[k].flag, err, errlen);
+        if (!rc)
+            c->set_by_flag |= 1u << k;
+        return rc;
+    }
+    snprintf(err, errlen, "unknown option '%s'", flag);
     return SHC_E_USAGE;
 }
 

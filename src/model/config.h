@@ -25,6 +25,7 @@
 #define SHC_MODEL_MAX_PROMPT_FILE           (256u * 1024u)
 #define SHC_MODEL_MIN_CONTEXT_WINDOW        1024
 #define SHC_MODEL_MAX_CONTEXT_WINDOW        (64L * 1024 * 1024)
+#define SHC_MODEL_MAX_COMMAND_TIMEOUT       (365L * 86400) /* `timeout`: 0 (none) to a year */
 
 typedef struct shc_model_config {
     char *model;
@@ -38,7 +39,8 @@ typedef struct shc_model_config {
     char *config_path;        /* an explicit --config, or NULL */
     char *config_used;        /* the file that was read, or NULL */
     long max_turn_requests;
-    long timeout_s;         /* per command; 0 = the bridge's default */
+    long timeout_s;         /* per command, when timeout_set; 0 = none */
+    bool timeout_set;       /* `timeout` was given (else the bridge's default) */
     long request_timeout_s; /* model stream idle timeout */
     long tool_output_limit; /* bytes of model text per tool result (head + tail) */
     long context_window;    /* tokens; 0 = what the server says, else known models, else 32768 */
@@ -62,6 +64,11 @@ void shc_model_config_free(shc_model_config *c);
 int shc_model_config_flag(
     shc_model_config *c, int argc, char **argv, int *i, char *err, size_t errlen);
 
+/* Sets the setting of one flag ("--model", "--shell", ...; value NULL for a flag without one),
+ * checked as the same key in the config file is.  0, or SHC_E_USAGE with a message in err. */
+int shc_model_config_set(shc_model_config *c, const char *flag, const char *v, char *err,
+                         size_t errlen);
+
 /* Reads one config file (keys not set by flags).  SHC_E_IO when it cannot be read,
  * SHC_E_USAGE on a bad line (err names file and line). */
 int shc_model_config_file(shc_model_config *c, const char *path, char *err, size_t errlen);
@@ -79,9 +86,6 @@ int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, 
 /* True when the model backend should run: a key was found or a base URL was given, and no
  * --shell. */
 bool shc_model_config_enabled(const shc_model_config *c);
-
-/* One line for --help. */
-const char *shc_model_config_usage(void);
 
 /* Overwrites a secret (the API key, the Authorization header) before freeing it; NULL-safe. */
 void shc__wipe_free(char *s);

@@ -5,6 +5,7 @@ import glob
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -32,12 +33,21 @@ def cli_batch(cmds, *flags):
 
 
 class CorpusTest(unittest.TestCase):
+    # every corpus command a shell could be given (the CLI's answer for the few with a NUL byte
+    # is terminal; the binding refuses them: NulInputTest)
     @classmethod
     def setUpClass(cls):
-        cls.cmds = corpus_commands()
+        cls.cmds = [c for c in corpus_commands() if "\0" not in c]
 
     def test_corpus_is_there(self):
         self.assertGreaterEqual(len(self.cmds), 600)
+
+    def test_corpus_nul_commands_refused(self):
+        nul = [c for c in corpus_commands() if "\0" in c]
+        self.assertTrue(nul)
+        for c in nul:
+            with self.assertRaisesRegex(ValueError, "NUL byte"):
+                shcard.classify(c)
 
     def test_corpus_equals_cli(self):
         want = cli_batch(self.cmds)
@@ -83,14 +93,38 @@ class FieldsTest(unittest.TestCase):
             self.assertEqual(v["kind"], "terminal", cmd)
             self.assertTrue(v["reason"])
 
-    def test_non_ascii_nul_and_bytes(self):
-        cmds = ["cat 'café.txt'", "rg '😀' src", "cat a\0b", "cat \udcff"]
-        want = cli_batch(cmds[:3])
+    def test_non_ascii_and_bytes(self):
+        cmds = ["cat 'café.txt'", "rg '😀' src"]
+        want = cli_batch(cmds)
         for cmd, line in zip(cmds, want):
             self.assertEqual(shcard.classify_json(cmd), line)
-        # bytes in, same verdict; an invalid byte (surrogateescape'd in a str) is U+FFFD
-        self.assertEqual(shcard.classify(b"cat \xff"), shcard.classify("cat \udcff"))
-        self.assertIn("\ufffd", shcard.classify(b"cat \xff")["cmd"])
+            self.assertEqual(shcard.classify_json(cmd.encode()), line)
+            self.assertEqual(shcard.classify_json(bytearray(cmd.encode())), line)
+            self.assertEqual(shcard.classify_json(memoryview(cmd.encode())), line)
+
+    def test_bad_input(self):
+        # TypeError: not a command at all
+        for bad in (None, 42, 1.5, ["ls"], object()):
+            with self.assertRaisesRegex(TypeError, "command must be str or bytes"):
+                shcard.classify(bad)
+        with self.assertRaisesRegex(TypeError, "cwd must be a path"):
+            shcard.classify("ls", cwd=42)
+        # ValueError: no shell could be given it
+        with self.assertRaisesRegex(ValueError, r"not UTF-8 \(byte 0xff at offset 4\)"):
+            shcard.classify(b"cat \xff")
+        with self.assertRaisesRegex(ValueError, "lone surrogate at index 4"):
+            shcard.classify("cat \udcff")
+        for nul in ("cat a\0b", b"\0", "ls\0"):
+            with self.assertRaisesRegex(ValueError, "NUL byte"):
+                shcard.classify_json(nul)
+        big = "cat " + "a" * (shcard.MAX_COMMAND_BYTES - 4)
+        self.assertEqual(shcard.classify(big)["kind"], "terminal")  # at the limit: an answer
+        with self.assertRaisesRegex(ValueError, "more than 131072"):
+            shcard.classify(big + "a")
+        with self.assertRaisesRegex(ValueError, "more than 131072"):
+            shcard.classify("é" * 70000)  # counted in bytes
+        with self.assertRaises(ValueError):
+            shcard.classify("ls", context="tty")
 
     def test_context(self):
         self.assertEqual(shcard.classify("rg foo", context="bridge")["kind"], "search")
@@ -118,7 +152,7 @@ class FieldsTest(unittest.TestCase):
                               shcard.classify_json("cat file", cwd=d)], out)
 
     def test_threads(self):
-        cmds = corpus_commands()[:200]
+        cmds = [c for c in corpus_commands() if "\0" not in c][:200]
         want = [shcard.classify_json(c) for c in cmds]
         bad = []
 
@@ -138,6 +172,41 @@ class FieldsTest(unittest.TestCase):
         self.assertEqual("shcard " + shcard.version() + "\n", cli)
         self.assertEqual(shcard.__version__, shcard.version())
         self.assertTrue(os.path.exists(shcard.library_path) or shcard.library_path == "libshcard.so.0")
+
+
+class MainTest(unittest.TestCase):
+    """python3 -m shcard explain: the CLI's answers, from the package's own classifier."""
+
+    def run_main(self, *args):
+        env = dict(os.environ)
+        return subprocess.run([sys.executable, "-m", "shcard", *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=env)
+
+    def test_corpus_sample_equals_cli(self):
+        cmds = [c for c in corpus_commands() if "\0" not in c][::7]
+        for flags in ([], ["--json"], ["--json", "--context", "bridge"], ["--no-unwrap"]):
+            want = subprocess.run([SHCARD, "explain", *flags, "--", *cmds], stdout=subprocess.PIPE,
+                                  check=True).stdout
+            got = self.run_main("explain", *flags, "--", *cmds)
+            self.assertEqual(got.returncode, 0, got.stderr)
+            self.assertEqual(got.stdout, want, flags)
+
+    def test_cwd_and_errors(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkfifo(os.path.join(d, "pipe"))
+            got = self.run_main("explain", "--cwd", d, "cat pipe")
+            self.assertTrue(got.stdout.startswith(b"terminal: "), got.stdout)
+        got = self.run_main("explain", "ls", "--context", "tty")
+        self.assertEqual(got.returncode, 2)
+        got = self.run_main("explain", "--cwd", "/nonexistent/dir", "ls")
+        self.assertEqual(got.returncode, 2)
+        self.assertIn(b"not a directory", got.stderr)
+        got = subprocess.run([sys.executable, "-m", "shcard", "explain", b"cat \xff"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(got.returncode, 2)
+        self.assertIn(b"not UTF-8", got.stderr)
+        got = self.run_main("--version")
+        self.assertEqual(got.stdout.decode(), "shcard %s\n" % shcard.__version__)
 
 
 if __name__ == "__main__":
