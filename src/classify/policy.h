@@ -303,6 +303,7 @@ typedef struct shc_path {
     char norm[4096];
     bool absolute;
     unsigned climb;
+    bool linkup; /* a `..` of the path removed a component that may be a symbolic link */
 } shc_path;
 
 enum {
@@ -310,6 +311,8 @@ enum {
     SHC_PATH_ROOT = 1u << 1,    /* is, or may be, the whole filesystem */
     SHC_PATH_SPECIAL = 1u << 2, /* is, or may be, under /dev, /proc, /sys, /run (or /var/run) */
     SHC_PATH_TOOLONG = 1u << 3, /* too long to judge */
+    SHC_PATH_LINKUP = 1u << 4,  /* `..` after a component that may be a symbolic link: where it
+                                   leads is known only to the kernel (paths.c) */
 };
 
 /* Normalises p, joined onto base when p is relative (base: NULL for the unknown starting
@@ -328,6 +331,21 @@ bool shc__word_names_special(const char *w);
 /* For a real absolute path: why reading it may block ("a FIFO ...", "a device", "a socket"),
  * following symlinks; NULL for a regular file, a directory, or a name that does not exist. */
 const char *shc__path_stat(const char *abs_path);
+
+/* ------------------------------------------------------------------ resolve.c */
+
+/* The physical directory a command runs in: real_cwd after the `cd` chain (NULL: none), as bash
+ * reaches it (the lexical name first, then the name as written; physical: `cd -P`) and the
+ * kernel resolves it.  Written into buf; NULL when too long. */
+const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical, char *buf,
+                         size_t cap);
+/* With the real directory: p as the kernel resolves it from kbase (the physical directory;
+ * ignored when p is absolute), lexical the written path joined and normalised.  Judges where
+ * it leads (the judgements in bad), what it is (shc__path_stat; what names it: "file",
+ * "directory"), and with walks / git the repository and ignore files of the resolved and the
+ * written chain (shc__repo_check).  Returns true with msg set when the command is terminal. */
+bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsigned bad,
+                    bool walks, bool git, const char *what, char *msg, size_t cap);
 
 /* ------------------------------------------------------------------ repo.c */
 
