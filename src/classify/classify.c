@@ -375,7 +375,7 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
         return -1;
     for (size_t k = 0; k < r->ninputs; k++) {
         shc_span sp = r->input_argi[k] < nwords ? words[r->input_argi[k]].span : call->span;
-        if (check_one(c, base, cmd, r->inputs[k], file_bad, sp, "file") < 0)
+        if (check_one(c, base, cmd, r->inputs[k], file_bad, sp, "pattern file") < 0)
             return -1;
     }
     return 0;

@@ -53,6 +53,10 @@ typedef enum shc_role {
                             --tabs=1000000000 never ends on a file with tabs) */
     SHC_ROLE_TEXT,       /* grep -a/--binary-files, rg -a/--binary, ag -a/-u: files with NUL bytes are read
                             whole (a sparse 4 TiB file in a walked tree never ends) */
+    SHC_ROLE_PCRE,       /* grep -P, git grep -P, rg -P/--engine/--auto-hybrid-regex: the pattern goes
+                            to a backtracking engine (rg --engine=default does not) */
+    SHC_ROLE_LITERAL,    /* ag -Q, ack -Q: the pattern is a literal string */
+    SHC_ROLE_REGEX,      /* ag -G: another regular expression, matched by the tool's engine */
 } shc_role;
 
 /* How a command's real option parser reads argv (tools.def, SHC_CMD).  Each family is
@@ -132,6 +136,9 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 #define SHC_MAX_ARGS  64
 #define SHC_MAX_TABS 16     /* the widest tab stop bat --tabs may ask for */
 #define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
+#define SHC_MAX_NUMBER 10000 /* the largest count, depth or limit a SHC_ROLE_NUMBER option may
+                                take (ag -B 2147483647 took 75 s over 8 small files; 1000000
+                                took 0.6 s, 10000 0.1 s) */
 
 typedef struct shc_optval {
     const shc_opt *opt;
@@ -290,6 +297,15 @@ int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res);
 /* Why a glibc regex may not finish (a backreference, or an interval that nested copies
  * multiply), or NULL. */
 const char *shc__regex_bomb(const char *pat);
+/* Why a backtracking engine (PCRE2, Perl) may not match pat in bounded time, or NULL when pat
+ * is in the safe subset (values.c states it). */
+const char *shc__backtrack_unsafe(const char *pat);
+/* The patterns of a command whose engine may backtrack: with always (ag, ack), or when an
+ * SHC_ROLE_PCRE option chose such an engine, every SHC_ROLE_PATTERN value, the operand (may be
+ * NULL; skipped with SHC_ROLE_LITERAL) and every SHC_ROLE_REGEX value must be in the subset.
+ * Returns 0 or -1 (r rejected). */
+int shc__check_engine(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
+                      size_t operand_argi, bool always);
 /* nl -b/-h/-f pREGEX and tree -P/-I patterns.  Return 0 or -1 (r rejected). */
 int shc__check_nl_styles(shc_rule *r, const shc_optres *res);
 int shc__check_tree_patterns(shc_rule *r, const shc_optres *res);
@@ -334,6 +350,11 @@ const char *shc__path_stat(const char *abs_path);
 
 /* ------------------------------------------------------------------ resolve.c */
 
+/* Bytes of ignore patterns a command may read: all the ignore files of a walk's parents
+ * together, and each file-valued option's list of patterns (rg with 1 MiB of globs in .ignore:
+ * 6 s and 180 MB; 64 KiB: 0.5 s, fd 1.2 s). */
+#define SHC_IGNORE_MAX (64L << 10)
+
 /* The physical directory a command runs in: real_cwd after the `cd` chain (NULL: none), as bash
  * reaches it (the lexical name first, then the name as written; physical: `cd -P`) and the
  * kernel resolves it.  Written into buf; NULL when too long. */
@@ -355,6 +376,11 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
  * configuration must name no key that runs programs or reads other files.  Returns why not
  * (what names the file), or NULL. */
 const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *what, size_t cap);
+/* Whether the git directory g (and the common directory it names) is ordinary: regular files
+ * and directories only, no symbolic link, no alternates, no file over its bound, at most
+ * 20000 entries, every config naming no risky key.  Its answer depends only on that directory
+ * tree (a caller may cache it per directory and modification times).  Why not, or NULL. */
+const char *shc__git_dir_ordinary(const char *g, char *what, size_t cap);
 
 /* ------------------------------------------------------------------ opts.c: rule results */
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *copy_out(char *buf, size_t cap, const char *s)
 {
@@ -53,6 +54,9 @@ const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical,
 bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsigned bad,
                     bool walks, bool git, const char *what, char *msg, size_t cap)
 {
+    /* a file-valued option's value is a list of patterns (--ignore-file, --exclude-from, -p,
+     * -X): rg and fd compile every glob, so it is bounded like the ignore files (repo.c) */
+    bool patterns = !strcmp(what, "pattern file");
     char raw[8192];
     int w = p[0] == '/' || !kbase ? snprintf(raw, sizeof raw, "%s", p)
                                   : snprintf(raw, sizeof raw, "%s/%s", kbase, p);
@@ -69,6 +73,7 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
     }
     if (real) {
         shc_path rp;
+        struct stat st;
         unsigned rj = shc__path_check(NULL, real, &rp) & bad;
         const char *why = NULL;
         if (rj & SHC_PATH_ROOT)
@@ -77,6 +82,9 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
             snprintf(msg, cap, "'%s' leads to a device or process file", p);
         else if ((why = shc__path_stat(real)) != NULL)
             snprintf(msg, cap, "%s '%s' is %s", what, p, why);
+        else if (patterns && (stat(real, &st) != 0 || st.st_size > SHC_IGNORE_MAX))
+            snprintf(msg, cap, "%s '%s' is %s", what, p,
+                     why = "over 64 KiB (the tool compiles every pattern in it)");
         if (rj & (SHC_PATH_ROOT | SHC_PATH_SPECIAL | SHC_PATH_TOOLONG) || why) {
             free(real);
             return true;
