@@ -122,11 +122,13 @@ static void test_backtracking_subset(void **state)
         "(a)\\g{-1}",    "(?P<c>a)(?P=c)", "(?<n>a)(?&n)",   "a(?R)?b",      "(a|b(?1))",
         "(a)\\1",        "x(?=y)",        "(?<!x)y",         "(a+)+$",       "a*a*a*b",
         ".*foo",         "\\d+",          "a{1,100}",        "(ab)?",        "\\p{L}",
-        "\\Qa\\E",       "(?i)foo",       "a?a?a?a?a?a?a?a?a?b", "[abc",     "(a",
+        "\\Qa\\E",       "(?i)foo",       "a?a?a?a?a?a?a?a?a?a?a?b", "[abc",   "(a",
+        "(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)b", "(*LIMIT_MATCH=1)a",
     };
     static const char *const safe[] = {"foo",       "foo\\.bar", "^def \\w\\s\\(", "foo|bar",
                                        "(?:foo|bar)baz", "colou?r", "[a-z_][[:alnum:]]", "x{y}",
-                                       "\\bword\\b", "a.b$"};
+                                       "\\bword\\b", "a.b$",
+                                       "TODO|FIXME|XXX|HACK|BUG|NOTE|WARN|ERROR|FAIL|PANIC|OOPS|X"};
     for (size_t i = 0; i < sizeof unsafe / sizeof *unsafe; i++)
         if (!shc__backtrack_unsafe(unsafe[i]))
             fail_msg("in the safe subset: %s", unsafe[i]);

@@ -41,8 +41,8 @@
 #define SHC_GIT_MAX_ENTRIES 20000        /* entries of one git directory, all levels together */
 #define SHC_GIT_MAX_DEPTH 12             /* levels below the git directory (modules nest) */
 
-static const char *const ignore_names[] = {".gitignore", ".ignore", ".rgignore", ".fdignore",
-                                           ".agignore", ".gitattributes"};
+static const char *const ignore_names[] = {".gitignore", ".ignore",        ".rgignore", ".fdignore",
+                                           ".agignore",  ".gitattributes", ".hgignore"};
 
 /* Keys of a repository's git configuration that execute programs, read other files, or change
  * how a command reads its arguments (matched as case-insensitive substrings of the file: a

@@ -168,7 +168,9 @@ int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res)
  *   - `.`, the classes `\d \D \w \W \s \S`, bracket classes `[...]` (`[:alpha:]` inside);
  *   - the anchors `^ $ \b \B`;
  *   - groups `(...)` and `(?:...)`, never quantified, and `|`;
- *   - the quantifier `?` on a single character, class or `.`, at most 8 of them.
+ *   - the quantifier `?` on a single character, class or `.`;
+ *   - at most 10 choices that multiply: each `?` and each `|` inside a group (a `|` at the top
+ *     level adds a branch, it does not multiply), so at most 2^10 paths per starting position.
  * Everything else -- `*`, `+`, `{n,m}`, other escapes (digits, \g \k \p \x \Q ...), every other
  * `(?` construct -- is terminal. */
 const char *shc__backtrack_unsafe(const char *pat)
@@ -233,7 +235,11 @@ const char *shc__backtrack_unsafe(const char *pat)
                 return "a quantified group makes a backtracking engine take time without bound";
             atom = false;
         } else if (ch == '?') {
-            if (!atom || ++optional > 8)
+            if (!atom || ++optional > 10)
+                return outside;
+            atom = false;
+        } else if (ch == '|' && depth > 0) {
+            if (++optional > 10)
                 return outside;
             atom = false;
         } else if (ch == '*' || ch == '+' || ch == '{') {
