@@ -208,6 +208,28 @@ static void test_ignore_files(void **state)
     TERMINAL("git ls-files -o -X big.txt");
     CARD("rg --ignore-file .ignore foo src", SHC_KIND_SEARCH);
     sh("rm big.txt .ignore");
+    /* the ignore files of every directory walked, not only the parents */
+    sh("mkdir -p src/deep/er && printf '*.o\\n' > src/deep/.gitignore && echo foo > "
+       "src/deep/er/x.c && git add src/deep/er/x.c");
+    CARD("rg foo src", SHC_KIND_SEARCH);
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("mkfifo src/deep/er/.gitattributes");
+    sh("timeout 5 git --no-pager grep foo >/dev/null 2>&1; test $? = 124"); /* it blocks */
+    TERMINAL("git --no-pager grep foo");
+    TERMINAL("rg foo src");
+    TERMINAL("fd a");
+    TERMINAL("ag -U foo src");
+    CARD("grep -r foo src", SHC_KIND_SEARCH); /* grep reads no ignore file */
+    sh("rm src/deep/er/.gitattributes && ln -s /dev/zero src/deep/.ignore");
+    TERMINAL("rg foo src");
+    sh("rm src/deep/.ignore && for i in 1 2 3 4 5; do mkdir -p src/d$i && head -c 60000 "
+       "/dev/zero | tr '\\0' d | fold -w 60 > src/d$i/.ignore; done");
+    TERMINAL("rg foo src"); /* 300 KB of ignore files below src */
+    sh("rm -r src/d1 src/d2 src/d3 src/d4 src/d5 && mkdir src/many && cd src/many && "
+       "seq -f 'f%%.0f' 1 20001 | xargs touch");
+    TERMINAL("rg foo src");
+    sh("rm -r src/many src/deep");
+    CARD("rg foo src", SHC_KIND_SEARCH);
     DONE();
 }
 

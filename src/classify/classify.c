@@ -326,14 +326,11 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
         return reject(c, span, "%s: '%s': '..' after a name that may be a symbolic link leads "
                       "where only the kernel knows", cmd, p);
     if (c->real_cwd) {
-        if (!np.absolute)
+        if (!np.absolute) /* where the kernel leads p, what the tool reads there untold */
             return reject(c, span, "%s: the path '%.60s...' is too long to judge", cmd, p);
-        /* where the kernel leads p, and what the tool reads without being told there */
-        bool walks = (bad & SHC_PATH_ROOT) != 0;
-        bool git = !strcmp(cmd, "git") || !strcmp(cmd, "bat") || !strcmp(cmd, "batcat");
         char msg[sizeof c->reason];
         if (shc__path_real(c->kbase, p, np.norm[0] ? np.norm : "/",
-                           bad & ~(unsigned)SHC_PATH_LINKUP, walks, git, what, msg, sizeof msg))
+                           bad & ~(unsigned)SHC_PATH_LINKUP, cmd, what, msg, sizeof msg))
             return reject(c, span, "%s: %s", cmd, msg);
     }
     return 0;

@@ -361,12 +361,15 @@ const char *shc__path_stat(const char *abs_path);
 const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical, char *buf,
                          size_t cap);
 /* With the real directory: p as the kernel resolves it from kbase (the physical directory;
- * ignored when p is absolute), lexical the written path joined and normalised.  Judges where
- * it leads (the judgements in bad), what it is (shc__path_stat; what names it: "file",
- * "directory"), and with walks / git the repository and ignore files of the resolved and the
- * written chain (shc__repo_check).  Returns true with msg set when the command is terminal. */
+ * ignored when p is absolute), lexical the written path joined and normalised, cmd the tool.
+ * Judges where it leads (the judgements in bad; SHC_PATH_ROOT in bad: the tool walks), what it
+ * is (shc__path_stat; what names it: "file", "directory", "pattern file": at most
+ * SHC_IGNORE_MAX), the repository and ignore files of the resolved and the written chain for a
+ * walk or for git and bat (shc__repo_check), and for rg, fd, ag and git the ignore files below
+ * it (shc__tree_check).
+ * Returns true with msg set when the command is terminal. */
 bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsigned bad,
-                    bool walks, bool git, const char *what, char *msg, size_t cap);
+                    const char *cmd, const char *what, char *msg, size_t cap);
 
 /* ------------------------------------------------------------------ repo.c */
 
@@ -381,6 +384,10 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
  * 20000 entries, every config naming no risky key.  Its answer depends only on that directory
  * tree (a caller may cache it per directory and modification times).  Why not, or NULL. */
 const char *shc__git_dir_ordinary(const char *g, char *what, size_t cap);
+/* For a directory a tool walks reading the ignore files of every subdirectory (rg, fd, ag,
+ * git): each such file below it plain and at most 64 KiB, all of them 256 KiB together, the
+ * tree at most 20000 entries (a bounded scan: past it, terminal).  Why not, or NULL. */
+const char *shc__tree_check(const char *abs_dir, char *what, size_t cap);
 
 /* ------------------------------------------------------------------ opts.c: rule results */
 

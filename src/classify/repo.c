@@ -40,6 +40,9 @@
 #define SHC_GIT_MAX_PACK (16LL << 30)    /* objects/pack/ files: git maps them in windows */
 #define SHC_GIT_MAX_ENTRIES 20000        /* entries of one git directory, all levels together */
 #define SHC_GIT_MAX_DEPTH 12             /* levels below the git directory (modules nest) */
+#define SHC_TREE_MAX_ENTRIES 20000       /* entries of a walked tree read for its ignore files */
+#define SHC_TREE_MAX_DEPTH 64            /* levels of a walked tree */
+#define SHC_TREE_IGNORE_MAX (256L << 10) /* ignore files below a walked directory, together */
 
 static const char *const ignore_names[] = {".gitignore", ".ignore",        ".rgignore", ".fdignore",
                                            ".agignore",  ".gitattributes", ".hgignore"};
@@ -273,6 +276,83 @@ const char *shc__git_dir_ordinary(const char *g, char *what, size_t cap)
     return NULL;
 #endif
 }
+typedef struct tscan {
+    size_t entries;
+    long long budget;
+    char *what;
+    size_t cap;
+} tscan;
+
+/* The ignore files of every directory below p[0..len) (rg, fd, ag and git read each one as
+ * they walk; a FIFO named .gitattributes in a subdirectory blocked `git grep`): each must be
+ * plain, all together within SHC_TREE_IGNORE_MAX, at most SHC_TREE_MAX_ENTRIES entries seen. */
+static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
+{
+#ifdef __wasi__
+    (void)p, (void)len, (void)depth, (void)s;
+    return "a tree the WebAssembly build cannot walk";
+#else
+    if (depth > SHC_TREE_MAX_DEPTH) {
+        snprintf(s->what, s->cap, "%s", p);
+        return "nested too deeply to judge";
+    }
+    DIR *d = opendir(p);
+    if (!d)
+        return NULL; /* unreadable: the tool cannot walk it either */
+    const char *why = NULL;
+    struct dirent *e;
+    while (!why && (e = readdir(d)) != NULL) {
+        const char *nm = e->d_name;
+        if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+            continue;
+        size_t n = strlen(nm);
+        if (++s->entries > SHC_TREE_MAX_ENTRIES || len + 1 + n + 1 > SHC_PATH_MAX) {
+            snprintf(s->what, s->cap, "%s", p);
+            why = s->entries > SHC_TREE_MAX_ENTRIES
+                      ? "too large a tree to judge its ignore files (over 20000 entries)"
+                      : "a path too long to judge";
+            break;
+        }
+        bool ign = false;
+        for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names && !ign; i++)
+            ign = !strcmp(nm, ignore_names[i]);
+        if (!ign && (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+            continue;
+        if (!ign && !strcmp(nm, ".git"))
+            continue; /* judged as the git directory */
+        p[len] = '/';
+        memcpy(p + len + 1, nm, n + 1);
+        struct stat st;
+        if (ign) {
+            long long size;
+            why = plain_file(p, SHC_IGNORE_MAX, &size);
+            if (!why && (s->budget -= size) < 0)
+                why = "one ignore file too many: the walked tree holds over 256 KiB of them";
+            if (why)
+                snprintf(s->what, s->cap, "%s", p);
+        } else if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            why = tree_ignores(p, len + 1 + n, depth + 1, s);
+        }
+        p[len] = '\0';
+    }
+    closedir(d);
+    return why;
+#endif
+}
+
+const char *shc__tree_check(const char *abs_dir, char *what, size_t cap)
+{
+    struct stat st;
+    if (stat(abs_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    char p[SHC_PATH_MAX];
+    int w = snprintf(p, sizeof p, "%s", abs_dir);
+    if (w < 0 || (size_t)w >= sizeof p)
+        return "a path too long to judge";
+    tscan s = {0, SHC_TREE_IGNORE_MAX, what, cap};
+    return tree_ignores(p, (size_t)w, 0, &s);
+}
+
 /* A walker's view of a worktree: the info/exclude of the common directory g/commondir names. */
 static const char *common_exclude(const char *g, long long *budget, char *what, size_t cap)
 {
