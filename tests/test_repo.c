@@ -19,11 +19,13 @@
 #include "shcard.h"
 
 static char dir[] = "/tmp/shc-hostile-XXXXXX";
+static shc_context context = SHC_CONTEXT_ANY; /* the subtree walk is the bridge's */
 
 static shc_kind kind_in(const char *cmd, const char **reason_out)
 {
     shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
     o.cwd = dir;
+    o.context = context;
     shc_verdict *v = NULL;
     assert_int_equal(shc_classify_ex(&v, cmd, strlen(cmd), &o), 0);
     shc_kind k = v->kind;
@@ -106,6 +108,7 @@ static void test_resolved_paths(void **state)
     CARD("cd usrlink/.. && cd src && cd .. && rg foo src", SHC_KIND_SEARCH);
     TERMINAL("cd selflink && grep -r foo ..");
     TERMINAL("cd selflink && ls");
+    TERMINAL("cd selflink && cat /etc/hostname"); /* the process's directory is /proc/PID */
     TERMINAL("grep -r --exclude-from=alias/../zz foo src");
     TERMINAL("rg --ignore-file=alias/../zz foo src");
     TERMINAL("rg foo alias");   /* hidden/.ignore, a FIFO, is a parent of the resolved path */
@@ -176,9 +179,9 @@ static void test_control_directory(void **state)
     TERMINAL("git ls-files");
     sh("rm incl && git config --unset include.path");
     /* past the entry bound the answer is terminal, not a longer scan */
-    sh("mkdir -p .git/objects/zz && cd .git/objects/zz && seq -f 'f%%.0f' 1 20001 | xargs touch");
+    sh("mkdir -p .git/refs/zz && cd .git/refs/zz && seq -f 'f%%.0f' 1 20001 | xargs touch");
     TERMINAL("git ls-files");
-    sh("rm -r .git/objects/zz");
+    sh("rm -r .git/refs/zz");
     CARD("git ls-files", SHC_KIND_LIST);
     CARD("bat -P README.md", SHC_KIND_READ);
     DONE();
@@ -208,7 +211,9 @@ static void test_ignore_files(void **state)
     TERMINAL("git ls-files -o -X big.txt");
     CARD("rg --ignore-file .ignore foo src", SHC_KIND_SEARCH);
     sh("rm big.txt .ignore");
-    /* the ignore files of every directory walked, not only the parents */
+    /* the ignore files of every directory walked, not only the parents (the bridge context:
+     * where the command runs, a walk of the tree per command) */
+    context = SHC_CONTEXT_BRIDGE;
     sh("mkdir -p src/deep/er && printf '*.o\\n' > src/deep/.gitignore && echo foo > "
        "src/deep/er/x.c && git add src/deep/er/x.c");
     CARD("rg foo src", SHC_KIND_SEARCH);
@@ -230,6 +235,7 @@ static void test_ignore_files(void **state)
     TERMINAL("rg foo src");
     sh("rm -r src/many src/deep");
     CARD("rg foo src", SHC_KIND_SEARCH);
+    context = SHC_CONTEXT_ANY;
     DONE();
 }
 

@@ -330,7 +330,8 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
             return reject(c, span, "%s: the path '%.60s...' is too long to judge", cmd, p);
         char msg[sizeof c->reason];
         if (shc__path_real(c->kbase, p, np.norm[0] ? np.norm : "/",
-                           bad & ~(unsigned)SHC_PATH_LINKUP, cmd, what, msg, sizeof msg))
+                           bad & ~(unsigned)SHC_PATH_LINKUP, cmd,
+                           c->context == SHC_CONTEXT_BRIDGE, what, msg, sizeof msg))
             return reject(c, span, "%s: %s", cmd, msg);
     }
     return 0;
@@ -346,8 +347,11 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
     char kbuf[4096];
     c->kbase = c->real_cwd ? shc__cd_base(c->real_cwd, c->has_cwd ? c->cwd : NULL,
                                           c->cd_physical, kbuf, sizeof kbuf) : NULL;
-    if (c->real_cwd && !c->kbase)
-        return reject(c, call->span, "the directory '%s' is too long to judge", c->cwd);
+    shc_path kp; /* the process's own directory: git starts there */
+    if (c->real_cwd && (!c->kbase || shc__path_check(NULL, c->kbase, &kp) & (SHC_PATH_SPECIAL |
+                                                                            SHC_PATH_TOOLONG)))
+        return reject(c, call->span, "the directory '%s' is, or leads to, a device or process "
+                      "directory (or is too long to judge)", c->kbase ? c->kbase : c->cwd);
     const char *cmd = call->u.call.words[0].value;
     const shc_word *words = call->u.call.words;
     size_t nwords = call->u.call.nwords;

@@ -365,11 +365,12 @@ const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical,
  * Judges where it leads (the judgements in bad; SHC_PATH_ROOT in bad: the tool walks), what it
  * is (shc__path_stat; what names it: "file", "directory", "pattern file": at most
  * SHC_IGNORE_MAX), the repository and ignore files of the resolved and the written chain for a
- * walk or for git and bat (shc__repo_check), and for rg, fd, ag and git the ignore files below
- * it (shc__tree_check).
+ * walk or for git and bat (shc__repo_check), and with deep, for rg, fd, ag and git, the ignore
+ * files below it (shc__tree_check: a walk of the tree, milliseconds a command, so only where the
+ * command will run, the bridge context).
  * Returns true with msg set when the command is terminal. */
 bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsigned bad,
-                    const char *cmd, const char *what, char *msg, size_t cap);
+                    const char *cmd, bool deep, const char *what, char *msg, size_t cap);
 
 /* ------------------------------------------------------------------ repo.c */
 
@@ -378,12 +379,15 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
  * files and configuration (git: git and bat) -- must be regular files, not huge, and the git
  * configuration must name no key that runs programs or reads other files.  Returns why not
  * (what names the file), or NULL. */
-const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *what, size_t cap);
+const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects, char *what,
+                            size_t cap);
 /* Whether the git directory g (and the common directory it names) is ordinary: regular files
  * and directories only, no symbolic link, no alternates, no file over its bound, at most
- * 20000 entries, every config naming no risky key.  Its answer depends only on that directory
- * tree (a caller may cache it per directory and modification times).  Why not, or NULL. */
-const char *shc__git_dir_ordinary(const char *g, char *what, size_t cap);
+ * 20000 entries, every config naming no risky key; the object store too with objects (bat's
+ * libgit2 reads blobs; git ls-files and worktree git grep read none).  Its answer depends only
+ * on that directory tree (a caller may cache it per directory and modification times).  Why
+ * not, or NULL. */
+const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_t cap);
 /* For a directory a tool walks reading the ignore files of every subdirectory (rg, fd, ag,
  * git): each such file below it plain and at most 64 KiB, all of them 256 KiB together, the
  * tree at most 20000 entries (a bounded scan: past it, terminal).  Why not, or NULL. */

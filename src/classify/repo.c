@@ -13,16 +13,22 @@
  *   work tree, every `.git/modules/NAME/config` under --recurse-submodules, the common directory
  *   of a worktree).  Rather than list them, the whole control directory -- .git, the directory a
  *   gitfile names, its common directory -- must be ordinary: regular files and directories
- *   only, no symbolic link, no file over its bound, no alternates, at most SHC_GIT_MAX_ENTRIES
- *   entries (one bounded scan; past a bound it is terminal).  Every file named `config` or
+ *   only, no symbolic link, no file over its bound (objects aside), no alternates, at most
+ *   SHC_GIT_MAX_ENTRIES entries (one bounded scan; past a bound it is terminal; the object
+ *   store only for bat, whose libgit2 reads blobs).  Every file named `config` or
  *   `config.worktree` in it (the repository's, a worktree's, a submodule's) must name none of
  *   the keys that run programs, read other files or change how a pattern is read.
  *   shc__git_dir_ordinary()'s answer depends only on that directory tree, so a caller may cache
  *   it per directory and modification times.
  *
- * What stays unseen: ignore and attribute files in subdirectories of the walk, and FIFOs or huge
- * files inside it (a walk of every directory at classification time would cost more than the
- * command); the user's global git configuration and environment. */
+ * - ignore and attribute files in subdirectories of the walk (a FIFO `.gitattributes` there
+ *   blocked `git grep`): in the bridge context only (shc__tree_check: a walk of the tree costs
+ *   milliseconds a command, too much for `explain --batch --cwd` over thousands of commands
+ *   without a cache), each plain, 64 KiB each and 256 KiB together, 20000 entries at most.
+ *
+ * What stays unseen: FIFOs or huge files inside the walk (the tools skip what is not a regular
+ * file when they walk), subdirectories' ignore files outside the bridge context, the user's
+ * global git configuration and the environment. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "classify/policy.h"
 
@@ -36,8 +42,7 @@
 
 #define SHC_PATH_MAX 4096
 #define SHC_CONFIG_MAX (1L << 20)        /* a git config file larger than this is refused */
-#define SHC_GIT_MAX_FILE (256LL << 20)   /* any other file in the git directory (not a pack) */
-#define SHC_GIT_MAX_PACK (16LL << 30)    /* objects/pack/ files: git maps them in windows */
+#define SHC_GIT_MAX_FILE (256LL << 20)   /* a file in the git directory (objects/ aside) */
 #define SHC_GIT_MAX_ENTRIES 20000        /* entries of one git directory, all levels together */
 #define SHC_GIT_MAX_DEPTH 12             /* levels below the git directory (modules nest) */
 #define SHC_TREE_MAX_ENTRIES 20000       /* entries of a walked tree read for its ignore files */
@@ -151,13 +156,15 @@ static bool config_risky(const char *path)
 }
 
 typedef struct gscan {
+    bool objects; /* libgit2 (bat) reads objects: the object store is scanned too */
     size_t entries;
     char *what;
     size_t cap;
 } gscan;
 
 /* One entry of a git directory, p (its name at p + name): why it is not ordinary, or NULL. */
-static const char *git_entry(char *p, size_t len, size_t name, int depth, gscan *s);
+static const char *git_entry(char *p, size_t len, size_t name, int depth, unsigned char type,
+                             gscan *s);
 
 /* Scans the directory p[0..len) (a buffer of SHC_PATH_MAX bytes): every entry ordinary. */
 static const char *git_tree(char *p, size_t len, int depth, gscan *s)
@@ -186,21 +193,34 @@ static const char *git_tree(char *p, size_t len, int depth, gscan *s)
         }
         p[len] = '/';
         memcpy(p + len + 1, nm, n + 1);
-        why = git_entry(p, len + 1 + n, len + 1, depth, s);
+        why = git_entry(p, len + 1 + n, len + 1, depth, e->d_type, s);
         p[len] = '\0';
     }
     closedir(d);
     return why;
 }
 
-static const char *git_entry(char *p, size_t len, size_t name, int depth, gscan *s)
+static const char *git_entry(char *p, size_t len, size_t name, int depth, unsigned char type,
+                             gscan *s)
 {
     const char *nm = p + name, *why = NULL;
+    /* the directory entry's own type answers most entries without a stat: directories, and
+     * objects (loose objects are inflated, packs mapped in windows: their size does not make
+     * a read endless); a stat only for the other regular files, links, and unknown types */
+    /* git ls-files and worktree git grep read no object (revisions and --cached are terminal):
+     * for them the object store is skipped but for objects/info (alternates) */
+    bool skip = !s->objects && name >= 9 && !memcmp(p + name - 9, "/objects/", 9) &&
+                strcmp(nm, "info") != 0;
+    if (type == DT_DIR)
+        return skip ? NULL : git_tree(p, len, depth + 1, s);
+    if (type == DT_REG && strstr(p, "/objects/") && strcmp(nm, "alternates") != 0 &&
+        strcmp(nm, "http-alternates") != 0)
+        return NULL;
     struct stat st;
     if (lstat(p, &st) != 0)
         why = "a file that cannot be examined";
     else if (S_ISDIR(st.st_mode))
-        return git_tree(p, len, depth + 1, s);
+        return skip ? NULL : git_tree(p, len, depth + 1, s);
     else if (S_ISLNK(st.st_mode))
         why = "a symbolic link (git and libgit2 follow it out of the repository)";
     else if (!S_ISREG(st.st_mode))
@@ -210,7 +230,7 @@ static const char *git_entry(char *p, size_t len, size_t name, int depth, gscan 
     else if (!strcmp(nm, "config") || !strcmp(nm, "config.worktree")) {
         if (st.st_size > SHC_CONFIG_MAX || config_risky(p))
             why = "a git configuration that may run programs or read other files";
-    } else if (st.st_size > (strstr(p, "/objects/pack/") ? SHC_GIT_MAX_PACK : SHC_GIT_MAX_FILE))
+    } else if (st.st_size > SHC_GIT_MAX_FILE)
         why = "a very large file";
     if (why)
         snprintf(s->what, s->cap, "%s", p);
@@ -236,14 +256,14 @@ static const char *git_top(const char *g, char *p, gscan *s)
     return git_tree(p, (size_t)w, 0, s);
 }
 
-const char *shc__git_dir_ordinary(const char *g, char *what, size_t cap)
+const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_t cap)
 {
 #ifdef __wasi__
-    (void)git_top;
+    (void)git_top, (void)objects;
     snprintf(what, cap, "%s", g); /* no directory listing here */
     return "a git directory the WebAssembly build cannot examine";
 #else
-    gscan s = {0, what, cap};
+    gscan s = {objects, 0, what, cap};
     char p[SHC_PATH_MAX];
     const char *why = git_top(g, p, &s);
     if (why)
@@ -419,7 +439,8 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
     return 1;
 }
 
-const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *what, size_t cap)
+const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects, char *what,
+                            size_t cap)
 {
     char d[4096];
     struct stat st;
@@ -460,7 +481,7 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
             }
             if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
                 git_seen = true;
-                const char *why = shc__git_dir_ordinary(d, what, cap);
+                const char *why = shc__git_dir_ordinary(d, objects, what, cap);
                 if (why)
                     return why;
             }
@@ -480,7 +501,7 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
                     if ((why = ignore_at(p, sizeof p, g, "info/exclude", &budget, what, cap)) ||
                         (why = common_exclude(g, &budget, what, cap)))
                         return why;
-                } else if ((why = shc__git_dir_ordinary(g, what, cap))) {
+                } else if ((why = shc__git_dir_ordinary(g, objects, what, cap))) {
                     return why;
                 }
             }

@@ -52,13 +52,13 @@ const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical,
 }
 
 bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsigned bad,
-                    const char *cmd, const char *what, char *msg, size_t cap)
+                    const char *cmd, bool deep, const char *what, char *msg, size_t cap)
 {
     /* a search or listing walks; git and bat (libgit2) read their repository; rg, fd, ag and
      * git read the ignore files of every directory they walk */
     bool walks = (bad & SHC_PATH_ROOT) != 0;
     bool git = !strcmp(cmd, "git") || !strcmp(cmd, "bat") || !strcmp(cmd, "batcat");
-    bool subtree = walks && (git || !strcmp(cmd, "rg") || !strcmp(cmd, "ag") ||
+    bool subtree = deep && walks && (git || !strcmp(cmd, "rg") || !strcmp(cmd, "ag") ||
                              !strcmp(cmd, "fd") || !strcmp(cmd, "fdfind"));
     /* a file-valued option's value is a list of patterns (--ignore-file, --exclude-from, -p,
      * -X): rg and fd compile every glob, so it is bounded like the ignore files (repo.c) */
@@ -101,13 +101,17 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
      * repository from its physical directory whatever the pathspec */
     bool bad_repo = false;
     if (walks || git) {
+        /* kbase's parents are real's when real is below it: walked once */
+        size_t kn = kbase ? strlen(kbase) : 0;
+        bool below = real && kbase && !strncmp(real, kbase, kn) && (!real[kn] || real[kn] == '/');
         const char *dirs[3] = {real, real && !strcmp(real, lexical) ? NULL : lexical,
-                               git ? kbase : NULL};
+                               git && !below ? kbase : NULL};
         char file[512] = "";
         const char *why = NULL;
         for (size_t i = 0; i < 3 && !why; i++)
             if (dirs[i])
-                why = shc__repo_check(dirs[i], walks, git, file, sizeof file);
+                why = shc__repo_check(dirs[i], walks, git, git && strcmp(cmd, "git") != 0,
+                                      file, sizeof file);
         /* and below it: the ignore files of every directory the tool walks */
         if (!why && subtree && real)
             why = shc__tree_check(real, file, sizeof file);
