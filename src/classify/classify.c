@@ -329,8 +329,7 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
         if (!np.absolute) /* where the kernel leads p, what the tool reads there untold */
             return reject(c, span, "%s: the path '%.60s...' is too long to judge", cmd, p);
         char msg[sizeof c->reason];
-        if (shc__path_real(c->kbase, p, np.norm[0] ? np.norm : "/",
-                           bad & ~(unsigned)SHC_PATH_LINKUP, cmd,
+        if (shc__path_real(c->kbase, p, np.norm[0] ? np.norm : "/", bad, cmd, /* no LINKUP */
                            c->context == SHC_CONTEXT_BRIDGE, what, msg, sizeof msg))
             return reject(c, span, "%s: %s", cmd, msg);
     }
