@@ -1717,6 +1717,65 @@ CLASSIFIER_REDTEAM += [
     ('G', "tree -I '*a*a*a*a*a*a*a*a*a*a*a*b'", 'did not finish in 60 s with one 120-byte name'),
     ('G', "tree --matchdirs -P '*a*a*a*a*a*a*a*a*a*a*b' src", 'a long directory name: did not finish'),
 ]
+
+# ---- classifier round 4: what the kernel resolves, what a backtracking engine matches, every
+# number bounded.  The repository states (FIFOs in .git, links into other repositories, huge
+# ignore files) are built at test time by tests/test_repo.c; these need no repository.
+ROUND4 = [
+    ('2', "cat alias/../pipe", "the kernel resolves '..' after the link alias: another directory's FIFO"),
+    ('2', "grep -r foo usrlink/..", "usrlink -> /usr: usrlink/.. is / (the whole filesystem)"),
+    ('2', "cd selflink && grep -r foo ..", "cd is lexical but the process's directory is physical: .. of /proc/self is /proc"),
+    ('2', "cd alias && cat ../pipe", "the physical parent of alias"),
+    ('2', "grep -r --exclude-from=alias/../zz foo .", "an option's file value resolved by the kernel"),
+    ('2', "rg --ignore-file=alias/../zz foo src", "an option's file value resolved by the kernel"),
+    ('2', "cd a/../b && ls", "bash's cd tries a/../b as written when the lexical b does not exist"),
+    ('2', "cd -P alias && cd -P .. && ls", "cd -P is physical"),
+    ('2', "bat -P alias/../z.txt", "bat reads where the kernel leads"),
+    ('4', "git ls-files --recurse-submodules", "runs git in every submodule, with the submodule's own core.fsmonitor"),
+    ('5', "git ls-files -o --exclude-per-directory=fifo", "a name read in every directory walked: a FIFO there blocks"),
+    ('6', "tree --gitignore", "every .gitignore pattern goes through tree's exponential wildcard matcher"),
+    ('6', "tree --gitfile=.gitignore src", "the same matcher over the file's patterns"),
+    ('8', "grep -P '(?<c>a)\\k<c>' big.txt", "a named backreference: PCRE backtracks without bound"),
+    ('8', "grep -P \"(?<c>a)\\k'c'\" big.txt", "a named backreference, quoted spelling"),
+    ('8', "grep -P '(?<c>a)\\k{c}' big.txt", "a named backreference, brace spelling"),
+    ('8', "grep -P '(a)(b)(c)\\g3' big.txt", "\\g3: a numbered backreference"),
+    ('8', "grep -P '(a)\\g{-1}' big.txt", "a relative backreference"),
+    ('8', "grep -P '(?P<c>a)(?P=c)' big.txt", "Python-style backreference"),
+    ('8', "grep -P '(?<n>a)(?&n)' big.txt", "a subroutine call"),
+    ('8', "grep -P 'a(?R)?b' big.txt", "recursion"),
+    ('8', "grep -P '(a|b(?1))' big.txt", "a numbered subroutine"),
+    ('8', "grep -P '(a+)+$' big.txt", "a quantified group: exponential backtracking"),
+    ('8', "rg -P '(a)\\1' .", "rg's PCRE2 engine"),
+    ('8', "rg --pcre2 -e '(?P=c)' .", "rg's PCRE2 engine"),
+    ('8', "rg --engine=auto '(a)\\1' .", "--engine=auto falls back to PCRE2 for a backreference"),
+    ('8', "rg --engine pcre2 'x(?=y)' .", "lookaround in PCRE2"),
+    ('8', "rg --auto-hybrid-regex '(a)\\1' .", "the hybrid engine is PCRE2 here"),
+    ('8', "ag -U '(a+)+$' .", "ag always matches with PCRE"),
+    ('8', "ag -U -G '(a+)+$' foo .", "ag's file-name regex is PCRE too"),
+    ('8', "ack '(.*)\\1' .", "ack matches with Perl"),
+    ('8', "git --no-pager grep -P '(a)\\1'", "git grep -P: 65 s on a 1.3 MB file"),
+    ('8', "git --no-pager grep -P 'a*a*a*a*b'", "polynomial backtracking"),
+    ('9', "ag -U -B 2147483647 foo .", "ag's context count: 75 s over 8 small files"),
+    ('9', "grep -C 2147483647 foo f", "a context count without a bound"),
+    ('9', "grep -99999 foo f", "-NUM is a context count"),
+    ('9', "rg -j 100000 foo .", "100000 threads"),
+    ('9', "fd --max-results 99999999999 x", "a limit past any bound"),
+    ('9', "git --no-pager grep -A 2147483647 foo", "git grep's context"),
+    ('9', "tree -L 2147483647", "tree's depth"),
+]
+for cls, cmd, harm in ROUND4:
+    RT("R4-" + cls, cmd, "classifier round 4: " + harm)
+# controls: the same tools stay cards where nothing of the above applies
+S("grep -P 'def \\w' src/a.py", "def \\w", "src/a.py", "grep -P with a pattern in the safe subset")
+S("rg -P 'foo|bar' src", "foo|bar", "src", "rg -P with alternation only")
+S("rg 'a+b*' src", "a+b*", "src", "rg's default engine is linear: repetition is fine")
+S("ag -U -Q 'a+(' src", "a+(", "src", "ag -Q: a literal")
+S("ag -U -B 3 foo src", "foo", "src", "a small context count")
+S("grep -5 foo src/a.c", "foo", "src/a.c", "a small -NUM context")
+L("git ls-files -o --exclude-per-directory=.gitignore", None, "the standard per-directory name")
+R("cd src && cd .. && cat README.md", "src/../README.md", "cd .. after cd: bash's logical cd returns to the start")
+R("cat ../README.md", "../README.md", "a leading '..' is judged from the root (no link before it)")
+
 _seen = {c["cmd"] for c in files.get("redteam", [])}
 for cls, cmd, harm in CLASSIFIER_REDTEAM:
     if cmd not in _seen:

@@ -12,6 +12,9 @@ Usage: coverage.py [--shcard PATH] [--gen PATH] [--sets a,b] [--contexts any,bri
                    [--reasons N] [--json FILE]
   --reasons N: also print the N most frequent terminal reasons of the agents set (per context),
   reasons folded to their rule (quoted words and numbers elided).
+  --baseline PATH: also print the recall against another build (an earlier shcard): of the
+  commands of each set and context that build gives a card, the share this one still does, and
+  the first commands lost.
 """
 import argparse
 import collections
@@ -61,6 +64,7 @@ def main():
     ap.add_argument("--contexts", default="any,bridge")
     ap.add_argument("--reasons", type=int, default=0)
     ap.add_argument("--json")
+    ap.add_argument("--baseline")
     a = ap.parse_args()
     sets = {}
     want = a.sets.split(",")
@@ -88,6 +92,16 @@ def main():
             print("%-10s %-7s %7d %8.1f%% %7d %7d %7d" % (name, ctx, n, 100.0 * sem / n,
                                                         kinds["read"], kinds["search"],
                                                         kinds["list"]))
+            if a.baseline:
+                bs = classify(a.baseline, cmds, ctx)
+                base = [i for i, v in enumerate(bs) if v.get("kind") != "terminal"]
+                lost = [i for i in base if vs[i].get("kind") == "terminal"]
+                kept = len(base) - len(lost)
+                print("    recall against the baseline: %d of %d cards kept (%.2f%%)"
+                      % (kept, len(base), 100.0 * kept / max(len(base), 1)))
+                results["%s/%s" % (name, ctx)]["recall"] = round(100.0 * kept / max(len(base), 1), 2)
+                for i in lost[:a.reasons or 5]:
+                    print("      lost: %s" % cmds[i][:120])
             if a.reasons and name == "agents":
                 c = collections.Counter(fold(v.get("reason")) for v in vs
                                         if v.get("kind") == "terminal")

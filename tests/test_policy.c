@@ -271,7 +271,12 @@ static void test_family_git(void **state)
     /* git ls-files */
     REJECTS("partial clone", "git", "ls-files", "--eol");
     REJECTS("partial clone", "git", "ls-files", "--with-tree=HEAD~1");
-    REJECTS("a name, not a path", "git", "ls-files", "--exclude-per-directory=../x");
+    REJECTS("read in every directory", "git", "ls-files", "--exclude-per-directory=../x");
+    /* a name read in every directory walked, subdirectories unseen: only .gitignore */
+    REJECTS("read in every directory", "git", "ls-files", "-o", "--exclude-per-directory=fifo");
+    assert_int_equal(KIND("git", "ls-files", "-o", "--exclude-per-directory=.gitignore"),
+                     SHC_KIND_LIST);
+    REJECTS("own configuration", "git", "ls-files", "--recurse-submodules");
     assert_int_equal(KIND("git", "ls-files", "src", "-o"), SHC_KIND_LIST); /* permutation */
 
     const char *maybe[] = {"HEAD", "main", "src", "src/main.c", "v1.0", "HEAD~1", "a:b", ":/x",
@@ -317,7 +322,6 @@ static void test_file_values(void **state)
         {{"rg", "--ignore-file", ".ig", "foo"}, ".ig"},
         {{"fd", "--ignore-file=.ig", "x"}, ".ig"},
         {{"ag", "-U", "-p", ".ig", "foo"}, ".ig"},
-        {{"tree", "--gitfile", ".gitignore"}, ".gitignore"},
         {{"git", "ls-files", "-X", "ex"}, "ex"},
     };
     for (size_t i = 0; i < ARGC(cases); i++) {

@@ -1,20 +1,17 @@
 /* src/classify/ owns the classifier: the AST walk (this file), the per-tool option tables
  * (tools.def and tools/NAME.def), option parsing (opts.c), the per-command rules (policy.c),
  * find's predicates (find.c), pipeline filters (filter.c), the sed grammar (sed.c), option
- * values (values.c), paths (paths.c), the repository's own files (repo.c) and verdicts
- * (verdict_build.c, verdict.c: names, free, JSON).  Entry point: shc_classify()
- * (include/shcard.h).  May use: shell/ and base/.
- *
- * The classifier: walks the AST and decides which card a command gets.  Display-only and
- * fail-closed: every path that is not positively recognised ends in a terminal verdict with
- * the rule that decided and the span of the word or construct.
+ * values (values.c), paths (paths.c; resolve.c as the kernel resolves them), the repository's
+ * own files (repo.c) and verdicts (verdict_build.c, verdict.c: names, free, JSON).  Entry
+ * point: shc_classify() (include/shcard.h).  May use: shell/ and base/.
+ * Display-only and fail-closed: whatever is not positively recognised ends in a terminal
+ * verdict with the rule that decided and the span of the word or construct.
  *
  * Accepted shape (anything else is terminal):
  *   [cd DIR && | true &&]... PRIMARY [| FILTER]... [|| true | && true]...
  * with PRIMARY an allowlisted command (policy.c), FILTERs stdin-only pure filters, every word
  * static (no expansion, glob, brace, tilde), a plain unquoted command name, no assignments,
  * and redirections only to /dev/null, fd duplications, or `< FILE` for a read. */
-#define _DEFAULT_SOURCE /* realpath */
 #include "shcard.h"
 
 #include <stdarg.h>
@@ -28,7 +25,6 @@
 #include "shell/parse.h"
 
 #define MAX_ANDOR 32
-
 typedef struct ctx {
     const shc_ast *ast;
     bool rejected;
@@ -36,6 +32,8 @@ typedef struct ctx {
     shc_span span;
     char cwd[1024]; /* joined cd operands, "" when none */
     bool has_cwd;
+    bool cd_physical; /* a `cd -P` in the chain */
+    const char *kbase; /* with real_cwd: the physical directory the command runs in */
     const char *real_cwd; /* the directory the command runs in, when the caller knows it */
     shc_context context;
     const char *homes[SHC_MAX_ARGS]; /* the primary's `~` and `~/...` words (wordcheck.c) */
@@ -210,17 +208,15 @@ static bool is_word_call(const shc_node *n, const char *w)
     const shc_node *call = single_call(n);
     if (!call || call->u.call.nwords != 1 || call->u.call.nassigns || call->u.call.nredirs)
         return false;
-    const shc_word *w0 = &call->u.call.words[0];
-    return w0->value && w0->flags == 0 && !strcmp(w0->value, w);
+    return call->u.call.words[0].value && call->u.call.words[0].flags == 0 &&
+           !strcmp(call->u.call.words[0].value, w);
 }
 
 static bool is_cd(const shc_node *n)
 {
     const shc_node *call = single_call(n);
-    if (!call || call->u.call.nwords == 0)
-        return false;
-    const shc_word *w0 = &call->u.call.words[0];
-    return w0->value && w0->flags == 0 && !strcmp(w0->value, "cd");
+    const shc_word *w0 = call && call->u.call.nwords ? &call->u.call.words[0] : NULL;
+    return w0 && w0->value && w0->flags == 0 && !strcmp(w0->value, "cd");
 }
 
 /* cd [-L|-P] DIR: joins DIR onto the running directory. */
@@ -242,6 +238,14 @@ static int take_cd(ctx *c, const shc_node *n)
     if (!strcmp(d, "-") || d[0] == '\0')
         return reject(c, call->u.call.words[res.ops[0].argi].span,
                       "cd: '%s' is not a directory that can be seen", d);
+    for (size_t i = 0; i < res.nopts; i++)
+        c->cd_physical |= res.opts[i].opt->short_name == 'P';
+    /* bash's cd is lexical but tries DIR as written when that fails (-P: physical only) */
+    shc_path dn;
+    if (!c->real_cwd && (shc__path_norm(&dn, NULL, d) < 0 || dn.linkup ||
+                         (c->cd_physical && strstr(d, ".."))))
+        return reject(c, call->u.call.words[res.ops[0].argi].span,
+                      "cd: '%s': '..' after a directory that may be a symbolic link", d);
     char tmp[sizeof c->cwd];
     int w;
     if (d[0] == '/' || !c->has_cwd)
@@ -277,8 +281,8 @@ static const char *path_base(ctx *c, char *buf, size_t cap)
 }
 
 /* One file or directory the command opens: as written p, judged after joining onto the base
- * and normalising; `bad` says which judgements reject.  With a real directory, the file is
- * also stat()ed: a FIFO, a device or a socket (also through a symlink) is terminal. */
+ * and normalising (`bad`: the judgements that reject); with a real directory, as the kernel
+ * resolves it (resolve.c). */
 static int check_one(ctx *c, const char *base, const char *cmd, const char *p, unsigned bad,
                      shc_span span, const char *what)
 {
@@ -291,7 +295,7 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
                           "directory)", cmd, p);
         if (!c->real_cwd) { /* HOME unknown: an ordinary directory; the rest must stay in it */
             shc_path hp;
-            if (shc__path_norm(&hp, NULL, p[1] ? p + 2 : ".") < 0 || hp.climb > 0)
+            if (shc__path_norm(&hp, NULL, p[1] ? p + 2 : ".") < 0 || hp.climb > 0 || hp.linkup)
                 return reject(c, span, "%s: '%s' may leave the home directory", cmd, p);
             return 0;
         }
@@ -318,31 +322,16 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
     if (j & SHC_PATH_SPECIAL)
         return reject(c, span, "%s: '%s' is, or may be, a device or process file (may block or "
                       "never end)", cmd, p);
-    if (c->real_cwd && np.absolute) {
-        const char *abs = np.norm[0] ? np.norm : "/";
-        const char *why = shc__path_stat(abs);
-        if (why)
-            return reject(c, span, "%s: %s '%s' is %s", cmd, what, p, why);
-        /* a symlink in the project may lead to / or /proc: judge where it really leads */
-        char *real = realpath(abs, NULL);
-        if (real) {
-            shc_path rp;
-            unsigned rj = shc__path_check(NULL, real, &rp) & bad;
-            free(real);
-            if (rj & SHC_PATH_ROOT)
-                return reject(c, span, "%s: '%s' leads to the whole filesystem", cmd, p);
-            if (rj & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
-                return reject(c, span, "%s: '%s' leads to a device or process file", cmd, p);
-        }
-        /* what the tool reads without being told: ignore files, git's files and config */
-        bool walks = (bad & SHC_PATH_ROOT) != 0;
-        bool git = !strcmp(cmd, "git") || !strcmp(cmd, "bat") || !strcmp(cmd, "batcat");
-        if (walks || git) {
-            char file[512] = "";
-            why = shc__repo_check(abs, walks, git, file, sizeof file);
-            if (why)
-                return reject(c, span, "%s: the repository's '%s' is %s", cmd, file, why);
-        }
+    if (j & SHC_PATH_LINKUP)
+        return reject(c, span, "%s: '%s': '..' after a name that may be a symbolic link leads "
+                      "where only the kernel knows", cmd, p);
+    if (c->real_cwd) {
+        if (!np.absolute) /* where the kernel leads p, what the tool reads there untold */
+            return reject(c, span, "%s: the path '%.60s...' is too long to judge", cmd, p);
+        char msg[sizeof c->reason];
+        if (shc__path_real(c->kbase, p, np.norm[0] ? np.norm : "/", bad, cmd, /* no LINKUP */
+                           c->context == SHC_CONTEXT_BRIDGE, what, msg, sizeof msg))
+            return reject(c, span, "%s: %s", cmd, msg);
     }
     return 0;
 }
@@ -354,11 +343,20 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
 {
     char buf[2048];
     const char *base = path_base(c, buf, sizeof buf);
+    char kbuf[4096];
+    c->kbase = c->real_cwd ? shc__cd_base(c->real_cwd, c->has_cwd ? c->cwd : NULL,
+                                          c->cd_physical, kbuf, sizeof kbuf) : NULL;
+    shc_path kp; /* the process's own directory: git starts there */
+    if (c->real_cwd && (!c->kbase || shc__path_check(NULL, c->kbase, &kp) & (SHC_PATH_SPECIAL |
+                                                                            SHC_PATH_TOOLONG)))
+        return reject(c, call->span, "the directory '%s' is, or leads to, a device or process "
+                      "directory (or is too long to judge)", c->kbase ? c->kbase : c->cwd);
     const char *cmd = call->u.call.words[0].value;
     const shc_word *words = call->u.call.words;
     size_t nwords = call->u.call.nwords;
     bool walks = r->kind == SHC_KIND_SEARCH || r->kind == SHC_KIND_LIST;
-    unsigned file_bad = SHC_PATH_STDIN | SHC_PATH_SPECIAL | SHC_PATH_TOOLONG;
+    unsigned file_bad = SHC_PATH_STDIN | SHC_PATH_SPECIAL | SHC_PATH_TOOLONG |
+                        (c->real_cwd ? 0 : SHC_PATH_LINKUP);
     unsigned root_bad = file_bad | (walks ? SHC_PATH_ROOT : 0);
     if (in_file && check_one(c, base, cmd, in_file->value, file_bad, in_file->span, "file") < 0)
         return -1;
@@ -377,7 +375,7 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
         return -1;
     for (size_t k = 0; k < r->ninputs; k++) {
         shc_span sp = r->input_argi[k] < nwords ? words[r->input_argi[k]].span : call->span;
-        if (check_one(c, base, cmd, r->inputs[k], file_bad, sp, "file") < 0)
+        if (check_one(c, base, cmd, r->inputs[k], file_bad, sp, "pattern file") < 0)
             return -1;
     }
     return 0;
@@ -579,6 +577,8 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
         c.ast = ast;
         c.rejected = false;
         c.has_cwd = false;
+        c.cd_physical = false;
+        c.kbase = NULL;
         c.nhomes = 0;
         c.cwd[0] = '\0';
         c.real_cwd = opts->cwd && opts->cwd[0] ? opts->cwd : NULL;

@@ -21,6 +21,8 @@ typedef struct pstate {
 
 /* -NUM: a count. */
 static const shc_opt digits_opt = {0, NULL, SHC_ARG_REQ, SHC_ROLE_LINES, 0, NULL};
+/* -NUM of grep and git grep: a context count */
+static const shc_opt digits_ctx = {0, NULL, SHC_ARG_REQ, SHC_ROLE_NUMBER, 0, NULL};
 
 /* ------------------------------------------------------------------ results */
 
@@ -36,12 +38,17 @@ static int add_opt(pstate *p, const shc_opt *o, const char *value, size_t argi)
 {
     shc_optres *res = p->res;
     shc_rule *r = p->r;
+    long width;
     if (o->role == SHC_ROLE_NUMBER && value && !shc__all_digits(value))
         return shc__reject(r, argi,
                            "%s: '%s' is not a decimal number (ag -A x never ends; ack reads -m1x "
                            "as -m 1 -x)",
                            p->spec->name, value);
-    long width;
+    if (o->role == SHC_ROLE_NUMBER && value &&
+        (shc__parse_num(value, strlen(value), &width) < 0 || width > SHC_MAX_NUMBER))
+        return shc__reject(r, argi, "%s: '%s' is over %d (a count, depth or limit without a "
+                                    "bound: ag -B 2147483647 ran for 75 s)",
+                           p->spec->name, value, SHC_MAX_NUMBER);
     if (o->role == SHC_ROLE_WIDTH && value &&
         (shc__parse_num(value, strlen(value), &width) < 0 || width > SHC_MAX_WIDTH))
         return shc__reject(r, argi,
@@ -66,9 +73,12 @@ static int add_opt(pstate *p, const shc_opt *o, const char *value, size_t argi)
                                p->spec->name);
         if (value[0] == '\0')
             return shc__reject(r, argi, "%s: empty file name", p->spec->name);
-        if (o->role == SHC_ROLE_DIRFILE && strchr(value, '/'))
-            return shc__reject(r, argi, "%s: '%s' is read in every directory: a name, not a path",
-                               p->spec->name, value);
+        /* a name read in every directory walked, subdirectories included, where nothing
+         * judges it (`--exclude-per-directory=fifo`): only the name whose every copy in the
+         * parents is judged as an ignore file (repo.c) */
+        if (o->role == SHC_ROLE_DIRFILE && strcmp(value, ".gitignore") != 0)
+            return shc__reject(r, argi, "%s: '%s' is read in every directory walked, where it is "
+                               "not judged (only .gitignore is)", p->spec->name, value);
         if (o->role == SHC_ROLE_FILE) {
             if (r->ninputs >= SHC_MAX_ARGS)
                 return shc__reject(r, argi, "too many input files");
@@ -241,7 +251,8 @@ static int parse_short(pstate *p, size_t *i, size_t start)
     size_t argi = *i;
     const char *cmd = p->spec->name;
     if (digits_here(p, *i, start))
-        return add_opt(p, &digits_opt, a + 1, argi);
+        return add_opt(p, p->spec->flags & SHC_DIGITS_ANY ? &digits_ctx : &digits_opt, a + 1,
+                       argi);
     for (size_t j = 1; a[j]; j++) {
         const shc_opt *o = find_short(p->spec, a[j]);
         if (!o) {

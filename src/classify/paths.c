@@ -4,6 +4,9 @@
  *
  * Normalisation is lexical, as the kernel would walk the name if no component were a symlink:
  * empty and `.` components vanish, `..` removes the previous one (and stays at `/` at the root).
+ * The kernel resolves `..` after the link, so a `..` that removes a component of the path (not
+ * of the `cd` prefix: bash's `cd` is itself lexical) marks the path SHC_PATH_LINKUP: without the
+ * real directory it is terminal; with it, the caller judges the path the kernel resolves.
  * A relative path that climbs above its starting directory (`../..`) may end anywhere, the root
  * included, so it is judged as if the climb reached `/`: `../../proc` may be /proc, `..` may be
  * the whole filesystem.  Symlinks cannot be seen in the text; with a real directory the caller
@@ -23,9 +26,12 @@ static bool seg_is(const char *s, size_t n, const char *w)
     return strlen(w) == n && !memcmp(s, w, n);
 }
 
-/* Appends the components of p to out[0..*len) (a "/a/b" string, "" for none).  Returns -1 when
- * out would overflow. */
-static int walk(char *out, size_t cap, size_t *len, unsigned *climb, bool absolute, const char *p)
+/* Appends the components of p to out[0..*len) (a "/a/b" string, "" for none).  A `..` that
+ * removes a component sets *linkup when linkup is not NULL: the kernel resolves it after that
+ * component, which may be a symbolic link (`usrlink/..` is `/` when usrlink -> /usr).  Returns
+ * -1 when out would overflow. */
+static int walk(char *out, size_t cap, size_t *len, unsigned *climb, bool absolute, const char *p,
+                bool *linkup)
 {
     while (*p) {
         while (*p == '/')
@@ -38,6 +44,8 @@ static int walk(char *out, size_t cap, size_t *len, unsigned *climb, bool absolu
             continue;
         if (seg_is(s, n, "..")) {
             if (*len > 0) {
+                if (linkup)
+                    *linkup = true;
                 while (*len > 0 && out[*len - 1] != '/')
                     (*len)--;
                 (*len)--; /* the '/' itself */
@@ -60,37 +68,39 @@ int shc__path_norm(shc_path *out, const char *base, const char *p)
 {
     size_t len = 0;
     out->climb = 0;
+    out->linkup = false;
     out->norm[0] = '\0';
     out->absolute = p[0] == '/' || (base && base[0] == '/');
     if (p[0] != '/' && base && walk(out->norm, sizeof out->norm, &len, &out->climb,
-                                    out->absolute, base) < 0)
+                                    out->absolute, base, NULL) < 0)
         return -1;
-    if (walk(out->norm, sizeof out->norm, &len, &out->climb, out->absolute, p) < 0)
+    if (walk(out->norm, sizeof out->norm, &len, &out->climb, out->absolute, p, &out->linkup) < 0)
         return -1;
     return 0;
 }
 
 unsigned shc__path_judge(const shc_path *np)
 {
+    unsigned up = np->linkup ? SHC_PATH_LINKUP : 0;
     if (!np->absolute && np->climb == 0)
-        return 0; /* below the starting directory */
+        return up; /* below the starting directory */
     /* absolute, or climbing out: judged from the root */
     const char *s = np->norm;
     if (s[0] == '\0')
-        return SHC_PATH_ROOT;
+        return SHC_PATH_ROOT | up;
     s++;
     const char *e = strchr(s, '/');
     size_t n = e ? (size_t)(e - s) : strlen(s);
     for (size_t i = 0; i < sizeof special_dirs / sizeof special_dirs[0]; i++)
         if (seg_is(s, n, special_dirs[i]))
-            return SHC_PATH_SPECIAL;
+            return SHC_PATH_SPECIAL | up;
     if (seg_is(s, n, "var") && e) { /* /var/run is a link to /run */
         const char *t = e + 1;
         const char *f = strchr(t, '/');
         if (seg_is(t, f ? (size_t)(f - t) : strlen(t), "run"))
-            return SHC_PATH_SPECIAL;
+            return SHC_PATH_SPECIAL | up;
     }
-    return 0;
+    return up;
 }
 
 unsigned shc__path_check(const char *base, const char *p, shc_path *np)

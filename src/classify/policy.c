@@ -225,6 +225,11 @@ static void rule_search(shc_rule *r, const shc_cmdspec *spec, const shc_optres *
         shc__check_patterns(r, spec->name, res, first ? res->ops[0].value : NULL,
                             first ? res->ops[0].argi : 0) < 0)
         return;
+    /* rg's default engine is linear; ag's PCRE and ack's Perl always backtrack */
+    if (spec->id != SHC_CMD_grep &&
+        shc__check_engine(r, spec->name, res, first ? res->ops[0].value : NULL,
+                          first ? res->ops[0].argi : 0, spec->id != SHC_CMD_rg) < 0)
+        return;
     if (root_operands(r, spec->name, res, first, false) < 0)
         return;
     if (spec->id == SHC_CMD_grep && r->npaths == 0) {

@@ -53,6 +53,10 @@ typedef enum shc_role {
                             --tabs=1000000000 never ends on a file with tabs) */
     SHC_ROLE_TEXT,       /* grep -a/--binary-files, rg -a/--binary, ag -a/-u: files with NUL bytes are read
                             whole (a sparse 4 TiB file in a walked tree never ends) */
+    SHC_ROLE_PCRE,       /* grep -P, git grep -P, rg -P/--engine/--auto-hybrid-regex: the pattern goes
+                            to a backtracking engine (rg --engine=default does not) */
+    SHC_ROLE_LITERAL,    /* ag -Q, ack -Q: the pattern is a literal string */
+    SHC_ROLE_REGEX,      /* ag -G: another regular expression, matched by the tool's engine */
 } shc_role;
 
 /* How a command's real option parser reads argv (tools.def, SHC_CMD).  Each family is
@@ -132,6 +136,9 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 #define SHC_MAX_ARGS  64
 #define SHC_MAX_TABS 16     /* the widest tab stop bat --tabs may ask for */
 #define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
+#define SHC_MAX_NUMBER 10000 /* the largest count, depth or limit a SHC_ROLE_NUMBER option may
+                                take (ag -B 2147483647 took 75 s over 8 small files; 1000000
+                                took 0.6 s, 10000 0.1 s) */
 
 typedef struct shc_optval {
     const shc_opt *opt;
@@ -290,6 +297,15 @@ int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res);
 /* Why a glibc regex may not finish (a backreference, or an interval that nested copies
  * multiply), or NULL. */
 const char *shc__regex_bomb(const char *pat);
+/* Why a backtracking engine (PCRE2, Perl) may not match pat in bounded time, or NULL when pat
+ * is in the safe subset (values.c states it). */
+const char *shc__backtrack_unsafe(const char *pat);
+/* The patterns of a command whose engine may backtrack: with always (ag, ack), or when an
+ * SHC_ROLE_PCRE option chose such an engine, every SHC_ROLE_PATTERN value, the operand (may be
+ * NULL; skipped with SHC_ROLE_LITERAL) and every SHC_ROLE_REGEX value must be in the subset.
+ * Returns 0 or -1 (r rejected). */
+int shc__check_engine(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
+                      size_t operand_argi, bool always);
 /* nl -b/-h/-f pREGEX and tree -P/-I patterns.  Return 0 or -1 (r rejected). */
 int shc__check_nl_styles(shc_rule *r, const shc_optres *res);
 int shc__check_tree_patterns(shc_rule *r, const shc_optres *res);
@@ -303,6 +319,7 @@ typedef struct shc_path {
     char norm[4096];
     bool absolute;
     unsigned climb;
+    bool linkup; /* a `..` of the path removed a component that may be a symbolic link */
 } shc_path;
 
 enum {
@@ -310,6 +327,8 @@ enum {
     SHC_PATH_ROOT = 1u << 1,    /* is, or may be, the whole filesystem */
     SHC_PATH_SPECIAL = 1u << 2, /* is, or may be, under /dev, /proc, /sys, /run (or /var/run) */
     SHC_PATH_TOOLONG = 1u << 3, /* too long to judge */
+    SHC_PATH_LINKUP = 1u << 4,  /* `..` after a component that may be a symbolic link: where it
+                                   leads is known only to the kernel (paths.c) */
 };
 
 /* Normalises p, joined onto base when p is relative (base: NULL for the unknown starting
@@ -329,6 +348,30 @@ bool shc__word_names_special(const char *w);
  * following symlinks; NULL for a regular file, a directory, or a name that does not exist. */
 const char *shc__path_stat(const char *abs_path);
 
+/* ------------------------------------------------------------------ resolve.c */
+
+/* Bytes of ignore patterns a command may read: all the ignore files of a walk's parents
+ * together, and each file-valued option's list of patterns (rg with 1 MiB of globs in .ignore:
+ * 6 s and 180 MB; 64 KiB: 0.5 s, fd 1.2 s). */
+#define SHC_IGNORE_MAX (64L << 10)
+
+/* The physical directory a command runs in: real_cwd after the `cd` chain (NULL: none), as bash
+ * reaches it (the lexical name first, then the name as written; physical: `cd -P`) and the
+ * kernel resolves it.  Written into buf; NULL when too long. */
+const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical, char *buf,
+                         size_t cap);
+/* With the real directory: p as the kernel resolves it from kbase (the physical directory;
+ * ignored when p is absolute), lexical the written path joined and normalised, cmd the tool.
+ * Judges where it leads (the judgements in bad; SHC_PATH_ROOT in bad: the tool walks), what it
+ * is (shc__path_stat; what names it: "file", "directory", "pattern file": at most
+ * SHC_IGNORE_MAX), the repository and ignore files of the resolved and the written chain for a
+ * walk or for git and bat (shc__repo_check), and with deep, for rg, fd, ag and git, the ignore
+ * files below it (shc__tree_check: a walk of the tree, milliseconds a command, so only where the
+ * command will run, the bridge context).
+ * Returns true with msg set when the command is terminal. */
+bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsigned bad,
+                    const char *cmd, bool deep, const char *what, char *msg, size_t cap);
+
 /* ------------------------------------------------------------------ repo.c */
 
 /* For a real absolute directory (or file) a command walks or reads: the files the tool reads
@@ -336,7 +379,19 @@ const char *shc__path_stat(const char *abs_path);
  * files and configuration (git: git and bat) -- must be regular files, not huge, and the git
  * configuration must name no key that runs programs or reads other files.  Returns why not
  * (what names the file), or NULL. */
-const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *what, size_t cap);
+const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects, char *what,
+                            size_t cap);
+/* Whether the git directory g (and the common directory it names) is ordinary: regular files
+ * and directories only, no symbolic link, no alternates, no file over its bound, at most
+ * 20000 entries, every config naming no risky key; the object store too with objects (bat's
+ * libgit2 reads blobs; git ls-files and worktree git grep read none).  Its answer depends only
+ * on that directory tree (a caller may cache it per directory and modification times).  Why
+ * not, or NULL. */
+const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_t cap);
+/* For a directory a tool walks reading the ignore files of every subdirectory (rg, fd, ag,
+ * git): each such file below it plain and at most 64 KiB, all of them 256 KiB together, the
+ * tree at most 20000 entries (a bounded scan: past it, terminal).  Why not, or NULL. */
+const char *shc__tree_check(const char *abs_dir, char *what, size_t cap);
 
 /* ------------------------------------------------------------------ opts.c: rule results */
 

@@ -1,35 +1,56 @@
-/* What a command reads from its repository without naming it, judged when the real directory is
+/* What a command reads from its repository without being told, judged when the real directory is
  * known (`shcard acp`, `shcard run`, `explain --cwd`, the library's opts.cwd).  Found by the
- * second classifier red team, each seen blocking, reading for ever or executing:
+ * classifier red teams, each seen blocking, reading for ever or executing:
  *
  * - ignore files: rg, fd, ag, tree --gitignore and git read `.gitignore`, `.ignore`, `.rgignore`,
  *   `.fdignore`, `.agignore` in the directory they walk and in every parent, `.gitattributes`
- *   (git grep) and `.git/info/exclude`; a symlink to /dev/zero or /dev/tty, or a FIFO, there
- *   makes `rg foo .` read for ever or wait.  Each such file, where it exists, must be a regular
- *   file that is not a symlink and not huge.
- * - git's own files and configuration: `.git/config`, `HEAD`, `index` as FIFOs block every git
- *   command (and bat, whose libgit2 reads the config for its change markers); the configuration
- *   runs programs (`core.fsmonitor` on `git ls-files` and `git grep`), reads other files
- *   (`include.path = /dev/stdin`, `core.excludesFile`), or changes how a pattern is read
- *   (`grep.patternType`, `diff.X.xfuncname` for `git grep -p`).  The repository's config files
- *   must be regular files that name none of the keys below.
+ *   (git grep, bat's libgit2) and `.git/info/exclude`; a symlink to /dev/zero or /dev/tty, or a
+ *   FIFO, there makes `rg foo .` read for ever or wait, and rg and fd compile every glob: 1 MiB
+ *   of globs took rg 6 s and 180 MB, 64 KiB 0.5 s (fd 1.2 s).  Each such file must be a regular
+ *   file that is not a symlink, and together they may hold SHC_IGNORE_MAX bytes.
+ * - the git directory, whole: git and libgit2 read far more than config, HEAD and index (the
+ *   split index's `sharedindex.*`, `objects/info/alternates`, loose objects when bat diffs the
+ *   work tree, every `.git/modules/NAME/config` under --recurse-submodules, the common directory
+ *   of a worktree).  Rather than list them, the whole control directory -- .git, the directory a
+ *   gitfile names, its common directory -- must be ordinary: regular files and directories
+ *   only, no symbolic link, no file over its bound (objects aside), no alternates, at most
+ *   SHC_GIT_MAX_ENTRIES entries (one bounded scan; past a bound it is terminal; the object
+ *   store only for bat, whose libgit2 reads blobs).  Every file named `config` or
+ *   `config.worktree` in it (the repository's, a worktree's, a submodule's) must name none of
+ *   the keys that run programs, read other files or change how a pattern is read.
+ *   shc__git_dir_ordinary()'s answer depends only on that directory tree, so a caller may cache
+ *   it per directory and modification times.
  *
- * What stays unseen: ignore and attribute files in subdirectories of the walk, and FIFOs or huge
- * files inside it (a walk of every directory at classification time would cost more than the
- * command); the user's global git configuration and environment. */
+ * - ignore and attribute files in subdirectories of the walk (a FIFO `.gitattributes` there
+ *   blocked `git grep`): in the bridge context only (shc__tree_check: a walk of the tree costs
+ *   milliseconds a command, too much for `explain --batch --cwd` over thousands of commands
+ *   without a cache), each plain, 64 KiB each and 256 KiB together, 20000 entries at most.
+ *
+ * What stays unseen: FIFOs or huge files inside the walk (the tools skip what is not a regular
+ * file when they walk), subdirectories' ignore files outside the bridge context, the user's
+ * global git configuration and the environment. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "classify/policy.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <ctype.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#define SHC_REPO_MAX_FILE (64L << 20) /* an ignore or config file larger than this is refused */
+#define SHC_PATH_MAX 4096
+#define SHC_CONFIG_MAX (1L << 20)        /* a git config file larger than this is refused */
+#define SHC_GIT_MAX_FILE (256LL << 20)   /* a file in the git directory (objects/ aside) */
+#define SHC_GIT_MAX_ENTRIES 20000        /* entries of one git directory, all levels together */
+#define SHC_GIT_MAX_DEPTH 12             /* levels below the git directory (modules nest) */
+#define SHC_TREE_MAX_ENTRIES 20000       /* entries of a walked tree read for its ignore files */
+#define SHC_TREE_MAX_DEPTH 64            /* levels of a walked tree */
+#define SHC_TREE_IGNORE_MAX (256L << 10) /* ignore files below a walked directory, together */
 
-static const char *const ignore_names[] = {".gitignore", ".ignore", ".rgignore", ".fdignore",
-                                           ".agignore", ".gitattributes"};
+static const char *const ignore_names[] = {".gitignore", ".ignore",        ".rgignore", ".fdignore",
+                                           ".agignore",  ".gitattributes", ".hgignore"};
 
 /* Keys of a repository's git configuration that execute programs, read other files, or change
  * how a command reads its arguments (matched as case-insensitive substrings of the file: a
@@ -37,13 +58,15 @@ static const char *const ignore_names[] = {".gitignore", ".ignore", ".rgignore",
 static const char *const git_keys[] = {
     "fsmonitor", "include",  "excludesfile", "attributesfile", "funcname", "patterntype",
     "extendedregexp", "pager", "textconv", "promisor", "partialclone", "sshcommand", "worktree",
-    "filter"};
+    "filter", "external", "alternate", "gitproxy"};
 
-/* NULL when path does not exist or is a regular file of a sane size (also through a symlink
- * whose target is not under /dev, /proc, /sys or /run); else why not. */
-static const char *plain_file(const char *path)
+/* NULL when path does not exist or is a regular file of at most max bytes (also through a
+ * symlink whose target is not under /dev, /proc, /sys or /run); else why not.  *size gets its
+ * size (0 when missing). */
+static const char *plain_file(const char *path, long long max, long long *size)
 {
     struct stat st;
+    *size = 0;
     if (lstat(path, &st) != 0)
         return NULL;
     if (S_ISLNK(st.st_mode)) {
@@ -60,7 +83,8 @@ static const char *plain_file(const char *path)
     }
     if (!S_ISREG(st.st_mode))
         return S_ISDIR(st.st_mode) ? "a directory" : "not a regular file (a FIFO, device or socket)";
-    if (st.st_size > SHC_REPO_MAX_FILE)
+    *size = (long long)st.st_size;
+    if (st.st_size > max)
         return "a very large file";
     return NULL;
 }
@@ -83,15 +107,19 @@ static int join(char *out, size_t cap, const char *dir, const char *name)
     return w < 0 || (size_t)w >= cap ? -1 : 0;
 }
 
-/* plain_file() of dir/name, joined into p[0..n); on a problem, what names the file. */
-static const char *plain_at(char *p, size_t n, const char *dir, const char *name, char *what,
-                            size_t cap)
+/* An ignore file dir/name, joined into p[0..n): plain, and within what is left of *budget. */
+static const char *ignore_at(char *p, size_t n, const char *dir, const char *name,
+                             long long *budget, char *what, size_t cap)
 {
     if (join(p, n, dir, name) < 0) {
         snprintf(what, cap, "%s/%s", dir, name);
         return "a path too long to judge";
     }
-    const char *why = plain_file(p);
+    long long size;
+    const char *why = plain_file(p, SHC_IGNORE_MAX, &size);
+    if (!why && (*budget -= size) < 0)
+        why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
+              "compile every glob)";
     if (why)
         snprintf(what, cap, "%s", p);
     return why;
@@ -103,7 +131,6 @@ static bool config_risky(const char *path)
     FILE *f = open_text(path);
     if (!f)
         return true; /* it exists (the caller lstat()ed it) but cannot be read: refuse */
-    static const size_t cap = 1u << 20;
     char buf[4096 + 32];
     size_t keep = 0, total = 0;
     bool risky = false;
@@ -119,57 +146,259 @@ static bool config_risky(const char *path)
         for (size_t k = 0; k < sizeof git_keys / sizeof *git_keys && !risky; k++)
             if (strstr(buf, git_keys[k]))
                 risky = true;
-        if (risky || total > cap)
+        if (risky || total > SHC_CONFIG_MAX)
             break;
         keep = len < 24 ? len : 24; /* a key split across two reads */
         memmove(buf, buf + len - keep, keep);
     }
     fclose(f);
-    return risky || total > cap;
+    return risky || total > SHC_CONFIG_MAX;
 }
 
-/* Checks git's files in the git directory g (config, config.worktree, HEAD, index, info/exclude,
- * and the common directory's).  Returns why not, or NULL. */
-static const char *git_dir_check(const char *g, int depth, char *what, size_t cap)
+typedef struct gscan {
+    bool objects; /* libgit2 (bat) reads objects: the object store is scanned too */
+    size_t entries;
+    char *what;
+    size_t cap;
+} gscan;
+
+/* One entry of a git directory, p (its name at p + name): why it is not ordinary, or NULL. */
+static const char *git_entry(char *p, size_t len, size_t name, int depth, unsigned char type,
+                             gscan *s);
+
+/* Scans the directory p[0..len) (a buffer of SHC_PATH_MAX bytes): every entry ordinary. */
+static const char *git_tree(char *p, size_t len, int depth, gscan *s)
 {
-    static const char *const files[] = {"config", "config.worktree", "HEAD", "index",
-                                        "info/exclude", "commondir", "info/attributes"};
-    char p[4096];
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        const char *why = plain_at(p, sizeof p, g, files[i], what, cap);
-        if (why)
-            return why;
-        struct stat st;
-        if (i < 2 && lstat(p, &st) == 0 && config_risky(p)) {
-            snprintf(what, cap, "%s", p);
-            return "a git configuration that may run programs or read other files";
+    if (depth > SHC_GIT_MAX_DEPTH) {
+        snprintf(s->what, s->cap, "%s", p);
+        return "nested too deeply to judge";
+    }
+    DIR *d = opendir(p);
+    if (!d) {
+        snprintf(s->what, s->cap, "%s", p);
+        return "a directory shcard cannot read";
+    }
+    const char *why = NULL;
+    struct dirent *e;
+    while (!why && (e = readdir(d)) != NULL) {
+        const char *nm = e->d_name;
+        if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+            continue;
+        size_t n = strlen(nm);
+        if (++s->entries > SHC_GIT_MAX_ENTRIES || len + 1 + n + 1 > SHC_PATH_MAX) {
+            snprintf(s->what, s->cap, "%s", p);
+            why = s->entries > SHC_GIT_MAX_ENTRIES ? "too large to judge (over 20000 entries)"
+                                                   : "a path too long to judge";
+            break;
         }
+        p[len] = '/';
+        memcpy(p + len + 1, nm, n + 1);
+        why = git_entry(p, len + 1 + n, len + 1, depth, e->d_type, s);
+        p[len] = '\0';
     }
-    if (join(p, sizeof p, g, "commondir") < 0) {
-        snprintf(what, cap, "%s/commondir", g);
-        return "a path too long to judge";
-    }
+    closedir(d);
+    return why;
+}
+
+static const char *git_entry(char *p, size_t len, size_t name, int depth, unsigned char type,
+                             gscan *s)
+{
+    const char *nm = p + name, *why = NULL;
+    /* the directory entry's own type answers most entries without a stat: directories, and
+     * objects (loose objects are inflated, packs mapped in windows: their size does not make
+     * a read endless); a stat only for the other regular files, links, and unknown types */
+    /* git ls-files and worktree git grep read no object (revisions and --cached are terminal):
+     * for them the object store is skipped but for objects/info (alternates) */
+    bool skip = !s->objects && name >= 9 && !memcmp(p + name - 9, "/objects/", 9) &&
+                strcmp(nm, "info") != 0;
+    if (type == DT_DIR)
+        return skip ? NULL : git_tree(p, len, depth + 1, s);
+    if (type == DT_REG && strstr(p, "/objects/") && strcmp(nm, "alternates") != 0 &&
+        strcmp(nm, "http-alternates") != 0)
+        return NULL;
     struct stat st;
     if (lstat(p, &st) != 0)
-        return NULL; /* no common directory: g is the whole git directory */
-    FILE *f = open_text(p);
+        why = "a file that cannot be examined";
+    else if (S_ISDIR(st.st_mode))
+        return skip ? NULL : git_tree(p, len, depth + 1, s);
+    else if (S_ISLNK(st.st_mode))
+        why = "a symbolic link (git and libgit2 follow it out of the repository)";
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file (a FIFO, device or socket)";
+    else if (!strcmp(nm, "alternates") || !strcmp(nm, "http-alternates"))
+        why = "a list of alternates (objects read from another directory)";
+    else if (!strcmp(nm, "config") || !strcmp(nm, "config.worktree")) {
+        if (st.st_size > SHC_CONFIG_MAX || config_risky(p))
+            why = "a git configuration that may run programs or read other files";
+    } else if (st.st_size > SHC_GIT_MAX_FILE)
+        why = "a very large file";
+    if (why)
+        snprintf(s->what, s->cap, "%s", p);
+    return why;
+}
+
+/* The git directory g must not lead to a device, a process file or the root. */
+static const char *git_top(const char *g, char *p, gscan *s)
+{
+    char *real = realpath(g, NULL);
+    if (!real) {
+        snprintf(s->what, s->cap, "%s", g);
+        return "a git directory that cannot be resolved";
+    }
+    shc_path np;
+    unsigned j = shc__path_check(NULL, real, &np);
+    int w = snprintf(p, SHC_PATH_MAX, "%s", real);
+    free(real);
+    if (j & (SHC_PATH_SPECIAL | SHC_PATH_ROOT | SHC_PATH_TOOLONG) || w < 0 || w >= SHC_PATH_MAX) {
+        snprintf(s->what, s->cap, "%s", g);
+        return "a git directory in a device or process directory";
+    }
+    return git_tree(p, (size_t)w, 0, s);
+}
+
+const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_t cap)
+{
+#ifdef __wasi__
+    (void)git_top, (void)objects;
+    snprintf(what, cap, "%s", g); /* no directory listing here */
+    return "a git directory the WebAssembly build cannot examine";
+#else
+    gscan s = {objects, 0, what, cap};
+    char p[SHC_PATH_MAX];
+    const char *why = git_top(g, p, &s);
+    if (why)
+        return why;
+    /* a worktree's (or a linked repository's) common directory: read, and scanned too */
+    char cf[SHC_PATH_MAX];
+    if (join(cf, sizeof cf, p, "commondir") < 0)
+        return "a path too long to judge";
+    FILE *f = open_text(cf);
+    if (!f)
+        return NULL; /* none (the scan saw every file that is there) */
     char line[2048] = "";
-    bool got = f && fgets(line, sizeof line, f) != NULL;
-    if (f)
-        fclose(f);
+    bool got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
     line[strcspn(line, "\r\n")] = 0;
-    if (!got || !line[0] || depth > 0) {
-        snprintf(what, cap, "%s", p);
+    char common[SHC_PATH_MAX];
+    int w = !got || !line[0] ? -1
+            : line[0] == '/' ? snprintf(common, sizeof common, "%s", line)
+                             : snprintf(common, sizeof common, "%s/%s", p, line);
+    if (w < 0 || (size_t)w >= sizeof common) {
+        snprintf(what, cap, "%s", cf);
         return "a git common directory shcard cannot follow";
     }
-    char common[4096];
-    int w = line[0] == '/' ? snprintf(common, sizeof common, "%s", line)
-                           : snprintf(common, sizeof common, "%s/%s", g, line);
-    if (w < 0 || (size_t)w >= sizeof common) {
-        snprintf(what, cap, "%s", p);
-        return "a path too long to judge";
+    if ((why = git_top(common, p, &s)) != NULL)
+        return why;
+    if (join(cf, sizeof cf, p, "commondir") < 0 || access(cf, F_OK) == 0) {
+        snprintf(what, cap, "%s", cf);
+        return "a git common directory shcard cannot follow";
     }
-    return git_dir_check(common, depth + 1, what, cap);
+    return NULL;
+#endif
+}
+typedef struct tscan {
+    size_t entries;
+    long long budget;
+    char *what;
+    size_t cap;
+} tscan;
+
+/* The ignore files of every directory below p[0..len) (rg, fd, ag and git read each one as
+ * they walk; a FIFO named .gitattributes in a subdirectory blocked `git grep`): each must be
+ * plain, all together within SHC_TREE_IGNORE_MAX, at most SHC_TREE_MAX_ENTRIES entries seen. */
+static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
+{
+#ifdef __wasi__
+    (void)p, (void)len, (void)depth, (void)s;
+    return "a tree the WebAssembly build cannot walk";
+#else
+    if (depth > SHC_TREE_MAX_DEPTH) {
+        snprintf(s->what, s->cap, "%s", p);
+        return "nested too deeply to judge";
+    }
+    DIR *d = opendir(p);
+    if (!d)
+        return NULL; /* unreadable: the tool cannot walk it either */
+    const char *why = NULL;
+    struct dirent *e;
+    while (!why && (e = readdir(d)) != NULL) {
+        const char *nm = e->d_name;
+        if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+            continue;
+        size_t n = strlen(nm);
+        if (++s->entries > SHC_TREE_MAX_ENTRIES || len + 1 + n + 1 > SHC_PATH_MAX) {
+            snprintf(s->what, s->cap, "%s", p);
+            why = s->entries > SHC_TREE_MAX_ENTRIES
+                      ? "too large a tree to judge its ignore files (over 20000 entries)"
+                      : "a path too long to judge";
+            break;
+        }
+        bool ign = false;
+        for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names && !ign; i++)
+            ign = !strcmp(nm, ignore_names[i]);
+        if (!ign && (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+            continue;
+        if (!ign && !strcmp(nm, ".git"))
+            continue; /* judged as the git directory */
+        p[len] = '/';
+        memcpy(p + len + 1, nm, n + 1);
+        struct stat st;
+        if (ign) {
+            long long size;
+            why = plain_file(p, SHC_IGNORE_MAX, &size);
+            if (!why && (s->budget -= size) < 0)
+                why = "one ignore file too many: the walked tree holds over 256 KiB of them";
+            if (why)
+                snprintf(s->what, s->cap, "%s", p);
+        } else if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            why = tree_ignores(p, len + 1 + n, depth + 1, s);
+        }
+        p[len] = '\0';
+    }
+    closedir(d);
+    return why;
+#endif
+}
+
+const char *shc__tree_check(const char *abs_dir, char *what, size_t cap)
+{
+    struct stat st;
+    if (stat(abs_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    char p[SHC_PATH_MAX];
+    int w = snprintf(p, sizeof p, "%s", abs_dir);
+    if (w < 0 || (size_t)w >= sizeof p)
+        return "a path too long to judge";
+    tscan s = {0, SHC_TREE_IGNORE_MAX, what, cap};
+    return tree_ignores(p, (size_t)w, 0, &s);
+}
+
+/* A walker's view of a worktree: the info/exclude of the common directory g/commondir names. */
+static const char *common_exclude(const char *g, long long *budget, char *what, size_t cap)
+{
+    char cf[SHC_PATH_MAX], line[2048] = "", common[SHC_PATH_MAX];
+    long long size;
+    if (join(cf, sizeof cf, g, "commondir") < 0)
+        return "a path too long to judge";
+    const char *why = plain_file(cf, 4096, &size);
+    FILE *f = why || size == 0 ? NULL : open_text(cf);
+    if (why || (size > 0 && !f)) {
+        snprintf(what, cap, "%s", cf);
+        return why ? why : "a git common directory shcard cannot follow";
+    }
+    if (!f)
+        return NULL;
+    bool got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
+    int w = !got || !line[0] ? -1
+            : line[0] == '/' ? snprintf(common, sizeof common, "%s", line)
+                             : snprintf(common, sizeof common, "%s/%s", g, line);
+    if (w < 0 || (size_t)w >= sizeof common) {
+        snprintf(what, cap, "%s", cf);
+        return "a git common directory shcard cannot follow";
+    }
+    return ignore_at(cf, sizeof cf, common, "info/exclude", budget, what, cap);
 }
 
 /* The git directory for the work tree directory d: d/.git, or the `gitdir:` a .git file names.
@@ -210,7 +439,8 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
     return 1;
 }
 
-const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *what, size_t cap)
+const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects, char *what,
+                            size_t cap)
 {
     char d[4096];
     struct stat st;
@@ -228,14 +458,15 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
             *slash = 0;
     }
     bool git_seen = false;
+    long long budget = SHC_IGNORE_MAX;
     for (;;) {
         char p[4096];
-        if (walks)
-            for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names; i++) {
-                const char *why = plain_at(p, sizeof p, d, ignore_names[i], what, cap);
-                if (why)
-                    return why;
-            }
+        /* git reads .gitignore (ls-files -o) and .gitattributes (grep; bat's libgit2) too */
+        for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names; i++) {
+            const char *why = ignore_at(p, sizeof p, d, ignore_names[i], &budget, what, cap);
+            if (why)
+                return why;
+        }
         bool seen_before = git_seen;
         if (!git_seen && git) {
             /* git takes a directory that holds HEAD and objects (or commondir) for a bare
@@ -250,7 +481,7 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
             }
             if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
                 git_seen = true;
-                const char *why = git_dir_check(d, 0, what, cap);
+                const char *why = shc__git_dir_ordinary(d, objects, what, cap);
                 if (why)
                     return why;
             }
@@ -266,10 +497,11 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, char *wha
             if (k > 0) {
                 git_seen = true;
                 if (!git) {
-                    /* the walkers read info/exclude only */
-                    if ((why = plain_at(p, sizeof p, g, "info/exclude", what, cap)))
+                    /* the walkers read info/exclude only, here and in the common directory */
+                    if ((why = ignore_at(p, sizeof p, g, "info/exclude", &budget, what, cap)) ||
+                        (why = common_exclude(g, &budget, what, cap)))
                         return why;
-                } else if ((why = git_dir_check(g, 0, what, cap))) {
+                } else if ((why = shc__git_dir_ordinary(g, objects, what, cap))) {
                     return why;
                 }
             }

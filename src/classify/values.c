@@ -1,5 +1,6 @@
-/* Option values the rules judge: bounded decimal numbers, and head/tail line and byte counts
- * (`-n 5`, `-n +10`, `-c 100`). */
+/* Option values the rules judge: bounded decimal numbers, head/tail line and byte counts
+ * (`-n 5`, `-n +10`, `-c 100`), and regular expressions (glibc's, and the safe subset of a
+ * backtracking engine). */
 #include "classify/policy.h"
 
 #include <string.h>
@@ -98,7 +99,7 @@ int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, con
             return shc__reject(r, res->opts[i].argi, "%s: %s", cmd, why);
     if (operand && (why = shc__regex_bomb(operand)))
         return shc__reject(r, operand_argi, "%s: %s", cmd, why);
-    return 0;
+    return shc__check_engine(r, cmd, res, operand, operand_argi, false);
 }
 
 /* nl -b/-h/-f pREGEX numbers the lines that match a glibc regex: the same judgement. */
@@ -153,5 +154,130 @@ int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res)
                                         "sparse file among the files searched never ends)",
                            cmd);
     }
+    return 0;
+}
+
+/* A backtracking engine (PCRE2: grep -P, git grep -P, rg -P, rg --engine=auto/pcre2,
+ * --auto-hybrid-regex, ag; Perl: ack) may take time exponential or polynomial in the line for a
+ * pattern with a backreference (`\k<c>`, `\g3`, `(?P=c)`), recursion (`(?R)`, `(?1)`, `(?&n)`),
+ * lookaround or repeated quantifiers: `git grep -P` with a backreference ran 65 s over 1.3 MB,
+ * and even one `.*` costs the square of a long line's length per line (PCRE2's match limit
+ * caps a line, not a file).  The safe subset, the only patterns such an engine is given a card
+ * for:
+ *   - literal characters; `\` before a punctuation character (`\.`, `\(`);
+ *   - `.`, the classes `\d \D \w \W \s \S`, bracket classes `[...]` (`[:alpha:]` inside);
+ *   - the anchors `^ $ \b \B`;
+ *   - groups `(...)` and `(?:...)`, never quantified, and `|`;
+ *   - the quantifier `?` on a single character, class or `.`;
+ *   - at most 10 choices that multiply: each `?` and each `|` inside a group (a `|` at the top
+ *     level adds a branch, it does not multiply), so at most 2^10 paths per starting position.
+ * Everything else -- `*`, `+`, `{n,m}`, other escapes (digits, \g \k \p \x \Q ...), every other
+ * `(?` construct -- is terminal. */
+const char *shc__backtrack_unsafe(const char *pat)
+{
+    static const char *const outside = "a pattern outside the safe subset of a backtracking "
+                                       "engine (literals, classes, anchors, groups, '?')";
+    unsigned optional = 0, depth = 0;
+    bool atom = false; /* the last thing read may take a `?` */
+    for (const char *p = pat; *p; p++) {
+        char ch = *p;
+        if (ch == '\\') {
+            char e = p[1];
+            if (!e)
+                return outside;
+            p++;
+            if ((e >= '0' && e <= '9') || e == 'g' || e == 'k')
+                return "a backreference makes a backtracking engine take time without bound";
+            if ((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z'))
+                if (!strchr("dDwWsSbB", e))
+                    return outside;
+            atom = !(e == 'b' || e == 'B');
+        } else if (ch == '[') {
+            const char *q = p + 1;
+            if (*q == '^')
+                q++;
+            if (*q == ']')
+                q++;
+            while (*q && *q != ']') {
+                if (q[0] == '[' && q[1] == ':') {
+                    const char *end = strstr(q + 2, ":]");
+                    if (!end)
+                        return outside;
+                    q = end + 2;
+                    continue;
+                }
+                if (*q == '\\' && q[1])
+                    q++;
+                q++;
+            }
+            if (!*q)
+                return outside;
+            p = q;
+            atom = true;
+        } else if (ch == '(') {
+            if (p[1] == '?') {
+                if (p[2] != ':')
+                    return p[2] == 'R' || p[2] == '&' || p[2] == 'P' ||
+                                   (p[2] >= '0' && p[2] <= '9') || p[2] == '+' || p[2] == '-'
+                               ? "a backreference or recursion makes a backtracking engine take "
+                                 "time without bound"
+                               : outside;
+                p += 2;
+            }
+            if (++depth > 16)
+                return outside;
+            atom = false;
+        } else if (ch == ')') {
+            if (depth == 0)
+                return outside;
+            depth--;
+            if (p[1] == '?' || p[1] == '*' || p[1] == '+' || p[1] == '{')
+                return "a quantified group makes a backtracking engine take time without bound";
+            atom = false;
+        } else if (ch == '?') {
+            if (!atom || ++optional > 10)
+                return outside;
+            atom = false;
+        } else if (ch == '|' && depth > 0) {
+            if (++optional > 10)
+                return outside;
+            atom = false;
+        } else if (ch == '*' || ch == '+' || ch == '{') {
+            /* `{` not followed by a digit or ',' is a literal brace (never read as a count) */
+            if (ch == '{' && !(p[1] >= '0' && p[1] <= '9') && p[1] != ',') {
+                atom = true;
+                continue;
+            }
+            return "a repetition (*, + or {n,m}) costs a backtracking engine time polynomial or "
+                   "exponential in the line";
+        } else {
+            atom = ch != '^' && ch != '$' && ch != '|';
+        }
+    }
+    return depth ? outside : NULL;
+}
+
+int shc__check_engine(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
+                      size_t operand_argi, bool always)
+{
+    bool bt = always, literal = false;
+    for (size_t i = 0; i < res->nopts; i++) {
+        const shc_optval *o = &res->opts[i];
+        if (o->opt->role == SHC_ROLE_PCRE && !(o->value && !strcmp(o->value, "default")))
+            bt = true;
+        literal |= o->opt->role == SHC_ROLE_LITERAL;
+    }
+    if (!bt)
+        return 0;
+    const char *why;
+    for (size_t i = 0; i < res->nopts; i++) {
+        const shc_optval *o = &res->opts[i];
+        if (o->value && ((o->opt->role == SHC_ROLE_PATTERN && !literal) ||
+                         o->opt->role == SHC_ROLE_REGEX) &&
+            (why = shc__backtrack_unsafe(o->value)))
+            return shc__reject(r, o->argi, "%s: %s", cmd, why);
+    }
+    if (operand && !literal && (why = shc__backtrack_unsafe(operand)))
+        return shc__reject(r, operand_argi, "%s: %s", cmd, why);
     return 0;
 }

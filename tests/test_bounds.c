@@ -1,0 +1,171 @@
+/* Bounds on option values, from the compiled tables: every option that takes a number has a
+ * bound (a huge value is terminal, a small one is not), and every pattern a backtracking engine
+ * matches is in the stated safe subset (values.c), in every spelling of a backreference or
+ * recursion and for every tool and option that picks such an engine. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "classify/policy.h"
+
+static shc_rule rule;
+static shc_optres res;
+
+static bool numeric_role(shc_role r)
+{
+    return r == SHC_ROLE_NUMBER || r == SHC_ROLE_WIDTH || r == SHC_ROLE_TABS ||
+           r == SHC_ROLE_LINES || r == SHC_ROLE_BYTES;
+}
+
+/* Parses spec's options from argv (argv[0] the command) and returns shc__opts_parse's result. */
+static int parse_with(const shc_cmdspec *spec, const char *const *argv, size_t argc)
+{
+    memset(&rule, 0, sizeof rule);
+    return shc__opts_parse(&res, &rule, spec, argv, 1, argc, true);
+}
+
+/* One option of spec given value v, as the family reads it: the short name and the next word,
+ * else --long=v (attached: optional values take only that). */
+static int try_value(const shc_cmdspec *spec, const shc_opt *o, const char *v)
+{
+    char sbuf[4], lbuf[128];
+    if (o->short_name && o->arg == SHC_ARG_REQ) {
+        snprintf(sbuf, sizeof sbuf, "-%c", o->short_name);
+        const char *argv[] = {spec->name, sbuf, v};
+        return parse_with(spec, argv, 3);
+    }
+    snprintf(lbuf, sizeof lbuf, "--%s=%s", o->long_name, v);
+    const char *argv[] = {spec->name, lbuf};
+    return parse_with(spec, argv, 2);
+}
+
+/* Long names that take a number (a count, depth, width, limit): each such option must carry a
+ * numeric role or a danger, so a new one cannot be added without a bound. */
+static bool sounds_numeric(const char *l)
+{
+    static const char *const words[] = {"context", "count", "depth", "width", "threads",
+                                        "max-",    "min-",  "-limit", "tabsize", "increment",
+                                        "results", "skip",  "check-chars", "parallel",
+                                        "starting-line", "block-size", "join-blank"};
+    if (strstr(l, "separator") || strstr(l, "delimiter"))
+        return false; /* strings */
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strstr(l, words[i]))
+            return true;
+    return false;
+}
+
+static shc_kind kind(const char *const *argv, size_t argc)
+{
+    memset(&rule, 0, sizeof rule);
+    if (!strcmp(argv[0], "git"))
+        shc__policy_git(&rule, argv, argc);
+    else
+        shc__policy_primary(&rule, argv, argc);
+    return rule.kind;
+}
+
+#define KIND(...)                                                                                 \
+    kind((const char *const[]){__VA_ARGS__},                                                      \
+         sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
+static void test_numbers_bounded(void **state)
+{
+    (void)state;
+    size_t checked = 0;
+    for (int id = 0; id < SHC_CMD__COUNT; id++) {
+        const shc_cmdspec *spec = shc__policy_spec((shc_cmd_id)id);
+        for (const shc_opt *o = spec->opts; o->short_name || o->long_name; o++) {
+            if (o->arg == SHC_ARG_NONE || o->danger)
+                continue;
+            if (o->long_name && sounds_numeric(o->long_name) && !numeric_role(o->role))
+                fail_msg("%s --%s takes a number without a bound", spec->name, o->long_name);
+            /* head/tail counts are bounded by their rule (9 digits: the file ends first) */
+            if (!numeric_role(o->role) || o->role == SHC_ROLE_LINES || o->role == SHC_ROLE_BYTES)
+                continue;
+            if (o->arg == SHC_ARG_OPT && !o->long_name)
+                continue;
+            checked++;
+            if (try_value(spec, o, "2147483647") == 0)
+                fail_msg("%s %c/%s: 2147483647 accepted", spec->name,
+                         o->short_name ? o->short_name : ' ', o->long_name ? o->long_name : "");
+            if (try_value(spec, o, "99999999999999999999") == 0)
+                fail_msg("%s: a 20-digit value accepted", spec->name);
+            if (try_value(spec, o, "3") != 0)
+                fail_msg("%s %c/%s: 3 rejected: %s", spec->name,
+                         o->short_name ? o->short_name : ' ', o->long_name ? o->long_name : "",
+                         rule.reason);
+        }
+    }
+    assert_true(checked >= 40);
+    /* -NUM of grep and git grep is a context count */
+    const shc_cmdspec *grep = shc__policy_lookup("grep", 4);
+    const char *a[] = {"grep", "-99999", "x", "f"};
+    assert_int_equal(parse_with(grep, a, 4), -1);
+    const char *b[] = {"grep", "-5", "x", "f"};
+    assert_int_equal(parse_with(grep, b, 4), 0);
+    assert_int_equal(KIND("head", "-n", "2147483647", "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("tail", "-c", "2147483647", "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ag", "-U", "-B", "2147483647", "foo", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ag", "-U", "-B", "3", "foo", "."), SHC_KIND_SEARCH);
+}
+
+static void test_backtracking_subset(void **state)
+{
+    (void)state;
+    static const char *const unsafe[] = {
+        "(?<c>a)\\k<c>", "(?<c>a)\\k'c'", "(?<c>a)\\k{c}", "(a)(b)(c)\\g3", "(a)\\g{1}",
+        "(a)\\g{-1}",    "(?P<c>a)(?P=c)", "(?<n>a)(?&n)",   "a(?R)?b",      "(a|b(?1))",
+        "(a)\\1",        "x(?=y)",        "(?<!x)y",         "(a+)+$",       "a*a*a*b",
+        ".*foo",         "\\d+",          "a{1,100}",        "(ab)?",        "\\p{L}",
+        "\\Qa\\E",       "(?i)foo",       "a?a?a?a?a?a?a?a?a?a?a?b", "[abc",   "(a",
+        "(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)b", "(*LIMIT_MATCH=1)a",
+    };
+    static const char *const safe[] = {"foo",       "foo\\.bar", "^def \\w\\s\\(", "foo|bar",
+                                       "(?:foo|bar)baz", "colou?r", "[a-z_][[:alnum:]]", "x{y}",
+                                       "\\bword\\b", "a.b$",
+                                       "TODO|FIXME|XXX|HACK|BUG|NOTE|WARN|ERROR|FAIL|PANIC|OOPS|X"};
+    for (size_t i = 0; i < sizeof unsafe / sizeof *unsafe; i++)
+        if (!shc__backtrack_unsafe(unsafe[i]))
+            fail_msg("in the safe subset: %s", unsafe[i]);
+    for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
+        if (shc__backtrack_unsafe(safe[i]))
+            fail_msg("not in the safe subset: %s (%s)", safe[i], shc__backtrack_unsafe(safe[i]));
+    /* every tool and option that picks a backtracking engine */
+    const char *p = "(?<c>a)\\k<c>";
+    assert_int_equal(KIND("grep", "-P", p, "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "--perl-regexp", "-e", p, "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "-P", p, "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "--pcre2", "-e", p, "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "--engine=auto", "x(?=y)", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "--engine", "pcre2", "(a)\\1", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "--auto-hybrid-regex", "(a)\\1", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ag", "-U", "(a+)+$", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ag", "-U", "-G", "(a+)+$", "foo", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ack", "(.*)\\1", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-P", "(a)\\1"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "--perl-regexp", "-e", "(?P=c)"),
+                     SHC_KIND_TERMINAL);
+    /* controls: linear engines, literals, the subset */
+    assert_int_equal(KIND("rg", "a+b*", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "--engine=default", "a+", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "-P", "foo|bar", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-P", "def \\w", "f"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("ag", "-U", "foo", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("ag", "-U", "-Q", "a+(", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-P", "foo"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-E", "a+b*", "f"), SHC_KIND_SEARCH);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_numbers_bounded),
+        cmocka_unit_test(test_backtracking_subset),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,250 @@
+/* Hostile repository states, made at test time in a temporary directory, judged with the real
+ * directory (opts.cwd): paths as the kernel resolves them (links whose `..` leads elsewhere,
+ * links into other repositories, into /usr and /proc), the whole git control directory (split
+ * index, alternates, loose objects, submodules' and worktrees' configs, links, FIFOs, too many
+ * entries), ignore files and pattern files over the bound, names read in every directory.
+ * Each class has controls: the ordinary repository keeps its cards.  Where the danger can be
+ * shown cheaply it is: the fsmonitor fixtures really run `touch` under git. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shcard.h"
+
+static char dir[] = "/tmp/shc-hostile-XXXXXX";
+static shc_context context = SHC_CONTEXT_ANY; /* the subtree walk is the bridge's */
+
+static shc_kind kind_in(const char *cmd, const char **reason_out)
+{
+    shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
+    o.cwd = dir;
+    o.context = context;
+    shc_verdict *v = NULL;
+    assert_int_equal(shc_classify_ex(&v, cmd, strlen(cmd), &o), 0);
+    shc_kind k = v->kind;
+    static char reason[256];
+    snprintf(reason, sizeof reason, "%s", v->reason);
+    if (reason_out)
+        *reason_out = reason;
+    shc_verdict_free(v);
+    return k;
+}
+
+/* Runs a shell command in the fixture directory; fails the test when it fails. */
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+    char body[3000], cmd[3200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "cd %s && { %s ; }", dir, body);
+    if (system(cmd) != 0)
+        fail_msg("fixture failed: %s", body);
+}
+
+/* Every case is run and each wrong answer printed (the list is what a fix must cover); the
+ * test fails at its end when any was wrong. */
+static unsigned wrong;
+#define TERMINAL(cmd)                                                                             \
+    do {                                                                                          \
+        const char *why_;                                                                         \
+        if (kind_in(cmd, &why_) != SHC_KIND_TERMINAL && ++wrong)                                  \
+            print_error("not terminal: %s\n", cmd);                                               \
+    } while (0)
+#define CARD(cmd, k)                                                                              \
+    do {                                                                                          \
+        const char *why_;                                                                         \
+        if (kind_in(cmd, &why_) != (k) && ++wrong)                                                \
+            print_error("control %s: %s\n", cmd, why_);                                           \
+    } while (0)
+#define DONE() assert_int_equal(wrong, 0)
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(dir))
+        return -1;
+    /* an ordinary repository, plus a directory outside any repository for the controls */
+    sh("git init -q . && mkdir -p src hidden/inner other plain && echo foo > src/a.c && "
+       "echo foo > hidden/inner/f && echo foo > README.md && printf 'build/\\n' > .gitignore");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* 1 and 2: the kernel resolves links before `..`, and tools find repositories and ignore
+ * files from the resolved directory. */
+static void test_resolved_paths(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("ln -s hidden/inner alias && ln -s /usr usrlink && ln -s /proc/self selflink && "
+       "mkfifo hidden/pipe hidden/zz && mkfifo hidden/.ignore");
+    CARD("cat hidden/inner/f", SHC_KIND_READ);
+    CARD("cat alias/f", SHC_KIND_READ);
+    CARD("cd hidden && cat inner/../inner/f", SHC_KIND_READ);
+    CARD("cd src && cat ../README.md", SHC_KIND_READ);
+    CARD("rg foo src", SHC_KIND_SEARCH);
+    TERMINAL("cat alias/../pipe");
+    TERMINAL("cd alias && cat ../pipe");
+    TERMINAL("grep -r foo usrlink/..");
+    TERMINAL("rg foo usrlink/../");
+    TERMINAL("cd usrlink && rg foo ..");
+    CARD("cd usrlink/.. && cd src && cd .. && rg foo src", SHC_KIND_SEARCH);
+    TERMINAL("cd selflink && grep -r foo ..");
+    TERMINAL("cd selflink && ls");
+    TERMINAL("cd selflink && cat /etc/hostname"); /* the process's directory is /proc/PID */
+    TERMINAL("grep -r --exclude-from=alias/../zz foo src");
+    TERMINAL("rg --ignore-file=alias/../zz foo src");
+    TERMINAL("rg foo alias");   /* hidden/.ignore, a FIFO, is a parent of the resolved path */
+    TERMINAL("fd f alias");
+    TERMINAL("cd alias && rg foo .");
+    sh("rm hidden/.ignore");
+    CARD("rg foo alias", SHC_KIND_SEARCH);
+    /* a link into another repository, whose config runs a program */
+    sh("mkdir -p evilrepo/sub && cd evilrepo && git init -q . && echo x > sub/z.txt && "
+       "git config core.fsmonitor 'touch PWNED; false' && cd .. && ln -s evilrepo alias2 && "
+       "ln -s evilrepo/sub alias3");
+    sh("cd alias2 && timeout 10 git ls-files >/dev/null 2>&1; test -e PWNED && rm PWNED");
+    TERMINAL("cd alias2 && git ls-files");
+    TERMINAL("cd alias3 && git --no-pager grep foo");
+    TERMINAL("bat -P alias3/z.txt");
+    TERMINAL("git ls-files alias3");
+    CARD("git ls-files src", SHC_KIND_LIST);
+    CARD("bat -P README.md", SHC_KIND_READ);
+    DONE();
+}
+
+/* 3 and 4: the whole control directory, not a list of its files. */
+static void test_control_directory(void **state)
+{
+    (void)state;
+    wrong = 0;
+    CARD("git ls-files", SHC_KIND_LIST);
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    /* the split index's shared file */
+    sh("mkfifo .git/sharedindex.0123456789abcdef0123456789abcdef01234567");
+    TERMINAL("git ls-files");
+    TERMINAL("bat -P README.md");
+    sh("rm .git/sharedindex.*");
+    /* alternates: objects read from another directory */
+    sh("mkdir -p .git/objects/info && echo /tmp > .git/objects/info/alternates");
+    TERMINAL("git ls-files");
+    sh("rm .git/objects/info/alternates");
+    /* a loose object bat reads to diff the work tree */
+    sh("mkdir -p .git/objects/ab && mkfifo .git/objects/ab/cdef0123456789abcdef0123456789abcdef01");
+    TERMINAL("bat -P README.md");
+    sh("rm -r .git/objects/ab");
+    /* a link anywhere in it */
+    sh("ln -s /dev/zero .git/description2");
+    TERMINAL("git ls-files");
+    sh("rm .git/description2");
+    /* the top-level .gitattributes bat's libgit2 reads */
+    sh("mkfifo .gitattributes");
+    TERMINAL("bat -P README.md");
+    sh("rm .gitattributes");
+    /* a submodule's own config under .git/modules */
+    sh("mkdir -p .git/modules/sub && printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > "
+       ".git/modules/sub/config");
+    TERMINAL("git ls-files");
+    TERMINAL("git ls-files --recurse-submodules");
+    sh("rm -r .git/modules");
+    TERMINAL("git ls-files --recurse-submodules"); /* a submodule's .git may be in the tree */
+    /* a gitfile (a worktree or an absorbed submodule) leads to a hostile directory */
+    sh("mkdir -p wt gd && cp -r .git/* gd/ && printf 'gitdir: ../gd\\n' > wt/.git");
+    CARD("cd wt && git ls-files", SHC_KIND_LIST);
+    sh("printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > gd/config.worktree");
+    TERMINAL("cd wt && git ls-files");
+    sh("rm gd/config.worktree && mkdir -p common && echo ../common > gd/commondir && "
+       "mkfifo common/HEAD");
+    TERMINAL("cd wt && git ls-files");
+    sh("rm -r wt gd common");
+    /* an include.path FIFO is never reached: include is refused outright */
+    sh("mkfifo incl && git config include.path ../incl");
+    TERMINAL("git ls-files");
+    sh("rm incl && git config --unset include.path");
+    /* past the entry bound the answer is terminal, not a longer scan */
+    sh("mkdir -p .git/refs/zz && cd .git/refs/zz && seq -f 'f%%.0f' 1 20001 | xargs touch");
+    TERMINAL("git ls-files");
+    sh("rm -r .git/refs/zz");
+    CARD("git ls-files", SHC_KIND_LIST);
+    CARD("bat -P README.md", SHC_KIND_READ);
+    DONE();
+}
+
+/* 5, 6, 7: names read in every directory, tree's matcher, the size of ignore files. */
+static void test_ignore_files(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("mkfifo fifo");
+    TERMINAL("git ls-files -o --exclude-per-directory=fifo");
+    CARD("git ls-files -o --exclude-per-directory=.gitignore", SHC_KIND_LIST);
+    sh("rm fifo && printf '*a*a*a*a*a*a*a*a*a*a*b\\n' >> .gitignore");
+    TERMINAL("tree --gitignore");
+    TERMINAL("tree --gitfile=.gitignore");
+    CARD("tree src", SHC_KIND_LIST);
+    /* ignore files: 64 KiB together, here and in the parents */
+    sh("head -c 40000 /dev/zero | tr '\\0' 'a' | fold -w 60 > .ignore");
+    CARD("rg foo src", SHC_KIND_SEARCH);
+    sh("head -c 30000 /dev/zero | tr '\\0' 'b' | fold -w 60 > src/.rgignore");
+    TERMINAL("rg foo src");
+    TERMINAL("fd a src");
+    sh("rm src/.rgignore && head -c 100000 /dev/zero | tr '\\0' 'c' | fold -w 60 > big.txt");
+    TERMINAL("rg --ignore-file big.txt foo src");
+    TERMINAL("grep -r --exclude-from=big.txt foo src");
+    TERMINAL("git ls-files -o -X big.txt");
+    CARD("rg --ignore-file .ignore foo src", SHC_KIND_SEARCH);
+    sh("rm big.txt .ignore");
+    /* the ignore files of every directory walked, not only the parents (the bridge context:
+     * where the command runs, a walk of the tree per command) */
+    context = SHC_CONTEXT_BRIDGE;
+    sh("mkdir -p src/deep/er && printf '*.o\\n' > src/deep/.gitignore && echo foo > "
+       "src/deep/er/x.c && git add src/deep/er/x.c");
+    CARD("rg foo src", SHC_KIND_SEARCH);
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("mkfifo src/deep/er/.gitattributes");
+    sh("timeout 5 git --no-pager grep foo >/dev/null 2>&1; test $? = 124"); /* it blocks */
+    TERMINAL("git --no-pager grep foo");
+    TERMINAL("rg foo src");
+    TERMINAL("fd a");
+    TERMINAL("ag -U foo src");
+    CARD("grep -r foo src", SHC_KIND_SEARCH); /* grep reads no ignore file */
+    sh("rm src/deep/er/.gitattributes && ln -s /dev/zero src/deep/.ignore");
+    TERMINAL("rg foo src");
+    sh("rm src/deep/.ignore && for i in 1 2 3 4 5; do mkdir -p src/d$i && head -c 60000 "
+       "/dev/zero | tr '\\0' d | fold -w 60 > src/d$i/.ignore; done");
+    TERMINAL("rg foo src"); /* 300 KB of ignore files below src */
+    sh("rm -r src/d1 src/d2 src/d3 src/d4 src/d5 && mkdir src/many && cd src/many && "
+       "seq -f 'f%%.0f' 1 20001 | xargs touch");
+    TERMINAL("rg foo src");
+    sh("rm -r src/many src/deep");
+    CARD("rg foo src", SHC_KIND_SEARCH);
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resolved_paths),
+        cmocka_unit_test(test_control_directory),
+        cmocka_unit_test(test_ignore_files),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
