@@ -43,6 +43,14 @@ def main():
     runner = argv[1:]
     exe = runner + ["./shcard"]
     home = tempfile.mkdtemp(prefix="shcard-dist-home-")
+    try:
+        return smoke(unpacked, runner, exe, home, model, no_curl)
+    finally:
+        import shutil
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def smoke(unpacked, runner, exe, home, model, no_curl):
     env = {"HOME": home}
     tag = "[%s]" % (" ".join(runner[:1]) or "native")
 

@@ -45,7 +45,9 @@ fi
 [ -f "$DIST/SHA256SUMS" ] || { fail "no $DIST/SHA256SUMS: run make dist"; finish; exit 1; }
 if (cd "$DIST" && sha256sum --quiet -c SHA256SUMS); then ok; else fail "SHA256SUMS does not match the archives"; fi
 
-want_members="LICENSE README.md man/ man/shcard-acp.1 man/shcard-explain.1 man/shcard-parse.1 man/shcard-run.1 man/shcard.1 shcard"
+# the binary, LICENSE, README.md, and every section-1 page of man/
+want_members=$( (printf '%s\n' shcard LICENSE README.md man/; for p in man/*.1.scd; do echo "man/$(basename "$p" .scd)"; done) | sort | tr '\n' ' ')
+want_members=${want_members% }
 for arch in x86_64 aarch64; do
   tgz="$DIST/shcard-$VERSION-linux-$arch.tar.gz"
   [ -f "$tgz" ] || { fail "$tgz missing"; continue; }
