@@ -3,7 +3,7 @@
 # (readelf -d: only the C library's own objects; objdump -T: no glibc symbol version newer than
 # 2.28; no copy relocation), and that each binary works unpacked into an empty directory with an
 # empty environment and a fresh HOME: explain, run, an ACP session, a model turn (libcurl loaded
-# with dlopen) and the clear error without libcurl.  The aarch64 binary runs under qemu-user with
+# with dlopen) and the clear error without libcurl; then acpx (a real ACP client) drives it.  The aarch64 binary runs under qemu-user with
 # Debian's arm64 glibc (libc6-arm64-cross).  suite_registry replays the registry's checks.
 set -u
 cd "$(dirname "$0")/.."
@@ -12,6 +12,7 @@ DIST=build/dist
 VERSION=$(sed -n 's/^#define SHC_VERSION "\(.*\)"/\1/p' include/shcard.h)
 GLIBC_MAX=2.28
 SYSROOT_ARM64=/usr/aarch64-linux-gnu
+ACPX=$PWD/tests/e2e/node_modules/.bin/acpx
 declare -A MACHINE=([x86_64]="Advanced Micro Devices X86-64" [aarch64]="AArch64")
 declare -A LOADER=([x86_64]="ld-linux-x86-64.so.2" [aarch64]="ld-linux-aarch64.so.1")
 
@@ -36,10 +37,12 @@ elf_check() {
 
 # the checks catch a binary that is not portable: the development build (the machine's glibc,
 # libjansson.so.4) must fail them
-if [ -x "$BUILD/shcard" ] && [ -z "${SAN:-}" ]; then
+if [ -x "$BUILD/shcard" ]; then
   before=$_fail
   elf_check "development build" "$BUILD/shcard" x86_64 >/dev/null
   if [ "$_fail" -gt "$before" ]; then _fail=$before; ok; else fail "elf_check passes the development build: it checks nothing"; fi
+else
+  fail "no $BUILD/shcard to show the checks fail on a development build (make build-tests)"
 fi
 
 [ -f "$DIST/SHA256SUMS" ] || { fail "no $DIST/SHA256SUMS: run make dist"; finish; exit 1; }
@@ -75,6 +78,16 @@ for arch in x86_64 aarch64; do
   n_fail=$(printf '%s\n' "$out" | grep -c '^FAIL')
   _fail=$((_fail + n_fail))
   [ "$n_ok" -ge 9 ] || fail "$arch smoke tests: only $n_ok passed"
+  # a real ACP client (acpx, pinned in tests/e2e) drives the unpacked binary
+  agent="$dir/shcard acp"
+  [ "$arch" = aarch64 ] && agent="qemu-aarch64-static -L $SYSROOT_ARM64 $agent"
+  if [ -x "$ACPX" ]; then
+    mkdir -p "$dir/ws" "$dir/acpx-home"
+    out=$(cd "$dir/ws" && HOME="$dir/acpx-home" timeout 120 "$ACPX" --agent "$agent" --approve-all exec 'echo acpx-$((6*7))' 2>&1)
+    case "$out" in *'```console'*acpx-42*'```'*'[done] end_turn'*) ok ;; *) fail "$arch: acpx session: $out" ;; esac
+  else
+    fail "acpx is missing: run make npm-deps"
+  fi
   rm -rf "$dir"
 done
 finish
