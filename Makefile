@@ -315,8 +315,8 @@ test-packages: deps
 # loaded with dlopen by the model backend (only its header is used: the machine's, which is the
 # same for every architecture).  Everything is position independent (-fPIC): the release binary
 # must have no copy relocation (Zig 0.11's glibc stubs give every data symbol one address, and a
-# copied `stdin` would alias `stdout`).  The tree is fixed (owner, order, mtime, gzip -n) so that
-# the same source gives the same archives.  suite_dist checks the archives and runs them (the
+# copied `stdin` would alias `stdout`).  The archive's metadata is fixed (owner, order, mtime of
+# the last commit, gzip -n): the same binary gives the same archive.  suite_dist checks the archives and runs them (the
 # aarch64 one under qemu-user); suite_registry replays the registry's CI on them.
 DIST        := build/dist
 DIST_TOOLS  := build/tools
