@@ -368,7 +368,7 @@ fuzz: deps
 	done
 	@echo "built: $$(ls $(BUILD)/fuzz-lf). Run e.g. $(BUILD)/fuzz-lf/fuzz_parse -max_total_time=60 /tmp/scratch fuzz/seeds/fuzz_parse"
 
-fuzz-safety: shcard $(BUILD)/tests/helpers/word_dump
+fuzz-safety: shcard $(BUILD)/tests/helpers/word_dump $(BUILD)/tests/helpers/tabledump
 	@bash tests/fuzz-safety.sh --long
 
 # ---------------------------------------------------------------- dependencies
