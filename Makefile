@@ -8,7 +8,9 @@
 #   make check-gen  fail when gen/ does not match grammar/
 #   make bench      benchmarks (ratios against anchors measured in the same run; installs the
 #                   anchors: tree-sitter-bash, mvdan/sh)
-#   make fuzz       libFuzzer builds of fuzz/*.c (clang)
+#   make fuzz       libFuzzer builds of fuzz/*.c (clang); make fuzz-time: each for FUZZ_SECONDS
+#   make mutants    planted bugs (tests/mutants/) each built and killed by its suites
+#   make oracle-full  the option oracle over every accepted command (hours)
 #   make deps       install the Debian packages the project needs
 #   make lib        build/lib: libshcard.so.0 (the classifier core), libshcard.a
 #   make man        build/man: the manual pages from man/*.scd
@@ -67,7 +69,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: mutant-build mutants oracle-full fuzz-time all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
@@ -117,6 +119,21 @@ test: deps npm-deps
 
 asan:
 	@$(MAKE) --no-print-directory test SAN=address,undefined
+
+# `make mutants`: every planted bug of tests/mutants/ in a scratch copy, built, and the suites
+# that must kill it run (tests/mutants.py); every mutant must be killed.  MUTANTS="a b" picks.
+# mutant-build is what a mutant needs built (the binary, the cmocka tests, the helpers).
+mutant-build: $(BIN) $(TEST_BIN) $(THELP_BIN)
+	@cp $(BIN) shcard
+
+mutants: deps npm-deps
+	@$(MAKE) --no-print-directory mutant-build
+	@python3 tests/mutants.py $(MUTANTS)
+
+# the option oracle over every accepted command, in every mode (hours)
+oracle-full: deps
+	@$(MAKE) --no-print-directory shcard $(BUILD)/tests/helpers/tabledump
+	@python3 tests/option_oracle.py --shcard ./shcard --all --modes pipe,tty,exec
 
 check: check-gen test
 
