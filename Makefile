@@ -69,7 +69,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: mutant-build mutants oracle-full fuzz-time all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: mutant-build mutants oracle-full fuzz-time fuzz-time-build fuzz-keep-crashers all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
@@ -384,6 +384,43 @@ fuzz: deps
 	  clang $(FUZZ_CFLAGS) -o $(BUILD)/fuzz-lf/$$n $$f $(FUZZ_LIBSRC) $(PKG_LIBS) || exit 1; \
 	done
 	@echo "built: $$(ls $(BUILD)/fuzz-lf). Run e.g. $(BUILD)/fuzz-lf/fuzz_parse -max_total_time=60 /tmp/scratch fuzz/seeds/fuzz_parse"
+
+# Time-boxed fuzzing (suite_fuzz_time in `make test`, or `make fuzz-time`): the library compiled
+# once with clang for libFuzzer into $(FUZZ_DIR)/obj (incremental), each target linked against
+# it and run for FUZZ_SECONDS.  A crasher is kept in $(BUILD)/fuzz-crashes/TARGET/; after the
+# fix, `make fuzz-keep-crashers` copies them into fuzz/seeds/TARGET/, which suite_fuzz_replay
+# replays from then on.
+FUZZ_DIR := $(BUILD)/fuzz-lf
+FUZZ_OBJ_CFLAGS = $(CSTD) -g -O1 -fsanitize=fuzzer-no-link,address,undefined -DSHC_FUZZING \
+                  -D_POSIX_C_SOURCE=200809L -DSHC_ARENA_DEBUG -Iinclude -Isrc -Igen $(PKG_CFLAGS)
+FUZZ_LIBOBJ := $(LIB_SRC:src/%.c=$(FUZZ_DIR)/obj/src/%.o) $(GEN_SRC:gen/%.c=$(FUZZ_DIR)/obj/gen/%.o)
+FUZZ_TIME_BIN := $(FUZZ_SRC:fuzz/%.c=$(FUZZ_DIR)/%)
+FUZZ_SECONDS ?= 10
+
+$(FUZZ_DIR)/obj/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_OBJ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/obj/gen/%.o: gen/%.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_OBJ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIBOBJ)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBOBJ) $(PKG_LIBS)
+
+fuzz-time-build: $(FUZZ_TIME_BIN)
+
+fuzz-time:
+	@$(MAKE) --no-print-directory fuzz-time-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) bash tests/suite_fuzz_time.sh
+
+fuzz-keep-crashers:
+	@for d in $(BUILD)/fuzz-crashes/*/; do \
+	  [ -d "$$d" ] || continue; t=$$(basename $$d); \
+	  for f in $$d*; do [ -f "$$f" ] || continue; \
+	    n=crash-$$(sha1sum "$$f" | cut -c1-16); cp "$$f" fuzz/seeds/$$t/$$n && echo "fuzz/seeds/$$t/$$n"; \
+	  done; \
+	done
 
 fuzz-safety: shcard $(BUILD)/tests/helpers/word_dump $(BUILD)/tests/helpers/tabledump
 	@bash tests/fuzz-safety.sh --long
