@@ -2,11 +2,11 @@
  * write them, must be terminal with the rule's reason.  These are the fast killers of the planted
  * bugs in tests/mutants/ (a rule dropped or loosened); the corpus and the oracles cover the same
  * ground at length. */
+#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,9 +109,9 @@ static void test_writes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exec_only_grep),       cmocka_unit_test(test_xargs_nul),
-        cmocka_unit_test(test_find_actions),         cmocka_unit_test(test_options_run_programs),
-        cmocka_unit_test(test_sed_commands),         cmocka_unit_test(test_writes),
+        cmocka_unit_test(test_exec_only_grep), cmocka_unit_test(test_xargs_nul),
+        cmocka_unit_test(test_find_actions),   cmocka_unit_test(test_options_run_programs),
+        cmocka_unit_test(test_sed_commands),   cmocka_unit_test(test_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
