@@ -2,11 +2,11 @@
  * write them, must be terminal with the rule's reason.  These are the fast killers of the planted
  * bugs in tests/mutants/ (a rule dropped or loosened); the corpus and the oracles cover the same
  * ground at length. */
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
 
