@@ -414,8 +414,8 @@ fuzz-time:
 	@$(MAKE) --no-print-directory fuzz-time-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) bash tests/suite_fuzz_time.sh
 
-fuzz-keep-crashers:
-	@for d in $(BUILD)/fuzz-crashes/*/; do \
+fuzz-keep-crashers: # (the crashes of suite_fuzz_time are in build/, whatever BUILD is)
+	@for d in build/fuzz-crashes/*/; do \
 	  [ -d "$$d" ] || continue; t=$$(basename $$d); \
 	  for f in $$d*; do [ -f "$$f" ] || continue; \
 	    n=crash-$$(sha1sum "$$f" | cut -c1-16); cp "$$f" fuzz/seeds/$$t/$$n && echo "fuzz/seeds/$$t/$$n"; \

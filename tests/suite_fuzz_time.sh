@@ -2,17 +2,20 @@
 # Time-boxed fuzzing: every libFuzzer target (fuzz/fuzz_*.c, clang, ASan + UBSan) runs for
 # FUZZ_SECONDS (default 10) from its committed seeds, not only over them.  New inputs go to a
 # scratch corpus (removed); a crash, leak or sanitizer report fails the target, and the input
-# that caused it is kept in $BUILD/fuzz-crashes/TARGET/ (after the fix, `make
+# that caused it is kept in build/fuzz-crashes/TARGET/ (after the fix, `make
 # fuzz-keep-crashers` makes it a seed that suite_fuzz_replay replays for good).
 # One result per target.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
 secs=${FUZZ_SECONDS:-10}
-dir=$BUILD/fuzz-lf
-if ! make -s -j2 BUILD="$BUILD" SAN= fuzz-time-build >"$BUILD/fuzz-time-build.log" 2>&1; then
-  tail -30 "$BUILD/fuzz-time-build.log"; fail "fuzz targets: clang build"; finish; exit 1
+# the libFuzzer builds carry their own sanitizers: always in build/fuzz-lf, whatever $BUILD is
+dir=build/fuzz-lf
+log=$(mktemp)
+if ! make -s -j2 BUILD=build SAN= fuzz-time-build >"$log" 2>&1; then
+  tail -30 "$log"; rm -f "$log"; fail "fuzz targets: clang build"; finish; exit 1
 fi
+rm -f "$log"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 for f in fuzz/fuzz_*.c; do
@@ -30,9 +33,9 @@ for f in fuzz/fuzz_*.c; do
     echo "$t: ${runs} inputs in ${secs} s, $(ls "$scratch/$t" | wc -l) new"; ok
   else
     echo "$out" | tail -40
-    mkdir -p "$BUILD/fuzz-crashes/$t"
-    cp "$scratch/art-$t/"* "$BUILD/fuzz-crashes/$t/" 2>/dev/null
-    fail "$t: rc $rc after ${runs:-0} inputs; kept: $(ls "$BUILD/fuzz-crashes/$t" | tr '\n' ' ')"
+    mkdir -p "build/fuzz-crashes/$t"
+    cp "$scratch/art-$t/"* "build/fuzz-crashes/$t/" 2>/dev/null
+    fail "$t: rc $rc after ${runs:-0} inputs; kept: $(ls "build/fuzz-crashes/$t" | tr '\n' ' ')"
   fi
 done
 finish
