@@ -387,7 +387,7 @@ fuzz: deps
 
 # Time-boxed fuzzing (suite_fuzz_time in `make test`, or `make fuzz-time`): the library compiled
 # once with clang for libFuzzer into $(FUZZ_DIR)/obj (incremental), each target linked against
-# it and run for FUZZ_SECONDS.  A crasher is kept in $(BUILD)/fuzz-crashes/TARGET/; after the
+# it and run for FUZZ_SECONDS.  A crasher is kept in build/fuzz-crashes/TARGET/; after the
 # fix, `make fuzz-keep-crashers` copies them into fuzz/seeds/TARGET/, which suite_fuzz_replay
 # replays from then on.
 FUZZ_DIR := $(BUILD)/fuzz-lf

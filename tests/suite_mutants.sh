@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A fixed sample of the planted bugs (tests/mutants.py SAMPLE: a classifier rule, the lexer, the
-# repository check), each applied to a scratch copy, built, and killed by its suites.  One result
+# A fixed sample of the planted bugs (tests/mutants.py SAMPLE: a table entry, the lexer, the xargs
+# rule), each applied to a scratch copy, built, and killed by its suites.  One result
 # per mutant; `make mutants` runs them all.
 set -u
 cd "$(dirname "$0")/.."
