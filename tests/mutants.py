@@ -147,6 +147,11 @@ def run_mutant(dst, m, jobs):
         out = r.stdout.decode(errors="replace")
         lines = [l for l in out.splitlines() if l[:1] not in (" ", "") and " passed " in l]
         detail = "; ".join(" ".join(l.split()) for l in lines)
+        why = [l.strip() for l in out.splitlines()
+               if ("FAIL" in l or "not ok" in l or "left in the temp dir" in l)
+               and "FAILED (rc=" not in l and not l.startswith("failed suites")][:2]
+        if why:
+            detail += " | " + " | ".join(w[:160] for w in why)
         return ("killed" if r.returncode else "survived"), detail, time.time() - t0
     finally:
         restore(dst, saved)
