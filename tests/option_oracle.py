@@ -62,10 +62,14 @@ def sample(accepted, runs, seed, danger_keys=()):
             taken.add(cv[0]["cmd"])
             out.append(cv)
 
+    # per dangerous entry: a command written for it (the option itself) and one where it is
+    # another entry's value (hyphenval), when any is accepted
     for key in sorted(danger_keys):
-        hits = [cv for k in order for cv in groups[k] if key in cv[0]["entries"]]
-        if hits and not any(key in cv[0]["entries"] for cv in out):
-            take(hits[0])
+        for primary in (True, False):
+            hits = [cv for k in order for cv in groups[k] if key in cv[0]["entries"]
+                    and (cv[0]["entries"][0] == key) == primary]
+            if hits:
+                take(hits[0])
     for k in order:
         if not any((cv[0]["tool"], cv[0]["shape"]) == k for cv in out):
             take(groups[k][0])
@@ -124,6 +128,8 @@ def main():
     ran_groups = {(c["tool"], c["shape"]) for c, _ in runs}
     dacc = {k for c, _ in accepted for k in c["entries"] if k in dkeys}
     dran = {k for c, _ in runs for k in c["entries"] if k in dkeys}
+    print("option-oracle: the accepted commands of the dangerous entries (tables or reviewed "
+          "list) that run: %s" % (", ".join(sorted(dran)) or "none"))
     modes = [m for m in a.modes.split(",") if m]
     bad = 0
     per_class = collections.Counter()
@@ -149,6 +155,10 @@ def main():
     if per_class:
         print("violations by class: " + ", ".join("%s: %d" % kv for kv in sorted(per_class.items())))
     entries = sum(len(t.opts) for t in tools.values())
+    safe_now = options.listed_but_safe(tools)
+    if safe_now:
+        print("option-oracle: listed dangerous (tests/oracle/dangerous.txt) but not in the "
+              "tables, so run: " + ", ".join(safe_now))
     print("option-oracle: %d table entries (%d dangerous), every one with a generated case"
           % (entries, len(dkeys)))
     print("option-oracle: %d of %d (tool, shape) groups run, %d of %d dangerous entries that an "

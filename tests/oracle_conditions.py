@@ -8,7 +8,8 @@ builds it (a fixture file, a terminal, a time limit), then
   2. classifies every option entry of the tool (from the compiled tables, tests/oracle/options.py)
      written into the condition's command; every accepted command runs under the condition and
      must stay clean.  Commands from a dangerous entry (which the classifier normally rejects)
-     always run; of the others a fixed-seed sample of SAMPLE.
+     always run (dangerous by the tables or by the reviewed list tests/oracle/dangerous.txt);
+     of the others a fixed-seed sample of SAMPLE.
 
 Conditions (tool: what it needs -> what then happens):
   sort   input larger than its in-memory buffer (7.5 MB through a pipe): sort writes sorted runs
@@ -55,6 +56,7 @@ VALUES = ["cat", "1"]
 def commands(cond, tools):
     """(command, dangerous entry?) for every entry of the condition's tool."""
     tool = tools[cond["tool"]]
+    dkeys = options.dangerous_keys(tools)  # the tables' and the reviewed list's
     out, seen = [], set()
     for opt in tool.opts:
         for v in (VALUES if opt[2] != "NONE" else [""]):
@@ -62,7 +64,7 @@ def commands(cond, tools):
                 cmd = options.fill((cond["template"], ""), f)
                 if cmd not in seen:
                     seen.add(cmd)
-                    out.append((cmd, bool(opt[4])))
+                    out.append((cmd, opt[5] in dkeys))
     return out
 
 

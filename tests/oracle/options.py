@@ -357,8 +357,28 @@ def uncovered(tools, cs):
     return [o[5] for t in tools.values() for o in t.opts if o[5] not in seen]
 
 
+REVIEWED = os.path.join(HERE, "dangerous.txt")
+
+
+def reviewed_dangerous():
+    """The reviewed list of dangerous entries (dangerous.txt): {"TOOL NAMES"}."""
+    with open(REVIEWED) as f:
+        return {l.strip() for l in f if l.strip() and not l.startswith("#")}
+
+
 def dangerous_keys(tools):
-    return {o[5] for t in tools.values() for o in t.opts if o[4]}
+    """The keys of the entries that are dangerous by the compiled tables or by the reviewed list
+    (an entry that lost its danger in the tables is still run)."""
+    listed = reviewed_dangerous()
+    return {o[5] for t in tools.values() for o in t.opts
+            if o[4] or "%s %s" % (t.id, o[5].split(" ", 1)[1]) in listed}
+
+
+def listed_but_safe(tools):
+    """Entries of the reviewed list that the compiled tables do not mark dangerous."""
+    listed = reviewed_dangerous()
+    return sorted(o[5] for t in tools.values() for o in t.opts
+                  if not o[4] and "%s %s" % (t.id, o[5].split(" ", 1)[1]) in listed)
 
 
 if __name__ == "__main__":
@@ -370,6 +390,12 @@ if __name__ == "__main__":
     miss = uncovered(tools, cs)
     if miss:
         sys.exit("table entries with no generated case: %s" % ", ".join(miss))
+    if "--dangerous" in sys.argv:
+        for t in tools.values():
+            for o in t.opts:
+                if o[4]:
+                    print("%s %s" % (t.id, o[5].split(" ", 1)[1]))
+        sys.exit(0)
     if "--json" in sys.argv:
         for c in cs:
             print(json.dumps(c))
