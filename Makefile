@@ -8,7 +8,9 @@
 #   make check-gen  fail when gen/ does not match grammar/
 #   make bench      benchmarks (ratios against anchors measured in the same run; installs the
 #                   anchors: tree-sitter-bash, mvdan/sh)
-#   make fuzz       libFuzzer builds of fuzz/*.c (clang)
+#   make fuzz       libFuzzer builds of fuzz/*.c (clang); make fuzz-time: each for FUZZ_SECONDS
+#   make mutants    planted bugs (tests/mutants/) each built and killed by its suites
+#   make oracle-full  the option oracle over every accepted command (hours)
 #   make deps       install the Debian packages the project needs
 #   make lib        build/lib: libshcard.so.0 (the classifier core), libshcard.a
 #   make man        build/man: the manual pages from man/*.scd
@@ -69,7 +71,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: all shcard lib man install uninstall npm wasm deb test-packages dist dist-deps abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: mutant-build mutants oracle-full fuzz-time fuzz-time-build fuzz-keep-crashers all shcard lib man install uninstall npm wasm deb test-packages dist dist-deps abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
@@ -119,6 +121,21 @@ test: deps npm-deps dist-deps
 
 asan:
 	@$(MAKE) --no-print-directory test SAN=address,undefined
+
+# `make mutants`: every planted bug of tests/mutants/ in a scratch copy, built, and the suites
+# that must kill it run (tests/mutants.py); every mutant must be killed.  MUTANTS="a b" picks.
+# mutant-build is what a mutant needs built (the binary, the cmocka tests, the helpers).
+mutant-build: $(BIN) $(TEST_BIN) $(THELP_BIN)
+	@cp $(BIN) shcard
+
+mutants: deps npm-deps
+	@$(MAKE) --no-print-directory mutant-build
+	@python3 tests/mutants.py $(MUTANTS)
+
+# the option oracle over every accepted command, in every mode (hours)
+oracle-full: deps
+	@$(MAKE) --no-print-directory shcard $(BUILD)/tests/helpers/tabledump
+	@python3 tests/option_oracle.py --shcard ./shcard --all --modes pipe,tty,exec
 
 check: check-gen test
 
@@ -491,7 +508,44 @@ fuzz: deps
 	done
 	@echo "built: $$(ls $(BUILD)/fuzz-lf). Run e.g. $(BUILD)/fuzz-lf/fuzz_parse -max_total_time=60 /tmp/scratch fuzz/seeds/fuzz_parse"
 
-fuzz-safety: shcard $(BUILD)/tests/helpers/word_dump
+# Time-boxed fuzzing (suite_fuzz_time in `make test`, or `make fuzz-time`): the library compiled
+# once with clang for libFuzzer into $(FUZZ_DIR)/obj (incremental), each target linked against
+# it and run for FUZZ_SECONDS.  A crasher is kept in build/fuzz-crashes/TARGET/; after the
+# fix, `make fuzz-keep-crashers` copies them into fuzz/seeds/TARGET/, which suite_fuzz_replay
+# replays from then on.
+FUZZ_DIR := $(BUILD)/fuzz-lf
+FUZZ_OBJ_CFLAGS = $(CSTD) -g -O1 -fsanitize=fuzzer-no-link,address,undefined -DSHC_FUZZING \
+                  -D_POSIX_C_SOURCE=200809L -DSHC_ARENA_DEBUG -Iinclude -Isrc -Igen $(PKG_CFLAGS)
+FUZZ_LIBOBJ := $(LIB_SRC:src/%.c=$(FUZZ_DIR)/obj/src/%.o) $(GEN_SRC:gen/%.c=$(FUZZ_DIR)/obj/gen/%.o)
+FUZZ_TIME_BIN := $(FUZZ_SRC:fuzz/%.c=$(FUZZ_DIR)/%)
+FUZZ_SECONDS ?= 10
+
+$(FUZZ_DIR)/obj/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_OBJ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/obj/gen/%.o: gen/%.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_OBJ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIBOBJ)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBOBJ) $(PKG_LIBS)
+
+fuzz-time-build: $(FUZZ_TIME_BIN)
+
+fuzz-time:
+	@$(MAKE) --no-print-directory fuzz-time-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) bash tests/suite_fuzz_time.sh
+
+fuzz-keep-crashers: # (the crashes of suite_fuzz_time are in build/, whatever BUILD is)
+	@for d in build/fuzz-crashes/*/; do \
+	  [ -d "$$d" ] || continue; t=$$(basename $$d); \
+	  for f in $$d*; do [ -f "$$f" ] || continue; \
+	    n=crash-$$(sha1sum "$$f" | cut -c1-16); cp "$$f" fuzz/seeds/$$t/$$n && echo "fuzz/seeds/$$t/$$n"; \
+	  done; \
+	done
+
+fuzz-safety: shcard $(BUILD)/tests/helpers/word_dump $(BUILD)/tests/helpers/tabledump
 	@bash tests/fuzz-safety.sh --long
 
 # ---------------------------------------------------------------- dependencies

@@ -11,6 +11,12 @@
 
 #include "exec/output.h"
 
+/* p + off, without offsetting a null pointer (an empty buffer has none yet) */
+static const char *at(const char *p, size_t off)
+{
+    return off ? p + off : p;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check(int ok, const char *what)
@@ -63,14 +69,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             k = size - off;
         size_t before = split.len;
         check(shc_utf8_feed(&u2, &split, data + off, k) == 0, "feed split");
-        check(shc_model_feed(&m_split, split.p + before, split.len - before) == 0, "model");
-        shc_ring_push(&ring, split.p + before, split.len - before);
+        check(shc_model_feed(&m_split, at(split.p, before), split.len - before) == 0, "model");
+        shc_ring_push(&ring, at(split.p, before), split.len - before);
         off += k;
     }
     size_t before = split.len;
     check(shc_utf8_finish(&u2, &split) == 0, "finish split");
-    check(shc_model_feed(&m_split, split.p + before, split.len - before) == 0, "model");
-    shc_ring_push(&ring, split.p + before, split.len - before);
+    check(shc_model_feed(&m_split, at(split.p, before), split.len - before) == 0, "model");
+    shc_ring_push(&ring, at(split.p, before), split.len - before);
 
     check(whole.len == split.len && (whole.len == 0 || !memcmp(whole.p, split.p, whole.len)),
           "display stream independent of read splits");

@@ -12,11 +12,12 @@ import argparse
 import json
 import os
 import random
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle"))
 import oracle  # noqa: E402
+import options  # noqa: E402
 
 PIECES = [
     "-i", "--in-place", "--in-place=.bak", "-i.bak", "-ni", "-in", "-ie", "--in", "--in-p",
@@ -42,39 +43,27 @@ PIECES = [
 ]
 
 
-def table_lines():
-    """The lines of the classifier's option tables: src/classify/tools.def with its
-    #include "tools/NAME.def" lines expanded, in order."""
-    base = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "classify")
-    inc = re.compile(r'^#include "(tools/[\w.]+\.def)"')
+def entry_forms(e, values):
+    """An entry of the compiled tables (tests/oracle/options.py, from the tabledump helper)
+    written with each value: -x V and --long=V."""
     out = []
-    with open(os.path.join(base, "tools.def")) as f:
-        for line in f:
-            m = inc.match(line)
-            if m:
-                with open(os.path.join(base, m.group(1))) as g:
-                    out.extend(g.readlines())
-            else:
-                out.append(line)
+    for v in values:
+        if e["short"]:
+            out.append("-" + e["short"] + ((" " if e["arg"] == "REQ" else "") + v if v else ""))
+        if e["long"] and e["tool"] != "find":
+            out.append("--" + e["long"] + ("=" + v if v else ""))
+        elif e["long"]:
+            out.append(e["long"] + (" " + v if v else ""))
     return out
 
 
 def table_options():
-    """Every option in the tables (src/classify/tools/*.def), as it would be written (with a
-    value when it takes one): mutants then try the allowlisted options themselves, so the oracle checks the tables."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    """Every option in the compiled tables, as it would be written (with a value when it takes
+    one): mutants then try the allowlisted options themselves, so the oracle checks the
+    tables."""
     out = []
-    pat = re.compile(r"^SHC_OPT\((0|'(.)'), (NULL|\"([^\"]*)\"), (NONE|REQ|OPT),")
-    for line in table_lines():
-        m = pat.match(line)
-        if not m:
-            continue
-        short, long_, arg = m.group(2), m.group(4), m.group(5)
-        for v in (["1", "x", "never"] if arg == "REQ" else [""]):
-            if short:
-                out.append("-" + short + (" " + v if v else ""))
-            if long_:
-                out.append("--" + long_ + ("=" + v if v else ""))
+    for e in options.table_entries():
+        out += entry_forms(e, ["1", "x", "never"] if e["arg"] == "REQ" else [""])
     return out
 
 
@@ -93,28 +82,14 @@ SWEEP_TEMPLATES = {
 def sweep_commands():
     """Every option of every table in its command's usual shape (the systematic half of
     --long): each one the classifier accepts runs through the oracle."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    cmd_re = re.compile(r'^SHC_CMD\((\w+),')
-    opt_re = re.compile(r"^SHC_OPT\((0|'(.)'), (NULL|\"([^\"]*)\"), (NONE|REQ|OPT),")
-    out, cur = [], None
-    for line in table_lines():
-        m = cmd_re.match(line)
-        if m:
-            cur = m.group(1)
+    out = []
+    for e in options.table_entries():
+        if e["tool"] not in SWEEP_TEMPLATES:
             continue
-        m = opt_re.match(line)
-        if not m or cur not in SWEEP_TEMPLATES:
-            continue
-        short, long_, arg = m.group(2), m.group(4), m.group(5)
+        arg = e["arg"]
         values = ["1", "x", "never"] if arg == "REQ" else ([""] if arg == "NONE" else ["", "1"])
-        for v in values:
-            forms = []
-            if short:
-                forms.append("-" + short + ((" " if arg == "REQ" else "") + v if v else ""))
-            if long_:
-                forms.append("--" + long_ + ("=" + v if v else ""))
-            for form in forms:
-                out.append(SWEEP_TEMPLATES[cur].format(o=form))
+        for form in entry_forms(e, values):
+            out.append(SWEEP_TEMPLATES[e["tool"]].format(o=form))
     return out
 
 

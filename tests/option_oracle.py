@@ -40,9 +40,11 @@ def dangerous(cmd):
     return any(t in cmd.split() or (t != "-" and t in cmd) for t in DANGER_TOKENS)
 
 
-def sample(accepted, runs, seed):
-    """Round-robin over (tool, shape) groups; inside a group, dangerous commands first, each
-    part in a seeded random order."""
+def sample(accepted, runs, seed, danger_keys=()):
+    """Coverage first: one command of every (tool, shape) group and one of every dangerous table
+    entry that some accepted command exercises (a dangerous option accepted as itself, or as
+    another option's value); then round-robin over the groups up to runs in all.  Inside a
+    group, dangerous-looking commands first, each part in a seeded random order."""
     rng = random.Random(seed)
     groups = collections.defaultdict(list)
     for case, verdict in accepted:
@@ -53,12 +55,29 @@ def sample(accepted, runs, seed):
         g = groups[k]
         rng.shuffle(g)
         g.sort(key=lambda cv: not dangerous(cv[0]["cmd"]))
-    out = []
+    out, taken = [], set()
+
+    def take(cv):
+        if cv[0]["cmd"] not in taken:
+            taken.add(cv[0]["cmd"])
+            out.append(cv)
+
+    # per dangerous entry: a command written for it (the option itself) and one where it is
+    # another entry's value (hyphenval), when any is accepted
+    for key in sorted(danger_keys):
+        for primary in (True, False):
+            hits = [cv for k in order for cv in groups[k] if key in cv[0]["entries"]
+                    and (cv[0]["entries"][0] == key) == primary]
+            if hits:
+                take(hits[0])
+    for k in order:
+        if not any((cv[0]["tool"], cv[0]["shape"]) == k for cv in out):
+            take(groups[k][0])
     i = 0
-    while len(out) < runs and any(groups[k] for k in order):
-        k = order[i % len(order)]
-        if groups[k]:
-            out.append(groups[k].pop(0))
+    while len(out) < runs and any(cv[0]["cmd"] not in taken for k in order for cv in groups[k]):
+        g = [cv for cv in groups[order[i % len(order)]] if cv[0]["cmd"] not in taken]
+        if g:
+            take(g[0])
         i += 1
     return out
 
@@ -67,7 +86,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shcard", default=os.environ.get("SHCARD", "./shcard"))
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--runs", type=int, default=60)
+    ap.add_argument("--runs", type=int, default=0,
+                    help="at least this many (the coverage sample is run whatever the number)")
     ap.add_argument("--all", action="store_true")
     ap.add_argument("--modes", default=",".join(oracle.DEFAULT_MODES))
     ap.add_argument("--timeout", type=float, default=10.0)
@@ -80,7 +100,12 @@ def main():
     a = ap.parse_args()
     if a.context == "bridge" and a.modes == ",".join(oracle.DEFAULT_MODES):
         a.modes = "exec"
-    cases = options.cases()
+    tools = options.load_tools()
+    cases = options.cases(tools)
+    miss = options.uncovered(tools, cases)
+    if miss:
+        print("option-oracle: table entries with no generated case: " + ", ".join(miss))
+        return 1
     if a.tools:
         cases = [c for c in cases if c["tool"] in a.tools.split(",")]
     verdicts = oracle.classify(a.shcard, [c["cmd"] for c in cases], a.context)
@@ -97,7 +122,14 @@ def main():
         for c, v in accepted:
             print(json.dumps(dict(c, kind=v["kind"])))
         return 0
-    runs = accepted if a.all else sample(accepted, a.runs, a.seed)
+    dkeys = options.dangerous_keys(tools)
+    runs = accepted if a.all else sample(accepted, a.runs, a.seed, dkeys)
+    groups = {(c["tool"], c["shape"]) for c, _ in accepted}
+    ran_groups = {(c["tool"], c["shape"]) for c, _ in runs}
+    dacc = {k for c, _ in accepted for k in c["entries"] if k in dkeys}
+    dran = {k for c, _ in runs for k in c["entries"] if k in dkeys}
+    print("option-oracle: the accepted commands of the dangerous entries (tables or reviewed "
+          "list) that run: %s" % (", ".join(sorted(dran)) or "none"))
     modes = [m for m in a.modes.split(",") if m]
     bad = 0
     per_class = collections.Counter()
@@ -122,6 +154,15 @@ def main():
     pool.shutdown()
     if per_class:
         print("violations by class: " + ", ".join("%s: %d" % kv for kv in sorted(per_class.items())))
+    entries = sum(len(t.opts) for t in tools.values())
+    safe_now = options.listed_but_safe(tools)
+    if safe_now:
+        print("option-oracle: listed dangerous (tests/oracle/dangerous.txt) but not in the "
+              "tables, so run: " + ", ".join(safe_now))
+    print("option-oracle: %d table entries (%d dangerous), every one with a generated case"
+          % (entries, len(dkeys)))
+    print("option-oracle: %d of %d (tool, shape) groups run, %d of %d dangerous entries that an "
+          "accepted command exercises run" % (len(ran_groups), len(groups), len(dran), len(dacc)))
     print("option-oracle: %d generated, %d accepted, %d run, %d violations"
           % (len(cases), len(accepted), len(runs), bad))
     return 1 if bad else 0

@@ -13,7 +13,10 @@ unset DEEPSEEK_API_KEY OPENAI_API_KEY SHCARD_CONFIG
 XDG_CONFIG_HOME=$(mktemp -d); export XDG_CONFIG_HOME
 # ... nor may the suites' sessions land in the developer's session store.
 XDG_STATE_HOME=$(mktemp -d); export XDG_STATE_HOME
-trap 'rm -rf "$XDG_CONFIG_HOME" "$XDG_STATE_HOME"' EXIT
+# Each suite runs with its own empty temp dir (TMPDIR): whatever it leaves there is a failure
+# of that suite ("left in the temp dir"), then removed.  The logs live outside it.
+RUN_DIR=$(mktemp -d); LOGS=$RUN_DIR/logs; mkdir "$LOGS"
+trap 'rm -rf "$XDG_CONFIG_HOME" "$XDG_STATE_HOME" "$RUN_DIR"' EXIT
 limit=${SUITE_TIMEOUT:-900}
 total_pass=0
 total_fail=0
@@ -22,10 +25,13 @@ want() { [ -z "${SUITES:-}" ] && return 0; case " $SUITES " in *" $1 "*) return 
 
 run_suite() { # name, command...
   local name=$1; shift
-  local log; log=$(mktemp)
+  local log=$LOGS/$name.log
+  local tmp=$RUN_DIR/tmp-$name; mkdir "$tmp"
   local t0; t0=$(date +%s)
-  timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
+  TMPDIR=$tmp timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
   local rc=$?
+  sleep 0.2  # processes the suite started may still be removing their directories
+  local left; left=$(cd "$tmp" && ls -A | head -n 5 | tr '\n' ' ')
   local p=0 f=0 line
   # cmocka's closing lines, or a script suite's own "N passed, N failed"
   line=$(grep -E '^\[  PASSED  \] [0-9]+ test' "$log" | tail -n1)
@@ -39,6 +45,8 @@ run_suite() { # name, command...
   fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi   # crashed, timed out or failed silently
   if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; echo "$name: ran no test" >>"$log"; fi
+  if [ -n "$left" ]; then f=$((f + 1)); echo "$name: left in the temp dir: $left" >>"$log"; fi
+  rm -rf "$tmp"
   local dt=$(( $(date +%s) - t0 ))
   if [ "$f" -ne 0 ]; then
     echo "---- $name: FAILED (rc=$rc) ----"

@@ -9,6 +9,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 gone() { ! kill -0 "$1" 2>/dev/null; }
+# ms_since T0: milliseconds since T0 (date +%s%N)
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
 # plain mode: output on stdout, the command's status as ours
 out=$("$S" run 'echo hello; exit 3' 2>"$T/err"); rc=$?
@@ -65,7 +67,12 @@ check "timeout event" grep -q '"signal":"SIGTERM","timed_out":true,"cancelled":f
 pid=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[1])["data"].strip())' "$T/j")
 check "timeout: grandchild gone" gone "$pid"
 check "timeout within 2.3 s" test $(( (t1 - t0) / 1000000 )) -lt 2300
-"$S" run --timeout 0.2 "trap '' TERM; sleep 100" >/dev/null 2>&1; expect_eq "trap TERM: timeout rc" "$?" 124
+# a command that ignores SIGTERM outlives neither its timeout nor the ladder's 2 s grace: the
+# SIGKILL step ends it (the outer timeout only keeps a broken ladder from hanging the suite)
+t0=$(date +%s%N)
+timeout 20 "$S" run --timeout 0.2 "trap '' TERM; sleep 100" >/dev/null 2>&1; expect_eq "trap TERM: timeout rc" "$?" 124
+ms=$(ms_since "$t0")
+if [ "$ms" -lt 5000 ]; then ok; else fail "trap TERM: ended after ${ms} ms, want < 5000 (0.2 s timeout + 2 s grace)"; fi
 "$S" run --timeout abc true >/dev/null 2>&1; expect_eq "bad timeout is a usage error" "$?" 2
 "$S" run >/dev/null 2>&1; expect_eq "no command is a usage error" "$?" 2
 "$S" run --bogus true >/dev/null 2>&1; expect_eq "unknown option" "$?" 2
@@ -140,6 +147,18 @@ TERM=screen-256color script -qec "'$S' run 'echo T=\$TERM'" /dev/null </dev/null
 check "color=auto, stdout a terminal: the user's TERM" grep -q 'T=screen-256color' "$T/tty"
 TERM=screen-256color script -qec "'$S' run --color=never 'echo T=\$TERM'" /dev/null </dev/null >"$T/tty" 2>&1
 check "color=never on a terminal: dumb" grep -q 'T=dumb' "$T/tty"
+
+# SIGTERM to shcard run while its command ignores SIGTERM: the ladder's SIGKILL ends it
+"$S" run --json "trap '' TERM; echo \$\$; sleep 100" >"$T/j" 2>/dev/null &
+sp=$!
+for _ in $(seq 50); do [ "$(wc -l <"$T/j")" -ge 2 ] && break; sleep 0.05; done
+t0=$(date +%s%N)
+kill -TERM "$sp"
+for _ in $(seq 200); do gone "$sp" && break; sleep 0.05; done
+ms=$(ms_since "$t0")
+if gone "$sp"; then wait "$sp"; expect_eq "cancel, TERM ignored: rc" "$?" 137; else
+  kill -KILL "$sp"; wait "$sp"; fail "cancel, TERM ignored: shcard run still there after 10 s"; fi
+if [ "$ms" -lt 5000 ]; then ok; else fail "cancel, TERM ignored: ended after ${ms} ms, want < 5000"; fi
 
 # streaming: the first line arrives long before the command ends
 "$S" run 'echo first; sleep 1.5; echo second' 2>/dev/null | while IFS= read -r l; do

@@ -301,3 +301,12 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
     }
     r->kind = SHC_KIND_LIST;
 }
+
+const char *shc__find_pred(size_t i, unsigned *nargs, const char **danger)
+{
+    if (i >= sizeof preds / sizeof preds[0])
+        return NULL;
+    *nargs = preds[i].nargs;
+    *danger = preds[i].danger;
+    return preds[i].name;
+}

@@ -212,6 +212,9 @@ void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc);
 
 /* find: its own predicate allowlist (find.c).  Same contract as shc__policy_primary. */
 void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc);
+/* find's predicate table, entry i (for the table dump the option oracle is generated from):
+ * its name, or NULL past the end; *nargs the words it takes, *danger NULL or why it rejects. */
+const char *shc__find_pred(size_t i, unsigned *nargs, const char **danger);
 
 /* git: its global options, then git grep or git ls-files (git.c).  Same contract. */
 void shc__policy_git(shc_rule *r, const char *const *argv, size_t argc);

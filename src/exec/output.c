@@ -340,7 +340,7 @@ static void csi_final(shc_model *m, unsigned char f)
             m->line_len = m->cursor;
         } else if (m->csi_param == 2) {
             m->line_len = m->cursor = 0;
-        } else { /* 1: erase to the cursor: blank it */
+        } else if (m->cursor) { /* 1: erase to the cursor: blank it (no line yet: nothing) */
             memset(m->line, ' ', m->cursor);
         }
         break;

@@ -167,7 +167,11 @@ int shc_sse_feed(shc_sse *s, const char *buf, size_t len, shc_sse_event_fn fn, v
             s->line_len += j - i;
             line = s->line;
             n = s->line_len;
-        } else {
+        } else { /* the same limit as a line kept across reads: chunking must not matter */
+            if ((j - i) + 1 > s->max) {
+                s->broken = true;
+                return SHC_E_LIMIT;
+            }
             line = buf + i;
             n = j - i;
         }

@@ -5,10 +5,9 @@ import { mkdtempSync, mkdirSync, writeFileSync, realpathSync, symlinkSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  SHCARD, ZED_INIT, ok, eq, finish, startAgent, connect, descendants, alive, raw, within, sleep, text,
-} from "./lib.mjs";
+  SHCARD, ZED_INIT, ok, eq, finish, startAgent, connect, descendants, alive, raw, within, sleep, text, tempDir } from "./lib.mjs";
 
-const ws = realpathSync(mkdtempSync(join(tmpdir(), "shcard-e2e-")));
+const ws = realpathSync(tempDir("shcard-e2e-"));
 mkdirSync(join(ws, "src"));
 writeFileSync(join(ws, "src", "main.c"), "#include <stdio.h>\nint main(void)\n{\n    return open_pty();\n}\n");
 writeFileSync(join(ws, "notes.txt"), "alpha\nbeta\ngamma\n");

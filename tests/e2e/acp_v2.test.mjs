@@ -5,10 +5,10 @@
 import { mkdtempSync, writeFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ok, eq, finish, startAgent, startFakeServer, connect, raw, sleep, text, within } from "./lib.mjs";
+import { ok, eq, finish, startAgent, startFakeServer, connect, raw, sleep, text, within, tempDir } from "./lib.mjs";
 import { connectV2, tap, checkFrame, V2_INIT, idle, b64 } from "./v2lib.mjs";
 
-const ws = realpathSync(mkdtempSync(join(tmpdir(), "shcard-v2-")));
+const ws = realpathSync(tempDir("shcard-v2-"));
 writeFileSync(join(ws, "notes.txt"), "alpha\nbeta\n");
 const recorders = []; // every v2 connection's frames, validated at the end
 

@@ -1,11 +1,23 @@
 // Shared helpers for the end-to-end tests: spawn `shcard acp`, connect an
 // @agentclientprotocol/sdk client (or a raw NDJSON pipe), find descendants.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+
+// A fresh directory under the temp dir, removed when the test process exits (however it ends
+// short of SIGKILL): tests/run.sh fails a suite that leaves anything in the temp dir.
+const tempDirs = [];
+process.on("exit", () => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+export function tempDir(prefix) {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(d);
+  return d;
+}
 
 export const SHCARD = process.env.SHCARD || new URL("../../shcard", import.meta.url).pathname;
 
@@ -173,7 +185,7 @@ export function text(block) {
 // that went away.  stop() closes its stdin (it exits on EOF) and waits for it.
 export async function startFakeServer(script) {
   const root = new URL("../..", import.meta.url).pathname;
-  const dir = mkdtempSync(join(tmpdir(), "shc-fake-"));
+  const dir = tempDir("shc-fake-");
   const portFile = join(dir, "port");
   const log = join(dir, "log.jsonl");
   const proc = spawn("python3", [join(root, "tests/fake_openai.py"), join(root, "tests/data/openai", script),

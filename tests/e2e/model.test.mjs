@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
-import { startFakeServer } from "./lib.mjs";
+import { startFakeServer, tempDir } from "./lib.mjs";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const SHCARD = process.env.SHCARD || join(ROOT, "shcard");
@@ -32,7 +32,7 @@ const eq = (got, want, name) => ok(JSON.stringify(got) === JSON.stringify(want),
 // ---------------------------------------------------------------- agent + client
 const stderrAll = [];
 function startAgent(server, args = []) {
-  const home = mkdtempSync(join(tmpdir(), "shc-home-"));
+  const home = tempDir("shc-home-");
   const child = spawn(SHCARD, ["acp", "--base-url", server.url, "--log-level", "debug", ...args], {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, DEEPSEEK_API_KEY: KEY, OPENAI_API_KEY: "", HOME: home,
@@ -64,7 +64,7 @@ async function withAgent(script, args, handlers, body) {
   const server = await startFakeServer(script);
   const child = startAgent(server, args);
   const { ctx, log } = connect(child, handlers);
-  const ws = realpathSync(mkdtempSync(join(tmpdir(), "shc-ws-")));
+  const ws = realpathSync(tempDir("shc-ws-"));
   try {
     await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: { terminal: false, _meta: { terminal_output: true } } });
     const sid = (await ctx.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
@@ -279,7 +279,7 @@ await withAgent("length.json", [], {}, async ({ prompt }) => {
 
 // without a key and without --base-url: shell mode, said on stderr
 {
-  const home = mkdtempSync(join(tmpdir(), "shc-home-"));
+  const home = tempDir("shc-home-");
   const child = spawn(SHCARD, ["acp"], { stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, DEEPSEEK_API_KEY: "", OPENAI_API_KEY: "", HOME: home, XDG_CONFIG_HOME: home, SHCARD_CONFIG: "" } });
   let err = "";
@@ -291,7 +291,7 @@ await withAgent("length.json", [], {}, async ({ prompt }) => {
 
 // --shell: shell mode even with a key in the environment
 {
-  const home = mkdtempSync(join(tmpdir(), "shc-home-"));
+  const home = tempDir("shc-home-");
   const child = spawn(SHCARD, ["acp", "--shell"], { stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, DEEPSEEK_API_KEY: KEY, HOME: home, XDG_CONFIG_HOME: home, SHCARD_CONFIG: "" } });
   let err = "";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
-import { descendants, startFakeServer } from "./lib.mjs";
+import { descendants, startFakeServer, tempDir } from "./lib.mjs";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const SHCARD = process.env.SHCARD || join(ROOT, "shcard");
@@ -29,12 +29,12 @@ function ok(cond, name, detail) {
 const eq = (got, want, name) => ok(JSON.stringify(got) === JSON.stringify(want), name, { got, want });
 
 
-const store = realpathSync(mkdtempSync(join(tmpdir(), "shc-msess-store-")));
-const ws = realpathSync(mkdtempSync(join(tmpdir(), "shc-msess-ws-")));
+const store = realpathSync(tempDir("shc-msess-store-"));
+const ws = realpathSync(tempDir("shc-msess-ws-"));
 writeFileSync(join(ws, "notes.txt"), "alpha\nbeta\n");
 
 async function agent(server, args = [], caps = { terminal: false, _meta: { terminal_output: true } }) {
-  const home = mkdtempSync(join(tmpdir(), "shc-home-"));
+  const home = tempDir("shc-home-");
   const child = spawn(SHCARD, ["acp", "--base-url", server.url, "--store", store, "--log-level", "debug", ...args], {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, DEEPSEEK_API_KEY: KEY, OPENAI_API_KEY: "", HOME: home, XDG_CONFIG_HOME: home,

@@ -13,14 +13,14 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ZED_INIT, ok, eq, finish, startAgent, connect, descendants, alive, raw, within, sleep } from "./lib.mjs";
+import { ZED_INIT, ok, eq, finish, startAgent, connect, descendants, alive, raw, within, sleep, tempDir } from "./lib.mjs";
 
-const ws = realpathSync(mkdtempSync(join(tmpdir(), "shcard-sess-")));
+const ws = realpathSync(tempDir("shcard-sess-"));
 mkdirSync(join(ws, "src"));
 writeFileSync(join(ws, "src", "main.c"), "int main(void)\n{\n    return open_pty();\n}\n");
 writeFileSync(join(ws, "notes.txt"), "alpha\nbeta\ngamma\n");
 writeFileSync(join(ws, "it's here.txt"), "quoted\n");
-const state = realpathSync(mkdtempSync(join(tmpdir(), "shcard-state-")));
+const state = realpathSync(tempDir("shcard-state-"));
 const store = join(state, "shcard", "sessions");
 const env = { XDG_STATE_HOME: state };
 const PLAIN_INIT = { protocolVersion: 1, clientCapabilities: { terminal: false } };
@@ -319,7 +319,7 @@ trace('delete, pagination, cursors');
 // ---------------------------------------------------------------- a hostile client and store
 trace('a hostile client and store');
 {
-  const outside = realpathSync(mkdtempSync(join(tmpdir(), "shcard-outside-")));
+  const outside = realpathSync(tempDir("shcard-outside-"));
   writeFileSync(join(outside, "secret.jsonl"), '{"t":"session","v":1,"id":"x","cwd":"/"}\n');
   writeFileSync(join(outside, "victim"), "keep me\n");
   const hex = (c) => "sess_" + c.repeat(32);

@@ -8,12 +8,12 @@
 import { existsSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ZED_INIT, ok, eq, finish, startAgent, connect, within, sleep, text } from "./lib.mjs";
+import { ZED_INIT, ok, eq, finish, startAgent, connect, within, sleep, text, tempDir } from "./lib.mjs";
 import { connectV2, V2_INIT, idle, b64 } from "./v2lib.mjs";
 
-const ws = realpathSync(mkdtempSync(join(tmpdir(), "shcard-v2s-")));
+const ws = realpathSync(tempDir("shcard-v2s-"));
 writeFileSync(join(ws, "notes.txt"), "alpha\nbeta\n");
-const state = realpathSync(mkdtempSync(join(tmpdir(), "shcard-v2state-")));
+const state = realpathSync(tempDir("shcard-v2state-"));
 const store = join(state, "shcard", "sessions");
 const env = { XDG_STATE_HOME: state };
 

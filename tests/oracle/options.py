@@ -25,12 +25,13 @@ Values that matter when misparsed: -, /dev/stdin, /dev/tty, /proc/self/fd/0,
 ../../../../../../../dev/zero, /./dev/zero, -delete, --pre=x, and the fixtures fifo, link-zero,
 link-stdin, link-tty; benign ones 1, x, never.
 """
+import json
 import os
 import random
 import re
+import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.join(HERE, "..", "..", "src", "classify")
 
 # Values and operands that are dangerous if misparsed: by their text (-, /dev/stdin, ../ chains)
 # or by what they name in the scratch directory (the FIFO, the socket, symlinks to /dev/zero,
@@ -89,70 +90,73 @@ REVISIONS = ["v1", "old", "HEAD~1", "HEAD^", "origin/old", "v1^{tree}", "HEAD~1:
 class Tool:
     def __init__(self, tid, name, abbrev, digits):
         self.id, self.name, self.abbrev, self.digits = tid, name, abbrev, digits
-        self.opts = []  # (short, long, arg, role, danger)
+        self.opts = []  # (short, long, arg, role, danger, key)
 
     def longs(self):
         return [o[1] for o in self.opts if o[1]]
 
 
-def table_lines():
-    inc = re.compile(r'^#include "(tools/[\w.]+\.def)"')
-    out = []
-    with open(os.path.join(SRC, "tools.def")) as f:
-        for line in f:
-            m = inc.match(line)
-            if m:
-                with open(os.path.join(SRC, m.group(1))) as g:
-                    out.extend(g.readlines())
-            else:
-                out.append(line)
-    return out
+def dump_path():
+    return os.environ.get("SHC_TABLEDUMP") or os.path.join(
+        HERE, "..", "..", os.environ.get("BUILD", "build"), "tests", "helpers", "tabledump")
 
 
-def load_tools():
-    cmd_re = re.compile(r'^SHC_CMD\((\w+), "([^"]*)", (\w+), ([^)]*)\)')
-    opt_re = re.compile(r"^SHC_OPT\((0|'(.)'), (NULL|\"([^\"]*)\"), (NONE|REQ|OPT), (\w+), (NULL|\")")
-    tools, cur = {}, None
-    for line in table_lines():
-        m = cmd_re.match(line)
-        if m:
-            flags = m.group(4)
-            cur = Tool(m.group(1), m.group(2), "SHC_ABBREV" in flags, "SHC_DIGITS" in flags)
-            tools[cur.id] = cur
-            continue
-        m = opt_re.match(line)
-        if m and cur:
-            cur.opts.append((m.group(2), m.group(4), m.group(5), m.group(6), m.group(7) != "NULL"))
-    find = Tool("find", "find", False, False)
-    with open(os.path.join(SRC, "find.c")) as f:
-        for m in re.finditer(r'\{"([^"]+)", (\d), FIND_\w+, (NULL|")', f.read()):
-            find.opts.append((None, m.group(1), "REQ" if m.group(2) == "1" else "NONE", "NONE",
-                              m.group(3) != "NULL"))
-    tools["find"] = find
-    # A table format change must not silently shrink the oracle to a few tools.
+def table_entries(dump=None):
+    """Every option entry of the compiled tables as the library holds them (the tabledump
+    helper prints them): dicts with tool, name, family, cmdflags, index, short, long, arg, role,
+    flags, danger."""
+    path = dump or dump_path()
+    if not os.access(path, os.X_OK):
+        raise SystemExit("options.py: %s is missing (make build-tests)" % path)
+    out = subprocess.run([path], capture_output=True, check=True).stdout.decode()
+    return [json.loads(l) for l in out.splitlines() if l.strip()]
+
+
+def entry_key(e):
+    """The name of one table entry, e.g. "fd#14 -x/--exec": every case generated for the entry
+    carries it (the coverage check)."""
+    names = []
+    if e["short"]:
+        names.append("-" + e["short"])
+    if e["long"]:
+        names.append(("" if e["tool"] == "find" else "--") + e["long"])
+    return "%s#%d %s" % (e["tool"], e["index"], "/".join(names))
+
+
+def load_tools(dump=None):
+    tools = {}
+    for e in table_entries(dump):
+        t = tools.get(e["tool"])
+        if t is None:
+            t = tools[e["tool"]] = Tool(e["tool"], e["name"], "ABBREV" in e["cmdflags"],
+                                        any(f.startswith("DIGITS") for f in e["cmdflags"]))
+        t.opts.append((e["short"], e["long"], e["arg"], e["role"], e["danger"] is not None,
+                       entry_key(e)))
+    # every tool of the tables has a template, every template a tool
     missing = sorted(set(TEMPLATES) - set(tools))
-    empty = sorted(t for t in tools.values() if not t.opts and t.id not in ("cd",))
-    if missing or [t.id for t in empty]:
-        raise SystemExit("options.py: tables not parsed: missing %s, no options %s"
-                         % (missing, [t.id for t in empty]))
+    extra = sorted(set(tools) - set(TEMPLATES))
+    if missing or extra:
+        raise SystemExit("options.py: templates without table entries %s, tools without a "
+                         "template %s" % (missing, extra))
     return tools
 
 
 def dangerous_words(tool):
-    """The tool's dangerous options as words (with a value when they take one)."""
+    """The tool's dangerous options as words (with a value when they take one), each with the
+    key of its table entry."""
     out = []
-    for short, long_, arg, _, danger in tool.opts:
+    for short, long_, arg, _, danger, key in tool.opts:
         if not danger:
             continue
         v = " cat" if arg == "REQ" else ""
         if tool.id == "find":
-            out.append(long_ + (" {} +" if long_.startswith("-exec") or long_.startswith("-ok")
-                                 else " out" if long_.startswith("-f") else ""))
+            out.append((long_ + (" {} +" if long_.startswith("-exec") or long_.startswith("-ok")
+                                 else " out" if long_.startswith("-f") else ""), key))
             continue
         if short:
-            out.append("-" + short + v)
+            out.append(("-" + short + v, key))
         if long_:
-            out.append("--" + long_ + ("=cat" if arg == "REQ" else ""))
+            out.append(("--" + long_ + ("=cat" if arg == "REQ" else ""), key))
     return out
 
 
@@ -213,13 +217,11 @@ def fill(tmpl, o, a=None):
 
 
 def generate(tools=None):
-    """Yields (tool id, shape, command) for every tool and shape (deterministic order)."""
+    """Yields (tool id, shape, command, entry keys) for every tool and shape (deterministic
+    order); the keys name the table entries the command exercises."""
     tools = tools or load_tools()
     for tid in sorted(tools):
-        tool = tools[tid]
-        if tid not in TEMPLATES:
-            continue
-        yield from gen_tool(tool, TEMPLATES[tid])
+        yield from gen_tool(tools[tid], TEMPLATES[tid])
 
 
 def gen_tool(tool, tmpls):
@@ -231,12 +233,12 @@ def gen_tool(tool, tmpls):
     for opt in opts:
         for f in single_forms(tool, opt):
             for t in tmpls:
-                yield tool.id, "single", fill(t, f)
+                yield tool.id, "single", fill(t, f), (opt[5],)
     # permute: options after the operands (and after a pattern)
     for opt in opts:
         for f in single_forms(tool, opt)[:1] + [f for f in single_forms(tool, opt) if " -" in f][:2]:
             text, a = t0
-            yield tool.id, "permute", " ".join((text.replace("{o}", "").replace("{a}", a + " " + f)).split())
+            yield tool.id, "permute", " ".join((text.replace("{o}", "").replace("{a}", a + " " + f)).split()), (opt[5],)
     # cluster: pairs with a value-taking or dangerous letter (its value attached, the next word,
     # or the rest of the cluster), then a sample of triples
     if tool.id != "find":
@@ -247,20 +249,20 @@ def gen_tool(tool, tmpls):
                 w = "-" + x[0] + y[0]
                 if y[2] != "NONE":
                     for v in ("-", "o"):
-                        yield tool.id, "cluster", fill(t0, w + " " + quote(v))
-                        yield tool.id, "cluster", fill(t0, w + quote(v))
+                        yield tool.id, "cluster", fill(t0, w + " " + quote(v)), (x[5], y[5])
+                        yield tool.id, "cluster", fill(t0, w + quote(v)), (x[5], y[5])
                 elif x[2] != "NONE":  # the rest of the cluster is x's value... or not (tree)
                     for v in ("-", "o"):
-                        yield tool.id, "cluster", fill(t0, w + " " + quote(v))
+                        yield tool.id, "cluster", fill(t0, w + " " + quote(v)), (x[5], y[5])
                 else:
-                    yield tool.id, "cluster", fill(t0, w)
+                    yield tool.id, "cluster", fill(t0, w), (x[5], y[5])
         rng = random.Random(sum(map(ord, tool.id)))
         for _ in range(min(60, 2 * len(shorts) ** 2)):
             pick = rng.sample(shorts, min(3, len(shorts)))
             w = "-" + "".join(p[0] for p in pick)
             tail = " ".join(quote(rng.choice(DANGER_VALUES + BENIGN_VALUES))
                             for p in pick if p[2] == "REQ")
-            yield tool.id, "cluster", fill(t0, (w + " " + tail).strip())
+            yield tool.id, "cluster", fill(t0, (w + " " + tail).strip()), tuple(p[5] for p in pick)
     # repeat: benign then dangerous value, flag then --no- form and back
     for opt in opts:
         if opt[2] == "NONE":
@@ -269,12 +271,12 @@ def gen_tool(tool, tmpls):
             a = forms(tool, opt, v1)
             b = forms(tool, opt, v2)
             for i in range(min(len(a), len(b))):
-                yield tool.id, "repeat", fill(t0, a[i] + " " + b[-1 - i])
+                yield tool.id, "repeat", fill(t0, a[i] + " " + b[-1 - i]), (opt[5],)
     for opt in opts:
         if opt[1] and opt[2] == "NONE" and tool.id != "find":
             for neg in ("--no-" + opt[1], "--no" + opt[1]):
-                yield tool.id, "repeat", fill(t0, "--" + opt[1] + " " + neg)
-                yield tool.id, "repeat", fill(t0, neg + " --" + opt[1])
+                yield tool.id, "repeat", fill(t0, "--" + opt[1] + " " + neg), (opt[5],)
+                yield tool.id, "repeat", fill(t0, neg + " --" + opt[1]), (opt[5],)
     # prefix: the proper prefixes of every long option: each unique one (in the table) and the
     # longest ambiguous one; values for the value-taking ones
     longs = [o[1] for o in opts if o[1]]
@@ -290,68 +292,110 @@ def gen_tool(tool, tmpls):
             if p in seen:
                 continue
             seen.add(p)
-            yield tool.id, "prefix", fill(t0, "--" + p)
+            yield tool.id, "prefix", fill(t0, "--" + p), (opt[5],)
             if opt[2] != "NONE":
-                yield tool.id, "prefix", fill(t0, "--" + p + "=-")
-                yield tool.id, "prefix", fill(t0, "--" + p + " /dev/stdin")
-                yield tool.id, "prefix", fill(t0, "--" + p + "=cat")
+                yield tool.id, "prefix", fill(t0, "--" + p + "=-"), (opt[5],)
+                yield tool.id, "prefix", fill(t0, "--" + p + " /dev/stdin"), (opt[5],)
+                yield tool.id, "prefix", fill(t0, "--" + p + "=cat"), (opt[5],)
     # negate
     for opt in opts:
         if opt[1] and tool.id != "find":
             for neg in ("--no-" + opt[1], "--no" + opt[1]):
-                yield tool.id, "negate", fill(t0, neg)
+                yield tool.id, "negate", fill(t0, neg), (opt[5],)
     # hyphenval: a value-taking option whose separate value is an option (dangerous first)
     for opt in opts:
         if opt[2] != "REQ":
             continue
-        for d in dwords + ["-", "--", "-x", "--help"]:
+        for d, dk in dwords + [("-", None), ("--", None), ("-x", None), ("--help", None)]:
             for f in forms(tool, opt, "V"):
                 if f.endswith(" V"):
-                    yield tool.id, "hyphenval", fill(t0, f[:-2] + " " + d)
+                    yield (tool.id, "hyphenval", fill(t0, f[:-2] + " " + d),
+                           (opt[5],) + ((dk,) if dk else ()))
     # operand
     for t in tmpls:
         if "{a}" not in t[0]:
             continue
         for a in DANGER_OPERANDS:
-            yield tool.id, "operand", fill(t, "", a)
-            yield tool.id, "operand", fill(t, "--", a) if not a.startswith("--") else fill(t, "", a)
+            yield tool.id, "operand", fill(t, "", a), ()
+            yield tool.id, "operand", (fill(t, "--", a) if not a.startswith("--") else fill(t, "", a)), ()
     # digits
     if tool.id != "find":
         for d in ("-5", "-0", "-1", "-99999999999999999999", "-5n", "-n5", "-1f", "-5c"):
-            yield tool.id, "digits", fill(t0, d)
+            yield tool.id, "digits", fill(t0, d), ()
     # cd
     for d in ("/dev", "/proc/self/fd", "/proc/self", "/./dev", "/usr/../dev", "fifodir",
               "../../../../../../../dev", "/dev/fd", "/sys"):
         for a in ("zero", "stdin", "0", "tty", "environ", ".", "fifo"):
             text, _ = t0
             if "{a}" in text:
-                yield tool.id, "cd", "cd %s && %s" % (d, fill(t0, "", a))
+                yield tool.id, "cd", "cd %s && %s" % (d, fill(t0, "", a)), ()
     # revision (git grep in the partial clone)
     if tool.id in ("git_grep", "git"):
         for rev in REVISIONS:
-            yield tool.id, "revision", "git --no-pager grep foo " + rev
-            yield tool.id, "revision", "git grep -n foo " + rev + " | head"
-            yield tool.id, "revision", "git --no-pager grep -e foo " + rev
-            yield tool.id, "revision", "git --no-pager grep foo --cached " + rev
+            yield tool.id, "revision", "git --no-pager grep foo " + rev, ()
+            yield tool.id, "revision", "git grep -n foo " + rev + " | head", ()
+            yield tool.id, "revision", "git --no-pager grep -e foo " + rev, ()
+            yield tool.id, "revision", "git --no-pager grep foo --cached " + rev, ()
 
 
-def cases(seed=None):
-    """All generated cases, deduplicated, as dicts {cmd, tool, shape}."""
-    seen = set()
+def cases(tools=None):
+    """All generated cases, deduplicated, as dicts {cmd, tool, shape, entries}."""
+    by_cmd = {}
     out = []
-    for tid, shape, cmd in generate():
-        if cmd in seen:
-            continue
-        seen.add(cmd)
-        out.append({"cmd": cmd, "tool": tid, "shape": shape})
+    for tid, shape, cmd, keys in generate(tools):
+        c = by_cmd.get(cmd)
+        if c is None:
+            c = by_cmd[cmd] = {"cmd": cmd, "tool": tid, "shape": shape, "entries": []}
+            out.append(c)
+        c["entries"] += [k for k in keys if k not in c["entries"]]
     return out
+
+
+def uncovered(tools, cs):
+    """The table entries no case exercises (each must have one)."""
+    seen = {k for c in cs for k in c["entries"]}
+    return [o[5] for t in tools.values() for o in t.opts if o[5] not in seen]
+
+
+REVIEWED = os.path.join(HERE, "dangerous.txt")
+
+
+def reviewed_dangerous():
+    """The reviewed list of dangerous entries (dangerous.txt): {"TOOL NAMES"}."""
+    with open(REVIEWED) as f:
+        return {l.strip() for l in f if l.strip() and not l.startswith("#")}
+
+
+def dangerous_keys(tools):
+    """The keys of the entries that are dangerous by the compiled tables or by the reviewed list
+    (an entry that lost its danger in the tables is still run)."""
+    listed = reviewed_dangerous()
+    return {o[5] for t in tools.values() for o in t.opts
+            if o[4] or "%s %s" % (t.id, o[5].split(" ", 1)[1]) in listed}
+
+
+def listed_but_safe(tools):
+    """Entries of the reviewed list that the compiled tables do not mark dangerous."""
+    listed = reviewed_dangerous()
+    return sorted(o[5] for t in tools.values() for o in t.opts
+                  if not o[4] and "%s %s" % (t.id, o[5].split(" ", 1)[1]) in listed)
 
 
 if __name__ == "__main__":
     import collections
     import json
     import sys
-    cs = cases()
+    tools = load_tools()
+    cs = cases(tools)
+    miss = uncovered(tools, cs)
+    if miss:
+        sys.exit("table entries with no generated case: %s" % ", ".join(miss))
+    if "--dangerous" in sys.argv:
+        for t in tools.values():
+            for o in t.opts:
+                if o[4]:
+                    print("%s %s" % (t.id, o[5].split(" ", 1)[1]))
+        sys.exit(0)
     if "--json" in sys.argv:
         for c in cs:
             print(json.dumps(c))
