@@ -1268,6 +1268,178 @@ def case_session_fds():
         a.close()
 
 
+# ---------------------------------------------------------------- containment (round 3)
+# Escapes that drop every marker: a new session, a cleared or edited environment.  They are
+# found by a unique argument (sleep 600.NNNNNN) since they carry nothing else of ours.
+
+NO_CGROUP = {"SHC_EXEC_NO_CGROUP": "1"}
+
+
+def tagged_sleep():
+    return "600.%06d" % (uuid.uuid4().int % 1000000)
+
+
+def procs_with_args(*args):
+    """Live processes whose argv is exactly `sleep ARG` for one of args."""
+    want = {a.encode() for a in args}
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cl = f.read()
+        except OSError:
+            continue
+        argv = cl.split(b"\0")
+        if len(argv) >= 2 and os.path.basename(argv[0]) == b"sleep" and argv[1] in want and alive(int(d)):
+            out.append(int(d))
+    return out
+
+
+def kill_pids(pids):
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def guardian_of(agent_pid):
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", "rb") as f:
+                s = f.read()
+        except OSError:
+            continue
+        comm = s[s.index(b"(") + 1:s.rindex(b")")]
+        ppid = int(s[s.rindex(b")") + 2:].split()[1])
+        if comm == b"shcard-guard" and ppid == agent_pid:
+            return int(d)
+    return None
+
+
+def case_escape_unmarked(mode_env=None):
+    """Escapes that leave the session and drop the command's marker die with their command."""
+    LBL = "tree: " if mode_env else ""
+    a = Agent(env=mode_env)
+    t1, t2, t3 = tagged_sleep(), tagged_sleep(), tagged_sleep()
+    try:
+        a.init()
+        sid = a.new_session()
+        cmd = (f"setsid env -i sleep {t1} & setsid -f env -u SHCARD_CMD_ID sleep {t2}; "
+               f"( setsid env -i bash -c 'sleep {t3} & exit 0' & ); sleep 0.3; echo started")
+        r = a.response(a.prompt(sid, cmd), 15)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", LBL + "unmarked escapes: the turn ends", r)
+        left = wait_until(lambda: not procs_with_args(t1, t2, t3), 2.0) or procs_with_args(t1, t2, t3)
+        R.check(left is True, LBL + "unmarked escapes: none alive 2 s after their command", describe(left if left is not True else []))
+        R.check(a.p.poll() is None, LBL + "unmarked escapes: the agent runs on")
+        # a second session's command running meanwhile is not touched by the first one's end
+        s2 = a.new_session()
+        t4 = tagged_sleep()
+        p2 = a.prompt(s2, f"sleep {t4}")
+        wait_until(lambda: procs_with_args(t4), 5)
+        r = a.response(a.prompt(sid, f"setsid env -i sleep {t1} & echo x"), 15)
+        time.sleep(0.5)
+        R.check(procs_with_args(t4) and not procs_with_args(t1), LBL + "unmarked escapes: a concurrent command survives another's end",
+                describe(procs_with_args(t1, t4)))
+        a.cancel(s2)
+        a.response(p2, 10)
+    finally:
+        a.close()
+        kill_pids(procs_with_args(t1, t2, t3))
+
+
+def case_guardian_killed(mode_env=None):
+    """A command that kills the guardian: its escapes die at once, and nothing outlives the agent."""
+    LBL = "tree: " if mode_env else ""
+    a = Agent(env=mode_env)
+    t1, t2 = tagged_sleep(), tagged_sleep()
+    try:
+        a.init()
+        sid = a.new_session()
+        g0 = guardian_of(a.pid)
+        r = a.response(a.prompt(sid, f"setsid env -i sleep {t1} & sleep {t2} & sleep 0.2; kill -9 $PPID; sleep 30"), 15)
+        R.check(r is not None and "result" in r, LBL + "guardian killed: the turn is answered", r)
+        left = wait_until(lambda: not procs_with_args(t1, t2), 2.0) or procs_with_args(t1, t2)
+        R.check(left is True, LBL + "guardian killed: its commands' escapes are killed at once", describe(left if left is not True else []))
+        R.check(g0 is not None and not alive(g0), LBL + "guardian killed: it is gone", g0)
+        r = a.response(a.prompt(sid, "echo again"), 15)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", LBL + "guardian killed: the next command runs", r)
+        # killed while the agent exits normally: nothing left after the exit
+        p = a.prompt(sid, f"setsid env -i sleep {t1} & sleep 0.2; kill -9 $PPID; sleep 30")
+        wait_until(lambda: procs_with_args(t1), 5)
+        time.sleep(0.3)
+        a.close_stdin()
+        rc = a.wait_exit(10)
+        R.check(rc == 0, LBL + "guardian killed, then stdin closed: exit 0", rc)
+        left = wait_until(lambda: not procs_with_args(t1), 1.0) or procs_with_args(t1)
+        R.check(left is True, LBL + "guardian killed, then stdin closed: nothing outlives the agent", describe(left if left is not True else []))
+        del p
+    finally:
+        a.close()
+        kill_pids(procs_with_args(t1, t2))
+
+
+def case_guardian_stopped(mode_env=None):
+    """A command that stops the guardian: the turn, cancel and teardown still end in time, and a
+    SIGKILL of the agent does not leave the stopped guardian behind."""
+    LBL = "tree: " if mode_env else ""
+    t1, t2 = tagged_sleep(), tagged_sleep()
+    a = Agent(env=mode_env)
+    try:
+        a.init()
+        sid = a.new_session()
+        t0 = time.monotonic()
+        r = a.response(a.prompt(sid, "kill -STOP $PPID; echo after-stop"), 10)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn",
+                LBL + "guardian stopped: the turn is answered", (r, round(time.monotonic() - t0, 2)))
+        p = a.prompt(sid, f"kill -STOP $PPID; setsid env -i sleep {t1} & sleep {t2}")
+        wait_until(lambda: procs_with_args(t2), 5)
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        a.cancel(sid)
+        r = a.response(p, 5)
+        dt = time.monotonic() - t0
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "cancelled" and dt < 2.0,
+                LBL + "guardian stopped: cancel answers within 2 s", (r, round(dt, 2)))
+        left = wait_until(lambda: not procs_with_args(t1, t2), 2.0) or procs_with_args(t1, t2)
+        R.check(left is True, LBL + "guardian stopped: the cancelled command's escapes are gone", describe(left if left is not True else []))
+        g = guardian_of(a.pid)
+        a.prompt(sid, f"kill -STOP $PPID; setsid env -i sleep {t1} & sleep {t2}")
+        wait_until(lambda: procs_with_args(t2), 5)
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        a.close_stdin()
+        rc = a.wait_exit(10)
+        dt = time.monotonic() - t0
+        R.check(rc == 0 and dt < 5.0, LBL + "guardian stopped: teardown exits 0 within 5 s", (rc, round(dt, 2)))
+        left = wait_until(lambda: not procs_with_args(t1, t2) and not (g and alive(g)), 1.0)
+        R.check(left, LBL + "guardian stopped: nothing left after teardown", describe(procs_with_args(t1, t2) + ([g] if g and alive(g) else [])))
+    finally:
+        a.close()
+        kill_pids(procs_with_args(t1, t2))
+    # the agent SIGKILLed while its guardian is stopped
+    a = Agent(env=mode_env)
+    try:
+        a.init()
+        sid = a.new_session()
+        a.prompt(sid, f"setsid env -i sleep {t1} & kill -STOP $PPID; sleep {t2}")
+        wait_until(lambda: procs_with_args(t1, t2), 5)
+        g = guardian_of(a.pid)
+        time.sleep(0.3)
+        os.kill(a.pid, signal.SIGKILL)
+        a.wait_exit(5)
+        gone = wait_until(lambda: not procs_with_args(t1, t2) and not (g and alive(g)), 5.0)
+        R.check(g is not None and gone, LBL + "agent SIGKILLed, guardian stopped: guardian and commands gone within 5 s",
+                describe(procs_with_args(t1, t2) + ([g] if g and alive(g) else [])))
+    finally:
+        a.close()
+        kill_pids(procs_with_args(t1, t2))
+
+
 CASES = {
     "signals": case_signals,
     "signal_teardown": case_signal_teardown,
@@ -1289,6 +1461,13 @@ CASES = {
     "sessions_cap": case_sessions_cap,
     "hostile_store": case_hostile_store,
     "session_fds": case_session_fds,
+    "escape_unmarked": case_escape_unmarked,
+    "guardian_killed": case_guardian_killed,
+    "guardian_stopped": case_guardian_stopped,
+    # the same where no cgroup can be made: the guardian's process tree contains the commands
+    "escape_unmarked_tree": lambda: case_escape_unmarked(NO_CGROUP),
+    "guardian_killed_tree": lambda: case_guardian_killed(NO_CGROUP),
+    "guardian_stopped_tree": lambda: case_guardian_stopped(NO_CGROUP),
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 

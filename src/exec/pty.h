@@ -121,6 +121,10 @@ bool shc_exec_paused(const shc_exec *ex);
 /* The guardian's pid (the process that forks the commands), or -1 between a lost guardian and
  * the next spawn.  For tests and diagnostics. */
 pid_t shc_exec_guardian(const shc_exec *ex);
+/* What contains each command, for the log: "a cgroup v2 per command under DIR", or "the
+ * guardian's process tree (no cgroup: WHY)" (docs/executor.md).  Borrowed; "" without a
+ * guardian. */
+const char *shc_exec_containment(const shc_exec *ex);
 
 /* Starts opts->command.  On success *out is an owned running command (the exit callback will
  * run from the loop) and 0 is returned.  On failure *out is NULL, err (may be NULL) is filled
