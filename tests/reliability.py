@@ -1440,6 +1440,76 @@ def case_guardian_stopped(mode_env=None):
         kill_pids(procs_with_args(t1, t2))
 
 
+# ---------------------------------------------------------------- memory pressure (round 3)
+
+def memory_lines(sid):
+    """(name, bytes, valid) for the limit sweep: a valid 4 MB prompt, valid and hostile lines."""
+    big = "#" + "x" * 4_000_000
+    esc = "#" + "\\u00e9" * 600_000  # 3.6 MB of escapes that become 1.2 MB of UTF-8
+    def req(rid, method, params):
+        return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode()
+    return [
+        ("valid 4 MB prompt", req(501, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": big}]}), True),
+        ("3.6 MB of escapes", req(502, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "#"}]}).replace(b'"#"', ('"' + esc + '"').encode()), True),
+        ("4 MB invalid", b'{"jsonrpc":"2.0","id":503,"method":"session/prompt","params":{"x":"' + b"y" * 4_000_000 + b'}', False),
+        ("deep nesting", b'{"jsonrpc":"2.0","id":504,"method":"session/list","params":{"a":' + b"[" * 60 + b"]" * 60 + b"}}", True),
+        ("19,000 values", req(505, "session/list", {"a": list(range(19_000))}), True),
+        ("9,000 keys", req(506, "session/list", {"k%d" % i: "v" * 100 for i in range(9_000)}), True),
+        ("too many values", req(507, "session/list", {"a": list(range(30_000))}), False),
+    ]
+
+
+def case_memory_sweep():
+    """Under RLIMIT_AS from 8 to 64 MiB, a valid 4 MB prompt and hostile lines: every request is
+    answered (a result, or -32603 out of memory, never a misleading -32700 for valid JSON), the
+    agent never crashes and answers the next request."""
+    limits = list(range(8, 66, 2)) if not SAN else []
+    if SAN:
+        R.note("memory sweep: skipped under a sanitizer build (shadow memory needs terabytes of address space); "
+               "the allocator-may-return-null run covers it")
+        return
+    results = {}
+
+    def one(mb):
+        a = Agent()
+        try:
+            a.init(PLAIN_CAPS)
+            sid = a.new_session()
+            resource.prlimit(a.pid, resource.RLIMIT_AS, (mb << 20, mb << 20))
+            bad = []
+            for name, line, valid in memory_lines(sid):
+                rid = int(re.search(rb'"id": ?(\d+)', line[:100]).group(1))
+                a.send_bytes(line + b"\n", 20)
+                r = a.response(rid, 20)
+                code = (r or {}).get("error", {}).get("code")
+                if r is None:
+                    bad.append(f"{name}: no answer")
+                elif valid and code not in (None, -32603):
+                    bad.append(f"{name}: {r['error']}")  # never -32700/-32600 for a valid line
+                elif not valid and code is None:
+                    bad.append(f"{name}: accepted {r}")
+                if a.p.poll() is not None:
+                    bad.append(f"{name}: the agent ended ({a.p.returncode})")
+                    break
+            if a.p.poll() is None:
+                r = a.call("session/list", {}, timeout=15)
+                if r is None:
+                    bad.append("the next request is not answered")
+                a.close_stdin()
+                rc = a.wait_exit(15)
+                if rc != 0:
+                    bad.append(f"exit {rc}")
+            results[mb] = bad
+        finally:
+            a.close()
+
+    t0 = time.monotonic()
+    run_parallel([lambda m=m: one(m) for m in limits], 2)
+    for mb in limits:
+        R.check(not results.get(mb), f"RLIMIT_AS {mb} MiB: every line answered, no crash", results.get(mb))
+    R.note(f"measure: memory sweep 8..64 MiB ({len(limits)} limits x {len(memory_lines('s'))} lines): {time.monotonic() - t0:.1f} s")
+
+
 CASES = {
     "signals": case_signals,
     "signal_teardown": case_signal_teardown,
@@ -1468,6 +1538,7 @@ CASES = {
     "escape_unmarked_tree": lambda: case_escape_unmarked(NO_CGROUP),
     "guardian_killed_tree": lambda: case_guardian_killed(NO_CGROUP),
     "guardian_stopped_tree": lambda: case_guardian_stopped(NO_CGROUP),
+    "memory_sweep": case_memory_sweep,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 

@@ -11,6 +11,7 @@
 #include "acp/bridge.h"
 #include "acp/store.h"
 #include "agent/shell.h"
+#include "base/json.h"
 #include "cli/cmd.h"
 #include "model/config.h"
 #include "model/openai.h"
@@ -104,8 +105,19 @@ static int pick_backend(shc_model_config *cfg, shc_backend **out)
     return 0;
 }
 
+/* Grows the stack now: under an address-space limit (RLIMIT_AS) the heap can take every byte,
+ * and a stack that must grow later then ends the agent with SIGSEGV instead of an error. */
+__attribute__((noinline)) static void reserve_stack(void)
+{
+    volatile char pages[256 * 1024];
+    for (size_t i = 0; i < sizeof pages; i += 4096)
+        pages[i] = 0;
+}
+
 int shc_cmd_acp(int argc, char **argv)
 {
+    shc_json_guard_install(); /* before any jansson value exists */
+    reserve_stack();
     shc_bridge_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.in_fd = cfg.out_fd = -1;
