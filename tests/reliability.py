@@ -1510,6 +1510,38 @@ def case_memory_sweep():
     R.note(f"measure: memory sweep 8..64 MiB ({len(limits)} limits x {len(memory_lines('s'))} lines): {time.monotonic() - t0:.1f} s")
 
 
+def case_two_values():
+    """Two JSON values on one line: each request is answered under its own id."""
+    a = Agent()
+    try:
+        a.init(PLAIN_CAPS)
+        one = lambda rid: '{"jsonrpc":"2.0","id":%d,"method":"session/list","params":{}}' % rid
+        a.send_bytes((one(24) + one(25) + "\n").encode())
+        r24, r25 = a.response(24, 5), a.response(25, 5)
+        R.check(r24 is not None and "result" in r24 and r25 is not None and "result" in r25,
+                "two values on a line: both answered", (r24, r25))
+        a.send_bytes((one(26) + '  ' + one(27) + one(28) + "\n").encode())
+        R.check(all(a.response(i, 5) and "result" in a.response(i, 5) for i in (26, 27, 28)),
+                "three values on a line: all answered", [a.response(i, 1) for i in (26, 27, 28)])
+        # a string holding brackets and escaped quotes does not end the first value early
+        tricky = '{"jsonrpc":"2.0","id":29,"method":"session/list","params":{"x":"}{\\"]["}}'
+        a.send_bytes((tricky + one(30) + "\n").encode())
+        R.check(a.response(29, 5) and a.response(30, 5) and "result" in a.response(30, 5),
+                "two values, brackets inside a string: both answered", [a.response(i, 1) for i in (29, 30)])
+        # the second one broken: the first is answered, the second gets its own parse error
+        a.send_bytes((one(31) + '{"jsonrpc":"2.0","id":32,"method":' + "\n").encode())
+        r31, r32 = a.response(31, 5), a.response(32, 5)
+        R.check(r31 is not None and "result" in r31 and r32 is not None and r32.get("error", {}).get("code") == -32700,
+                "two values, the second broken: first answered, second -32700 under its id", (r31, r32))
+        # trailing garbage after a value
+        a.send_bytes((one(33) + ' x' + "\n").encode())
+        r33 = a.response(33, 5)
+        R.check(r33 is not None and "result" in r33, "a value then garbage: the value is answered", r33)
+        R.check(a.call("session/list", {}) is not None, "two values: the agent goes on")
+    finally:
+        a.close()
+
+
 CASES = {
     "signals": case_signals,
     "signal_teardown": case_signal_teardown,
@@ -1539,6 +1571,7 @@ CASES = {
     "guardian_killed_tree": lambda: case_guardian_killed(NO_CGROUP),
     "guardian_stopped_tree": lambda: case_guardian_stopped(NO_CGROUP),
     "memory_sweep": case_memory_sweep,
+    "two_values": case_two_values,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 

@@ -366,7 +366,7 @@ static json_t *load(const char *line, size_t len, size_t flags, json_error_t *je
     return msg;
 }
 
-static void handle_line(shc_rpc *rpc, const char *line, size_t len)
+static void handle_value(shc_rpc *rpc, const char *line, size_t len)
 {
     size_t i = 0;
     while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
@@ -473,6 +473,60 @@ static void handle_line(shc_rpc *rpc, const char *line, size_t len)
         shc_rpc_error(rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found", NULL);
 done:
     json_decref(msg);
+}
+
+/* Where the first complete object or array of s[0..n) ends (just past its closing bracket), or
+ * n when s does not start with one, it does not end inside s, its brackets do not match or it
+ * nests deeper than the parser would accept anyway. */
+static size_t first_value_end(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+        i++;
+    if (i == n || (s[i] != '{' && s[i] != '['))
+        return n;
+    char open[SHC_RPC_MAX_DEPTH + 1];
+    size_t depth = 0;
+    bool str = false;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                str = false;
+        } else if (c == '"') {
+            str = true;
+        } else if (c == '{' || c == '[') {
+            if (depth == sizeof open)
+                return n;
+            open[depth++] = c;
+        } else if (c == '}' || c == ']') {
+            if (!depth || open[depth - 1] != (c == '}' ? '{' : '['))
+                return n;
+            if (--depth == 0)
+                return i + 1;
+        }
+    }
+    return n;
+}
+
+/* A line may carry several JSON values back to back ({"id":1,...}{"id":2,...}): a client sent
+ * each as a message, so each is handled (or answered with an error under its own id). */
+static void handle_line(shc_rpc *rpc, const char *line, size_t len)
+{
+    for (;;) {
+        size_t end = first_value_end(line, len), k = end;
+        while (k < len && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r'))
+            k++;
+        if (k >= len) {
+            handle_value(rpc, line, len);
+            return;
+        }
+        handle_value(rpc, line, end);
+        line += k;
+        len -= k;
+    }
 }
 
 static int append_in(shc_rpc *rpc, const char *s, size_t n)
