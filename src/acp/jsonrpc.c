@@ -353,19 +353,6 @@ static void reject(shc_rpc *rpc, const shc_rpc_scan *sc, int code, const char *m
     json_decref(id);
 }
 
-/* json_loadb with allocation failures told apart from bad input (*oom). */
-static json_t *load(const char *line, size_t len, size_t flags, json_error_t *jerr, bool *oom)
-{
-    shc_json_guard_begin();
-    json_t *msg = json_loadb(line, len, flags, jerr);
-    *oom = shc_json_guard_end();
-    if (*oom) {
-        json_decref(msg); /* perhaps a truncated string: never acted upon */
-        msg = NULL;
-    }
-    return msg;
-}
-
 static void handle_value(shc_rpc *rpc, const char *line, size_t len)
 {
     size_t i = 0;
@@ -384,7 +371,7 @@ static void handle_value(shc_rpc *rpc, const char *line, size_t len)
         json_error_t jerr;
         bool oom = false;
         json_t *msg = sc.structural <= SHC_RPC_MAX_VALUES && sc.depth <= SHC_RPC_MAX_DEPTH
-                          ? load(line, len, JSON_ALLOW_NUL, &jerr, &oom)
+                          ? shc_json_load_guarded(line, len, JSON_ALLOW_NUL, &jerr, &oom)
                           : NULL;
         if (msg && json_is_object(msg))
             handle_response(rpc, msg);
@@ -415,7 +402,7 @@ static void handle_value(shc_rpc *rpc, const char *line, size_t len)
     }
     json_error_t jerr;
     bool oom = false;
-    json_t *msg = load(line, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr, &oom);
+    json_t *msg = shc_json_load_guarded(line, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr, &oom);
     if (oom) {
         reject(rpc, &sc, SHC_RPC_INTERNAL_ERROR, "Internal error: out of memory", NULL);
         return;
@@ -475,48 +462,12 @@ done:
     json_decref(msg);
 }
 
-/* Where the first complete object or array of s[0..n) ends (just past its closing bracket), or
- * n when s does not start with one, it does not end inside s, its brackets do not match or it
- * nests deeper than the parser would accept anyway. */
-static size_t first_value_end(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
-        i++;
-    if (i == n || (s[i] != '{' && s[i] != '['))
-        return n;
-    char open[SHC_RPC_MAX_DEPTH + 1];
-    size_t depth = 0;
-    bool str = false;
-    for (; i < n; i++) {
-        char c = s[i];
-        if (str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                str = false;
-        } else if (c == '"') {
-            str = true;
-        } else if (c == '{' || c == '[') {
-            if (depth == sizeof open)
-                return n;
-            open[depth++] = c;
-        } else if (c == '}' || c == ']') {
-            if (!depth || open[depth - 1] != (c == '}' ? '{' : '['))
-                return n;
-            if (--depth == 0)
-                return i + 1;
-        }
-    }
-    return n;
-}
-
 /* A line may carry several JSON values back to back ({"id":1,...}{"id":2,...}): a client sent
  * each as a message, so each is handled (or answered with an error under its own id). */
 static void handle_line(shc_rpc *rpc, const char *line, size_t len)
 {
     for (;;) {
-        size_t end = first_value_end(line, len), k = end;
+        size_t end = shc__rpc_value_end(line, len), k = end;
         while (k < len && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r'))
             k++;
         if (k >= len) {

@@ -217,3 +217,16 @@ bool shc_json_guard_end(void)
     jmem.failed = false;
     return failed;
 }
+
+json_t *shc_json_load_guarded(const char *buf, size_t len, size_t flags, json_error_t *jerr,
+                              bool *oom)
+{
+    shc_json_guard_begin();
+    json_t *v = json_loadb(buf, len, flags, jerr);
+    *oom = shc_json_guard_end();
+    if (*oom) {
+        json_decref(v); /* perhaps a truncated string: never acted upon */
+        v = NULL;
+    }
+    return v;
+}

@@ -31,5 +31,8 @@ int shc_json_write(const json_t *j, shc_json_put_fn put, void *ctx);
 void shc_json_guard_install(void);
 void shc_json_guard_begin(void);
 bool shc_json_guard_end(void);
+/* json_loadb inside such a window: NULL with *oom set when an allocation failed. */
+json_t *shc_json_load_guarded(const char *buf, size_t len, size_t flags, json_error_t *jerr,
+                              bool *oom);
 
 #endif
