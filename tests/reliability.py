@@ -1542,6 +1542,54 @@ def case_two_values():
         a.close()
 
 
+# ---------------------------------------------------------------- a model server without progress
+
+def case_model_no_progress():
+    """A model server that sends bytes without progress: an error body that never ends (fast,
+    and trickling), keep-alive comments only, content events that never end, events slower
+    than the deadline.  Each prompt is answered in bounded time; peak RSS stays under 32 MiB."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fake_openai import FakeServer
+    x = {"content": "x" * 4000}
+    cases = [
+        # (label, responses, extra args, answered within s)
+        ("HTTP 500 body never ends", [{"status": 500, "endless_body": {"chunk": "e" * 4096}}] * 3, [], 25),
+        ("HTTP 500 body trickles", [{"status": 500, "endless_body": {"chunk": "e", "interval_ms": 200}}] * 3, [], 30),
+        ("only ': ping' comments", [{"events": [{"forever": {"event": {"comment": "ping"}, "interval_ms": 100}}]}], [], 12),
+        ("content that never ends", [{"events": [{"forever": {"event": x}}]}], [], 30),
+        ("events slower than the deadline", [{"events": [{"forever": {"event": {"content": "."}, "interval_ms": 500}}]}],
+         ["--model-deadline", "4"], 12),
+    ]
+    for label, responses, extra, limit in cases:
+        d = tempfile.mkdtemp(prefix="shc-fake-")
+        script = os.path.join(d, "script.json")
+        with open(script, "w") as f:
+            json.dump({"responses": responses}, f)
+        srv = FakeServer(script).start()
+        a = Agent(args=["--base-url", srv.base_url, "--request-timeout", "3", *extra], env={"OPENAI_API_KEY": "k"})
+        try:
+            a.init(PLAIN_CAPS)
+            sid = a.new_session()
+            t0 = time.monotonic()
+            pid = a.prompt(sid, "hello")
+            peak = 0
+            r = None
+            while time.monotonic() - t0 < limit and r is None:
+                peak = max(peak, rss_kb(a.pid, "VmHWM"))
+                r = a.response(pid, 0.2)
+            dt = time.monotonic() - t0
+            peak = max(peak, rss_kb(a.pid, "VmHWM"))
+            R.check(r is not None, f"model server, {label}: the prompt is answered within {limit} s",
+                    f"{dt:.1f} s; {a.stderr_text()[-400:]!r}")
+            R.check(peak < 32 * 1024 or SAN, f"model server, {label}: peak RSS under 32 MiB", f"{peak / 1024:.1f} MiB")
+            R.note(f"measure: model server, {label}: answered in {dt:.1f} s, peak RSS {peak / 1024:.1f} MiB")
+            R.check(a.call("session/list", {}) is not None, f"model server, {label}: the agent goes on")
+        finally:
+            a.close()
+            srv.stop()
+            shutil.rmtree(d, ignore_errors=True)
+
+
 CASES = {
     "signals": case_signals,
     "signal_teardown": case_signal_teardown,
@@ -1572,6 +1620,7 @@ CASES = {
     "guardian_stopped_tree": lambda: case_guardian_stopped(NO_CGROUP),
     "memory_sweep": case_memory_sweep,
     "two_values": case_two_values,
+    "model_no_progress": case_model_no_progress,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 

@@ -15,6 +15,7 @@ enum key {
     K_MAX_TURN_REQUESTS,
     K_TIMEOUT,
     K_REQUEST_TIMEOUT,
+    K_MODEL_DEADLINE,
     K_SYSTEM_PROMPT_FILE,
     K_TOOL_OUTPUT_LIMIT,
     K_CONTEXT_WINDOW,
@@ -34,6 +35,7 @@ static const struct {
     [K_MAX_TURN_REQUESTS] = {"--max-turn-requests", "max_turn_requests"},
     [K_TIMEOUT] = {"--timeout", "timeout"},
     [K_REQUEST_TIMEOUT] = {"--request-timeout", "request_timeout"},
+    [K_MODEL_DEADLINE] = {"--model-deadline", "model_deadline"},
     [K_SYSTEM_PROMPT_FILE] = {"--system-prompt-file", "system_prompt_file"},
     [K_TOOL_OUTPUT_LIMIT] = {"--tool-output-limit", "tool_output_limit"},
     [K_CONTEXT_WINDOW] = {"--context-window", "context_window"},
@@ -51,7 +53,9 @@ const char *shc_model_config_usage(void)
            "  --api-key-env VAR        read the key from VAR (default DEEPSEEK_API_KEY, then\n"
            "                           OPENAI_API_KEY)\n"
            "  --max-turn-requests N    model requests per prompt (default 50)\n"
-           "  --request-timeout S      give up when the model stream is idle S s (default 120)\n"
+           "  --request-timeout S      give up when the model stream makes no progress for S s\n"
+           "                           (no event; keep-alive comments do not count; default 120)\n"
+           "  --model-deadline S       give up on a model request after S s in all (default 600)\n"
            "  --system-prompt-file P   replace the built-in system prompt\n"
            "  --tool-output-limit B    bytes of command output the model gets, head and tail\n"
            "                           (default 65536)\n"
@@ -73,6 +77,7 @@ void shc_model_config_init(shc_model_config *c)
     memset(c, 0, sizeof *c);
     c->max_turn_requests = SHC_MODEL_DEFAULT_MAX_TURN_REQUESTS;
     c->request_timeout_s = SHC_MODEL_DEFAULT_REQUEST_TIMEOUT;
+    c->model_deadline_s = SHC_MODEL_DEFAULT_MODEL_DEADLINE;
     c->tool_output_limit = SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT;
 }
 
@@ -207,12 +212,15 @@ set_key(shc_model_config *c, enum key k, const char *v, const char *where, char 
         return 0;
     case K_TIMEOUT:
     case K_REQUEST_TIMEOUT:
+    case K_MODEL_DEADLINE:
         if (parse_long(v, 1, 86400, &n)) {
             snprintf(err, errlen, "%s: expected seconds from 1 to 86400, got '%s'", where, v);
             return SHC_E_USAGE;
         }
         if (k == K_TIMEOUT)
             c->timeout_s = n;
+        else if (k == K_MODEL_DEADLINE)
+            c->model_deadline_s = n;
         else
             c->request_timeout_s = n;
         return 0;
