@@ -1590,6 +1590,84 @@ def case_model_no_progress():
             shutil.rmtree(d, ignore_errors=True)
 
 
+def case_store_read_only():
+    """A read-only store (the agent cannot write its files): an existing session still loads,
+    and the agent says the store is read-only instead of "cannot be read"."""
+    d = tempfile.mkdtemp(prefix="shc-rostore-")
+    store = os.path.join(d, "st")
+    try:
+        a = Agent(args=["--store", store])
+        try:
+            a.init(PLAIN_CAPS)
+            sid = a.new_session()
+            r = a.response(a.prompt(sid, "echo recorded"), 15)
+            R.check(r is not None and "result" in r, "read-only store: a session is recorded first", r)
+            a.close_stdin()
+            a.wait_exit(10)
+        finally:
+            a.close()
+        # the store then belongs to an unprivileged user who may only read it (root would bypass
+        # the modes, so the agent runs as nobody)
+        subprocess.run(["chown", "-R", "nobody", d], check=True)
+        for f in os.listdir(store):
+            if f.endswith(".jsonl"):
+                os.chmod(os.path.join(store, f), 0o444)
+        os.chmod(store, 0o555)
+        os.chmod(d, 0o755)
+        p = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", SHCARD, "acp", "--store", store],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/tmp")
+        def call(rid, method, params):
+            p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n").encode())
+            p.stdin.flush()
+            while True:
+                line = p.stdout.readline()
+                if not line:
+                    return None
+                o = json.loads(line)
+                if o.get("id") == rid and "method" not in o:
+                    return o
+        try:
+            call(1, "initialize", {"protocolVersion": 1})
+            r = call(2, "session/load", {"sessionId": sid, "cwd": "/tmp", "mcpServers": []})
+            R.check(r is not None and "result" in r, "read-only store: the existing session loads", r)
+            p.stdin.close()
+            err = p.stderr.read().decode(errors="replace")
+            p.wait(10)
+            R.check("read-only" in err and "cannot be read" not in err, "read-only store: the agent says it is read-only", err[-500:])
+        finally:
+            if p.poll() is None:
+                p.kill()
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", d])
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def case_model_big_usage():
+    """A usage number too large for 64 bits drops the usage, never the model's reply."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fake_openai import FakeServer
+    d = tempfile.mkdtemp(prefix="shc-fake-")
+    script = os.path.join(d, "script.json")
+    with open(script, "w") as f:
+        json.dump({"responses": [{"events": [
+            {"content": "the reply survives"},
+            {"raw": 'data: {"id":"x","object":"chat.completion.chunk","created":0,"model":"fake","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":99999999999999999999999,"completion_tokens":5,"total_tokens":1e400}}\n\n'},
+            {"done": True}]}]}, f)
+    srv = FakeServer(script).start()
+    a = Agent(args=["--base-url", srv.base_url], env={"OPENAI_API_KEY": "k"})
+    try:
+        a.init(PLAIN_CAPS)
+        sid = a.new_session()
+        r = a.response(a.prompt(sid, "hello"), 20)
+        text = "".join(u.get("content", {}).get("text", "") for u in a.updates(sid) if u.get("sessionUpdate") == "agent_message_chunk")
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", "usage past 64 bits: the turn ends normally", r)
+        R.check("the reply survives" in text, "usage past 64 bits: the reply is kept", text)
+    finally:
+        a.close()
+        srv.stop()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 CASES = {
     "signals": case_signals,
     "signal_teardown": case_signal_teardown,
@@ -1621,6 +1699,8 @@ CASES = {
     "memory_sweep": case_memory_sweep,
     "two_values": case_two_values,
     "model_no_progress": case_model_no_progress,
+    "store_read_only": case_store_read_only,
+    "model_big_usage": case_model_big_usage,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 

@@ -102,6 +102,9 @@ int shc_store_read(shc_store_file *f, json_t **rec, char *err, size_t errlen);
  * takes nothing more.  Returns 0, 1 when the record was dropped or replaced, or SHC_E_IO. */
 int shc_store_append(shc_store_file *f, const json_t *rec);
 bool shc_store_capped(const shc_store_file *f);
+/* The file could be opened for reading only (a read-only store): it loads, records are not
+ * appended (shc_store_append fails). */
+bool shc_store_read_only(const shc_store_file *f);
 uint64_t shc_store_file_size(const shc_store_file *f);
 void shc_store_close(shc_store_file *f); /* NULL-safe; unlocks */
 
