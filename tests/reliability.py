@@ -1668,6 +1668,71 @@ def case_model_big_usage():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def make_sessions(store, n, template_sid):
+    """n session files copied from a real one, with ids of the same form and distinct times."""
+    with open(os.path.join(store, template_sid + ".jsonl"), "rb") as f:
+        body = f.read()
+    t = time.time() - n
+    ids = []
+    for i in range(n):
+        sid = "sess_" + uuid.uuid4().hex
+        path = os.path.join(store, sid + ".jsonl")
+        with open(path, "wb") as f:
+            f.write(body)
+        os.utime(path, (t + i, t + i))
+        ids.append(sid)
+    return ids
+
+
+def list_all(a, cwd=None):
+    """Every page of session/list: (ids in order, pages, seconds per page)."""
+    ids, cursor, pages, times = [], None, 0, []
+    while True:
+        params = {} if cursor is None else {"cursor": cursor}
+        t0 = time.monotonic()
+        r = a.call("session/list", params, timeout=60)
+        times.append(time.monotonic() - t0)
+        if r is None or "result" not in r:
+            return None, pages, times
+        pages += 1
+        ids += [x["sessionId"] for x in r["result"]["sessions"]]
+        cursor = r["result"].get("nextCursor")
+        if not cursor:
+            return ids, pages, times
+
+
+def case_list_index():
+    """session/list pages come from an index: one scan of the store for a whole walk through its
+    pages, none for a session written meanwhile; the order is the same as a fresh scan."""
+    d = tempfile.mkdtemp(prefix="shc-list-")
+    store = os.path.join(d, "st")
+    try:
+        a = Agent(args=["--store", store], log_level="debug")
+        try:
+            a.init(PLAIN_CAPS)
+            sid = a.new_session()
+            a.response(a.prompt(sid, "echo seed"), 15)
+            made = make_sessions(store, 3000, sid)
+            ids, pages, _ = list_all(a)
+            scans = lambda: a.stderr_text().count(b"session/list: the store was scanned")
+            R.check(ids is not None and len(ids) == 3001 and pages == 61, "index: every session listed once", (len(ids or []), pages))
+            R.check(ids == [sid] + made[::-1], "index: newest first, as the files' times say", (ids or [])[:3])
+            R.check(scans() == 1, "index: one scan for 61 pages", scans())
+            s2 = a.new_session()
+            a.response(a.prompt(s2, "echo newest"), 15)
+            r = a.call("session/list", {})
+            first = r["result"]["sessions"][0]["sessionId"] if r and "result" in r else None
+            R.check(first == s2 and scans() == 1, "index: a session written here is first, without a rescan", (first, s2, scans()))
+            # another process makes a session: the directory changed, the next list scans again
+            make_sessions(store, 1, sid)
+            a.call("session/list", {})
+            R.check(scans() == 2, "index: a session made elsewhere brings a rescan", scans())
+        finally:
+            a.close()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 CASES = {
     "signals": case_signals,
     "signal_teardown": case_signal_teardown,
@@ -1701,6 +1766,7 @@ CASES = {
     "model_no_progress": case_model_no_progress,
     "store_read_only": case_store_read_only,
     "model_big_usage": case_model_big_usage,
+    "list_index": case_list_index,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 

@@ -82,6 +82,7 @@ int shc_store_create(shc_store_file **out, shc_store *st, const char *id, const 
         unlinkat(st->dirfd, name, 0);
         return SHC_E_IO;
     }
+    shc__store_touch(st, id);
     *out = f;
     return 0;
 }
@@ -291,6 +292,7 @@ int shc_store_append(shc_store_file *f, const json_t *rec)
 {
     if (!f || f->failed)
         return SHC_E_IO;
+    shc__store_touch(f->st, f->id);
     if (f->capped)
         return 1;
     sink s = {{0}, false};

@@ -128,6 +128,18 @@ typedef struct shc_store_info {
 int shc_store_list(shc_store *st, shc_store_info **out, size_t *n);
 void shc_store_list_free(shc_store_info *v, size_t n);
 
+/* Every session file, newest first (mtime, then id), from an index kept between calls
+ * (store_index.c): built by one scan of the directory, then brought up to date with the
+ * sessions written through this store; scanned again when the directory changed behind our
+ * back (another process made or removed a session) or after SHC_STORE_INDEX_MAX_AGE_MS
+ * (another process's writes reorder it).  *v is borrowed until the next call on st. */
+#define SHC_STORE_INDEX_MAX_AGE_MS 30000u
+int shc_store_index(shc_store *st, const shc_store_info **v, size_t *n);
+/* How many times the index scanned the whole directory (tests and benchmarks). */
+unsigned long shc_store_scans(const shc_store *st);
+/* The index's order, for qsort. */
+int shc__store_newest_first(const void *a, const void *b);
+
 /* Deletes the least recently written sessions until the store holds at most its max_bytes,
  * skipping every session that is open (in this process or another).  Returns how many files
  * were removed. */
