@@ -30,8 +30,10 @@
  * Process: setsid + controlling tty, stdin /dev/null, stdout/stderr the tty, every other fd
  * closed, signal dispositions and mask reset, window size set before exec.  A command is complete
  * when its exit status is known AND the PTY reached EOF (EIO), with a 150 ms grace for
- * stragglers; then its process group gets SIGKILL and re-parented orphans carrying its token
- * (or its session/process group) are killed and reaped.  Timeout and cancel run the kill ladder:
+ * stragglers; then its process group gets SIGKILL and everything it started is killed and
+ * reaped: its cgroup v2 (cgroup.h) where one can be made, else the orphans re-parented to the
+ * guardian that are attributed to it (adopt.h), and those carrying its token or its session or
+ * process group (sweep.h).  Timeout and cancel run the kill ladder:
  * SIGTERM (+SIGCONT) to the group, SIGKILL after kill_grace_ms. */
 #ifndef SHC_PTY_H
 #define SHC_PTY_H
