@@ -30,7 +30,14 @@ PROMPTS = [
     ("utf8", "printf '\\xe2\\x82\\xac %.0s' $(seq 1 5000); printf '\\xff\\xfe\\n'"),
     ("ansi", "for i in $(seq 1 300); do printf '\\r\\x1b[K%d%%' $i; done; echo"),
     ("multi", "echo one\necho two\nfalse\necho four"),
+    # escapes that drop every marker (found by their arguments), and a command that stops its
+    # guardian: both must leave nothing behind and hang nothing
+    ("unmarked", "setsid env -i sleep 59.0011 & setsid -f env -u SHCARD_CMD_ID -u SHCARD_RELIAB_MARK sleep 59.0012; "
+                 "( setsid env -i bash -c 'sleep 59.0013 & exit 0' & ); echo bg"),
+    ("guard-stop", "kill -STOP $PPID; echo after-stop"),
+    ("guard-stop-sleep", "kill -STOP $PPID; setsid env -i sleep 59.0014 & sleep 1; echo done"),
 ]
+UNMARKED = ("59.0011", "59.0012", "59.0013", "59.0014")
 
 
 def main():
@@ -101,9 +108,11 @@ def main():
         left = rel.marked(a.mark, exclude=(a.pid,))
         helpers = [p for p in left if b"shcard" in open(f"/proc/{p}/cmdline", "rb").read()]
         strays = [p for p in left if p not in helpers]
+        time.sleep(0.5)
+        strays += rel.procs_with_args(*UNMARKED)  # escapes of finished commands, without a mark
         a.close_stdin()
         rc = a.wait_exit(15)
-        after_exit = rel.wait_until(lambda: not rel.marked(a.mark), 5.0)
+        after_exit = rel.wait_until(lambda: not rel.marked(a.mark) and not rel.procs_with_args(*UNMARKED), 5.0)
         dur = time.monotonic() - t0
         print(f"soak: {dur:.0f} s, {stats['prompts']} prompts ({stats['answered']} answered, "
               f"{stats['errors']} errors), {stats['cancels']} cancels, {stats['stalls']} client stalls")
@@ -119,6 +128,7 @@ def main():
         return 0 if ok else 1
     finally:
         a.close()
+        rel.kill_pids(rel.procs_with_args(*UNMARKED))
 
 
 if __name__ == "__main__":

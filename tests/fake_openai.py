@@ -23,7 +23,11 @@ A response entry:
       {"bulk": {"bytes": 1048576, "per_event": 4096}},   many content events (benchmarks)
       {"usage": {"prompt_tokens": 10, "completion_tokens": 2}}   a usage chunk (empty choices),
       {"usage": "auto"}           the same, with prompt_tokens = request body bytes // 4
-   ]}
+      {"forever": {"event": {...}, "interval_ms": 100}}   that event again and again until the
+                                  client goes away (a server that sends without progress)
+   ],
+   "endless_body": {"chunk": "x", "interval_ms": 0}}   with a non-200 status: a body without a
+                                  length that never ends
 
 A script may also hold "models": [{"id": "m1", "max_model_len": 8192}, ...], the answer to
 GET .../models (recorded with kind "get"; without "models" that GET is a 404).
@@ -146,9 +150,27 @@ class FakeServer:
                     return self.plain(400, '{"error":{"message":"fake server: script exhausted"}}', {})
                 r = server.responses[n]
                 status = r.get("status", 200)
+                if "endless_body" in r:
+                    return self.endless(status, r["endless_body"])
                 if "body" in r or status != 200:
                     return self.plain(status, r.get("body", ""), r.get("headers", {}))
                 self.stream(n, r, len(raw))
+
+            def endless(self, status, spec):
+                self.close_connection = True
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                data = spec.get("chunk", "x").encode()
+                try:
+                    while True:
+                        self.wfile.write(data)
+                        self.wfile.flush()
+                        if spec.get("interval_ms"):
+                            time.sleep(spec["interval_ms"] / 1000.0)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    pass
 
             def plain(self, status, body, headers):
                 data = body.encode()
@@ -178,6 +200,13 @@ class FakeServer:
                         if "sleep_ms" in ev:
                             self.sleep(ev["sleep_ms"] / 1000.0)
                             continue
+                        if "forever" in ev:
+                            data = render(ev["forever"]["event"], body_len)
+                            while True:
+                                self.wfile.write(data)
+                                self.wfile.flush()
+                                if ev["forever"].get("interval_ms"):
+                                    time.sleep(ev["forever"]["interval_ms"] / 1000.0)
                         if "bulk" in ev:
                             self.bulk(n, ev["bulk"])
                             continue

@@ -1268,6 +1268,476 @@ def case_session_fds():
         a.close()
 
 
+# ---------------------------------------------------------------- containment (round 3)
+# Escapes that drop every marker: a new session, a cleared or edited environment.  They are
+# found by a unique argument (sleep 600.NNNNNN) since they carry nothing else of ours.
+
+NO_CGROUP = {"SHC_EXEC_NO_CGROUP": "1"}
+
+
+def tagged_sleep():
+    return "600.%06d" % (uuid.uuid4().int % 1000000)
+
+
+def procs_with_args(*args):
+    """Live processes whose argv is exactly `sleep ARG` for one of args."""
+    want = {a.encode() for a in args}
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cl = f.read()
+        except OSError:
+            continue
+        argv = cl.split(b"\0")
+        if len(argv) >= 2 and os.path.basename(argv[0]) == b"sleep" and argv[1] in want and alive(int(d)):
+            out.append(int(d))
+    return out
+
+
+def kill_pids(pids):
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def guardian_of(agent_pid):
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", "rb") as f:
+                s = f.read()
+        except OSError:
+            continue
+        comm = s[s.index(b"(") + 1:s.rindex(b")")]
+        ppid = int(s[s.rindex(b")") + 2:].split()[1])
+        if comm == b"shcard-guard" and ppid == agent_pid:
+            return int(d)
+    return None
+
+
+def case_escape_unmarked(mode_env=None):
+    """Escapes that leave the session and drop the command's marker die with their command."""
+    LBL = "tree: " if mode_env else ""
+    a = Agent(env=mode_env)
+    t1, t2, t3 = tagged_sleep(), tagged_sleep(), tagged_sleep()
+    try:
+        a.init()
+        sid = a.new_session()
+        cmd = (f"setsid env -i sleep {t1} & setsid -f env -u SHCARD_CMD_ID sleep {t2}; "
+               f"( setsid env -i bash -c 'sleep {t3} & exit 0' & ); sleep 0.3; echo started")
+        r = a.response(a.prompt(sid, cmd), 15)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", LBL + "unmarked escapes: the turn ends", r)
+        left = wait_until(lambda: not procs_with_args(t1, t2, t3), 2.0) or procs_with_args(t1, t2, t3)
+        R.check(left is True, LBL + "unmarked escapes: none alive 2 s after their command", describe(left if left is not True else []))
+        R.check(a.p.poll() is None, LBL + "unmarked escapes: the agent runs on")
+        # a second session's command running meanwhile is not touched by the first one's end
+        s2 = a.new_session()
+        t4 = tagged_sleep()
+        p2 = a.prompt(s2, f"sleep {t4}")
+        wait_until(lambda: procs_with_args(t4), 5)
+        r = a.response(a.prompt(sid, f"setsid env -i sleep {t1} & echo x"), 15)
+        time.sleep(0.5)
+        R.check(procs_with_args(t4) and not procs_with_args(t1), LBL + "unmarked escapes: a concurrent command survives another's end",
+                describe(procs_with_args(t1, t4)))
+        a.cancel(s2)
+        a.response(p2, 10)
+    finally:
+        a.close()
+        kill_pids(procs_with_args(t1, t2, t3))
+
+
+def case_guardian_killed(mode_env=None):
+    """A command that kills the guardian: its escapes die at once, and nothing outlives the agent."""
+    LBL = "tree: " if mode_env else ""
+    a = Agent(env=mode_env)
+    t1, t2 = tagged_sleep(), tagged_sleep()
+    try:
+        a.init()
+        sid = a.new_session()
+        g0 = guardian_of(a.pid)
+        r = a.response(a.prompt(sid, f"setsid env -i sleep {t1} & sleep {t2} & sleep 0.2; kill -9 $PPID; sleep 30"), 15)
+        R.check(r is not None and "result" in r, LBL + "guardian killed: the turn is answered", r)
+        left = wait_until(lambda: not procs_with_args(t1, t2), 2.0) or procs_with_args(t1, t2)
+        R.check(left is True, LBL + "guardian killed: its commands' escapes are killed at once", describe(left if left is not True else []))
+        R.check(g0 is not None and not alive(g0), LBL + "guardian killed: it is gone", g0)
+        r = a.response(a.prompt(sid, "echo again"), 15)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", LBL + "guardian killed: the next command runs", r)
+        # killed while the agent exits normally: nothing left after the exit
+        p = a.prompt(sid, f"setsid env -i sleep {t1} & sleep 0.2; kill -9 $PPID; sleep 30")
+        wait_until(lambda: procs_with_args(t1), 5)
+        time.sleep(0.3)
+        a.close_stdin()
+        rc = a.wait_exit(10)
+        R.check(rc == 0, LBL + "guardian killed, then stdin closed: exit 0", rc)
+        left = wait_until(lambda: not procs_with_args(t1), 1.0) or procs_with_args(t1)
+        R.check(left is True, LBL + "guardian killed, then stdin closed: nothing outlives the agent", describe(left if left is not True else []))
+        del p
+    finally:
+        a.close()
+        kill_pids(procs_with_args(t1, t2))
+
+
+def case_guardian_stopped(mode_env=None):
+    """A command that stops the guardian: the turn, cancel and teardown still end in time, and a
+    SIGKILL of the agent does not leave the stopped guardian behind."""
+    LBL = "tree: " if mode_env else ""
+    t1, t2 = tagged_sleep(), tagged_sleep()
+    a = Agent(env=mode_env)
+    try:
+        a.init()
+        sid = a.new_session()
+        t0 = time.monotonic()
+        r = a.response(a.prompt(sid, "kill -STOP $PPID; echo after-stop"), 10)
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn",
+                LBL + "guardian stopped: the turn is answered", (r, round(time.monotonic() - t0, 2)))
+        p = a.prompt(sid, f"kill -STOP $PPID; setsid env -i sleep {t1} & sleep {t2}")
+        wait_until(lambda: procs_with_args(t2), 5)
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        a.cancel(sid)
+        r = a.response(p, 5)
+        dt = time.monotonic() - t0
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "cancelled" and dt < 2.0,
+                LBL + "guardian stopped: cancel answers within 2 s", (r, round(dt, 2)))
+        left = wait_until(lambda: not procs_with_args(t1, t2), 2.0) or procs_with_args(t1, t2)
+        R.check(left is True, LBL + "guardian stopped: the cancelled command's escapes are gone", describe(left if left is not True else []))
+        g = guardian_of(a.pid)
+        a.prompt(sid, f"kill -STOP $PPID; setsid env -i sleep {t1} & sleep {t2}")
+        wait_until(lambda: procs_with_args(t2), 5)
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        a.close_stdin()
+        rc = a.wait_exit(10)
+        dt = time.monotonic() - t0
+        R.check(rc == 0 and dt < 5.0, LBL + "guardian stopped: teardown exits 0 within 5 s", (rc, round(dt, 2)))
+        left = wait_until(lambda: not procs_with_args(t1, t2) and not (g and alive(g)), 1.0)
+        R.check(left, LBL + "guardian stopped: nothing left after teardown", describe(procs_with_args(t1, t2) + ([g] if g and alive(g) else [])))
+    finally:
+        a.close()
+        kill_pids(procs_with_args(t1, t2))
+    # the agent SIGKILLed while its guardian is stopped
+    a = Agent(env=mode_env)
+    try:
+        a.init()
+        sid = a.new_session()
+        a.prompt(sid, f"setsid env -i sleep {t1} & kill -STOP $PPID; sleep {t2}")
+        wait_until(lambda: procs_with_args(t1, t2), 5)
+        g = guardian_of(a.pid)
+        time.sleep(0.3)
+        os.kill(a.pid, signal.SIGKILL)
+        a.wait_exit(5)
+        gone = wait_until(lambda: not procs_with_args(t1, t2) and not (g and alive(g)), 5.0)
+        R.check(g is not None and gone, LBL + "agent SIGKILLed, guardian stopped: guardian and commands gone within 5 s",
+                describe(procs_with_args(t1, t2) + ([g] if g and alive(g) else [])))
+    finally:
+        a.close()
+        kill_pids(procs_with_args(t1, t2))
+
+
+# ---------------------------------------------------------------- memory pressure (round 3)
+
+def memory_lines(sid):
+    """(name, bytes, valid) for the limit sweep: a valid 4 MB prompt, valid and hostile lines."""
+    big = "#" + "x" * 4_000_000
+    esc = "#" + "\\u00e9" * 600_000  # 3.6 MB of escapes that become 1.2 MB of UTF-8
+    def req(rid, method, params):
+        return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode()
+    return [
+        ("valid 4 MB prompt", req(501, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": big}]}), True),
+        ("3.6 MB of escapes", req(502, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "#"}]}).replace(b'"#"', ('"' + esc + '"').encode()), True),
+        ("4 MB invalid", b'{"jsonrpc":"2.0","id":503,"method":"session/prompt","params":{"x":"' + b"y" * 4_000_000 + b'}', False),
+        ("deep nesting", b'{"jsonrpc":"2.0","id":504,"method":"session/list","params":{"a":' + b"[" * 60 + b"]" * 60 + b"}}", True),
+        ("19,000 values", req(505, "session/list", {"a": list(range(19_000))}), True),
+        ("9,000 keys", req(506, "session/list", {"k%d" % i: "v" * 100 for i in range(9_000)}), True),
+        ("too many values", req(507, "session/list", {"a": list(range(30_000))}), False),
+    ]
+
+
+def case_memory_sweep():
+    """Under RLIMIT_AS from 8 to 64 MiB, a valid 4 MB prompt and hostile lines: every request is
+    answered (a result, or -32603 out of memory, never a misleading -32700 for valid JSON), the
+    agent never crashes and answers the next request."""
+    # Under a sanitizer build RLIMIT_AS cannot work (the shadow memory needs terabytes of address
+    # space): there the allocator fails every allocation past a size instead
+    # (allocator_may_return_null=1, max_allocation_size_mb), which reaches the same paths.
+    limits = list(range(8, 66, 2)) if not SAN else [1, 2, 3, 4, 6, 8, 12, 16]
+    results = {}
+
+    def one(mb):
+        env = None
+        if SAN:
+            env = {"ASAN_OPTIONS": "allocator_may_return_null=1:max_allocation_size_mb=%d:quarantine_size_mb=8:"
+                                   "malloc_context_size=5:detect_leaks=1" % mb}
+        a = Agent(env=env)
+        try:
+            a.init(PLAIN_CAPS)
+            sid = a.new_session()
+            if not SAN:
+                resource.prlimit(a.pid, resource.RLIMIT_AS, (mb << 20, mb << 20))
+            bad = []
+            for name, line, valid in memory_lines(sid):
+                rid = int(re.search(rb'"id": ?(\d+)', line[:100]).group(1))
+                a.send_bytes(line + b"\n", 20)
+                r = a.response(rid, 20)
+                code = (r or {}).get("error", {}).get("code")
+                if r is None:
+                    bad.append(f"{name}: no answer")
+                elif valid and code not in (None, -32603):
+                    bad.append(f"{name}: {r['error']}")  # never -32700/-32600 for a valid line
+                elif not valid and code is None:
+                    bad.append(f"{name}: accepted {r}")
+                if a.p.poll() is not None:
+                    bad.append(f"{name}: the agent ended ({a.p.returncode})")
+                    break
+            if a.p.poll() is None:
+                r = a.call("session/list", {}, timeout=15)
+                if r is None:
+                    bad.append("the next request is not answered")
+                a.close_stdin()
+                rc = a.wait_exit(15)
+                if rc != 0:
+                    bad.append(f"exit {rc}")
+            results[mb] = bad
+        finally:
+            a.close()
+
+    t0 = time.monotonic()
+    run_parallel([lambda m=m: one(m) for m in limits], 2)
+    for mb in limits:
+        what = f"allocations over {mb} MiB fail" if SAN else f"RLIMIT_AS {mb} MiB"
+        R.check(not results.get(mb), f"{what}: every line answered, no crash", results.get(mb))
+    R.note(f"measure: memory sweep {limits[0]}..{limits[-1]} MiB ({len(limits)} limits x {len(memory_lines('s'))} lines): {time.monotonic() - t0:.1f} s")
+
+
+def case_two_values():
+    """Two JSON values on one line: each request is answered under its own id."""
+    a = Agent()
+    try:
+        a.init(PLAIN_CAPS)
+        one = lambda rid: '{"jsonrpc":"2.0","id":%d,"method":"session/list","params":{}}' % rid
+        a.send_bytes((one(24) + one(25) + "\n").encode())
+        r24, r25 = a.response(24, 5), a.response(25, 5)
+        R.check(r24 is not None and "result" in r24 and r25 is not None and "result" in r25,
+                "two values on a line: both answered", (r24, r25))
+        a.send_bytes((one(26) + '  ' + one(27) + one(28) + "\n").encode())
+        R.check(all(a.response(i, 5) and "result" in a.response(i, 5) for i in (26, 27, 28)),
+                "three values on a line: all answered", [a.response(i, 1) for i in (26, 27, 28)])
+        # a string holding brackets and escaped quotes does not end the first value early
+        tricky = '{"jsonrpc":"2.0","id":29,"method":"session/list","params":{"x":"}{\\"]["}}'
+        a.send_bytes((tricky + one(30) + "\n").encode())
+        R.check(a.response(29, 5) and a.response(30, 5) and "result" in a.response(30, 5),
+                "two values, brackets inside a string: both answered", [a.response(i, 1) for i in (29, 30)])
+        # the second one broken: the first is answered, the second gets its own parse error
+        a.send_bytes((one(31) + '{"jsonrpc":"2.0","id":32,"method":' + "\n").encode())
+        r31, r32 = a.response(31, 5), a.response(32, 5)
+        R.check(r31 is not None and "result" in r31 and r32 is not None and r32.get("error", {}).get("code") == -32700,
+                "two values, the second broken: first answered, second -32700 under its id", (r31, r32))
+        # trailing garbage after a value
+        a.send_bytes((one(33) + ' x' + "\n").encode())
+        r33 = a.response(33, 5)
+        R.check(r33 is not None and "result" in r33, "a value then garbage: the value is answered", r33)
+        R.check(a.call("session/list", {}) is not None, "two values: the agent goes on")
+    finally:
+        a.close()
+
+
+# ---------------------------------------------------------------- a model server without progress
+
+def case_model_no_progress():
+    """A model server that sends bytes without progress: an error body that never ends (fast,
+    and trickling), keep-alive comments only, content events that never end, events slower
+    than the deadline.  Each prompt is answered in bounded time; peak RSS stays under 32 MiB."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fake_openai import FakeServer
+    x = {"content": "x" * 4000}
+    cases = [
+        # (label, responses, extra args, answered within s)
+        ("HTTP 500 body never ends", [{"status": 500, "endless_body": {"chunk": "e" * 4096}}] * 3, [], 25),
+        ("HTTP 500 body trickles", [{"status": 500, "endless_body": {"chunk": "e", "interval_ms": 200}}] * 3, [], 30),
+        ("only ': ping' comments", [{"events": [{"forever": {"event": {"comment": "ping"}, "interval_ms": 100}}]}], [], 12),
+        ("content that never ends", [{"events": [{"forever": {"event": x}}]}], [], 30),
+        ("events slower than the deadline", [{"events": [{"forever": {"event": {"content": "."}, "interval_ms": 500}}]}],
+         ["--model-deadline", "4"], 12),
+    ]
+    for label, responses, extra, limit in cases:
+        d = tempfile.mkdtemp(prefix="shc-fake-")
+        script = os.path.join(d, "script.json")
+        with open(script, "w") as f:
+            json.dump({"responses": responses}, f)
+        srv = FakeServer(script).start()
+        a = Agent(args=["--base-url", srv.base_url, "--request-timeout", "3", *extra], env={"OPENAI_API_KEY": "k"})
+        try:
+            a.init(PLAIN_CAPS)
+            sid = a.new_session()
+            t0 = time.monotonic()
+            pid = a.prompt(sid, "hello")
+            peak = 0
+            r = None
+            while time.monotonic() - t0 < limit and r is None:
+                peak = max(peak, rss_kb(a.pid, "VmHWM"))
+                r = a.response(pid, 0.2)
+            dt = time.monotonic() - t0
+            peak = max(peak, rss_kb(a.pid, "VmHWM"))
+            R.check(r is not None, f"model server, {label}: the prompt is answered within {limit} s",
+                    f"{dt:.1f} s; {a.stderr_text()[-400:]!r}")
+            R.check(peak < 32 * 1024 or SAN, f"model server, {label}: peak RSS under 32 MiB", f"{peak / 1024:.1f} MiB")
+            R.note(f"measure: model server, {label}: answered in {dt:.1f} s, peak RSS {peak / 1024:.1f} MiB")
+            R.check(a.call("session/list", {}) is not None, f"model server, {label}: the agent goes on")
+        finally:
+            a.close()
+            srv.stop()
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def case_store_read_only():
+    """A read-only store (the agent cannot write its files): an existing session still loads,
+    and the agent says the store is read-only instead of "cannot be read"."""
+    d = tempfile.mkdtemp(prefix="shc-rostore-")
+    store = os.path.join(d, "st")
+    try:
+        a = Agent(args=["--store", store])
+        try:
+            a.init(PLAIN_CAPS)
+            sid = a.new_session()
+            r = a.response(a.prompt(sid, "echo recorded"), 15)
+            R.check(r is not None and "result" in r, "read-only store: a session is recorded first", r)
+            a.close_stdin()
+            a.wait_exit(10)
+        finally:
+            a.close()
+        # the store then belongs to an unprivileged user who may only read it (root would bypass
+        # the modes, so the agent runs as nobody)
+        subprocess.run(["chown", "-R", "nobody", d], check=True)
+        for f in os.listdir(store):
+            if f.endswith(".jsonl"):
+                os.chmod(os.path.join(store, f), 0o444)
+        os.chmod(store, 0o555)
+        os.chmod(d, 0o755)
+        p = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", SHCARD, "acp", "--store", store],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/tmp")
+        def call(rid, method, params):
+            p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n").encode())
+            p.stdin.flush()
+            while True:
+                line = p.stdout.readline()
+                if not line:
+                    return None
+                o = json.loads(line)
+                if o.get("id") == rid and "method" not in o:
+                    return o
+        try:
+            call(1, "initialize", {"protocolVersion": 1})
+            r = call(2, "session/load", {"sessionId": sid, "cwd": "/tmp", "mcpServers": []})
+            R.check(r is not None and "result" in r, "read-only store: the existing session loads", r)
+            p.stdin.close()
+            err = p.stderr.read().decode(errors="replace")
+            p.wait(10)
+            R.check("read-only" in err and "cannot be read" not in err, "read-only store: the agent says it is read-only", err[-500:])
+        finally:
+            if p.poll() is None:
+                p.kill()
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", d])
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def case_model_big_usage():
+    """A usage number too large for 64 bits drops the usage, never the model's reply."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fake_openai import FakeServer
+    d = tempfile.mkdtemp(prefix="shc-fake-")
+    script = os.path.join(d, "script.json")
+    with open(script, "w") as f:
+        json.dump({"responses": [{"events": [
+            {"content": "the reply survives"},
+            {"raw": 'data: {"id":"x","object":"chat.completion.chunk","created":0,"model":"fake","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":99999999999999999999999,"completion_tokens":5,"total_tokens":1e400}}\n\n'},
+            {"done": True}]}]}, f)
+    srv = FakeServer(script).start()
+    a = Agent(args=["--base-url", srv.base_url], env={"OPENAI_API_KEY": "k"})
+    try:
+        a.init(PLAIN_CAPS)
+        sid = a.new_session()
+        r = a.response(a.prompt(sid, "hello"), 20)
+        text = "".join(u.get("content", {}).get("text", "") for u in a.updates(sid) if u.get("sessionUpdate") == "agent_message_chunk")
+        R.check(r is not None and r.get("result", {}).get("stopReason") == "end_turn", "usage past 64 bits: the turn ends normally", r)
+        R.check("the reply survives" in text, "usage past 64 bits: the reply is kept", text)
+    finally:
+        a.close()
+        srv.stop()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def make_sessions(store, n, template_sid):
+    """n session files copied from a real one, with ids of the same form and distinct times."""
+    with open(os.path.join(store, template_sid + ".jsonl"), "rb") as f:
+        body = f.read()
+    t = time.time() - n
+    ids = []
+    for i in range(n):
+        sid = "sess_" + uuid.uuid4().hex
+        path = os.path.join(store, sid + ".jsonl")
+        with open(path, "wb") as f:
+            f.write(body)
+        os.utime(path, (t + i, t + i))
+        ids.append(sid)
+    return ids
+
+
+def list_all(a, cwd=None):
+    """Every page of session/list: (ids in order, pages, seconds per page)."""
+    ids, cursor, pages, times = [], None, 0, []
+    while True:
+        params = {} if cursor is None else {"cursor": cursor}
+        t0 = time.monotonic()
+        r = a.call("session/list", params, timeout=60)
+        times.append(time.monotonic() - t0)
+        if r is None or "result" not in r:
+            return None, pages, times
+        pages += 1
+        ids += [x["sessionId"] for x in r["result"]["sessions"]]
+        cursor = r["result"].get("nextCursor")
+        if not cursor:
+            return ids, pages, times
+
+
+def case_list_index():
+    """session/list pages come from an index: one scan of the store for a whole walk through its
+    pages, none for a session written meanwhile; the order is the same as a fresh scan."""
+    d = tempfile.mkdtemp(prefix="shc-list-")
+    store = os.path.join(d, "st")
+    try:
+        a = Agent(args=["--store", store], log_level="debug")
+        try:
+            a.init(PLAIN_CAPS)
+            sid = a.new_session()
+            a.response(a.prompt(sid, "echo seed"), 15)
+            made = make_sessions(store, 3000, sid)
+            ids, pages, _ = list_all(a)
+            scans = lambda: a.stderr_text().count(b"session/list: the store was scanned")
+            R.check(ids is not None and len(ids) == 3001 and pages == 61, "index: every session listed once", (len(ids or []), pages))
+            R.check(ids == [sid] + made[::-1], "index: newest first, as the files' times say", (ids or [])[:3])
+            R.check(scans() == 1, "index: one scan for 61 pages", scans())
+            s2 = a.new_session()
+            a.response(a.prompt(s2, "echo newest"), 15)
+            r = a.call("session/list", {})
+            first = r["result"]["sessions"][0]["sessionId"] if r and "result" in r else None
+            R.check(first == s2 and scans() == 1, "index: a session written here is first, without a rescan", (first, s2, scans()))
+            # another process makes a session: the directory changed, the next list scans again
+            make_sessions(store, 1, sid)
+            a.call("session/list", {})
+            R.check(scans() == 2, "index: a session made elsewhere brings a rescan", scans())
+        finally:
+            a.close()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 CASES = {
     "signals": case_signals,
     "signal_teardown": case_signal_teardown,
@@ -1289,6 +1759,19 @@ CASES = {
     "sessions_cap": case_sessions_cap,
     "hostile_store": case_hostile_store,
     "session_fds": case_session_fds,
+    "escape_unmarked": case_escape_unmarked,
+    "guardian_killed": case_guardian_killed,
+    "guardian_stopped": case_guardian_stopped,
+    # the same where no cgroup can be made: the guardian's process tree contains the commands
+    "escape_unmarked_tree": lambda: case_escape_unmarked(NO_CGROUP),
+    "guardian_killed_tree": lambda: case_guardian_killed(NO_CGROUP),
+    "guardian_stopped_tree": lambda: case_guardian_stopped(NO_CGROUP),
+    "memory_sweep": case_memory_sweep,
+    "two_values": case_two_values,
+    "model_no_progress": case_model_no_progress,
+    "store_read_only": case_store_read_only,
+    "model_big_usage": case_model_big_usage,
+    "list_index": case_list_index,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 

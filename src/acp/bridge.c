@@ -370,6 +370,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     br->exec = shc_exec_new(br->loop);
     if (!br->exec)
         goto fail;
+    shc_log_info(br->log, "commands are contained by %s", shc_exec_containment(br->exec));
     br->in_watch = shc_loop_watch(br->loop, br->in_fd, SHC_LOOP_READ, on_stdin, br);
     br->out_watch = shc_loop_watch(br->loop, br->out_fd, 0, shc__wire_on_writable, br);
     if (br->in_watch < 0 || br->out_watch < 0)

@@ -116,6 +116,7 @@ struct br_turn {
     shc_stop_reason reason;
     int err_code;
     char *err_msg;                /* owned, when the turn failed */
+    bool oom;                     /* an allocation failed: the turn ends with -32603 */
     bool cancelled;
     bool settled;                 /* the prompt was answered */
     br_call *calls;               /* owned queue; the head is the current call */

@@ -353,7 +353,7 @@ static void reject(shc_rpc *rpc, const shc_rpc_scan *sc, int code, const char *m
     json_decref(id);
 }
 
-static void handle_line(shc_rpc *rpc, const char *line, size_t len)
+static void handle_value(shc_rpc *rpc, const char *line, size_t len)
 {
     size_t i = 0;
     while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
@@ -369,14 +369,17 @@ static void handle_line(shc_rpc *rpc, const char *line, size_t len)
         /* a client's answer to one of our requests: never answered; if it cannot be read, the
          * request it answers still ends, with an error */
         json_error_t jerr;
+        bool oom = false;
         json_t *msg = sc.structural <= SHC_RPC_MAX_VALUES && sc.depth <= SHC_RPC_MAX_DEPTH
-                          ? json_loadb(line, len, JSON_ALLOW_NUL, &jerr)
+                          ? shc_json_load_guarded(line, len, JSON_ALLOW_NUL, &jerr, &oom)
                           : NULL;
         if (msg && json_is_object(msg))
             handle_response(rpc, msg);
         else if (idk == SHC_RPC_ID_VALUE && json_is_integer(sid)) {
-            json_t *e = json_pack("{s:i,s:s}", "code", SHC_RPC_PARSE_ERROR, "message",
-                                  "the client's response could not be parsed");
+            json_t *e = json_pack("{s:i,s:s}", "code",
+                                  oom ? SHC_RPC_INTERNAL_ERROR : SHC_RPC_PARSE_ERROR, "message",
+                                  oom ? "out of memory reading the client's response"
+                                      : "the client's response could not be parsed");
             answer_pending(rpc, (int64_t)json_integer_value(sid), NULL, e);
             json_decref(e);
         }
@@ -398,7 +401,12 @@ static void handle_line(shc_rpc *rpc, const char *line, size_t len)
         return;
     }
     json_error_t jerr;
-    json_t *msg = json_loadb(line, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    bool oom = false;
+    json_t *msg = shc_json_load_guarded(line, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr, &oom);
+    if (oom) {
+        reject(rpc, &sc, SHC_RPC_INTERNAL_ERROR, "Internal error: out of memory", NULL);
+        return;
+    }
     if (!msg) {
         reject(rpc, &sc, SHC_RPC_PARSE_ERROR, "Parse error",
                json_pack("{s:s,s:i}", "details", jerr.text, "position", jerr.position));
@@ -454,6 +462,24 @@ done:
     json_decref(msg);
 }
 
+/* A line may carry several JSON values back to back ({"id":1,...}{"id":2,...}): a client sent
+ * each as a message, so each is handled (or answered with an error under its own id). */
+static void handle_line(shc_rpc *rpc, const char *line, size_t len)
+{
+    for (;;) {
+        size_t end = shc__rpc_value_end(line, len), k = end;
+        while (k < len && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r'))
+            k++;
+        if (k >= len) {
+            handle_value(rpc, line, len);
+            return;
+        }
+        handle_value(rpc, line, end);
+        line += k;
+        len -= k;
+    }
+}
+
 static int append_in(shc_rpc *rpc, const char *s, size_t n)
 {
     if (rpc->in_len + n > rpc->in_cap) {
@@ -471,24 +497,23 @@ static int append_in(shc_rpc *rpc, const char *s, size_t n)
     return 0;
 }
 
-/* start[0..n) is the beginning of the over-long line: its id is usually there. */
-static void too_long(shc_rpc *rpc, const char *start, size_t n)
+/* A line that is dropped (too long, or no memory to hold it): start[0..n) is its beginning, where
+ * its id usually is; the request is answered with code and msg. */
+static void drop_line(shc_rpc *rpc, const char *start, size_t n, int code, const char *msg)
 {
-    char msg[128];
-    snprintf(msg, sizeof msg, "Invalid Request: line longer than %zu bytes", rpc->cfg.max_line);
     shc_rpc_scan sc;
     shc__rpc_scan(start, n, &sc);
     if (sc.object && !sc.has_method && sc.has_reply) {
         /* an answer of the client's: never answered, but the request it answers ends */
         json_t *id = NULL;
         if (shc__rpc_scan_id(&sc, &id) == SHC_RPC_ID_VALUE && json_is_integer(id)) {
-            json_t *e = json_pack("{s:i,s:s}", "code", SHC_RPC_INVALID_REQUEST, "message", msg);
+            json_t *e = json_pack("{s:i,s:s}", "code", code, "message", msg);
             answer_pending(rpc, (int64_t)json_integer_value(id), NULL, e);
             json_decref(e);
         }
         json_decref(id);
     } else {
-        reject(rpc, &sc, SHC_RPC_INVALID_REQUEST, msg, NULL);
+        reject(rpc, &sc, code, msg, NULL);
     }
     rpc->in_len = 0;
     if (rpc->in_cap > 65536) {
@@ -496,6 +521,13 @@ static void too_long(shc_rpc *rpc, const char *start, size_t n)
         rpc->in = NULL;
         rpc->in_cap = 0;
     }
+}
+
+static void too_long(shc_rpc *rpc, const char *start, size_t n)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "Invalid Request: line longer than %zu bytes", rpc->cfg.max_line);
+    drop_line(rpc, start, n, SHC_RPC_INVALID_REQUEST, msg);
 }
 
 int shc_rpc_feed(shc_rpc *rpc, const char *buf, size_t len)
@@ -519,12 +551,27 @@ int shc_rpc_feed(shc_rpc *rpc, const char *buf, size_t len)
         } else if (nl && rpc->in_len == 0) {
             handle_line(rpc, buf, chunk); /* the common case: no copy */
         } else {
-            if (append_in(rpc, buf, chunk))
-                return SHC_E_NOMEM;
+            if (append_in(rpc, buf, chunk)) {
+                /* never a line with a piece missing: the rest of it is skipped and the
+                 * request answered from what we hold */
+                drop_line(rpc, rpc->in_len ? rpc->in : buf, rpc->in_len ? rpc->in_len : chunk,
+                          SHC_RPC_INTERNAL_ERROR, "Internal error: out of memory");
+                rpc->discarding = nl == NULL;
+                if (!nl)
+                    break;
+                buf += chunk + 1;
+                len -= chunk + 1;
+                continue;
+            }
             if (nl) {
                 size_t n = rpc->in_len;
                 rpc->in_len = 0;
                 handle_line(rpc, rpc->in, n);
+                if (rpc->in_cap > ((size_t)1 << 20)) { /* a big line's buffer goes back */
+                    free(rpc->in);
+                    rpc->in = NULL;
+                    rpc->in_cap = 0;
+                }
             }
         }
         if (!nl)

@@ -30,14 +30,6 @@ int64_t shc__now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int newest_first(const void *a, const void *b)
-{
-    const shc_store_info *x = a, *y = b;
-    if (x->mtime_ns != y->mtime_ns)
-        return x->mtime_ns > y->mtime_ns ? -1 : 1;
-    return strcmp(x->id, y->id);
-}
-
 /* The cursor names the last session of a page: "<mtime ns>:<id>".  Anything else is refused. */
 static bool parse_cursor(const char *c, int64_t *ns, char id[SHC_STORE_ID_LEN + 1])
 {
@@ -73,20 +65,34 @@ void shc__session_list(br_bridge *br, json_t *id, json_t *params)
         return;
     }
     json_t *out = json_array();
-    shc_store_info *v = NULL;
-    size_t n = 0;
-    if (br->store && shc_store_list(br->store, &v, &n) != 0) {
+    const shc_store_info *v = NULL;
+    size_t n = 0, i = 0;
+    unsigned long scans = shc_store_scans(br->store);
+    if (br->store && shc_store_index(br->store, &v, &n) != 0) {
         json_decref(out);
         shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the session store cannot be read",
                       NULL);
         return;
     }
-    if (n) /* qsort(NULL, 0, ...) is undefined */
-        qsort(v, n, sizeof *v, newest_first);
+    if (shc_store_scans(br->store) != scans)
+        shc_log_debug(br->log, "session/list: the store was scanned (%zu sessions)", n);
+    if (cursor) { /* the first entry after the cursor: a binary search, not a walk */
+        shc_store_info key;
+        memset(&key, 0, sizeof key);
+        key.mtime_ns = after_ns;
+        memcpy(key.id, after_id, sizeof key.id);
+        for (size_t hi = n; i < hi;) {
+            size_t mid = i + (hi - i) / 2;
+            if (shc__store_newest_first(&v[mid], &key) <= 0)
+                i = mid + 1;
+            else
+                hi = mid;
+        }
+    }
     size_t shown = 0;
     bool more = false;
     const shc_store_info *last = NULL;
-    for (size_t i = 0; i < n; i++) {
+    for (; i < n; i++) {
         const shc_store_info *e = &v[i];
         if (e->corrupt) {
             shc_log_warn(br->log, "session/list: %s is not a readable session file: skipped",
@@ -94,9 +100,6 @@ void shc__session_list(br_bridge *br, json_t *id, json_t *params)
             continue;
         }
         if (!e->has_prompt || (cwd && strcmp(cwd, e->cwd)))
-            continue;
-        if (cursor && (e->mtime_ns > after_ns ||
-                       (e->mtime_ns == after_ns && strcmp(e->id, after_id) <= 0)))
             continue;
         if (shown == BR_LIST_PAGE) {
             more = true;
@@ -118,7 +121,6 @@ void shc__session_list(br_bridge *br, json_t *id, json_t *params)
         snprintf(next, sizeof next, "%lld:%s", (long long)last->mtime_ns, last->id);
         json_object_set_new(res, "nextCursor", json_string(next));
     }
-    shc_store_list_free(v, n);
     shc_rpc_respond(br->rpc, id, res);
 }
 

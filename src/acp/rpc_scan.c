@@ -201,3 +201,39 @@ shc_rpc_idkind shc__rpc_scan_id(const shc_rpc_scan *sc, json_t **value)
     }
     return SHC_RPC_ID_NUMBER;
 }
+
+/* Where the first complete object or array of s[0..n) ends (just past its closing bracket), or
+ * n when s does not start with one, it does not end inside s, its brackets do not match or it
+ * nests deeper than 65 levels (the parser accepts 64). */
+size_t shc__rpc_value_end(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+        i++;
+    if (i == n || (s[i] != '{' && s[i] != '['))
+        return n;
+    char open[64 + 1];
+    size_t depth = 0;
+    bool str = false;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                str = false;
+        } else if (c == '"') {
+            str = true;
+        } else if (c == '{' || c == '[') {
+            if (depth == sizeof open)
+                return n;
+            open[depth++] = c;
+        } else if (c == '}' || c == ']') {
+            if (!depth || open[depth - 1] != (c == '}' ? '{' : '['))
+                return n;
+            if (--depth == 0)
+                return i + 1;
+        }
+    }
+    return n;
+}

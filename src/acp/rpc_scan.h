@@ -34,4 +34,8 @@ typedef enum shc_rpc_idkind {
 /* Classifies the scanned id; for SHC_RPC_ID_VALUE *value is a new reference. */
 shc_rpc_idkind shc__rpc_scan_id(const shc_rpc_scan *sc, json_t **value);
 
+/* Where the first complete object or array of s[0..n) ends (several values may share a line),
+ * or n. */
+size_t shc__rpc_value_end(const char *s, size_t n);
+
 #endif

@@ -213,6 +213,11 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
     }
     s->load_id = json_incref(id);
     shc_log_info(br->log, "%s %s in %s", method, s->id, cwd);
+    if (shc_store_read_only(f))
+        shc_log_warn(br->log,
+                     "%s %s: the session store is read-only: the session is loaded, but what "
+                     "happens next in it is not recorded",
+                     method, s->id);
     if (replay)
         shc__v2_replay_begin(s); /* a terminal replays as one snapshot */
     if (shc__replay_start(br, s, f, quiet, loaded) != 0) {

@@ -27,6 +27,7 @@ struct shc_store_file {
     uint64_t size;
     bool failed; /* a write failed: nothing more goes in */
     bool capped; /* the per-session cap was reached */
+    bool read_only; /* opened for reading only: the store (or this file) is not writable */
     /* sequential reading (shc_store_read) */
     char *buf;
     size_t len, pos, cap;
@@ -81,6 +82,7 @@ int shc_store_create(shc_store_file **out, shc_store *st, const char *id, const 
         unlinkat(st->dirfd, name, 0);
         return SHC_E_IO;
     }
+    shc__store_touch(st, id);
     *out = f;
     return 0;
 }
@@ -92,6 +94,11 @@ int shc_store_open_session(shc_store_file **out, shc_store *st, const char *id)
         return SHC_STORE_ENOENT;
     struct stat sb;
     int fd = shc__store_open_file(st, id, O_RDWR | O_APPEND, &sb);
+    bool ro = false;
+    if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+        fd = shc__store_open_file(st, id, O_RDONLY, &sb); /* a read-only store still loads */
+        ro = fd >= 0;
+    }
     if (fd < 0)
         return errno == ENOENT || errno == EINVAL ? SHC_STORE_ENOENT : SHC_E_IO;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -111,8 +118,15 @@ int shc_store_open_session(shc_store_file **out, shc_store *st, const char *id)
         close(fd);
         return SHC_E_NOMEM;
     }
+    f->failed = ro; /* nothing can go in */
+    f->read_only = ro;
     *out = f;
     return 0;
+}
+
+bool shc_store_read_only(const shc_store_file *f)
+{
+    return f && f->read_only;
 }
 
 void shc_store_close(shc_store_file *f)
@@ -278,6 +292,7 @@ int shc_store_append(shc_store_file *f, const json_t *rec)
 {
     if (!f || f->failed)
         return SHC_E_IO;
+    shc__store_touch(f->st, f->id);
     if (f->capped)
         return 1;
     sink s = {{0}, false};

@@ -102,6 +102,9 @@ int shc_store_read(shc_store_file *f, json_t **rec, char *err, size_t errlen);
  * takes nothing more.  Returns 0, 1 when the record was dropped or replaced, or SHC_E_IO. */
 int shc_store_append(shc_store_file *f, const json_t *rec);
 bool shc_store_capped(const shc_store_file *f);
+/* The file could be opened for reading only (a read-only store): it loads, records are not
+ * appended (shc_store_append fails). */
+bool shc_store_read_only(const shc_store_file *f);
 uint64_t shc_store_file_size(const shc_store_file *f);
 void shc_store_close(shc_store_file *f); /* NULL-safe; unlocks */
 
@@ -124,6 +127,18 @@ typedef struct shc_store_info {
 /* Every session file in the store, unsorted.  *out is owned (shc_store_list_free). */
 int shc_store_list(shc_store *st, shc_store_info **out, size_t *n);
 void shc_store_list_free(shc_store_info *v, size_t n);
+
+/* Every session file, newest first (mtime, then id), from an index kept between calls
+ * (store_index.c): built by one scan of the directory, then brought up to date with the
+ * sessions written through this store; scanned again when the directory changed behind our
+ * back (another process made or removed a session) or after SHC_STORE_INDEX_MAX_AGE_MS
+ * (another process's writes reorder it).  *v is borrowed until the next call on st. */
+#define SHC_STORE_INDEX_MAX_AGE_MS 30000u
+int shc_store_index(shc_store *st, const shc_store_info **v, size_t *n);
+/* How many times the index scanned the whole directory (tests and benchmarks). */
+unsigned long shc_store_scans(const shc_store *st);
+/* The index's order, for qsort. */
+int shc__store_newest_first(const void *a, const void *b);
 
 /* Deletes the least recently written sessions until the store holds at most its max_bytes,
  * skipping every session that is open (in this process or another).  Returns how many files

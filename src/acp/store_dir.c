@@ -317,6 +317,7 @@ void shc_store_free(shc_store *st)
     if (!st)
         return;
     close(st->dirfd);
+    shc_store_list_free(st->idx, st->idx_n);
     free(st->path);
     free(st);
 }
@@ -425,24 +426,26 @@ int shc_store_delete(shc_store *st, const char *id)
         rc = SHC_E_IO;
     else
         mark_gone(st, id);
+    shc__store_touch(st, id);
     close(fd);
     return rc;
 }
 
 /* Reads the head of one file into info (only its size and time without heads).  Returns false
  * when it is not a regular file. */
-static bool scan_head(shc_store *st, shc_store_info *info, bool heads)
+bool shc__store_scan_head(shc_store *st, shc_store_info *info, bool heads)
 {
     struct stat sb;
-    int fd = shc__store_open_file(st, info->id, O_RDONLY, &sb);
-    if (fd < 0)
+    char name[SHC_STORE_ID_LEN + 7];
+    shc__store_file_name(name, info->id);
+    int fd = -1; /* sizes and times alone (pruning): one fstatat, no open */
+    if (heads ? (fd = shc__store_open_file(st, info->id, O_RDONLY, &sb)) < 0
+              : fstatat(st->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
         return false;
     info->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
     info->size = (uint64_t)sb.st_size;
-    if (!heads) {
-        close(fd);
+    if (!heads)
         return true;
-    }
     char *buf = malloc(SHC_STORE_HEAD_SCAN);
     size_t len = 0;
     while (buf && len < SHC_STORE_HEAD_SCAN) {
@@ -513,7 +516,7 @@ static int list(shc_store *st, shc_store_info **out, size_t *n, bool heads)
     while ((e = readdir(d))) {
         shc_store_info info;
         memset(&info, 0, sizeof info);
-        if (!name_id(e->d_name, info.id) || !scan_head(st, &info, heads))
+        if (!name_id(e->d_name, info.id) || !shc__store_scan_head(st, &info, heads))
             continue;
         if (cnt == cap) {
             size_t nc = cap ? cap * 2 : 32;

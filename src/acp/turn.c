@@ -207,6 +207,17 @@ static void host_thought_chunk(void *payload, const char *text, size_t len)
     host_message(payload, text, len, "agent_thought_chunk");
 }
 
+static void host_turn_done(void *payload, shc_stop_reason reason, int code, const char *error);
+
+/* An allocation failed: the turn ends with -32603 (its backend is told to stop). */
+static void turn_oom(br_turn *t)
+{
+    if (t->be_done)
+        return;
+    t->oom = true;
+    host_turn_done(t, SHC_STOP_END_TURN, SHC_RPC_INTERNAL_ERROR, NULL);
+}
+
 static void host_tool_call(void *payload, const char *call_id, const char *command,
                            const char *description)
 {
@@ -214,12 +225,22 @@ static void host_tool_call(void *payload, const char *call_id, const char *comma
     if (t->settled || t->cancelled || t->be_done)
         return;
     br_call *c = calloc(1, sizeof *c);
-    if (!c)
+    if (c) {
+        c->be_call_id = strdup(call_id ? call_id : "");
+        c->command = strdup(command ? command : "");
+        c->description = description ? strdup(description) : NULL;
+    }
+    if (!c || !c->be_call_id || !c->command || (description && !c->description)) {
+        if (c) {
+            free(c->be_call_id);
+            free(c->command);
+            free(c->description);
+        }
+        free(c);
+        turn_oom(t); /* a call dropped silently would leave the backend waiting for ever */
         return;
+    }
     c->turn = t;
-    c->be_call_id = strdup(call_id ? call_id : "");
-    c->command = strdup(command ? command : "");
-    c->description = description ? strdup(description) : NULL;
     c->state = CALL_QUEUED;
     br_call **tail = &t->calls;
     while (*tail)
@@ -282,13 +303,13 @@ static void settle(br_turn *t)
     t->settled = true;
     if (t->sess->active == t)
         t->sess->active = NULL;
+    const char *msg = t->oom && !t->err_msg ? "out of memory" : t->err_msg;
     shc__rec_turn(t, t->cancelled ? "cancelled" : stop_name(t->reason),
-                  t->cancelled ? NULL : t->err_msg);
+                  t->cancelled ? NULL : msg);
     if (t->cancelled)
         shc__wire_prompt_end(br, t->sess, t->prompt_id, "cancelled", 0, NULL);
     else
-        shc__wire_prompt_end(br, t->sess, t->prompt_id, stop_name(t->reason), t->err_code,
-                             t->err_msg);
+        shc__wire_prompt_end(br, t->sess, t->prompt_id, stop_name(t->reason), t->err_code, msg);
     br->hooks.settled(br, t->sess); /* a prompt queued or held behind this one may start now */
 }
 

@@ -177,3 +177,56 @@ int shc_json_write(const json_t *j, shc_json_put_fn put, void *ctx)
     }
     return -1;
 }
+
+/* ------------------------------------------------------------------ allocation failures */
+
+/* jansson's hook is process-wide, so its state is too (one thread parses).  jansson 2.14 goes
+ * on after a failed allocation inside a string (the byte is dropped, and every later byte tries
+ * a large allocation again): the result is a truncated value or a misleading syntax error, and
+ * millions of failing malloc calls.  Inside a guarded window the first failure makes every
+ * later allocation fail at once, and the window reports it. */
+static _Thread_local struct {
+    bool armed, failed;
+} jmem;
+
+static void *guarded_malloc(size_t n)
+{
+    if (jmem.armed && jmem.failed)
+        return NULL;
+    void *p = malloc(n);
+    if (!p)
+        jmem.failed = true;
+    return p;
+}
+
+void shc_json_guard_install(void)
+{
+    json_set_alloc_funcs(guarded_malloc, free);
+}
+
+void shc_json_guard_begin(void)
+{
+    jmem.armed = true;
+    jmem.failed = false;
+}
+
+bool shc_json_guard_end(void)
+{
+    bool failed = jmem.failed;
+    jmem.armed = false;
+    jmem.failed = false;
+    return failed;
+}
+
+json_t *shc_json_load_guarded(const char *buf, size_t len, size_t flags, json_error_t *jerr,
+                              bool *oom)
+{
+    shc_json_guard_begin();
+    json_t *v = json_loadb(buf, len, flags, jerr);
+    *oom = shc_json_guard_end();
+    if (*oom) {
+        json_decref(v); /* perhaps a truncated string: never acted upon */
+        v = NULL;
+    }
+    return v;
+}

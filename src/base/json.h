@@ -24,4 +24,15 @@ size_t shc_utf8_seq(const unsigned char *s, size_t n);
 typedef int (*shc_json_put_fn)(const char *buf, size_t n, void *ctx);
 int shc_json_write(const json_t *j, shc_json_put_fn put, void *ctx);
 
+/* Allocation failures inside jansson (json_set_alloc_funcs; call once, before any jansson
+ * value exists).  Between begin and end, the first failed allocation makes every later one
+ * fail at once; end says whether one failed - then whatever jansson returned is not to be
+ * trusted (jansson may return a truncated string rather than fail). */
+void shc_json_guard_install(void);
+void shc_json_guard_begin(void);
+bool shc_json_guard_end(void);
+/* json_loadb inside such a window: NULL with *oom set when an allocation failed. */
+json_t *shc_json_load_guarded(const char *buf, size_t len, size_t flags, json_error_t *jerr,
+                              bool *oom);
+
 #endif

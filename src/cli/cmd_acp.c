@@ -15,6 +15,7 @@
 #include "acp/bridge.h"
 #include "acp/store.h"
 #include "agent/shell.h"
+#include "base/json.h"
 #include "cli/cmd.h"
 #include "cli/argv.h"
 #include "model/config.h"
@@ -59,7 +60,9 @@ static const shc_cli_opt acp_opts_table[] = {
     {"max-turn-requests", 0, SHC_ARG_STR, "N", 0, 0, "50", "model requests per prompt (1-100000)",
      A_MODEL_FLAG},
     {"request-timeout", 0, SHC_ARG_STR, "SECONDS", 0, 0, "120",
-     "give up when the model's stream is idle this long (1-86400)", A_MODEL_FLAG},
+     "give up when the model's stream makes no progress this long\n(no event; keep-alive comments do not count; 1-86400)", A_MODEL_FLAG},
+    {"model-deadline", 0, SHC_ARG_STR, "SECONDS", 0, 0, "600",
+     "give up on one model request after this long in all (1-86400)", A_MODEL_FLAG},
     {"system-prompt-file", 0, SHC_ARG_STR, "PATH", 0, 0, "the built-in prompt",
      "replace the system prompt", A_MODEL_FLAG},
     {"tool-output-limit", 0, SHC_ARG_STR, "BYTES", 0, 0, "65536",
@@ -309,8 +312,19 @@ static int remember_flag(acp_auth *a, const char *name, const char *value, char 
     return 0;
 }
 
+/* Grows the stack now: under an address-space limit (RLIMIT_AS) the heap can take every byte,
+ * and a stack that must grow later then ends the agent with SIGSEGV instead of an error. */
+__attribute__((noinline)) static void reserve_stack(void)
+{
+    volatile char pages[256 * 1024];
+    for (size_t i = 0; i < sizeof pages; i += 4096)
+        pages[i] = 0;
+}
+
 int shc_cmd_acp(int argc, char **argv)
 {
+    shc_json_guard_install(); /* before any jansson value exists */
+    reserve_stack();
     shc_bridge_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.in_fd = cfg.out_fd = -1;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec/cgroup.h"
 #include "exec/guard_wire.h"
 #include "shcard.h"
 
@@ -31,6 +33,8 @@ struct shc_guard {
     shc_guard_exit_fn on_exit;
     shc_guard_lost_fn on_lost;
     void *payload;
+    shc_cg cg;            /* the commands' cgroups (the guardian holds a copy) */
+    char containment[PATH_MAX]; /* what contains the commands, for the log */
 };
 
 static void put_u32(char **w, uint32_t v)
@@ -112,13 +116,22 @@ int shc__guard_start(shc_guard **out, shc_loop *loop, shc_guard_exit_fn on_exit,
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ev) != 0)
         goto fail;
     pid_t agent = getpid();
+    char why[200] = "";
+    if (shc__cg_setup(&g->cg, agent, why, sizeof why) == 0)
+        snprintf(g->containment, sizeof g->containment, "a cgroup v2 per command under %s",
+                 g->cg.dir);
+    else
+        snprintf(g->containment, sizeof g->containment,
+                 "the guardian's process tree (no cgroup: %s)", why);
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        shc__cg_end(&g->cg);
         goto fail;
+    }
     if (pid == 0) {
         close(rq[0]);
         close(ev[0]);
-        shc__guardian_main(rq[1], ev[1], agent);
+        shc__guardian_main(rq[1], ev[1], agent, &g->cg);
     }
     close(rq[1]);
     close(ev[1]);
@@ -148,10 +161,44 @@ fail:
     return SHC_E_IO;
 }
 
+int shc__guard_nudge(shc_guard *g)
+{
+    char path[64], buf[512];
+    if (!g || g->lost || g->pid <= 0)
+        return 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)g->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    char *rp = strrchr(buf, ')');
+    if (!rp || (rp[1] && rp[2] != 'T' && rp[2] != 't'))
+        return 0;
+    kill(g->pid, SIGCONT); /* a command stopped it (kill -STOP $PPID): it must go on */
+    return 1;
+}
+
+/* Waits until fd is readable, continuing a stopped guardian meanwhile: 0, or -1 on timeout. */
+static int wait_reply(shc_guard *g, int fd, int timeout_ms)
+{
+    for (int waited = 0; waited < timeout_ms; waited += 50) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r = poll(&pf, 1, 50);
+        if (r > 0)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -1;
+        shc__guard_nudge(g);
+    }
+    return -1;
+}
+
 static const char *stage_name(const char *s)
 {
-    static const char *const known[] = {"openpt", "fork", "chdir", "exec",
-                                        "shell",  "nomem", "args"};
+    static const char *const known[] = {"openpt", "fork",  "chdir", "exec",
+                                        "shell",  "nomem", "args",  "cgroup"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (!strcmp(s, known[i]))
             return known[i];
@@ -222,13 +269,8 @@ int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid
     struct iovec iov = {rbuf, sizeof rbuf};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.space,
                         .msg_controllen = sizeof cm.space};
-    struct pollfd pf = {g->req, POLLIN, 0};
-    int pr;
-    do
-        pr = poll(&pf, 1, SHC_GW_REPLY_TIMEOUT_MS);
-    while (pr < 0 && errno == EINTR);
     ssize_t got = -1;
-    if (pr > 0)
+    if (wait_reply(g, g->req, SHC_GW_REPLY_TIMEOUT_MS) == 0)
         do
             got = recvmsg(g->req, &mh, MSG_CMSG_CLOEXEC);
         while (got < 0 && errno == EINTR);
@@ -271,7 +313,9 @@ int shc__guard_finish(shc_guard *g, pid_t pid)
     memcpy(buf, &h, sizeof h);
     memcpy(buf + sizeof h, &p, sizeof p);
     int32_t rc = -1;
+    shc__guard_nudge(g);
     if (shc__gw_write_all(g->req, buf, sizeof buf) != 0 ||
+        wait_reply(g, g->req, SHC_GW_REPLY_TIMEOUT_MS) != 0 ||
         shc__gw_read_all(g->req, buf, sizeof buf, SHC_GW_REPLY_TIMEOUT_MS) != 0) {
         set_lost(g);
         return SHC_E_IO;
@@ -288,6 +332,11 @@ int shc__guard_alive(const shc_guard *g)
 pid_t shc__guard_pid(const shc_guard *g)
 {
     return g ? g->pid : -1;
+}
+
+const char *shc__guard_containment(const shc_guard *g)
+{
+    return g ? g->containment : "";
 }
 
 void shc__guard_free(shc_guard *g)
@@ -308,8 +357,11 @@ void shc__guard_free(shc_guard *g)
             break;
         if (++waited == 5000) /* 5 s: it is stuck rather than cleaning up */
             kill(g->pid, SIGKILL);
+        if (waited % 20 == 1)
+            shc__guard_nudge(g);
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
+    shc__cg_end(&g->cg); /* what a dead guardian could not end (nothing, when it could) */
     free(g);
 }

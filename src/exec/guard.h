@@ -51,6 +51,11 @@ int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid
  * when that is done (0), or SHC_E_IO when the guardian is gone. */
 int shc__guard_finish(shc_guard *g, pid_t pid);
 int shc__guard_alive(const shc_guard *g);
+/* A guardian a command stopped (kill -STOP $PPID) is continued: 1 when it was stopped. */
+int shc__guard_nudge(shc_guard *g);
+/* What contains the commands: "a cgroup v2 per command under DIR" or "the guardian's process
+ * tree (no cgroup: WHY)".  Borrowed. */
+const char *shc__guard_containment(const shc_guard *g);
 pid_t shc__guard_pid(const shc_guard *g);
 /* NULL-safe.  Ends the guardian (it kills whatever it still holds) and reaps it. */
 void shc__guard_free(shc_guard *g);

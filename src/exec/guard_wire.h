@@ -34,6 +34,7 @@ int shc__gw_write_all(int fd, const void *buf, size_t n);
 /* Reads exactly n bytes; timeout_ms < 0 waits forever.  0, or -1 on EOF, error or timeout. */
 int shc__gw_read_all(int fd, void *buf, size_t n, int timeout_ms);
 /* The guardian process's main (guard.h): never returns. */
-_Noreturn void shc__guardian_main(int req, int ev, pid_t agent);
+struct shc_cg;
+_Noreturn void shc__guardian_main(int req, int ev, pid_t agent, const struct shc_cg *cg);
 
 #endif

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "base/signame.h"
+#include "exec/adopt.h"
+#include "exec/cgroup.h"
 #include "exec/pty_spawn.h"
 #include "exec/syscalls.h"
 #include "exec/sweep.h"
@@ -89,6 +91,7 @@ static const char *get_str(const char **r, const char *end, bool *ok)
 
 typedef struct leader {
     pid_t pid;
+    unsigned long cg; /* its cgroup cmd-<cg>, or 0 */
     int pidfd;     /* -1 without pidfd, or once the exit was reported */
     bool reported; /* its exit event was sent */
     char *token;   /* owned: the SHCARD_CMD_ID entry its processes carry */
@@ -100,7 +103,26 @@ typedef struct gstate {
     bool nopidfd;
     leader *l;
     size_t n, cap;
+    shc_cg cg;       /* the commands' cgroups (cgroup.h), when cg.on */
+    unsigned long seq;
+    shc_lead *leads; /* parallel to l, for the process-tree containment (adopt.h) */
+    shc_adopt adopt;
 } gstate;
+
+/* The leads array kept in step with l (NULL when out of memory: the tree rule then waits). */
+static void sync_leads(gstate *g)
+{
+    bool fresh = !g->leads;
+    shc_lead *nl = realloc(g->leads, (g->cap ? g->cap : 1) * sizeof *nl);
+    if (!nl) {
+        free(g->leads);
+        g->leads = NULL;
+        return;
+    }
+    g->leads = nl;
+    for (size_t i = 0; fresh && i < g->n; i++)
+        nl[i] = (shc_lead){g->l[i].pid, shc__proc_start(g->l[i].pid), false};
+}
 
 /* The agent is gone (or the guardian must stop): every group, every descendant, then exit. */
 static _Noreturn void end_everything(gstate *g)
@@ -109,6 +131,7 @@ static _Noreturn void end_everything(gstate *g)
         kill(-g->l[i].pid, SIGKILL);
         kill(g->l[i].pid, SIGKILL);
     }
+    shc__cg_end(&g->cg); /* every command's cgroup, whoever is in it */
     shc__kill_descendants();
     _exit(0);
 }
@@ -206,10 +229,37 @@ static void do_spawn(gstate *g, const char *body, size_t len)
             snprintf(rep.stage, sizeof rep.stage, "nomem");
             snprintf(rep.message, sizeof rep.message, "out of memory");
         } else {
-            rep.rc = shc__pty_fork(&pid, &master, &o, token, &err);
+            unsigned long id = ++g->seq;
+            int cgfd = shc__cg_cmd_open(&g->cg, id);
+            rep.rc = shc__pty_fork(&pid, &master, &o, token, cgfd, &err);
+            if (cgfd >= 0)
+                close(cgfd);
+            if (rep.rc != 0 && cgfd >= 0 && err.stage && !strcmp(err.stage, "cgroup")) {
+                shc__cg_cmd_end(&g->cg, id); /* cannot move into it: the process tree only */
+                shc__cg_end(&g->cg);
+                cgfd = -1;
+                rep.rc = shc__pty_fork(&pid, &master, &o, token, -1, &err);
+            }
+            sync_leads(g);
+            if (rep.rc == 0 && !g->leads) {
+                kill(-pid, SIGKILL);
+                kill(pid, SIGKILL);
+                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                    ;
+                close(master);
+                master = -1;
+                if (cgfd >= 0)
+                    shc__cg_cmd_end(&g->cg, id);
+                rep.rc = SHC_E_NOMEM;
+                err.err = ENOMEM;
+                err.stage = "nomem";
+                snprintf(err.message, sizeof err.message, "out of memory");
+            }
             if (rep.rc == 0) {
+                g->leads[g->n] = (shc_lead){pid, shc__proc_start(pid), false};
                 leader *x = &g->l[g->n++];
                 x->pid = pid;
+                x->cg = cgfd >= 0 ? id : 0;
                 x->token = tok;
                 x->reported = false;
                 x->pidfd = g->nopidfd ? -1 : shc__pidfd_open(pid, 0);
@@ -218,6 +268,8 @@ static void do_spawn(gstate *g, const char *body, size_t len)
                 rep.pid = pid;
             } else {
                 free(tok);
+                if (cgfd >= 0)
+                    shc__cg_cmd_end(&g->cg, id);
                 rep.err = err.err;
                 snprintf(rep.stage, sizeof rep.stage, "%s", err.stage ? err.stage : "spawn");
                 snprintf(rep.message, sizeof rep.message, "%s", err.message);
@@ -266,6 +318,10 @@ static void do_finish(gstate *g, const char *body, size_t len)
         leader x = g->l[i];
         kill(-x.pid, SIGKILL);
         kill(x.pid, SIGKILL);
+        if (x.cg)
+            shc__cg_cmd_end(&g->cg, x.cg); /* everything it started, wherever it went */
+        if (g->leads)
+            shc__adopt_end(&g->adopt, x.pid, g->leads, g->n);
         size_t nkeep = 0;
         pid_t *keep = leader_pids(g, &nkeep); /* every leader, this one included: reaped below */
         shc__sweep(x.pid, x.token, keep, keep ? nkeep : 0);
@@ -275,6 +331,8 @@ static void do_finish(gstate *g, const char *body, size_t len)
         if (x.pidfd >= 0)
             close(x.pidfd);
         free(x.token);
+        if (g->leads)
+            g->leads[i] = g->leads[g->n - 1];
         g->l[i] = g->l[--g->n];
         rc = 0;
         break;
@@ -309,7 +367,7 @@ static void on_signals(gstate *g)
     struct signalfd_siginfo si;
     bool child = false;
     while (read(g->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
-        if (si.ssi_signo == SIGUSR2 && getppid() != g->agent)
+        if (si.ssi_signo == SIGCONT && getppid() != g->agent)
             end_everything(g); /* PR_SET_PDEATHSIG: the agent died */
         if (si.ssi_signo == SIGCHLD)
             child = true;
@@ -322,7 +380,7 @@ static void on_signals(gstate *g)
     }
 }
 
-_Noreturn void shc__guardian_main(int req, int ev, pid_t agent)
+_Noreturn void shc__guardian_main(int req, int ev, pid_t agent, const shc_cg *cg)
 {
     setsid(); /* out of the agent's process group and session: their signals don't reach us */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -336,15 +394,19 @@ _Noreturn void shc__guardian_main(int req, int ev, pid_t agent)
             continue;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = sigismember(&term, s) ? SIG_IGN : SIG_DFL;
+        /* job-control stops from a terminal make no sense here: ignored too */
+        bool ign = sigismember(&term, s) || s == SIGTSTP || s == SIGTTIN || s == SIGTTOU;
+        sa.sa_handler = ign ? SIG_IGN : SIG_DFL;
         sigaction(s, &sa, NULL);
     }
     sigset_t mine;
     sigemptyset(&mine);
     sigaddset(&mine, SIGCHLD);
-    sigaddset(&mine, SIGUSR2);
+    sigaddset(&mine, SIGCONT);
     sigprocmask(SIG_SETMASK, &mine, NULL);
-    prctl(PR_SET_PDEATHSIG, SIGUSR2, 0, 0, 0);
+    /* SIGCONT when the agent dies: it wakes us even if a command stopped us (kill -STOP is
+     * the one signal we cannot refuse, and a stopped process acts on nothing else). */
+    prctl(PR_SET_PDEATHSIG, SIGCONT, 0, 0, 0);
     int sigfd = signalfd(-1, &mine, SFD_NONBLOCK | SFD_CLOEXEC);
     /* Hold nothing of the agent's: not its stdin/stdout (the client must see EOF when the agent
      * dies), not its other fds (PTY masters of running commands).  stderr stays for messages. */
@@ -360,7 +422,14 @@ _Noreturn void shc__guardian_main(int req, int ev, pid_t agent)
         for (int fd = 6; fd < 1024; fd++)
             close(fd);
     const char *np = getenv("SHC_EXEC_NO_PIDFD"); /* tests force the fallback */
-    gstate g = {3, 4, 5, agent, np && *np == '1', NULL, 0, 0};
+    gstate g;
+    memset(&g, 0, sizeof g);
+    g.req = 3;
+    g.ev = 4;
+    g.sigfd = 5;
+    g.agent = agent;
+    g.nopidfd = np && *np == '1';
+    g.cg = *cg;
     if (getppid() != agent || sigfd < 0)
         end_everything(&g);
     for (;;) {
@@ -379,6 +448,8 @@ _Noreturn void shc__guardian_main(int req, int ev, pid_t agent)
         free(pf);
         if (r < 0 && errno != EINTR)
             end_everything(&g);
+        if (g.leads)
+            shc__adopt_scan(&g.adopt, g.leads, g.n); /* before anything reaps a dead one */
         if (sig_ready)
             on_signals(&g);
         report_exits(&g); /* cheap: one waitid per unreported leader */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/signame.h"
+#include "exec/adopt.h"
 #include "exec/guard.h"
 #include "exec/output.h"
 #include "exec/stall.h"
@@ -27,6 +28,7 @@ enum {
     DRAIN_GRACE_MS = 150, /* after exit, wait this long for EOF before hanging up */
     DRAIN_READS = 16,     /* then read at most this many READ_SIZE blocks */
     WATCH_MS = 250,       /* how often commands are checked for waiting on terminal input */
+    NUDGE_MS = 100,       /* how often, while commands run, a stopped guardian is looked for */
 };
 
 struct shc_exec {
@@ -36,6 +38,8 @@ struct shc_exec {
     uint64_t seq;
     bool paused;      /* shc_exec_pause: the PTYs are not read */
     int t_watch;      /* the input-wait check, while a command has input_wait_ms */
+    int t_nudge;      /* the stopped-guardian check, while commands run */
+    unsigned long long since; /* our start time: children since then are the executor's */
 };
 
 struct shc_pty {
@@ -91,12 +95,13 @@ static void on_guard_lost(void *payload)
 {
     shc_exec *ex = payload;
     fprintf(stderr, "shcard: the process guardian died; its commands are killed\n");
-    shc__guard_free(ex->guard);
+    shc__guard_free(ex->guard); /* its cgroups, if any, are ended */
     ex->guard = NULL;
     for (shc_pty *p = ex->live; p; p = p->next) {
         kill(-p->pid, SIGKILL);
         kill(p->pid, SIGKILL);
     }
+    shc__kill_adopted(ex->since); /* everything it held came back to us: nothing survives it */
     for (bool again = true; again;) { /* one at a time: an exit callback may free commands */
         again = false;
         for (shc_pty *p = ex->live; p; p = p->next)
@@ -116,6 +121,7 @@ shc_exec *shc_exec_new(shc_loop *loop)
     if (!ex)
         return NULL;
     ex->loop = loop;
+    ex->since = shc__ticks_now();
     /* Should the guardian die, what it held comes back to us. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     if (shc__guard_start(&ex->guard, loop, on_guard_exit, on_guard_lost, ex) != 0) {
@@ -249,6 +255,24 @@ bool shc_exec_paused(const shc_exec *ex)
     return ex && ex->paused;
 }
 
+const char *shc_exec_containment(const shc_exec *ex)
+{
+    return ex && ex->guard ? shc__guard_containment(ex->guard) : "";
+}
+
+/* While commands run: a command may have stopped the guardian (kill -STOP $PPID); it is
+ * continued, or exits, cancels and teardown would wait on it. */
+static void on_nudge(shc_loop *loop, void *payload)
+{
+    shc_exec *ex = payload;
+    ex->t_nudge = 0;
+    if (!ex->live)
+        return;
+    if (ex->guard && shc__guard_nudge(ex->guard))
+        fprintf(stderr, "shcard: a command stopped the process guardian; continued\n");
+    ex->t_nudge = shc_loop_timer(loop, NUDGE_MS, on_nudge, ex);
+}
+
 pid_t shc_exec_guardian(const shc_exec *ex)
 {
     return ex && ex->guard ? shc__guard_pid(ex->guard) : -1;
@@ -266,7 +290,10 @@ void shc_exec_free(shc_exec *ex)
     }
     if (ex->t_watch > 0)
         shc_loop_cancel_timer(ex->loop, ex->t_watch);
+    if (ex->t_nudge > 0)
+        shc_loop_cancel_timer(ex->loop, ex->t_nudge);
     shc__guard_free(ex->guard); /* the guardian ends what is left and exits; reaped here */
+    shc__kill_adopted(ex->since); /* what a killed guardian left to us */
     free(ex);
 }
 
@@ -541,6 +568,8 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         p->pts[0] = 0;
     if (p->input_wait_ms && !ex->t_watch)
         ex->t_watch = shc_loop_timer(ex->loop, WATCH_MS, on_watch, ex);
+    if (!ex->t_nudge)
+        ex->t_nudge = shc_loop_timer(ex->loop, NUDGE_MS, on_nudge, ex);
     if (p->w_master <= 0 || (opts->timeout_ms && p->t_timeout <= 0)) {
         shc_pty_free(p);
         goto nomem_nofree;

@@ -31,8 +31,10 @@
  * Process: setsid + controlling tty, stdin /dev/null, stdout/stderr the tty, every other fd
  * closed, signal dispositions and mask reset, window size set before exec.  A command is complete
  * when its exit status is known AND the PTY reached EOF (EIO), with a 150 ms grace for
- * stragglers; then its process group gets SIGKILL and re-parented orphans carrying its token
- * (or its session/process group) are killed and reaped.  Timeout and cancel run the kill ladder:
+ * stragglers; then its process group gets SIGKILL and everything it started is killed and
+ * reaped: its cgroup v2 (cgroup.h) where one can be made, else the orphans re-parented to the
+ * guardian that are attributed to it (adopt.h), and those carrying its token or its session or
+ * process group (sweep.h).  Timeout and cancel run the kill ladder:
  * SIGTERM (+SIGCONT) to the group, SIGKILL after kill_grace_ms. */
 #ifndef SHC_PTY_H
 #define SHC_PTY_H
@@ -122,6 +124,10 @@ bool shc_exec_paused(const shc_exec *ex);
 /* The guardian's pid (the process that forks the commands), or -1 between a lost guardian and
  * the next spawn.  For tests and diagnostics. */
 pid_t shc_exec_guardian(const shc_exec *ex);
+/* What contains each command, for the log: "a cgroup v2 per command under DIR", or "the
+ * guardian's process tree (no cgroup: WHY)" (docs/executor.md).  Borrowed; "" without a
+ * guardian. */
+const char *shc_exec_containment(const shc_exec *ex);
 
 /* Starts opts->command.  On success *out is an owned running command (the exit callback will
  * run from the loop) and 0 is returned.  On failure *out is NULL, err (may be NULL) is filled

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -22,7 +23,7 @@
 
 extern char **environ;
 
-enum { STAGE_TTY = 1, STAGE_CHDIR, STAGE_EXEC };
+enum { STAGE_TTY = 1, STAGE_CHDIR, STAGE_EXEC, STAGE_CGROUP };
 
 /* Variables every command gets (see pty.h for the TERM decision). */
 static const char *const forced[] = {
@@ -229,9 +230,14 @@ static _Noreturn void child_fail(int fd, int stage)
     _exit(127);
 }
 
-static _Noreturn void child(
-    int slave, int errw, const char *cwd, const char *shell, char *const argv[], char *const envp[])
+static _Noreturn void child(int slave, int errw, int cg, const char *cwd, const char *shell,
+                            char *const argv[], char *const envp[])
 {
+    /* Containment first (cgroup.h): into the command's own cgroup, and a subreaper, so that what
+     * it leaves behind comes back to it, not to the guardian, while it lives. */
+    if (cg >= 0 && write(cg, "0", 1) != 1)
+        child_fail(errw, STAGE_CGROUP);
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     /* Dispositions and mask back to defaults: ignored signals and the mask survive exec. */
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
@@ -290,8 +296,8 @@ static _Noreturn void child(
     child_fail(e2, STAGE_EXEC);
 }
 
-int shc__pty_fork(
-    pid_t *pid_out, int *master_out, const shc_pty_opts *o, const char *token, shc_pty_error *err)
+int shc__pty_fork(pid_t *pid_out, int *master_out, const shc_pty_opts *o, const char *token,
+                  int cg, shc_pty_error *err)
 {
     int rc = SHC_E_IO, e = 0;
     int master = -1, slave = -1, pipefd[2] = {-1, -1};
@@ -336,7 +342,7 @@ int shc__pty_fork(
     if (pid == 0) {
         close(master);
         close(pipefd[0]);
-        child(slave, pipefd[1], cwd, shell, argv, env);
+        child(slave, pipefd[1], cg, cwd, shell, argv, env);
     }
     e = errno;
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -364,6 +370,8 @@ int shc__pty_fork(
             ;
         if (msg[0] == STAGE_CHDIR)
             fail_msg(err, msg[1], "chdir", "cannot change directory to '%s'", cwd);
+        else if (msg[0] == STAGE_CGROUP)
+            fail_msg(err, msg[1], "cgroup", "%s", "cannot move the command into its cgroup");
         else if (msg[0] == STAGE_EXEC)
             fail_msg(err, msg[1], "exec", "cannot execute '%s'", shell);
         else

@@ -12,8 +12,10 @@
  * the exec happened or failed (a CLOEXEC pipe carries the child's errno), so a chdir or exec
  * failure is an error here and never output.  On success *pid is the leader and *master the
  * owned non-blocking, CLOEXEC master fd.  token ("NAME=value") is added to the environment.
- * 0 or a negative SHC_E_* with err filled. */
-int shc__pty_fork(
-    pid_t *pid, int *master, const shc_pty_opts *o, const char *token, shc_pty_error *err);
+ * cg (or -1): a cgroup.procs fd the child writes itself into before anything else (cgroup.h);
+ * the child is also made a child subreaper, so that orphans of its tree stay with it while it
+ * lives.  0 or a negative SHC_E_* with err filled (stage "cgroup" when the move failed). */
+int shc__pty_fork(pid_t *pid, int *master, const shc_pty_opts *o, const char *token, int cg,
+                  shc_pty_error *err);
 
 #endif

@@ -96,7 +96,7 @@ static void reap(pid_t pid)
 
 /* The children of pid (0 = this process), from /proc/PID/task/<tid>/children (cheap: no scan
  * of every process).  Returns the count, or -1 when the kernel has no such file. */
-static int children_of(pid_t pid, pid_t *out, int max)
+int shc__children(pid_t pid, pid_t *out, int max)
 {
     char dir[64];
     if (pid > 0)
@@ -166,7 +166,7 @@ int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep)
      * Members of the command's group or session that still have a live parent die with the
      * group kill the caller sends first, or come back to us in a later round. */
     for (int round = 0; round < 32; round++) {
-        int n = children_of(0, cand, MAXP);
+        int n = shc__children(0, cand, MAXP);
         bool all = n < 0;
         if (all)
             n = list_all(cand, MAXP);
@@ -201,7 +201,7 @@ void shc__reap_orphans(const pid_t *keep, size_t nkeep)
 {
     enum { MAXP = 1024 };
     pid_t cand[MAXP];
-    int n = children_of(0, cand, MAXP);
+    int n = shc__children(0, cand, MAXP);
     for (int i = 0; i < n; i++) {
         procinfo pi;
         if (!kept(cand[i], keep, nkeep) && shc__proc_stat(cand[i], &pi) == 0 && pi.state == 'Z')
@@ -216,10 +216,10 @@ void shc__kill_descendants(void)
     for (int round = 0; round < 400; round++) {
         int n = 0;
         if (all) { /* breadth first over the whole subtree */
-            int k = children_of(0, all, MAXP);
+            int k = shc__children(0, all, MAXP);
             n = k > 0 ? k : 0;
             for (int i = 0; i < n && n < MAXP; i++) {
-                k = children_of(all[i], all + n, MAXP - n);
+                k = shc__children(all[i], all + n, MAXP - n);
                 if (k > 0)
                     n += k;
             }

@@ -23,6 +23,10 @@ int shc__proc_stat(pid_t pid, shc_procinfo *pi); /* 0, or -1 when it is gone */
  * processes signalled. */
 int shc__sweep(pid_t leader, const char *token, const pid_t *keep, size_t nkeep);
 
+/* The children of pid (0 = this process), from /proc/PID/task/TID/children: the count, or -1
+ * when the kernel has no such file. */
+int shc__children(pid_t pid, pid_t *out, int max);
+
 /* Reaps every zombie child of this process whose pid is not in keep. */
 void shc__reap_orphans(const pid_t *keep, size_t nkeep);
 

@@ -17,6 +17,7 @@ enum key {
     K_MAX_TURN_REQUESTS,
     K_TIMEOUT,
     K_REQUEST_TIMEOUT,
+    K_MODEL_DEADLINE,
     K_SYSTEM_PROMPT_FILE,
     K_TOOL_OUTPUT_LIMIT,
     K_CONTEXT_WINDOW,
@@ -38,6 +39,7 @@ static const struct {
     [K_MAX_TURN_REQUESTS] = {"--max-turn-requests", "max_turn_requests"},
     [K_TIMEOUT] = {"--timeout", "timeout"},
     [K_REQUEST_TIMEOUT] = {"--request-timeout", "request_timeout"},
+    [K_MODEL_DEADLINE] = {"--model-deadline", "model_deadline"},
     [K_SYSTEM_PROMPT_FILE] = {"--system-prompt-file", "system_prompt_file"},
     [K_TOOL_OUTPUT_LIMIT] = {"--tool-output-limit", "tool_output_limit"},
     [K_CONTEXT_WINDOW] = {"--context-window", "context_window"},
@@ -54,6 +56,7 @@ void shc_model_config_init(shc_model_config *c)
     memset(c, 0, sizeof *c);
     c->max_turn_requests = SHC_MODEL_DEFAULT_MAX_TURN_REQUESTS;
     c->request_timeout_s = SHC_MODEL_DEFAULT_REQUEST_TIMEOUT;
+    c->model_deadline_s = SHC_MODEL_DEFAULT_MODEL_DEADLINE;
     c->tool_output_limit = SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT;
 }
 
@@ -215,11 +218,15 @@ set_key(shc_model_config *c, enum key k, const char *v, const char *where, char 
         c->timeout_set = true;
         return 0;
     case K_REQUEST_TIMEOUT:
+    case K_MODEL_DEADLINE:
         if (parse_long(v, 1, 86400, &n)) {
             snprintf(err, errlen, "%s: expected seconds from 1 to 86400, got '%s'", where, v);
             return SHC_E_USAGE;
         }
-        c->request_timeout_s = n;
+        if (k == K_MODEL_DEADLINE)
+            c->model_deadline_s = n;
+        else
+            c->request_timeout_s = n;
         return 0;
     case K_COUNT: break;
     }

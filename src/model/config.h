@@ -4,7 +4,7 @@
  * $SHCARD_CONFIG, else $XDG_CONFIG_HOME/shcard/config, else ~/.config/shcard/config
  * (`--config PATH` names another); lines are `key = value`, `#` starts a comment; keys are the
  * flag names without dashes and with '_' (model, base_url, api_key_env, max_turn_requests,
- * timeout, request_timeout, system_prompt_file, tool_output_limit, context_window, images; and
+ * timeout, request_timeout, model_deadline, system_prompt_file, tool_output_limit, context_window, images; and
  * the session store's store_dir and store_max_mb, which the CLI hands to the bridge; shell).
  * The API key: the variable --api-key-env / api_key_env names, else the file's api_key (what
  * `shcard login` saves with its base_url; read only from a file of the user's that no one else
@@ -20,7 +20,8 @@
 #define SHC_MODEL_DEFAULT_BASE_URL          "https://api.deepseek.com"
 #define SHC_MODEL_DEFAULT_MODEL             "deepseek-chat"
 #define SHC_MODEL_DEFAULT_MAX_TURN_REQUESTS 50
-#define SHC_MODEL_DEFAULT_REQUEST_TIMEOUT   120   /* s without a byte from the model server */
+#define SHC_MODEL_DEFAULT_REQUEST_TIMEOUT   120   /* s without progress from the model server */
+#define SHC_MODEL_DEFAULT_MODEL_DEADLINE    600   /* s for one whole model request */
 #define SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT 65536 /* bytes of command output for the model */
 #define SHC_MODEL_MAX_PROMPT_FILE           (256u * 1024u)
 #define SHC_MODEL_MIN_CONTEXT_WINDOW        1024
@@ -41,7 +42,8 @@ typedef struct shc_model_config {
     long max_turn_requests;
     long timeout_s;         /* per command, when timeout_set; 0 = none */
     bool timeout_set;       /* `timeout` was given (else the bridge's default) */
-    long request_timeout_s; /* model stream idle timeout */
+    long request_timeout_s; /* model stream idle timeout (no event, comments do not count) */
+    long model_deadline_s;  /* one model request, start to end */
     long tool_output_limit; /* bytes of model text per tool result (head + tail) */
     long context_window;    /* tokens; 0 = what the server says, else known models, else 32768 */
     bool images;            /* the model takes images: advertise and pass image blocks */

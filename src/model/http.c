@@ -81,6 +81,9 @@ struct shc_http_req {
     long idle_ms;      /* abort after this long without a byte */
     uint64_t last_ms;  /* when the last byte (or the start) was */
     int idle_timer;    /* loop timer, 0 = none */
+    int by_caller;     /* only shc_http_progress counts as activity */
+    long total_ms;     /* the whole transfer's deadline, 0 = none */
+    int total_timer;
     shc_http_req *next, *prev;
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -103,6 +106,9 @@ static void req_free(shc_http_req *r)
     if (r->idle_timer && !r->h->detached)
         shc_loop_cancel_timer(r->h->loop, r->idle_timer);
     r->idle_timer = 0;
+    if (r->total_timer && !r->h->detached)
+        shc_loop_cancel_timer(r->h->loop, r->total_timer);
+    r->total_timer = 0;
     if (r->easy) {
         r->h->api.multi_remove_handle(r->h->multi, r->easy);
         r->h->api.easy_cleanup(r->easy);
@@ -239,7 +245,8 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
         return 0;
     long status = 0;
     r->h->api.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
-    r->last_ms = shc_loop_now_ms();
+    if (!r->by_caller)
+        r->last_ms = shc_loop_now_ms();
     r->in_body = 1;
     int stop = r->cbs.body ? r->cbs.body(r->payload, status, ptr, n) : 0;
     r->in_body = 0;
@@ -250,6 +257,19 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
         return 0;
     }
     return n;
+}
+
+/* Ends a transfer from a timer: done reports it failed with msg. */
+static void give_up(shc_http_req *r, const char *msg)
+{
+    long status = 0;
+    r->h->api.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    shc_http_result res = {.status = status, .failed = 1, .error = msg, .retry_after = -1};
+    void (*done)(void *, const shc_http_result *) = r->cbs.done;
+    void *p = r->payload;
+    req_free(r); /* leaves the multi first: done may start new transfers */
+    if (done)
+        done(p, &res);
 }
 
 /* The idle timeout: a stream that goes silent (no byte, not even a keep-alive comment) for
@@ -263,16 +283,27 @@ static void on_idle(shc_loop *loop, void *payload)
         r->idle_timer = shc_loop_timer(loop, (uint64_t)r->idle_ms - quiet, on_idle, r);
         return;
     }
-    long status = 0;
-    r->h->api.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
     char msg[96];
-    snprintf(msg, sizeof msg, "timed out (no data for %ld s)", r->idle_ms / 1000);
-    shc_http_result res = {.status = status, .failed = 1, .error = msg, .retry_after = -1};
-    void (*done)(void *, const shc_http_result *) = r->cbs.done;
-    void *p = r->payload;
-    req_free(r); /* leaves the multi first: done may start new transfers */
-    if (done)
-        done(p, &res);
+    snprintf(msg, sizeof msg, "timed out (no %s for %ld s)", r->by_caller ? "progress" : "data",
+             r->idle_ms / 1000);
+    give_up(r, msg);
+}
+
+/* The whole transfer's deadline: whatever the server sends, it ends. */
+static void on_total(shc_loop *loop, void *payload)
+{
+    (void)loop;
+    shc_http_req *r = payload;
+    r->total_timer = 0;
+    char msg[96];
+    snprintf(msg, sizeof msg, "timed out (the request took over %ld s in all)", r->total_ms / 1000);
+    give_up(r, msg);
+}
+
+void shc_http_progress(shc_http_req *r)
+{
+    if (r)
+        r->last_ms = shc_loop_now_ms();
 }
 
 shc_http *shc_http_new(shc_loop *loop, char *err, size_t cap)
@@ -378,6 +409,10 @@ int shc_http_post(
     r->idle_ms = (o->idle_timeout_s > 0 ? o->idle_timeout_s : 120L) * 1000L;
     r->last_ms = shc_loop_now_ms();
     r->idle_timer = shc_loop_timer(h->loop, (uint64_t)r->idle_ms, on_idle, r);
+    r->by_caller = o->progress_by_caller;
+    r->total_ms = o->total_timeout_s > 0 ? o->total_timeout_s * 1000L : 0;
+    if (r->total_ms)
+        r->total_timer = shc_loop_timer(h->loop, (uint64_t)r->total_ms, on_total, r);
     h->active++;
     r->next = h->reqs;
     if (h->reqs)

@@ -39,6 +39,8 @@ typedef struct shc_http_opts {
     long connect_timeout_ms;    /* 0 = 10 s */
     long idle_timeout_s;        /* fail after this long without a byte (connecting included);
                                    0 = 120 s */
+    int progress_by_caller;     /* idle means no shc_http_progress call, not no byte */
+    long total_timeout_s;       /* fail after this long in all; 0 = never */
 } shc_http_opts;
 
 /* NULL when libcurl cannot be loaded or started; err then says why. */
@@ -56,6 +58,9 @@ int shc_http_post(shc_http_req **out,
 /* Aborts the transfer now (closing its connection); done is not called.  NULL-safe; safe from
  * inside the request's own body callback. */
 void shc_http_cancel(shc_http_req *r);
+
+/* The caller saw progress (progress_by_caller): the idle timeout starts again. */
+void shc_http_progress(shc_http_req *r);
 
 /* Transfers in flight. */
 int shc_http_active(const shc_http *h);

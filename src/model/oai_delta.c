@@ -252,6 +252,53 @@ static int feed_chunk(shc_oai_delta *d,
     return 0;
 }
 
+/* A copy of s[0..n) in which every number too large for jansson (past 64 bits, or an exponent
+ * past a double's) is null: the chunk around it still counts.  NULL when out of memory. */
+static char *tame_numbers(const char *s, size_t n, size_t *outn)
+{
+    char *o = malloc(n + 1);
+    size_t k = 0;
+    bool str = false;
+    for (size_t i = 0; o && i < n;) {
+        char c = s[i];
+        if (str || c == '"') {
+            if (str && c == '\\' && i + 1 < n)
+                o[k++] = s[i++];
+            else if (c == '"')
+                str = !str;
+            o[k++] = s[i++];
+            continue;
+        }
+        if (c != '-' && (c < '0' || c > '9')) {
+            o[k++] = s[i++];
+            continue;
+        }
+        size_t a = i, digits = 0;
+        long ex = 0;
+        bool in_exp = false, exp_neg = false;
+        while (i < n && (strchr("+-.eE", s[i]) || (s[i] >= '0' && s[i] <= '9'))) {
+            if (s[i] == 'e' || s[i] == 'E')
+                in_exp = true;
+            else if (in_exp && s[i] == '-')
+                exp_neg = true;
+            else if (in_exp && s[i] >= '0' && s[i] <= '9' && ex < 100000)
+                ex = ex * 10 + (s[i] - '0');
+            else if (!in_exp && s[i] >= '0' && s[i] <= '9')
+                digits++;
+            i++;
+        }
+        if (digits > 18 || (!exp_neg && ex >= 300)) {
+            memcpy(o + k, "null", 4);
+            k += 4;
+        } else {
+            memcpy(o + k, s + a, i - a);
+            k += i - a;
+        }
+    }
+    *outn = k;
+    return o;
+}
+
 int shc_oai_delta_feed(shc_oai_delta *d,
                        const char *data,
                        size_t len,
@@ -271,6 +318,14 @@ int shc_oai_delta_feed(shc_oai_delta *d,
     }
     json_error_t je;
     json_t *root = json_loadb(data + a, b - a, 0, &je);
+    if (!root && json_error_code(&je) == json_error_numeric_overflow) {
+        /* a number too large (a usage count, say) must not cost the whole reply: it becomes
+         * null, which every reader here ignores where it wants a number */
+        size_t tn = 0;
+        char *tame = tame_numbers(data + a, b - a, &tn);
+        root = tame ? json_loadb(tame, tn, 0, &je) : NULL;
+        free(tame);
+    }
     if (!root || !json_is_object(root)) {
         json_decref(root);
         return fail(err, errlen, SHC_E_SYNTAX, "a stream event is not a JSON object");

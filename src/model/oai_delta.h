@@ -29,7 +29,7 @@ typedef struct shc_oai_delta_cbs {
 
 /* Limits: tool calls per message, and bytes of text kept per message. */
 #define SHC_OAI_MAX_TOOL_CALLS 64
-#define SHC_OAI_MAX_TEXT       (64u * 1024u * 1024u)
+#define SHC_OAI_MAX_TEXT       (4u * 1024u * 1024u) /* per message: memory stays bounded */
 
 shc_oai_delta *shc_oai_delta_new(void);
 void shc_oai_delta_free(shc_oai_delta *d);

@@ -490,6 +490,7 @@ shc_backend *shc_openai_new(const shc_model_config *cfg, char *err, size_t errle
     be->max_requests =
         cfg->max_turn_requests > 0 ? cfg->max_turn_requests : SHC_MODEL_DEFAULT_MAX_TURN_REQUESTS;
     be->idle_timeout_s = cfg->request_timeout_s;
+    be->deadline_s = cfg->model_deadline_s;
     be->tool_output_limit =
         cfg->tool_output_limit > 0 ? cfg->tool_output_limit : SHC_MODEL_DEFAULT_TOOL_OUTPUT_LIMIT;
     be->context_window = cfg->context_window;

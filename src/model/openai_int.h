@@ -20,6 +20,7 @@
 #include "model/sse.h"
 
 #define ERRBODY_MAX      2048 /* bytes of a non-2xx response body kept for the message */
+#define ERRBODY_MS       5000 /* reading it stops after this long (it may never end) */
 #define JSONRPC_INTERNAL (-32603)
 
 typedef struct session {
@@ -43,6 +44,7 @@ typedef struct openai {
     char *system_prompt;
     long max_requests;
     long idle_timeout_s;
+    long deadline_s; /* one request, start to end */
     long tool_output_limit; /* bytes of a tool result's text for the model */
     long context_window;    /* configured tokens, or 0 */
     json_t *windows;        /* model id -> context window, from GET /models (owned, or NULL) */
@@ -84,6 +86,7 @@ struct shc_backend_turn {
     int stream_rc; /* first stream error */
     char stream_err[256];
     char errbody[ERRBODY_MAX + 1];
+    uint64_t errbody_t0; /* when its first byte came */
     size_t errbody_len;
     json_t *calls;    /* tool_calls of the last assistant message (borrowed from history) */
     size_t next_call; /* next one to dispatch */

@@ -92,6 +92,7 @@ static int on_event(void *p, const char *event, const char *data, size_t len)
 {
     (void)event;
     shc_backend_turn *t = p;
+    shc_http_progress(t->req); /* an event, not a keep-alive comment */
     int rc =
         shc_oai_delta_feed(t->delta, data, len, &delta_cbs, t, t->stream_err, sizeof t->stream_err);
     if (t->state != T_REQUEST)
@@ -103,12 +104,16 @@ static int on_body(void *p, long status, const char *buf, size_t len)
 {
     shc_backend_turn *t = p;
     if (status < 200 || status > 299) {
+        /* an error body is bounded in bytes and in time: a body that never ends (or trickles)
+         * must not hold the retry or the answer */
+        if (!t->errbody_len)
+            t->errbody_t0 = shc_loop_now_ms();
         size_t room = ERRBODY_MAX - t->errbody_len;
         size_t k = len < room ? len : room;
         memcpy(t->errbody + t->errbody_len, buf, k);
         t->errbody_len += k;
         t->errbody[t->errbody_len] = '\0';
-        return 0;
+        return k < len || shc_loop_now_ms() - t->errbody_t0 > ERRBODY_MS;
     }
     t->streamed = true;
     if (t->stream_rc)
@@ -329,7 +334,9 @@ void shc__oai_start_request(shc_backend_turn *t)
                        .body = body,
                        .body_len = strlen(body),
                        .headers = headers,
-                       .idle_timeout_s = be->idle_timeout_s};
+                       .idle_timeout_s = be->idle_timeout_s,
+                       .progress_by_caller = 1,
+                       .total_timeout_s = be->deadline_s};
     static const shc_http_cbs cbs = {on_body, on_done};
     t->state = T_REQUEST;
     int rc = shc_http_post(&t->req, be->http, &o, &cbs, t);

@@ -81,6 +81,9 @@ static const char *role_name(shc_role r)
     case SHC_ROLE_REPLACE: return "REPLACE";
     case SHC_ROLE_TABS: return "TABS";
     case SHC_ROLE_TEXT: return "TEXT";
+    case SHC_ROLE_PCRE: return "PCRE";
+    case SHC_ROLE_LITERAL: return "LITERAL";
+    case SHC_ROLE_REGEX: return "REGEX";
     }
     return "?";
 }
