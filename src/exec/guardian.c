@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/signame.h"
+#include "confine/confine.h"
 #include "exec/pty_spawn.h"
 #include "exec/sweep.h"
 #include "shcard.h"
@@ -153,6 +154,8 @@ static void do_spawn(gstate *g, const char *body, size_t len)
     memset(&o, 0, sizeof o);
     const char *token = NULL;
     const char **env = NULL;
+    shc_confine_spec spec;
+    bool has_spec = false;
     if (ok) {
         o.login = r[0] != 0;
         o.color = r[1] != 0;
@@ -179,9 +182,20 @@ static void do_spawn(gstate *g, const char *body, size_t len)
         } else {
             ok = false;
         }
+        uint32_t speclen = 0;
+        if (ok && (size_t)(end - r) >= sizeof speclen) {
+            memcpy(&speclen, r, sizeof speclen);
+            r += sizeof speclen;
+            if (speclen && ((size_t)(end - r) < speclen ||
+                            shc_confine_unpack(&spec, r, speclen) != 0))
+                ok = false;
+            has_spec = speclen != 0;
+        } else {
+            ok = false;
+        }
     }
     pid_t pid = -1;
-    int master = -1;
+    int master = -1, listener = -1;
     shc_pty_error err;
     memset(&err, 0, sizeof err);
     if (!ok || !o.command || !token) {
@@ -206,7 +220,8 @@ static void do_spawn(gstate *g, const char *body, size_t len)
             snprintf(rep.stage, sizeof rep.stage, "nomem");
             snprintf(rep.message, sizeof rep.message, "out of memory");
         } else {
-            rep.rc = shc__pty_fork(&pid, &master, &o, token, &err);
+            rep.rc = shc__pty_fork(&pid, &master, &listener, &o, has_spec ? &spec : NULL,
+                                   token, &err);
             if (rep.rc == 0) {
                 leader *x = &g->l[g->n++];
                 x->pid = pid;
@@ -232,18 +247,20 @@ static void do_spawn(gstate *g, const char *body, size_t len)
     struct iovec iov = {buf, sizeof buf};
     union {
         struct cmsghdr c;
-        char space[CMSG_SPACE(sizeof(int))];
+        char space[CMSG_SPACE(2 * sizeof(int))];
     } cm;
     memset(&cm, 0, sizeof cm);
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (master >= 0) {
+    if (master >= 0) { /* the master, and the watch's listener after it when there is one */
+        int nfd = listener >= 0 ? 2 : 1;
+        int fds[2] = {master, listener};
         mh.msg_control = cm.space;
-        mh.msg_controllen = sizeof cm.space;
+        mh.msg_controllen = CMSG_SPACE((size_t)nfd * sizeof(int));
         struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &master, sizeof master);
+        c->cmsg_len = CMSG_LEN((size_t)nfd * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, (size_t)nfd * sizeof(int));
     }
     ssize_t w;
     do
@@ -251,6 +268,8 @@ static void do_spawn(gstate *g, const char *body, size_t len)
     while (w < 0 && errno == EINTR);
     if (master >= 0)
         close(master); /* the agent holds the only master: closing it hangs stragglers up */
+    if (listener >= 0)
+        close(listener); /* the agent's loop answers the watch from now on */
     if (w != (ssize_t)sizeof buf)
         end_everything(g);
 }

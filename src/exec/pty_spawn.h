@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include "confine/confine.h"
 #include "exec/pty.h"
 
 /* Opens a PTY, forks, and in the child: resets signals, setsid, sets the controlling tty, puts
@@ -13,7 +14,9 @@
  * failure is an error here and never output.  On success *pid is the leader and *master the
  * owned non-blocking, CLOEXEC master fd.  token ("NAME=value") is added to the environment.
  * 0 or a negative SHC_E_* with err filled. */
-int shc__pty_fork(
-    pid_t *pid, int *master, const shc_pty_opts *o, const char *token, shc_pty_error *err);
+/* With spec (may be NULL) asking for a watch, the child applies it last before exec, and
+ * *listener is the owned, CLOEXEC listener fd (else -1); the exec of the shell was answered. */
+int shc__pty_fork(pid_t *pid, int *master, int *listener, const shc_pty_opts *o,
+                  const shc_confine_spec *spec, const char *token, shc_pty_error *err);
 
 #endif
