@@ -1,7 +1,12 @@
-/* shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD: prints the classifier's card
- * for CMD on stderr, runs CMD through the PTY executor, streams its output to stdout (raw, or one
- * JSON event per line) and exits with its status: the exit code, 128+N for signal N, 124 for a
- * timeout, 127 when it could not start. */
+/* shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] [--verify [--as KIND] [--grace S]]
+ * CMD: prints the classifier's card for CMD on stderr, runs CMD through the PTY executor, streams
+ * its output to stdout (raw, or one JSON event per line) and exits with its status: the exit
+ * code, 128+N for signal N, 124 for a timeout, 127 when it could not start.
+ *
+ * --verify runs a read, search or list card's command under the watch the bridge uses
+ * (confine.h) and says whether the card held: the verdict, what was observed (system calls, still
+ * running after the grace, waiting for terminal input) and, with --json, a last line
+ * {"event":"verify","held":B,"events":[...],...}.  --as takes the card another classifier gave. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
@@ -12,9 +17,13 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "acp/findings.h"
 #include "base/loop.h"
+#include "classify/programs.h"
 #include "exec/pty.h"
 #include "shcard.h"
+
+enum { MAX_EVENTS = 64, DEFAULT_GRACE_MS = 3000 };
 
 typedef struct run_ctx {
     bool json;
@@ -22,6 +31,13 @@ typedef struct run_ctx {
     bool finished;
     shc_pty_status st;
     shc_pty *pty;
+    /* --verify */
+    bool verify;
+    const char *as;      /* --as, or NULL: the classifier's own card */
+    uint64_t grace_ms;   /* --grace */
+    json_t *events;      /* what the watch saw, up to MAX_EVENTS */
+    size_t nevents;      /* all of them, counted */
+    bool slow, waited;
 } run_ctx;
 
 static void write_all(run_ctx *c, const char *p, size_t n)
@@ -88,6 +104,40 @@ static void on_exit_cb(shc_pty *pty, const shc_pty_status *st, void *payload)
     }
 }
 
+static void add_event(run_ctx *c, json_t *ev)
+{
+    c->nevents++;
+    if (json_array_size(c->events) < MAX_EVENTS)
+        json_array_append(c->events, ev);
+    json_decref(ev);
+}
+
+static void on_confine(shc_pty *pty, const shc_confine_event *ev, void *payload)
+{
+    (void)pty;
+    add_event(payload, shc_finding_event(ev));
+}
+
+static void on_wait(shc_pty *pty, void *payload)
+{
+    (void)pty;
+    run_ctx *c = payload;
+    c->waited = true;
+    add_event(c, shc_finding_fact("input", "it waited for terminal input"));
+}
+
+static void on_grace(shc_loop *loop, void *payload)
+{
+    (void)loop;
+    run_ctx *c = payload;
+    if (c->finished)
+        return;
+    char d[80];
+    snprintf(d, sizeof d, "still running after %.3g s", (double)c->grace_ms / 1000.0);
+    c->slow = true;
+    add_event(c, shc_finding_fact("slow", d));
+}
+
 static void on_signal(shc_loop *loop, int signo, void *payload)
 {
     (void)loop;
@@ -99,8 +149,9 @@ static void on_signal(shc_loop *loop, int signo, void *payload)
 
 /* The card the classifier gives CMD, on stderr: "[read] Read file 'x'".  Control characters in
  * the title (a terminal card's title is the command itself) are shown as spaces. */
-static void print_card(const char *cmd, const char *cwd)
+static shc_kind print_card(const char *cmd, const char *cwd, char **reason)
 {
+    shc_kind kind = SHC_KIND_TERMINAL;
     shc_verdict *v = NULL;
     shc_classify_opts copts = SHC_CLASSIFY_OPTS_INIT;
     char *real = realpath(cwd ? cwd : ".", NULL); /* where it runs: files there are stat()ed */
@@ -110,8 +161,10 @@ static void print_card(const char *cmd, const char *cwd)
     free(real);
     if (rc != 0 || !v) {
         fprintf(stderr, "[terminal] (classifier out of memory)\n");
-        return;
+        return kind;
     }
+    kind = v->kind;
+    *reason = v->reason ? strdup(v->reason) : NULL;
     const char *t = v->title ? v->title : cmd;
     fprintf(stderr, "[%s] ", shc_kind_name(v->kind));
     for (const unsigned char *q = (const unsigned char *)t; *q; q++)
@@ -119,11 +172,47 @@ static void print_card(const char *cmd, const char *cwd)
     fputc('\n', stderr);
     fflush(stderr);
     shc_verdict_free(v);
+    return kind;
+}
+
+/* The verdict, what was observed, and whether the card held: text on stderr, and with --json a
+ * last line on stdout.  A card that did not hold goes to the findings file too. */
+static void report(run_ctx *c, const char *cmd, const char *cwd, shc_kind kind, const char *card,
+                   const char *reason, bool watched)
+{
+    bool held = c->nevents == 0;
+    fprintf(stderr, "verdict: %s; card: %s; %s\n", shc_kind_name(kind), card,
+            !strcmp(card, "terminal") ? "a terminal card is not watched"
+            : !watched                ? "UNVERIFIED (no watch on this system)"
+            : held                    ? "held: nothing a card command must not do"
+                                      : "did NOT hold:");
+    char line[700];
+    for (size_t i = 0; i < json_array_size(c->events); i++)
+        fprintf(stderr, "  - %s\n", shc_finding_text(json_array_get(c->events, i), line,
+                                                      sizeof line));
+    if (c->nevents > json_array_size(c->events))
+        fprintf(stderr, "  - ... %zu more\n", c->nevents - json_array_size(c->events));
+    if (!held && watched) {
+        char *real = realpath(cwd ? cwd : ".", NULL);
+        int rc = shc_findings_append(cmd, real ? real : ".", card, shc_kind_name(kind), reason,
+                                     c->events);
+        if (rc)
+            fprintf(stderr, "shcard run: cannot write the findings file: %s\n", strerror(-rc));
+        free(real);
+    }
+    if (c->json) {
+        json_t *o = json_pack("{s:s,s:s,s:s,s:b,s:b,s:O,s:I}", "event", "verify", "verdict",
+                              shc_kind_name(kind), "card", card, "watched", watched, "held",
+                              held, "events", c->events,
+                              "nevents", (json_int_t)c->nevents);
+        emit(c, o);
+    }
 }
 
 static int usage(FILE *f)
 {
-    fprintf(f, "usage: shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json] CMD\n");
+    fprintf(f, "usage: shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json]\n"
+               "                  [--verify [--as read|search|list] [--grace SECONDS]] CMD\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -157,6 +246,24 @@ int shc_cmd_run(int argc, char **argv)
             c.json = true;
         } else if (!strcmp(a, "--login")) {
             o.login = true;
+        } else if (!strcmp(a, "--verify")) {
+            c.verify = true;
+        } else if (!strcmp(a, "--as") && i + 1 < argc) {
+            c.as = argv[++i];
+            if (strcmp(c.as, "read") && strcmp(c.as, "search") && strcmp(c.as, "list") &&
+                strcmp(c.as, "terminal")) {
+                fprintf(stderr, "shcard run: bad --as '%s' (read, search, list or terminal)\n",
+                        c.as);
+                return 2;
+            }
+        } else if (!strcmp(a, "--grace") && i + 1 < argc) {
+            char *end;
+            double t = strtod(argv[++i], &end);
+            if (*end || !(t > 0) || t > 1e6) {
+                fprintf(stderr, "shcard run: bad --grace '%s' (seconds, e.g. 3)\n", argv[i]);
+                return 2;
+            }
+            c.grace_ms = (uint64_t)(t * 1000.0 + 0.5);
         } else if (!strcmp(a, "--cwd") && i + 1 < argc) {
             o.cwd = argv[++i];
         } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
@@ -199,7 +306,29 @@ int shc_cmd_run(int argc, char **argv)
     o.on_exit = on_exit_cb;
     o.payload = &c;
 
-    print_card(o.command, o.cwd);
+    if (c.as && !c.verify) {
+        fprintf(stderr, "shcard run: --as needs --verify\n");
+        free(joined);
+        return 2;
+    }
+    char *reason = NULL, *programs = NULL;
+    shc_kind kind = print_card(o.command, o.cwd, &reason);
+    const char *card = c.as ? c.as : shc_kind_name(kind);
+    bool watch = c.verify && strcmp(card, "terminal") != 0; /* terminal cards: never watched */
+    size_t plen = 0;
+    shc_confine_spec spec = {SHC_CONFINE_WATCH, NULL, 0};
+    if (watch) {
+        programs = shc__programs(o.command, strlen(o.command), &plen);
+        spec.programs = programs;
+        spec.programs_len = programs ? plen : 0;
+        o.confine = &spec;
+        o.on_confine = on_confine;
+        o.on_wait = on_wait;
+        if (!c.grace_ms)
+            c.grace_ms = DEFAULT_GRACE_MS;
+    }
+    if (c.verify)
+        c.events = json_array();
     int status = 127;
     shc_loop *loop = shc_loop_new();
     shc_exec *ex = loop ? shc_exec_new(loop) : NULL;
@@ -227,6 +356,14 @@ int shc_cmd_run(int argc, char **argv)
         json_object_set_new(s, "pid", json_integer(shc_pty_pid(c.pty)));
         emit(&c, s);
     }
+    if (watch && !shc_pty_watched(c.pty)) {
+        const char *why = NULL;
+        shc_confine_available(&why);
+        fprintf(stderr, "shcard run: the card is unverified: %s\n",
+                why ? why : "the watch could not start");
+    }
+    if (watch)
+        shc_loop_timer(loop, c.grace_ms, on_grace, &c);
     while (!c.finished) {
         int rc = shc_loop_run_once(loop, -1);
         if (rc) {
@@ -235,10 +372,15 @@ int shc_cmd_run(int argc, char **argv)
         }
     }
     status = c.finished ? shc_pty_status_code(&c.st) : 127;
+    if (c.verify && c.finished)
+        report(&c, o.command, o.cwd, kind, card, reason, watch && shc_pty_watched(c.pty));
 done:
     shc_pty_free(c.pty);
     shc_exec_free(ex);
     shc_loop_free(loop);
     free(joined);
+    free(reason);
+    free(programs);
+    json_decref(c.events);
     return status;
 }
