@@ -50,6 +50,7 @@ typedef struct br_session br_session;
 typedef struct br_bridge br_bridge;
 typedef struct br_v2sess br_v2sess; /* v2enc.c: what the v2 encoder keeps per session */
 typedef struct br_replay br_replay;
+typedef struct br_verify br_verify; /* verify.c */
 
 /* The window of every command's PTY: the executor's size, and the `size` a v2 client renders
  * the display terminal at. */
@@ -103,6 +104,7 @@ struct br_call {
     uint64_t out_seen;
     size_t out_stored;
     shc_ring out_tail;
+    br_verify *verify;            /* owned (verify.c): the watch of a read/search/list card */
 };
 
 struct br_turn {
@@ -196,6 +198,7 @@ struct br_bridge {
     json_t *models;               /* owned: model ids for the selector (model backends), or NULL */
     unsigned long long nsessions; /* ids with cfg.session_prefix */
     bool tearing;
+    bool unverified_told;         /* verify.c said once that cards are unverified here */
     bool finished;
     int teardown_timer;
     int teardown_kick;
@@ -265,6 +268,17 @@ void shc__call_finish(br_call *c, const shc_call_end *end, const char *model_tex
                       bool timed_out, bool cancelled);
 void shc__call_not_run(br_call *c, const char *why, bool cancelled);
 void shc__turn_kick(br_turn *t); /* the turn's progress runs from a zero-delay timer */
+
+/* verify.c: a read/search/list card's command runs under the watch (src/confine/); the card
+ * becomes a terminal card on the first event, after the grace, or when it waits for terminal
+ * input.  opts: fills o->confine and the callbacks when the call's card is watched. */
+void shc__verify_opts(br_call *c, shc_pty_opts *o);
+/* After a spawn: starts the grace timer, or says once that cards are unverified. */
+void shc__verify_started(br_call *c);
+/* A display chunk of the call's command: kept until a flip shows it. */
+void shc__verify_output(br_call *c, const char *data, size_t len);
+/* The call's command ended (or is dropped): the findings file, then everything freed. */
+void shc__verify_end(br_call *c);
 
 /* cterm.c */
 void shc__ct_run(br_call *c);    /* terminal/create and what follows */

@@ -26,6 +26,7 @@ static void drop_pty(br_call *c)
         return;
     shc_pty_free(c->pty);
     c->pty = NULL;
+    shc__verify_end(c);
     c->turn->br->nlocal--;
     wake_waiting(c->turn->br);
 }
@@ -34,6 +35,7 @@ static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payl
 {
     (void)pty;
     br_call *c = payload;
+    shc__verify_output(c, data, len); /* a watched card keeps it until it flips */
     if (c->info.card != SHC_CARD_TERMINAL || len == 0)
         return;
     json_t *u = shc_present_output(&c->info, data, len);
@@ -45,6 +47,7 @@ static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payl
 static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
 {
     br_call *c = payload;
+    shc__verify_end(c);
     size_t mlen = 0;
     char *model = shc_pty_model_text(pty, &mlen);
     shc_call_end end = {true, st->exit_code, st->signal, NULL, 0, NULL};
@@ -94,13 +97,16 @@ static void run_local(br_call *c)
         .on_exit = on_pty_exit,
         .payload = c,
     };
+    shc__verify_opts(c, &o);
     shc_pty_error err;
     memset(&err, 0, sizeof err);
     c->state = CALL_RUNNING;
     if (shc_pty_spawn(&c->pty, br->exec, &o, &err) == 0) {
         br->nlocal++;
+        shc__verify_started(c);
     } else {
         c->pty = NULL;
+        shc__verify_end(c);
         shc_log_warn(br->log, "cannot run `%s`: %s", c->command, err.message);
         shc__call_not_run(c, err.message[0] ? err.message : "cannot start the command", false);
     }
@@ -252,6 +258,7 @@ static void call_free(br_call *c)
     if (c->give_up_timer)
         shc_loop_cancel_timer(c->turn->br->loop, c->give_up_timer);
     drop_pty(c);
+    shc__verify_end(c);
     shc_verdict_free(c->verdict);
     shc_ring_fini(&c->out_tail);
     free(c->be_call_id);

@@ -59,9 +59,10 @@ static void on_call(const shc_node *call, void *payload)
             add(a, c->words[i].value, c->words[i].len);
 }
 
-char *shc__programs(const char *cmd, size_t cmdlen, size_t *len)
+char *shc__programs(const char *cmd, size_t cmdlen, size_t *len, bool *login)
 {
     *len = 0;
+    *login = false;
     shc_ast *ast = NULL;
     shc_diag diag;
     memset(&diag, 0, sizeof diag);
@@ -72,6 +73,7 @@ char *shc__programs(const char *cmd, size_t cmdlen, size_t *len)
     acc a = {NULL, 0, 0, false};
     if (ast->wrapper.present && ast->wrapper.path)
         add(&a, ast->wrapper.path, strlen(ast->wrapper.path));
+    *login = ast->wrapper.present && ast->wrapper.flag && strchr(ast->wrapper.flag, 'l');
     shc_ast_each_call(ast->root, on_call, &a);
     shc_ast_free(ast);
     if (a.nomem || !a.buf) {

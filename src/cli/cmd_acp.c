@@ -32,6 +32,9 @@ static void usage(FILE *f)
             "                           (a password prompt, a pager, read </dev/tty, stopped)\n"
             "                           (default 3; 0 = never)\n"
             "  --login                  run commands with bash -lc (default bash -c)\n"
+            "  --no-verify              do not watch read/search/list commands as they run\n"
+            "  --verify-grace SECONDS   a watched card still running this long becomes a\n"
+            "                           terminal card (default 3)\n"
             "  --color                  TERM=xterm-256color (default TERM=dumb, NO_COLOR=1)\n"
             "  --max-line BYTES         longest accepted JSON-RPC line (default 4 MiB)\n"
             "  --output-limit BYTES     model text / outputByteLimit cap (default 1 MiB)\n"
@@ -139,6 +142,17 @@ int shc_cmd_acp(int argc, char **argv)
             cfg.client_terminals = true;
         } else if (!strcmp(a, "--login")) {
             cfg.login = true;
+        } else if (!strcmp(a, "--no-verify")) {
+            cfg.no_verify = true;
+        } else if (!strcmp(a, "--verify-grace")) {
+            char *end = NULL;
+            double g = v ? strtod(v, &end) : 0;
+            if (!v || !*v || *end || !(g > 0) || g > 86400) {
+                fprintf(stderr, "shcard acp: --verify-grace needs seconds (e.g. 3 or 0.5)\n");
+                return 2;
+            }
+            cfg.verify_grace_ms = (uint64_t)(g * 1000.0 + 0.5);
+            i++;
         } else if (!strcmp(a, "--color")) {
             cfg.color = true;
         } else if (!strcmp(a, "--log-level")) {

@@ -318,7 +318,10 @@ int shc_cmd_run(int argc, char **argv)
     size_t plen = 0;
     shc_confine_spec spec = {SHC_CONFINE_WATCH, NULL, 0};
     if (watch) {
-        programs = shc__programs(o.command, strlen(o.command), &plen);
+        bool login = false;
+        programs = shc__programs(o.command, strlen(o.command), &plen, &login);
+        if (login || o.login)
+            spec.flags |= SHC_CONFINE_LOGIN;
         spec.programs = programs;
         spec.programs_len = programs ? plen : 0;
         o.confine = &spec;

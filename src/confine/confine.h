@@ -34,6 +34,10 @@
 
 enum {
     SHC_CONFINE_WATCH = 1u << 0, /* notify the calls a read/search/list command must not make */
+    SHC_CONFINE_LOGIN = 1u << 1, /* a login shell runs first (bash -lc): what its profile does
+                                  * (the user's own, e.g. Debian's /etc/profile runs `id`) is not
+                                  * reported, up to the first exec of a listed program that is
+                                  * not a shell (the command's own tool) */
     SHC_CONFINE_PACK_MAX = 64u << 10, /* a packed spec is at most this long */
     SHC_CONFINE_DETAIL = 512,         /* bytes of an event's detail (path, program, address) */
 };
@@ -90,6 +94,8 @@ typedef void (*shc_confine_event_fn)(const shc_confine_event *ev, void *payload)
  * of memory (the listener is then closed: the watched calls fail with ENOSYS). */
 shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, const shc_confine_spec *spec,
                                          shc_confine_event_fn fn, void *payload);
+/* Events not reported because a login shell's profile was still running (SHC_CONFINE_LOGIN). */
+uint64_t shc_confine_watch_profile(const shc_confine_watch *w);
 /* Notifications answered so far (events or not). */
 uint64_t shc_confine_watch_count(const shc_confine_watch *w);
 /* NULL-safe.  Answers what is pending, then closes the listener. */

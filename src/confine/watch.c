@@ -38,7 +38,8 @@ struct shc_confine_watch {
     void *payload;
     char *programs; /* owned copy of the spec's list */
     size_t programs_len;
-    uint64_t count;
+    uint64_t count, profile;
+    bool quiet; /* SHC_CONFINE_LOGIN: the profile still runs */
     struct seccomp_notif *n;
     struct seccomp_notif_resp *r;
     size_t nsz, rsz;
@@ -106,9 +107,24 @@ static void absolutise(pid_t pid, int dirfd, char *path, size_t cap)
 
 /* ------------------------------------------------------------------ what is not an event */
 
-static bool program_ok(const shc_confine_watch *w, const char *path)
+static bool is_shell(const char *base)
+{
+    return !strcmp(base, "bash") || !strcmp(base, "sh") || !strcmp(base, "dash");
+}
+
+static bool program_ok(shc_confine_watch *w, const char *path)
 {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (w->quiet && !is_shell(base)) {
+        for (size_t i = 0; i < w->programs_len;) {
+            const char *p = w->programs + i;
+            if (*p && !strcmp(p, base))
+                w->quiet = false; /* the command's own tool: the profile is over */
+            i += strlen(p) + 1;
+        }
+        if (w->quiet)
+            return true; /* the profile's own programs */
+    }
     for (size_t i = 0; i < w->programs_len;) {
         const char *p = w->programs + i;
         size_t l = strlen(p);
@@ -181,7 +197,7 @@ static bool sockaddr_text(int mem, uint64_t addr, uint64_t len, char *out, size_
 }
 
 /* Fills ev from notification n; false when what it did is no event (see above). */
-static bool describe(const shc_confine_watch *w, const struct seccomp_notif *n, int mem,
+static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem,
                      shc_confine_event *ev)
 {
     const struct seccomp_data *d = &n->data;
@@ -290,6 +306,10 @@ static bool one(shc_confine_watch *w)
     /* What we read is the call's only if the notification is still pending now. */
     bool valid = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
     answer(w, id);
+    if (is_event && valid && w->quiet) {
+        w->profile++;
+        return true;
+    }
     if (is_event && valid) {
         clean(ev.detail);
         w->fn(&ev, w->payload);
@@ -330,6 +350,7 @@ shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, const shc
         memcpy(w->programs, spec->programs, spec->programs_len);
         w->programs_len = spec->programs_len;
     }
+    w->quiet = spec && (spec->flags & SHC_CONFINE_LOGIN);
     fcntl(listener, F_SETFD, FD_CLOEXEC);
     w->wid = shc_loop_watch(loop, listener, SHC_LOOP_READ, on_ready, w);
     if (w->wid <= 0)
@@ -344,6 +365,11 @@ fail:
     }
     close(listener);
     return NULL;
+}
+
+uint64_t shc_confine_watch_profile(const shc_confine_watch *w)
+{
+    return w ? w->profile : 0;
 }
 
 uint64_t shc_confine_watch_count(const shc_confine_watch *w)
