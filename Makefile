@@ -9,6 +9,7 @@
 #   make bench      benchmarks (ratios against anchors measured in the same run; installs the
 #                   anchors: tree-sitter-bash, mvdan/sh)
 #   make fuzz       libFuzzer builds of fuzz/*.c (clang)
+#   make verify-sweep  every card-labelled corpus command under the watch: none may flip
 #   make deps       install the Debian packages the project needs
 #   make lib        build/lib: libshcard.so.0 (the classifier core), libshcard.a
 #   make man        build/man: the manual pages from man/*.scd
@@ -67,7 +68,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: verify-sweep all shcard lib man install uninstall npm wasm deb test-packages abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
@@ -320,6 +321,11 @@ gen:
 
 check-gen:
 	@bash tests/check-gen.sh
+
+# Verified cards: every card-labelled corpus command under the watch on a benign repository;
+# none may flip (suite_verify runs a sample of them).
+verify-sweep: all
+	/usr/bin/env python3 tests/verify_sweep.py $(BUILD)/shcard
 
 # ---------------------------------------------------------------- bench and fuzz
 bench: deps bench-anchors

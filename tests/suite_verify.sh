@@ -87,6 +87,8 @@ for c in "${benign[@]}"; do # a clean HOME: the login profile of this machine is
   j=$(HOME=$T/home verify --cwd "$T/repo" --as read "$c")
   expect_eq "benign: $c" "$(field "$j" 'd["watched"], d["held"], d["events"]')" "(True, True, [])"
 done
+# a sample of the corpus's card-labelled commands (the full sweep: make verify-sweep)
+check "corpus sample: no card flips" $PY tests/verify_sweep.py "$S" --sample 15
 # many threads (rg) over many files: every notification answered, nothing flagged
 mkdir -p "$T/big" && for i in $(seq 1 300); do printf 'line %s\nneedle\n' "$i" >"$T/big/f$i.txt"; done
 j=$(verify --cwd "$T/big" --as search "rg -n needle")

@@ -9,7 +9,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ZED_INIT, ok, eq, finish, startAgent, connect, within } from "./lib.mjs";
+import { ZED_INIT, ok, eq, finish, startAgent, connect, within, raw } from "./lib.mjs";
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "shcard-verify-")));
 const bin = join(ws, ".bin");
@@ -107,6 +107,30 @@ await a2.ctx.request("session/load", { sessionId: sid, cwd: ws, mcpServers: [] }
   eq(exits, 4, "replay: the four flipped cards end with their exit pill");
 }
 await stop(a2);
+
+// ACP v2 (raw NDJSON): the flip is a tool_call_update upsert and the display terminal starts
+{
+  const child = startAgent(["--no-store"], { env, cwd: ws });
+  const r = raw(child);
+  const rq = (id, method, params) => r.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+  rq(1, "initialize", { protocolVersion: 2, info: { name: "verify-e2e", version: "1" }, capabilities: {} });
+  await r.next((m) => m.id === 1);
+  rq(2, "session/new", { cwd: ws, mcpServers: [] });
+  const sid2 = (await r.next((m) => m.id === 2))?.result?.sessionId;
+  rq(3, "session/prompt", { sessionId: sid2, prompt: [{ type: "text", text: "cat touchme.txt" }] });
+  const idle = await r.next((m) => m.params?.update?.sessionUpdate === "state_update" && m.params.update.state === "idle", 15000);
+  ok(!!idle, "v2: the turn ends");
+  const u = r.lines.map((m) => m.params?.update).filter(Boolean);
+  const tc = u.filter((x) => x.sessionUpdate === "tool_call_update" && x.kind);
+  eq(tc.map((x) => x.kind), ["read", "execute"], "v2: the read card, then the terminal card (upserts)");
+  ok(/shown as a read, but it ran `touch`/.test(tc[1]?.content?.[0]?.content?.text || ""), "v2: the notice", tc[1]);
+  const tu = u.filter((x) => x.sessionUpdate === "terminal_update");
+  eq([tu[0]?.command, tu[tu.length - 1]?.exitStatus], ["cat touchme.txt", { exitCode: 0 }], "v2: the display terminal starts and exits");
+  const data = u.filter((x) => x.sessionUpdate === "terminal_output_chunk").map((x) => Buffer.from(x.data, "base64").toString()).join("");
+  ok(data.includes("touchme text"), "v2: the output so far in the terminal", data);
+  child.stdin.end();
+  await within(8000, child.exited).catch(() => {});
+}
 
 // no watch on this system: the read card stays, a notice says cards are unverified
 const a3 = await agent({ SHCARD_NO_VERIFY: "1" });
