@@ -52,6 +52,8 @@ static void on_call(const shc_node *call, void *payload)
     const shc_word *w0 = &c->words[0];
     add(a, w0->value, w0->len);
     const char *b = strrchr(w0->value, '/') ? strrchr(w0->value, '/') + 1 : w0->value;
+    if (!strcmp(b, "egrep") || !strcmp(b, "fgrep") || !strcmp(b, "rgrep"))
+        add(a, "grep", 4); /* Debian's egrep and fgrep are scripts: exec grep -E / -F */
     if (strcmp(b, "find") && strcmp(b, "xargs"))
         return;
     for (size_t i = 1; i < c->nwords; i++)
