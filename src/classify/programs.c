@@ -41,6 +41,9 @@ static void add(acc *a, const char *word, size_t n)
     memcpy(a->buf + a->len, word, n);
     a->buf[a->len + n] = 0;
     a->len += n + 1;
+    if ((n == 5 && (!memcmp(word, "egrep", 5) || !memcmp(word, "fgrep", 5) ||
+                    !memcmp(word, "rgrep", 5))))
+        add(a, "grep", 4); /* Debian's egrep, fgrep and rgrep are scripts that exec grep */
 }
 
 static void on_call(const shc_node *call, void *payload)
@@ -52,8 +55,6 @@ static void on_call(const shc_node *call, void *payload)
     const shc_word *w0 = &c->words[0];
     add(a, w0->value, w0->len);
     const char *b = strrchr(w0->value, '/') ? strrchr(w0->value, '/') + 1 : w0->value;
-    if (!strcmp(b, "egrep") || !strcmp(b, "fgrep") || !strcmp(b, "rgrep"))
-        add(a, "grep", 4); /* Debian's egrep and fgrep are scripts: exec grep -E / -F */
     if (strcmp(b, "find") && strcmp(b, "xargs"))
         return;
     for (size_t i = 1; i < c->nwords; i++)
