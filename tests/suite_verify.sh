@@ -96,9 +96,11 @@ expect_eq "rg over 300 files" "$(field "$j" 'd["held"]')" True
 
 # ------------------------------------------------------------------- the rest
 # a login shell's profile is the user's: Debian's /etc/profile runs `id`, this one writes too
-printf 'id -u >/dev/null; : > "$HOME/profile-ran"\n' >"$T/home/.bash_profile"
-j=$(HOME=$T/home verify --cwd "$T/repo" --as read "bash -lc 'cat notes.txt'")
-expect_eq "login profile: not the command's" "$(field "$j" 'd["held"]')" True
+# (and its time is not the command's: the grace starts after it; its helpers' own helpers,
+# here cat, do not end it)
+printf 'id -u >/dev/null; : > "$HOME/profile-ran"; (echo | cat >/dev/null); sleep 1\n' >"$T/home/.bash_profile"
+j=$(HOME=$T/home verify --cwd "$T/repo" --as read --grace 0.5 "bash -lc 'cat notes.txt'")
+expect_eq "login profile: not the command's" "$(field "$j" 'd["held"], d["events"]')" "(True, [])"
 check "login profile: it ran" test -e "$T/home/profile-ran"
 j=$(HOME=$T/home verify --cwd "$T/repo" --as read "bash -lc 'cat notes.txt; env touch $T/after'")
 expect_eq "login profile: the command's own events still count" "$(field "$j" '[e["detail"].rsplit("/")[-1] for e in d["events"]][:1]')" "['touch']"

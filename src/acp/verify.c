@@ -20,13 +20,14 @@ enum {
     DEFAULT_GRACE_MS = 3000,
     PRE_MAX = 256 << 10, /* output kept before a flip (a card command is expected to be short) */
     MAX_EVENTS = 32,     /* events kept per call for the findings file */
+    PROFILE_POLL_MS = 100, /* while a login profile runs, how often the grace looks again */
 };
 
 struct br_verify {
     shc_confine_spec spec;
     char *programs;  /* owned: spec.programs */
     int t_grace;
-    bool flipped;
+    bool flipped, profile; /* profile: the grace waited for a login profile to end */
     char *pre;       /* display bytes so far (valid UTF-8 chunks), up to PRE_MAX */
     size_t npre;
     uint64_t dropped;
@@ -109,12 +110,22 @@ static void on_wait(shc_pty *pty, void *payload)
 
 static void on_grace(shc_loop *loop, void *payload)
 {
-    (void)loop;
     br_call *c = payload;
     br_verify *v = c->verify;
     v->t_grace = 0;
     const shc_bridge_config *cfg = &c->turn->br->cfg;
     uint64_t ms = cfg->verify_grace_ms ? cfg->verify_grace_ms : DEFAULT_GRACE_MS;
+    /* a login profile's time is not the command's: the grace starts once it is over */
+    if (c->pty && shc_pty_in_profile(c->pty)) {
+        v->profile = true;
+        v->t_grace = shc_loop_timer(loop, PROFILE_POLL_MS, on_grace, c);
+        return;
+    }
+    if (v->profile) {
+        v->profile = false;
+        v->t_grace = shc_loop_timer(loop, ms, on_grace, c);
+        return;
+    }
     char why[96];
     snprintf(why, sizeof why, "it is still running after %.3g s", (double)ms / 1000.0);
     add_event(v, shc_finding_fact("slow", why + 3));

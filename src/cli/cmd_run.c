@@ -37,7 +37,7 @@ typedef struct run_ctx {
     uint64_t grace_ms;   /* --grace */
     json_t *events;      /* what the watch saw, up to MAX_EVENTS */
     size_t nevents;      /* all of them, counted */
-    bool slow, waited;
+    bool slow, waited, profile;
 } run_ctx;
 
 static void write_all(run_ctx *c, const char *p, size_t n)
@@ -128,10 +128,19 @@ static void on_wait(shc_pty *pty, void *payload)
 
 static void on_grace(shc_loop *loop, void *payload)
 {
-    (void)loop;
     run_ctx *c = payload;
     if (c->finished)
         return;
+    if (c->pty && shc_pty_in_profile(c->pty)) { /* the grace starts after a login profile */
+        c->profile = true;
+        shc_loop_timer(loop, 100, on_grace, c);
+        return;
+    }
+    if (c->profile) {
+        c->profile = false;
+        shc_loop_timer(loop, c->grace_ms, on_grace, c);
+        return;
+    }
     char d[80];
     snprintf(d, sizeof d, "still running after %.3g s", (double)c->grace_ms / 1000.0);
     c->slow = true;
@@ -359,7 +368,8 @@ int shc_cmd_run(int argc, char **argv)
         json_object_set_new(s, "pid", json_integer(shc_pty_pid(c.pty)));
         emit(&c, s);
     }
-    if (watch && !shc_pty_watched(c.pty)) {
+    bool watched = watch && shc_pty_watched(c.pty); /* asked while it runs */
+    if (watch && !watched) {
         const char *why = NULL;
         shc_confine_available(&why);
         fprintf(stderr, "shcard run: the card is unverified: %s\n",
@@ -376,7 +386,7 @@ int shc_cmd_run(int argc, char **argv)
     }
     status = c.finished ? shc_pty_status_code(&c.st) : 127;
     if (c.verify && c.finished)
-        report(&c, o.command, o.cwd, kind, card, reason, watch && shc_pty_watched(c.pty));
+        report(&c, o.command, o.cwd, kind, card, reason, watched);
 done:
     shc_pty_free(c.pty);
     shc_exec_free(ex);

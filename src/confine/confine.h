@@ -37,7 +37,8 @@ enum {
     SHC_CONFINE_LOGIN = 1u << 1, /* a login shell runs first (bash -lc): what its profile does
                                   * (the user's own, e.g. Debian's /etc/profile runs `id`) is not
                                   * reported, up to the first exec of a listed program that is
-                                  * not a shell (the command's own tool) */
+                                  * not a shell by the shell or a direct child of it (the
+                                  * command's own tool) */
     SHC_CONFINE_PACK_MAX = 64u << 10, /* a packed spec is at most this long */
     SHC_CONFINE_DETAIL = 512,         /* bytes of an event's detail (path, program, address) */
 };
@@ -90,10 +91,15 @@ typedef struct shc_confine_event {
 
 typedef void (*shc_confine_event_fn)(const shc_confine_event *ev, void *payload);
 
-/* Watches listener (owned from now on, closed by free) on loop.  spec is copied.  NULL when out
+/* Watches listener (owned from now on, closed by free) on loop.  spec is copied.  leader: the
+ * command's first process (the shell the executor started; with SHC_CONFINE_LOGIN only an exec
+ * by it or a direct child of it ends the profile's time), or 0.  NULL when out
  * of memory (the listener is then closed: the watched calls fail with ENOSYS). */
-shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, const shc_confine_spec *spec,
-                                         shc_confine_event_fn fn, void *payload);
+shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t leader,
+                                         const shc_confine_spec *spec, shc_confine_event_fn fn,
+                                         void *payload);
+/* Whether a login shell's profile still runs (SHC_CONFINE_LOGIN, before the command's tool). */
+bool shc_confine_watch_quiet(const shc_confine_watch *w);
 /* Events not reported because a login shell's profile was still running (SHC_CONFINE_LOGIN). */
 uint64_t shc_confine_watch_profile(const shc_confine_watch *w);
 /* Notifications answered so far (events or not). */

@@ -40,6 +40,7 @@ struct shc_confine_watch {
     size_t programs_len;
     uint64_t count, profile;
     bool quiet; /* SHC_CONFINE_LOGIN: the profile still runs */
+    pid_t leader; /* the command's first process (its login shell), or 0 */
     struct seccomp_notif *n;
     struct seccomp_notif_resp *r;
     size_t nsz, rsz;
@@ -112,19 +113,43 @@ static bool is_shell(const char *base)
     return !strcmp(base, "bash") || !strcmp(base, "sh") || !strcmp(base, "dash");
 }
 
-static bool program_ok(shc_confine_watch *w, const char *path)
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *r = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    int ppid = 0;
+    return r && sscanf(r + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
+}
+
+/* The command's own tool: run by its login shell itself or a direct child of it (a pipeline's
+ * stage), not deeper down where a profile's helpers run theirs. */
+static bool from_the_shell(const shc_confine_watch *w, pid_t pid)
+{
+    return !w->leader || pid == w->leader || parent_of(pid) == w->leader;
+}
+
+static bool program_ok(shc_confine_watch *w, const char *path, pid_t pid)
 {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    if (w->quiet && !is_shell(base)) {
+    if (w->quiet && !is_shell(base) && from_the_shell(w, pid)) {
         for (size_t i = 0; i < w->programs_len;) {
             const char *p = w->programs + i;
             if (*p && !strcmp(p, base))
                 w->quiet = false; /* the command's own tool: the profile is over */
             i += strlen(p) + 1;
         }
-        if (w->quiet)
-            return true; /* the profile's own programs */
     }
+    if (w->quiet)
+        return true; /* the profile's own programs */
     for (size_t i = 0; i < w->programs_len;) {
         const char *p = w->programs + i;
         size_t l = strlen(p);
@@ -225,7 +250,7 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
     case SHC_SD_EXEC:
         if (!read_str(mem, d->args[e->path], p, cap))
             snprintf(p, cap, "(a program it would not let us read)");
-        else if (program_ok(w, p))
+        else if (program_ok(w, p, ev->pid))
             return false;
         return true;
     case SHC_SD_OPENAT2: {
@@ -327,8 +352,9 @@ static void on_ready(shc_loop *loop, int fd, unsigned events, void *payload)
         ;
 }
 
-shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, const shc_confine_spec *spec,
-                                         shc_confine_event_fn fn, void *payload)
+shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t leader,
+                                         const shc_confine_spec *spec, shc_confine_event_fn fn,
+                                         void *payload)
 {
     shc_confine_watch *w = calloc(1, sizeof *w);
     struct seccomp_notif_sizes sz;
@@ -336,6 +362,7 @@ shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, const shc
         goto fail;
     w->loop = loop;
     w->fd = listener;
+    w->leader = leader;
     w->fn = fn;
     w->payload = payload;
     w->nsz = sz.seccomp_notif > sizeof *w->n ? sz.seccomp_notif : sizeof *w->n;
@@ -365,6 +392,11 @@ fail:
     }
     close(listener);
     return NULL;
+}
+
+bool shc_confine_watch_quiet(const shc_confine_watch *w)
+{
+    return w && w->quiet;
 }
 
 uint64_t shc_confine_watch_profile(const shc_confine_watch *w)

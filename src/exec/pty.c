@@ -58,7 +58,7 @@ struct shc_pty {
     uint64_t input_wait_ms, wait_since; /* stall.h: how long it may wait; since when it does */
     char pts[32];                       /* its terminal, "/dev/pts/N" */
     shc_confine_watch *watch; /* owned: the supervisor of a watched command, or NULL */
-    bool watched, wait_told;
+    bool wait_told;
     shc_pty_confine_fn on_confine;
     shc_pty_wait_fn on_wait;
     shc_pty_output_fn on_output;
@@ -66,7 +66,6 @@ struct shc_pty {
     void *payload;
 };
 
-/* Wants the stall scan: may be ended for waiting, or wants to be told it waits. */
 static bool scans(const shc_pty *p)
 {
     return (p->input_wait_ms || (p->on_wait && !p->wait_told)) && !p->exited && !p->laddering;
@@ -454,7 +453,12 @@ int shc_pty_resize(shc_pty *pty, uint16_t cols, uint16_t rows)
 
 bool shc_pty_watched(const shc_pty *pty)
 {
-    return pty && pty->watched;
+    return pty && pty->watch;
+}
+
+bool shc_pty_in_profile(const shc_pty *pty)
+{
+    return pty && shc_confine_watch_quiet(pty->watch);
 }
 
 pid_t shc_pty_pid(const shc_pty *pty)
@@ -498,7 +502,6 @@ void shc_pty_free(shc_pty *pty)
 }
 
 /* ---------------------------------------------------------------- spawn */
-
 static void on_confine_ev(const shc_confine_event *ev, void *payload)
 {
     shc_pty *p = payload;
@@ -552,8 +555,8 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
     p->on_confine = opts->on_confine;
     p->on_wait = opts->on_wait;
     if (listener >= 0) {
-        p->watch = shc_confine_watch_new(p->loop, listener, opts->confine, on_confine_ev, p);
-        p->watched = p->watch != NULL;
+        p->watch =
+            shc_confine_watch_new(p->loop, listener, p->pid, opts->confine, on_confine_ev, p);
     }
     p->linked = true;
     p->next = ex->live;

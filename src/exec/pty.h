@@ -151,8 +151,11 @@ void shc_pty_cancel(shc_pty *pty);
 int shc_pty_resize(shc_pty *pty, uint16_t cols, uint16_t rows);
 
 pid_t shc_pty_pid(const shc_pty *pty); /* the shell's pid (== pgid == sid) */
-/* Whether the command runs under the watch its opts asked for. */
+/* Whether the command runs under the watch its opts asked for (false once it is done). */
 bool shc_pty_watched(const shc_pty *pty);
+/* Whether its login shell's profile still runs (shc_confine_watch_quiet): not the command's
+ * time yet. */
+bool shc_pty_in_profile(const shc_pty *pty);
 bool shc_pty_done(const shc_pty *pty); /* the exit callback has run (or is running) */
 /* The final status once done, else NULL.  Borrowed from the pty. */
 const shc_pty_status *shc_pty_status_get(const shc_pty *pty);
