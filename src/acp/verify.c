@@ -147,7 +147,8 @@ void shc__verify_opts(br_call *c, shc_pty_opts *o)
     bool login = false;
     v->programs = shc__programs(c->command, strlen(c->command), &plen, &login);
     unsigned flags = SHC_CONFINE_WATCH | (login || br->cfg.login ? SHC_CONFINE_LOGIN : 0u);
-    v->spec = (shc_confine_spec){flags, v->programs, v->programs ? plen : 0};
+    v->spec = (shc_confine_spec){.flags = flags, .programs = v->programs,
+                                 .programs_len = v->programs ? plen : 0};
     c->verify = v;
     o->confine = &v->spec;
     o->on_confine = on_confine;

@@ -6,7 +6,10 @@
  * --verify runs a read, search or list card's command under the watch the bridge uses
  * (confine.h) and says whether the card held: the verdict, what was observed (system calls, still
  * running after the grace, waiting for terminal input) and, with --json, a last line
- * {"event":"verify","held":B,"events":[...],...}.  --as takes the card another classifier gave. */
+ * {"event":"verify","held":B,"events":[...],...}.  --as takes the card another classifier gave.
+ *
+ * --sandbox read-only|workspace runs CMD in the sandbox the bridge uses (docs/sandbox.md):
+ * run_sandbox.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/run_sandbox.h"
 #include "acp/findings.h"
 #include "base/loop.h"
 #include "classify/programs.h"
@@ -221,7 +225,9 @@ static void report(run_ctx *c, const char *cmd, const char *cwd, shc_kind kind, 
 static int usage(FILE *f)
 {
     fprintf(f, "usage: shcard run [--cwd DIR] [--timeout SECONDS] [--login] [--json]\n"
-               "                  [--verify [--as read|search|list] [--grace SECONDS]] CMD\n");
+               "                  [--verify [--as read|search|list] [--grace SECONDS]]\n"
+               "                  [--sandbox off|read-only|workspace [--allow-network]\n"
+               "                   [--writable DIR]... [--sandbox-fallback refuse|off]] CMD\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -243,7 +249,8 @@ int shc_cmd_run(int argc, char **argv)
     run_ctx c = {0};
     shc_pty_opts o = {0};
     char *joined = NULL;
-    int i = 0;
+    shc_run_sandbox sb = {0};
+    int i = 0, taken;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) {
@@ -273,6 +280,9 @@ int shc_cmd_run(int argc, char **argv)
                 return 2;
             }
             c.grace_ms = (uint64_t)(t * 1000.0 + 0.5);
+        } else if ((taken = shc__run_sandbox_opt(&sb, argc, argv, &i)) != 0) {
+            if (taken < 0)
+                return 2;
         } else if (!strcmp(a, "--cwd") && i + 1 < argc) {
             o.cwd = argv[++i];
         } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
@@ -325,15 +335,15 @@ int shc_cmd_run(int argc, char **argv)
     const char *card = c.as ? c.as : shc_kind_name(kind);
     bool watch = c.verify && strcmp(card, "terminal") != 0; /* terminal cards: never watched */
     size_t plen = 0;
-    shc_confine_spec spec = {SHC_CONFINE_WATCH, NULL, 0};
+    shc_confine_spec spec = {.flags = 0};
     if (watch) {
+        spec.flags |= SHC_CONFINE_WATCH;
         bool login = false;
         programs = shc__programs(o.command, strlen(o.command), &plen, &login);
         if (login || o.login)
             spec.flags |= SHC_CONFINE_LOGIN;
         spec.programs = programs;
         spec.programs_len = programs ? plen : 0;
-        o.confine = &spec;
         o.on_confine = on_confine;
         o.on_wait = on_wait;
         if (!c.grace_ms)
@@ -341,9 +351,16 @@ int shc_cmd_run(int argc, char **argv)
     }
     if (c.verify)
         c.events = json_array();
-    int status = 127;
-    shc_loop *loop = shc_loop_new();
-    shc_exec *ex = loop ? shc_exec_new(loop) : NULL;
+    shc_loop *loop = NULL;
+    shc_exec *ex = NULL;
+    int status = shc__run_sandbox_prepare(&sb, &spec, &o.env);
+    if (status)
+        goto done;
+    status = 127;
+    if (watch || spec.sandbox)
+        o.confine = &spec;
+    loop = shc_loop_new();
+    ex = loop ? shc_exec_new(loop) : NULL;
     if (!ex) {
         fprintf(stderr, "shcard run: out of memory\n");
         goto done;
@@ -366,6 +383,9 @@ int shc_cmd_run(int argc, char **argv)
         json_t *s = json_object();
         json_object_set_new(s, "event", json_string("start"));
         json_object_set_new(s, "pid", json_integer(shc_pty_pid(c.pty)));
+        json_object_set_new(s, "sandbox", json_string(shc_sandbox_name(spec.sandbox)));
+        json_object_set_new(s, "network", json_boolean(!spec.sandbox || sb.network));
+        json_object_set_new(s, "landlock_abi", json_integer(sb.abi));
         emit(&c, s);
     }
     bool watched = watch && shc_pty_watched(c.pty); /* asked while it runs */
@@ -395,5 +415,6 @@ done:
     free(reason);
     free(programs);
     json_decref(c.events);
+    shc__run_sandbox_done(&sb);
     return status;
 }

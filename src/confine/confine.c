@@ -19,6 +19,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "confine/sandbox.h"
 #include "confine/systab.h"
 #include "shcard.h"
 
@@ -173,28 +174,36 @@ static uint32_t get32(const char *p)
 
 size_t shc_confine_pack(const shc_confine_spec *s, char *buf, size_t cap)
 {
-    size_t n = 12 + s->programs_len;
+    size_t n = 20 + s->programs_len + s->writable_len;
     if (n > cap || n > SHC_CONFINE_PACK_MAX)
         return 0;
-    put32(buf, 1); /* version */
+    put32(buf, 2); /* version */
     put32(buf + 4, s->flags);
     put32(buf + 8, (uint32_t)s->programs_len);
+    put32(buf + 12, s->sandbox);
+    put32(buf + 16, (uint32_t)s->writable_len);
     if (s->programs_len)
-        memcpy(buf + 12, s->programs, s->programs_len);
+        memcpy(buf + 20, s->programs, s->programs_len);
+    if (s->writable_len)
+        memcpy(buf + 20 + s->programs_len, s->writable, s->writable_len);
     return n;
 }
 
 int shc_confine_unpack(shc_confine_spec *out, const char *buf, size_t len)
 {
     memset(out, 0, sizeof *out);
-    if (len < 12 || get32(buf) != 1)
+    if (len < 20 || get32(buf) != 2)
         return SHC_E_USAGE;
-    uint32_t pl = get32(buf + 8);
-    if (pl != len - 12 || (pl && buf[len - 1] != 0))
+    uint32_t pl = get32(buf + 8), wl = get32(buf + 16), mode = get32(buf + 12);
+    if (pl > len - 20 || wl != len - 20 - pl || (pl && buf[20 + pl - 1] != 0) ||
+        (wl && buf[len - 1] != 0) || !shc_sandbox_name(mode))
         return SHC_E_USAGE;
     out->flags = get32(buf + 4);
-    out->programs = pl ? buf + 12 : NULL;
+    out->programs = pl ? buf + 20 : NULL;
     out->programs_len = pl;
+    out->sandbox = mode;
+    out->writable = wl ? buf + 20 + pl : NULL;
+    out->writable_len = wl;
     return 0;
 }
 
@@ -311,6 +320,11 @@ static void build(fbuf *b)
 int shc_confine_apply(const shc_confine_spec *s, int *listener)
 {
     *listener = -1;
+    if (s && s->sandbox != SHC_SANDBOX_OFF) {
+        int rc = shc__sandbox_apply(s);
+        if (rc)
+            return rc;
+    }
     if (!s || !(s->flags & SHC_CONFINE_WATCH))
         return 0;
     if (!SHC_AUDIT_ARCH)

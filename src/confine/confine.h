@@ -39,6 +39,7 @@ enum {
                                   * reported, up to the first exec of a listed program that is
                                   * not a shell by the shell or a direct child of it (the
                                   * command's own tool) */
+    SHC_CONFINE_NETWORK = 1u << 2, /* a sandboxed command keeps the network (sandbox.h) */
     SHC_CONFINE_PACK_MAX = 64u << 10, /* a packed spec is at most this long */
     SHC_CONFINE_DETAIL = 512,         /* bytes of an event's detail (path, program, address) */
 };
@@ -50,7 +51,26 @@ typedef struct shc_confine_spec {
     unsigned flags; /* SHC_CONFINE_* */
     const char *programs;
     size_t programs_len;
+    /* The sandbox (docs/sandbox.md): SHC_SANDBOX_*.  In read-only and workspace modes the child
+     * sets no_new_privs, restricts itself with Landlock (writes only to its terminal and a few
+     * devices; workspace: also under its cwd and the writable roots) and, unless
+     * SHC_CONFINE_NETWORK, denies network sockets.  writable: the extra roots, absolute paths
+     * each NUL-terminated, writable_len bytes in all; borrowed. */
+    unsigned sandbox;
+    const char *writable;
+    size_t writable_len;
 } shc_confine_spec;
+
+enum { SHC_SANDBOX_OFF, SHC_SANDBOX_READ_ONLY, SHC_SANDBOX_WORKSPACE };
+
+/* "off", "read-only", "workspace"; NULL for another value. */
+const char *shc_sandbox_name(unsigned mode);
+/* The mode named s, or -1. */
+int shc_sandbox_parse(const char *s);
+/* The Landlock ABI this kernel offers, 0 when none (the sandbox cannot run: the caller refuses
+ * or runs unsandboxed, as the user chose).  SHCARD_NO_LANDLOCK=1 in the environment forces 0
+ * (tests, and seeing what a kernel without Landlock gets).  Sets *why (static text) when 0. */
+int shc_sandbox_abi(const char **why);
 
 /* Serialisation (for the executor's guardian).  pack writes into buf (cap bytes) and returns the
  * length, or 0 when it does not fit.  unpack borrows from buf: 0, or SHC_E_USAGE when malformed. */
@@ -62,7 +82,9 @@ int shc_confine_unpack(shc_confine_spec *out, const char *buf, size_t len);
  * environment forces "no" (tests, and users who do not want the watch). */
 bool shc_confine_available(const char **why);
 
-/* In the child, after fork and before exec; async-signal-safe (no allocation).  With the watch,
+/* In the child, after fork and before exec; async-signal-safe (no allocation).  The sandbox
+ * first when the spec has one (its cwd is the workspace; fd 1, when a terminal, stays
+ * writable), then with the watch,
  * sets no_new_privs and installs the filter; *listener is the new listener fd (CLOEXEC: it lives
  * until the exec completes, and the exec itself is notified, so the forking process can take it
  * with shc_confine_take first).  *listener = -1 when the spec asks for nothing.  0, or -errno. */

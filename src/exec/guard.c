@@ -181,7 +181,7 @@ static int spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid_t *
     if (o->confine && !speclen) {
         err->err = E2BIG;
         err->stage = "args";
-        snprintf(err->message, sizeof err->message, "the watch's program list is too long");
+        snprintf(err->message, sizeof err->message, "the confinement spec is too long");
         return SHC_E_USAGE;
     }
     if (g->lost)
@@ -285,22 +285,29 @@ static int spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid_t *
 }
 
 /* A watch this kernel cannot give is left out: the command runs as it would anyway (the caller
- * sees no listener).  The probe is asked once; a child that still fails to watch stops it. */
+ * sees no listener).  The probe is asked once; a child that still fails to watch stops it.  A
+ * sandbox is never left out here: a child that cannot apply it fails to start ("confine"). */
 int shc__guard_spawn(shc_guard *g, const shc_pty_opts *opts, const char *token, pid_t *pid,
                      int *master, int *listener, shc_pty_error *err)
 {
     shc_pty_opts o = *opts;
+    shc_confine_spec unwatched; /* the spec without the watch; a sandbox is never dropped */
     bool want = o.confine && (o.confine->flags & SHC_CONFINE_WATCH);
     if (want && !g->can_watch) {
         const char *why = NULL;
         g->can_watch = shc_confine_available(&why) ? 1 : -1;
     }
+    if (want) {
+        unwatched = *o.confine;
+        unwatched.flags &= ~(unsigned)SHC_CONFINE_WATCH;
+    }
     if (want && g->can_watch < 0)
-        o.confine = NULL;
+        o.confine = unwatched.sandbox ? &unwatched : NULL;
     int rc = spawn(g, &o, token, pid, master, listener, err);
-    if (rc && o.confine && err->stage && !strcmp(err->stage, "confine")) {
+    if (rc && want && o.confine && (o.confine->flags & SHC_CONFINE_WATCH) && err->stage &&
+        !strcmp(err->stage, "confine")) {
         g->can_watch = -1;
-        o.confine = NULL;
+        o.confine = unwatched.sandbox ? &unwatched : NULL;
         memset(err, 0, sizeof *err);
         rc = spawn(g, &o, token, pid, master, listener, err);
     }

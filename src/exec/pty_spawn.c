@@ -394,7 +394,7 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, int *listener_out, const shc_
         else if (msg[0] == STAGE_EXEC)
             fail_msg(err, msg[1], "exec", "cannot execute '%s'", shell);
         else if (msg[0] == STAGE_CONFINE)
-            fail_msg(err, msg[1], "confine", "%s", "cannot watch the command");
+            fail_msg(err, msg[1], "confine", "%s", "cannot confine the command");
         else
             fail_msg(err, msg[1], "openpt", "%s", "cannot set up the terminal in the child");
         goto fail;
