@@ -96,7 +96,8 @@ int main(int argc, char **argv)
     if (!ex)
         return 1;
     static const char progs[] = "true\0rg\0grep\0";
-    shc_confine_spec spec = {SHC_CONFINE_WATCH, progs, sizeof progs - 1};
+    shc_confine_spec spec = {.flags = SHC_CONFINE_WATCH, .programs = progs,
+                             .programs_len = sizeof progs - 1};
     ctx c = {0, 0, 0};
     static double on[N_LAT], off[N_LAT];
     for (int i = 0; i < N_LAT; i++) {
