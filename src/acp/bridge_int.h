@@ -105,6 +105,10 @@ struct br_call {
     size_t out_stored;
     shc_ring out_tail;
     br_verify *verify;            /* owned (verify.c): the watch of a read/search/list card */
+    unsigned sandbox;             /* SHC_SANDBOX_*, from the session when the call came */
+    bool network;                 /* the sandbox keeps the network */
+    shc_confine_spec spec;        /* sandbox.c: what the child does to itself (borrows verify's
+                                   * programs) */
 };
 
 struct br_turn {
@@ -140,6 +144,9 @@ struct br_session {
     char *cwd;                    /* owned, absolute */
     shc_client_caps caps;         /* snapshot at session/new (or load / resume) */
     shc_approve approve;          /* the session's mode: ALL or ASK ("Always Allow" sets ALL) */
+    unsigned sandbox;             /* SHC_SANDBOX_*: the `sandbox` config option */
+    bool network;                 /* the `network` config option */
+    bool sandbox_told;            /* sandbox.c said once that there is no sandbox here */
     char *model;                  /* owned: the model picked in the editor, or NULL */
     bool titled;                  /* the title is set (from the first prompt) */
     unsigned long long ncalls;
@@ -176,6 +183,9 @@ struct br_bridge {
     br_hooks hooks;
     shc_backend *be;              /* owned */
     shc_approve approve;          /* resolved: ALL or ASK */
+    unsigned sandbox;             /* resolved: the mode new sessions start in */
+    int landlock_abi;             /* -1 until asked (sandbox.c) */
+    const char *landlock_why;     /* static: why there is none */
     shc_loop *loop;               /* owned */
     shc_exec *exec;               /* owned */
     shc_rpc *rpc;                 /* owned */
@@ -268,6 +278,17 @@ void shc__call_finish(br_call *c, const shc_call_end *end, const char *model_tex
                       bool timed_out, bool cancelled);
 void shc__call_not_run(br_call *c, const char *why, bool cancelled);
 void shc__turn_kick(br_turn *t); /* the turn's progress runs from a zero-delay timer */
+
+/* sandbox.c: the sandbox of a session's commands (docs/sandbox.md).  default: the mode new
+ * sessions start in (cfg->sandbox, else `off` for the shell backend, `workspace` for a model).
+ * meta: `_meta.sandbox` {mode, network} on a terminal card's tool_call.  opts: sets o->confine's
+ * sandbox (keeping the watch verify.c set); -1 with *why when the command must not run (no
+ * Landlock, and the fallback is to refuse).  note: a malloc'd line for the model when a sandboxed
+ * command failed with words the sandbox makes commands print, else NULL. */
+unsigned shc__sandbox_default(const shc_bridge_config *cfg, const char *backend);
+void shc__sandbox_meta(const br_call *c, json_t *update);
+int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why);
+char *shc__sandbox_note(const br_call *c, const char *text, size_t len, int exit_code, bool ran);
 
 /* verify.c: a read/search/list card's command runs under the watch (src/confine/); the card
  * becomes a terminal card on the first event, after the grace, or when it waits for terminal

@@ -33,6 +33,8 @@ br_session *shc__session_new(br_bridge *br, const char *id, const char *cwd)
     s->br = br;
     s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
     s->approve = br->approve;
+    s->sandbox = br->sandbox;
+    s->network = br->cfg.allow_network;
     s->used = ++br->uses;
     s->next = br->sessions;
     br->sessions = s;

@@ -58,6 +58,16 @@ static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
     if (st->timed_out && !st->signal) {
         end.exit_code = 124;
     }
+    char *note = shc__sandbox_note(c, model, mlen, end.exit_code, !st->signal);
+    char *noted = note && model ? realloc(model, mlen + strlen(note) + 1) : NULL;
+    if (noted) { /* the model reads it; the card shows the output as it came */
+        memcpy(noted + mlen, note, strlen(note) + 1);
+        model = noted;
+        mlen += strlen(note);
+        if (end.text)
+            end.text = model;
+    }
+    free(note);
     c->pty = NULL;
     c->turn->br->nlocal--;
     wake_waiting(c->turn->br);
@@ -98,6 +108,12 @@ static void run_local(br_call *c)
         .payload = c,
     };
     shc__verify_opts(c, &o);
+    const char *refused = NULL;
+    if (shc__sandbox_opts(c, &o, &refused) != 0) {
+        shc__verify_end(c);
+        shc__call_not_run(c, refused, false);
+        return;
+    }
     shc_pty_error err;
     memset(&err, 0, sizeof err);
     c->state = CALL_RUNNING;
@@ -163,8 +179,12 @@ static void start_call(br_call *c)
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
     c->info = (shc_call_info){c->id,       c->command, s->cwd, c->description, c->verdict,
                               shc_present_card(c->verdict, &s->caps), NULL};
+    c->sandbox = s->sandbox;
+    c->network = s->network;
     bool ask = s->approve == SHC_APPROVE_ASK;
-    shc__call_send(t, shc_present_tool_call(&c->info, ask ? "pending" : "in_progress"));
+    json_t *tc = shc_present_tool_call(&c->info, ask ? "pending" : "in_progress");
+    shc__sandbox_meta(c, tc);
+    shc__call_send(t, tc);
     shc__rec_call(c, ask ? "pending" : "in_progress");
     shc_log_debug(br->log, "%s %s: %s card for `%s`", s->id, c->id, shc_card_name(c->info.card),
                   c->command);

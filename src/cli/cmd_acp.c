@@ -12,6 +12,7 @@
 #include "acp/store.h"
 #include "agent/shell.h"
 #include "cli/cmd.h"
+#include "confine/confine.h"
 #include "model/config.h"
 #include "model/openai.h"
 #include "shcard.h"
@@ -32,6 +33,12 @@ static void usage(FILE *f)
             "                           (a password prompt, a pager, read </dev/tty, stopped)\n"
             "                           (default 3; 0 = never)\n"
             "  --login                  run commands with bash -lc (default bash -c)\n"
+            "  --sandbox MODE           off, read-only or workspace: where commands may write\n"
+            "                           (default: workspace for a model's commands, off in\n"
+            "                           shell mode); network off unless --allow-network\n"
+            "  --allow-network          sandboxed commands keep the network\n"
+            "  --sandbox-fallback refuse|off  without Landlock: refuse (default) or run\n"
+            "                           unsandboxed\n"
             "  --no-verify              do not watch read/search/list commands as they run\n"
             "  --verify-grace SECONDS   a watched card still running this long becomes a\n"
             "                           terminal card (default 3)\n"
@@ -142,6 +149,22 @@ int shc_cmd_acp(int argc, char **argv)
             cfg.client_terminals = true;
         } else if (!strcmp(a, "--login")) {
             cfg.login = true;
+        } else if (!strcmp(a, "--sandbox")) {
+            if (shc_sandbox_parse(v) < 0) {
+                fprintf(stderr, "shcard acp: --sandbox takes off, read-only or workspace\n");
+                return 2;
+            }
+            cfg.sandbox = v;
+            i++;
+        } else if (!strcmp(a, "--allow-network")) {
+            cfg.allow_network = true;
+        } else if (!strcmp(a, "--sandbox-fallback")) {
+            if (!v || (strcmp(v, "refuse") && strcmp(v, "off"))) {
+                fprintf(stderr, "shcard acp: --sandbox-fallback takes refuse or off\n");
+                return 2;
+            }
+            cfg.sandbox_fallback_off = !strcmp(v, "off");
+            i++;
         } else if (!strcmp(a, "--no-verify")) {
             cfg.no_verify = true;
         } else if (!strcmp(a, "--verify-grace")) {
