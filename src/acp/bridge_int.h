@@ -109,6 +109,9 @@ struct br_call {
     bool network;                 /* the sandbox keeps the network */
     shc_confine_spec spec;        /* sandbox.c: what the child does to itself (borrows verify's
                                    * programs) */
+    char *tmpdir;                 /* owned (sandbox.c): the command's private TMPDIR, removed
+                                   * with the call */
+    char *env[2];                 /* {"TMPDIR=...", NULL} */
 };
 
 struct br_turn {
@@ -289,6 +292,8 @@ unsigned shc__sandbox_default(const shc_bridge_config *cfg, const char *backend)
 void shc__sandbox_meta(const br_call *c, json_t *update);
 int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why);
 char *shc__sandbox_note(const br_call *c, const char *text, size_t len, int exit_code, bool ran);
+/* Removes the call's private TMPDIR (workspace mode) with what the command left there. */
+void shc__sandbox_free(br_call *c);
 
 /* verify.c: a read/search/list card's command runs under the watch (src/confine/); the card
  * becomes a terminal card on the first event, after the grace, or when it waits for terminal

@@ -7,9 +7,12 @@
 #define _GNU_SOURCE
 #include "acp/bridge_int.h"
 
+#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 unsigned shc__sandbox_default(const shc_bridge_config *cfg, const char *backend)
 {
@@ -68,6 +71,31 @@ int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why)
     }
     c->spec = o->confine ? *o->confine : (shc_confine_spec){.flags = 0};
     c->spec.sandbox = c->sandbox;
+    if (c->sandbox == SHC_SANDBOX_WORKSPACE && !c->tmpdir && !o->env) {
+        /* compilers, heredocs and most tools write temporary files: a private TMPDIR */
+        const char *base = getenv("TMPDIR");
+        char tmpl[PATH_MAX];
+        int n = snprintf(tmpl, sizeof tmpl, "%s/shcard-sandbox-XXXXXX",
+                         base && base[0] == '/' ? base : "/tmp");
+        if (n > 0 && (size_t)n < sizeof tmpl && mkdtemp(tmpl)) {
+            c->tmpdir = strdup(tmpl);
+            if (c->tmpdir && asprintf(&c->env[0], "TMPDIR=%s", tmpl) < 0)
+                c->env[0] = NULL;
+            if (!c->tmpdir || !c->env[0])
+                rmdir(tmpl);
+        }
+        if (!c->env[0]) {
+            free(c->tmpdir);
+            c->tmpdir = NULL;
+            *why = "cannot create the command's private TMPDIR";
+            return -1;
+        }
+    }
+    if (c->tmpdir) {
+        c->spec.writable = c->tmpdir;
+        c->spec.writable_len = strlen(c->tmpdir) + 1;
+        o->env = (const char *const *)c->env;
+    }
     if (c->network)
         c->spec.flags |= SHC_CONFINE_NETWORK;
     o->confine = &c->spec;
@@ -114,4 +142,25 @@ char *shc__sandbox_note(const br_call *c, const char *text, size_t len, int exit
                                             : "no writes",
         c->network ? "on" : "off", hit);
     return n < 0 ? NULL : note;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+void shc__sandbox_free(br_call *c)
+{
+    if (c->tmpdir)
+        nftw(c->tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    free(c->tmpdir);
+    free(c->env[0]);
+    c->tmpdir = NULL;
+    c->env[0] = NULL;
 }

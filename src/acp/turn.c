@@ -273,6 +273,7 @@ static void call_free(br_call *c)
 {
     if (!c)
         return;
+    shc__sandbox_free(c);
     if (c->req_id)
         shc_rpc_forget(c->turn->br->rpc, c->req_id);
     if (c->give_up_timer)

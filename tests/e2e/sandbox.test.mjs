@@ -3,7 +3,7 @@
 // configured; the `sandbox` and `network` config options change it for the next command; a
 // terminal card's tool_call carries _meta.sandbox; in `workspace` a write outside the session's
 // directory fails and one inside works, a TCP connection to a loopback listener fails until
-// `network` is on; --sandbox sets the default for new sessions; without Landlock
+// `network` is on; a command gets a private writable TMPDIR; --sandbox sets the default for new sessions; without Landlock
 // (SHCARD_NO_LANDLOCK=1) the command is refused with a notice, or runs with
 // --sandbox-fallback off.  Prints "N passed, N failed".
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -65,6 +65,8 @@ const a1 = await agent();
   x = await run(a1, sid, "echo c > inside && cat inside");
   eq(x.exit?.exit_code, 0, "workspace: a write inside works");
   ok(existsSync(join(ws, "inside")), "workspace: the file is there");
+  x = await run(a1, sid, 'case "$TMPDIR" in */shcard-sandbox-*) echo t > "$TMPDIR/t" && cat <<< herestring ;; *) exit 3 ;; esac');
+  eq(x.exit?.exit_code, 0, "workspace: a private TMPDIR, writable", x.mine);
   x = await run(a1, sid, `exec 3<>/dev/tcp/127.0.0.1/${port}`);
   ok(x.exit?.exit_code !== 0, "workspace: no TCP with the network off", x.exit);
   await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "network", value: "on" });
