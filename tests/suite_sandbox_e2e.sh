@@ -11,4 +11,12 @@ if [ ! -d tests/e2e/node_modules/@agentclientprotocol/sdk ]; then
   exit 1
 fi
 [ -x "$SHCARD" ] || { fail "no shcard binary at $SHCARD"; finish; exit 1; }
-SHCARD="$SHCARD" exec node tests/e2e/sandbox.test.mjs
+# the fake model server is started as `python3`: the system's, not a version manager's shim
+# (seconds a call on a loaded machine)
+if [ -x /usr/bin/python3 ]; then
+  PYBIN=$(mktemp -d)
+  trap 'rm -rf "$PYBIN"' EXIT
+  ln -s /usr/bin/python3 "$PYBIN/python3"
+  export PATH="$PYBIN:$PATH"
+fi
+SHCARD="$SHCARD" node tests/e2e/sandbox.test.mjs

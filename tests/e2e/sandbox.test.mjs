@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:f
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ZED_INIT, ok, eq, finish, startAgent, connect, within } from "./lib.mjs";
+import { ZED_INIT, ok, eq, finish, startAgent, connect, within, startFakeServer } from "./lib.mjs";
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "shcard-sandbox-ws-")));
 const out = realpathSync(mkdtempSync(join(tmpdir(), "shcard-sandbox-out-")));
@@ -116,6 +116,24 @@ const a4 = await agent(["--sandbox", "workspace", "--sandbox-fallback", "off"], 
   ok(ups(a4, sessionId).some((m) => /commands run unsandboxed/.test(m.content?.text || "")), "fallback off: said");
 }
 await stop(a4);
+// a model's command: workspace with the network off by default; a write the sandbox stops gets
+// the note in its tool result (the fake OpenAI server's second request carries it)
+{
+  rmSync("/etc/shcard-sandbox-e2e-probe", { force: true });
+  const fake = await startFakeServer("sandbox_blocked.json");
+  const a5 = await agent(["--base-url", fake.url, "--approve", "all"], { DEEPSEEK_API_KEY: "sk-test-sandbox", OPENAI_API_KEY: "", SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" });
+  const r = await a5.ctx.request("session/new", { cwd: ws, mcpServers: [] });
+  eq([opt(r, "sandbox")?.currentValue, opt(r, "network")?.currentValue], ["workspace", "off"], "model: workspace, network off by default");
+  const x = await run(a5, r.sessionId, "write outside");
+  eq(x.tc?._meta?.sandbox, { mode: "workspace", network: false }, "model: the card says so");
+  ok(!existsSync("/etc/shcard-sandbox-e2e-probe"), "model: the write outside was stopped");
+  const m = fake.requests()[1]?.body?.messages || [];
+  const res = m.find((x) => x.role === "tool")?.content || "";
+  ok(/Permission denied/.test(res) && /\[shcard: this command ran in the `workspace` sandbox .*network off.*the sandbox may have blocked it.*`sandbox` option to `off`/s.test(res), "model: the tool result says the sandbox may have blocked it and how to allow it", res);
+  ok(/\[exit code: 1\]$/.test(res), "model: the exit line stays last", res);
+  await stop(a5);
+  await fake.stop();
+}
 server.close();
 for (const d of [ws, out, state]) rmSync(d, { recursive: true, force: true });
 finish();
