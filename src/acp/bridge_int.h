@@ -292,6 +292,8 @@ unsigned shc__sandbox_default(const shc_bridge_config *cfg, const char *backend)
 void shc__sandbox_meta(const br_call *c, json_t *update);
 int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why);
 char *shc__sandbox_note(const br_call *c, const char *text, size_t len, int exit_code, bool ran);
+/* Tells the backend which sandbox the session's commands run in (the tool's description). */
+void shc__sandbox_tell(br_bridge *br, const br_session *s);
 /* Removes the call's private TMPDIR (workspace mode) with what the command left there. */
 void shc__sandbox_free(br_call *c);
 

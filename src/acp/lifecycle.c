@@ -35,6 +35,7 @@ br_session *shc__session_new(br_bridge *br, const char *id, const char *cwd)
     s->approve = br->approve;
     s->sandbox = br->sandbox;
     s->network = br->cfg.allow_network;
+    shc__sandbox_tell(br, s);
     s->used = ++br->uses;
     s->next = br->sessions;
     br->sessions = s;

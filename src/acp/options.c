@@ -116,12 +116,12 @@ static void apply(br_bridge *br, br_session *s, const char *id, const char *valu
         s->approve = !strcmp(value, "ask") ? SHC_APPROVE_ASK : SHC_APPROVE_ALL;
         return;
     }
-    if (!strcmp(id, "sandbox")) {
-        s->sandbox = (unsigned)shc_sandbox_parse(value);
-        return;
-    }
-    if (!strcmp(id, "network")) {
-        s->network = !strcmp(value, "on");
+    if (!strcmp(id, "sandbox") || !strcmp(id, "network")) {
+        if (!strcmp(id, "sandbox"))
+            s->sandbox = (unsigned)shc_sandbox_parse(value);
+        else
+            s->network = !strcmp(value, "on");
+        shc__sandbox_tell(br, s);
         return;
     }
     free(s->model);

@@ -164,3 +164,24 @@ void shc__sandbox_free(br_call *c)
     c->tmpdir = NULL;
     c->env[0] = NULL;
 }
+
+void shc__sandbox_tell(br_bridge *br, const br_session *s)
+{
+    if (!br->be->ops->set_sandbox)
+        return;
+    char text[400];
+    if (s->sandbox == SHC_SANDBOX_OFF)
+        snprintf(text, sizeof text, "Commands run without a sandbox.");
+    else
+        snprintf(text, sizeof text,
+                 "Commands run in the `%s` sandbox: they may read everything but write %s, "
+                 "and %s. A command the sandbox stops fails with \"Permission denied\", "
+                 "\"Operation not permitted\" or a network error: do not try to get around it; "
+                 "say what needs the access (the user can change the session's sandbox).",
+                 shc_sandbox_name(s->sandbox),
+                 s->sandbox == SHC_SANDBOX_WORKSPACE
+                     ? "only under the working directory and $TMPDIR"
+                     : "nowhere (only /dev/null and the terminal)",
+                 s->network ? "may use the network" : "have no network");
+    br->be->ops->set_sandbox(br->be, s->id, text);
+}

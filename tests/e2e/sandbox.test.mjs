@@ -127,6 +127,8 @@ await stop(a4);
   const x = await run(a5, r.sessionId, "write outside");
   eq(x.tc?._meta?.sandbox, { mode: "workspace", network: false }, "model: the card says so");
   ok(!existsSync("/etc/shcard-sandbox-e2e-probe"), "model: the write outside was stopped");
+  const desc = fake.requests()[0]?.body?.tools?.[0]?.function?.description || "";
+  ok(/Commands run in the `workspace` sandbox: .*only under the working directory and \$TMPDIR, and have no network/.test(desc), "model: the tool's description says which sandbox is in force", desc);
   const m = fake.requests()[1]?.body?.messages || [];
   const res = m.find((x) => x.role === "tool")?.content || "";
   ok(/Permission denied/.test(res) && /\[shcard: this command ran in the `workspace` sandbox .*network off.*the sandbox may have blocked it.*`sandbox` option to `off`/s.test(res), "model: the tool result says the sandbox may have blocked it and how to allow it", res);
