@@ -11,6 +11,7 @@
 #   make fuzz       libFuzzer builds of fuzz/*.c (clang); make fuzz-time: each for FUZZ_SECONDS
 #   make mutants    planted bugs (tests/mutants/) each built and killed by its suites
 #   make oracle-full  the option oracle over every accepted command (hours)
+#   make verify-sweep  every card-labelled corpus command under the watch: none may flip
 #   make deps       install the Debian packages the project needs
 #   make lib        build/lib: libshcard.so.0 (the classifier core), libshcard.a
 #   make man        build/man: the manual pages from man/*.scd
@@ -53,7 +54,7 @@ LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(LDSAN) $(LDFLAGS)
 # src/ is one folder per subsystem (ARCHITECTURE.md); includes are written from src/
 # ("base/arena.h"), the public header is include/shcard.h.  Every src/*/*.c except the CLI's
 # main.c is the library; gen/*.c are the generated lexer and parser.
-SRC_DIRS := base shell classify exec agent acp model cli
+SRC_DIRS := base shell classify confine exec agent acp model cli
 LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard $(SRC_DIRS:%=src/%/*.c)))
 GEN_SRC  := $(wildcard gen/*.c)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/gen/%.o)
@@ -71,7 +72,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
-.PHONY: mutant-build mutants oracle-full fuzz-time fuzz-time-build fuzz-keep-crashers all shcard lib man install uninstall npm wasm deb test-packages dist dist-deps abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
+.PHONY: verify-sweep mutant-build mutants oracle-full fuzz-time fuzz-time-build fuzz-keep-crashers all shcard lib man install uninstall npm wasm deb test-packages dist dist-deps abi-dump build-tests test asan check run gen check-gen bench bench-anchors fuzz fuzz-safety deps npm-deps clean format format-check
 
 all: shcard
 
@@ -460,6 +461,11 @@ gen:
 
 check-gen:
 	@bash tests/check-gen.sh
+
+# Verified cards: every card-labelled corpus command under the watch on a benign repository;
+# none may flip (suite_verify runs a sample of them).
+verify-sweep: all
+	/usr/bin/env python3 tests/verify_sweep.py $(BUILD)/shcard
 
 # ---------------------------------------------------------------- bench and fuzz
 bench: deps bench-anchors

@@ -53,6 +53,13 @@ typedef struct shc_bridge_config {
     uint64_t input_wait_ms;   /* end a command waiting this long for terminal input, 0 = never
                                * (`shcard acp` default: 3 s; see exec/stall.h) */
     uint64_t kill_grace_ms;   /* SIGTERM -> SIGKILL on cancel/timeout (0 = 1000) */
+    const char *sandbox;      /* borrowed: "off", "read-only" or "workspace" for new sessions;
+                               * NULL = workspace for a model, off for the shell backend */
+    bool allow_network;       /* sandboxed commands keep the network */
+    bool sandbox_fallback_off; /* no Landlock here: run unsandboxed (default: refuse) */
+    bool no_verify;           /* do not watch read/search/list commands (docs/verified-cards.md) */
+    uint64_t verify_grace_ms; /* a watched card still running this long becomes a terminal
+                               * card (0 = 3000) */
     uint64_t teardown_ms;     /* longest wait for children at teardown before SIGKILL (0 = 3000) */
     uint64_t flush_ms;        /* then the longest wait for the client to read (0 = 2000) */
     size_t chunk_bytes;       /* terminal_output coalescing: bytes (0 = executor default) */

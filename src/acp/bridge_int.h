@@ -50,6 +50,7 @@ typedef struct br_session br_session;
 typedef struct br_bridge br_bridge;
 typedef struct br_v2sess br_v2sess; /* v2enc.c: what the v2 encoder keeps per session */
 typedef struct br_replay br_replay;
+typedef struct br_verify br_verify; /* verify.c */
 
 /* The window of every command's PTY: the executor's size, and the `size` a v2 client renders
  * the display terminal at. */
@@ -103,6 +104,14 @@ struct br_call {
     uint64_t out_seen;
     size_t out_stored;
     shc_ring out_tail;
+    br_verify *verify;            /* owned (verify.c): the watch of a read/search/list card */
+    unsigned sandbox;             /* SHC_SANDBOX_*, from the session when the call came */
+    bool network;                 /* the sandbox keeps the network */
+    shc_confine_spec spec;        /* sandbox.c: what the child does to itself (borrows verify's
+                                   * programs) */
+    char *tmpdir;                 /* owned (sandbox.c): the command's private TMPDIR, removed
+                                   * with the call */
+    char *env[2];                 /* {"TMPDIR=...", NULL} */
 };
 
 struct br_turn {
@@ -140,6 +149,9 @@ struct br_session {
     shc_client_caps caps;         /* snapshot at session/new (or load / resume) */
     shc_approve approve;          /* the session's mode: ALL or ASK ("Always Allow" sets ALL) */
     shc_backend *be;              /* borrowed: the backend in use when it was made (auth.c) */
+    unsigned sandbox;             /* SHC_SANDBOX_*: the `sandbox` config option */
+    bool network;                 /* the `network` config option */
+    bool sandbox_told;            /* sandbox.c said once that there is no sandbox here */
     char *model;                  /* owned: the model picked in the editor, or NULL */
     bool titled;                  /* the title is set (from the first prompt) */
     unsigned long long ncalls;
@@ -181,6 +193,9 @@ struct br_bridge {
     size_t nretired;
     bool auth_terminal;           /* the terminal auth method was advertised (auth.c) */
     shc_approve approve;          /* resolved: ALL or ASK */
+    unsigned sandbox;             /* resolved: the mode new sessions start in */
+    int landlock_abi;             /* -1 until asked (sandbox.c) */
+    const char *landlock_why;     /* static: why there is none */
     shc_loop *loop;               /* owned */
     shc_exec *exec;               /* owned */
     shc_rpc *rpc;                 /* owned */
@@ -203,6 +218,7 @@ struct br_bridge {
     json_t *models;               /* owned: model ids for the selector (model backends), or NULL */
     unsigned long long nsessions; /* ids with cfg.session_prefix */
     bool tearing;
+    bool unverified_told;         /* verify.c said once that cards are unverified here */
     bool finished;
     int teardown_timer;
     int teardown_kick;
@@ -272,6 +288,32 @@ void shc__call_finish(br_call *c, const shc_call_end *end, const char *model_tex
                       bool timed_out, bool cancelled);
 void shc__call_not_run(br_call *c, const char *why, bool cancelled);
 void shc__turn_kick(br_turn *t); /* the turn's progress runs from a zero-delay timer */
+
+/* sandbox.c: the sandbox of a session's commands (docs/sandbox.md).  default: the mode new
+ * sessions start in (cfg->sandbox, else `off` for the shell backend, `workspace` for a model).
+ * meta: `_meta.sandbox` {mode, network} on a terminal card's tool_call.  opts: sets o->confine's
+ * sandbox (keeping the watch verify.c set); -1 with *why when the command must not run (no
+ * Landlock, and the fallback is to refuse).  note: a malloc'd line for the model when a sandboxed
+ * command failed with words the sandbox makes commands print, else NULL. */
+unsigned shc__sandbox_default(const shc_bridge_config *cfg, const char *backend);
+void shc__sandbox_meta(const br_call *c, json_t *update);
+int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why);
+char *shc__sandbox_note(const br_call *c, const char *text, size_t len, int exit_code, bool ran);
+/* Tells the backend which sandbox the session's commands run in (the tool's description). */
+void shc__sandbox_tell(br_bridge *br, const br_session *s);
+/* Removes the call's private TMPDIR (workspace mode) with what the command left there. */
+void shc__sandbox_free(br_call *c);
+
+/* verify.c: a read/search/list card's command runs under the watch (src/confine/); the card
+ * becomes a terminal card on the first event, after the grace, or when it waits for terminal
+ * input.  opts: fills o->confine and the callbacks when the call's card is watched. */
+void shc__verify_opts(br_call *c, shc_pty_opts *o);
+/* After a spawn: starts the grace timer, or says once that cards are unverified. */
+void shc__verify_started(br_call *c);
+/* A display chunk of the call's command: kept until a flip shows it. */
+void shc__verify_output(br_call *c, const char *data, size_t len);
+/* The call's command ended (or is dropped): the findings file, then everything freed. */
+void shc__verify_end(br_call *c);
 
 /* cterm.c */
 void shc__ct_run(br_call *c);    /* terminal/create and what follows */

@@ -101,6 +101,14 @@ void shc__rec_call(br_call *c, const char *status)
     put(s, r);
 }
 
+void shc__rec_flip(br_call *c, const char *notice, json_t *events)
+{
+    br_session *s = c->turn->sess;
+    if (on(s))
+        put(s, json_pack("{s:s,s:s,s:s,s:O}", "t", "flip", "id", c->id, "notice", notice,
+                         "events", events));
+}
+
 void shc__rec_status(br_call *c, const char *status)
 {
     put(c->turn->sess, json_pack("{s:s,s:s,s:s}", "t", "status", "id", c->id, "status", status));

@@ -14,6 +14,9 @@
  *                                                 the card it had live, S "pending" (asked) or
  *                                                 "in_progress"
  *   {"t":"status","id":C,"status":S}              e.g. in_progress once permission was given
+ *   {"t":"flip","id":C,"notice":N,"events":[..]}  the watch saw a read/search/list command do
+ *                                                 what it must not: from here the call is a
+ *                                                 terminal card (its out records follow)
  *   {"t":"out","id":C,"data":D}                   a terminal card's output as streamed, up to
  *                                                 half the output cap (the head)
  *   {"t":"end","id":C,"ran":B,"exit_code":N|null,"signal":S|null,"error":E|null,"text":T,
@@ -53,6 +56,7 @@ void shc__rec_prompt(br_session *s, json_t *blocks /* borrowed */, const char *m
 void shc__rec_text(br_session *s, const char *kind, const char *text, size_t len);
 void shc__rec_call(br_call *c, const char *status);
 void shc__rec_status(br_call *c, const char *status);
+void shc__rec_flip(br_call *c, const char *notice, json_t *events /* borrowed */);
 /* A terminal card's output: the head goes to the store at once, the rest into the call's tail
  * ring until rec_end. */
 void shc__rec_out(br_call *c, const char *data, size_t len);

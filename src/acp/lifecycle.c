@@ -34,6 +34,11 @@ br_session *shc__session_new(br_bridge *br, const char *id, const char *cwd)
     s->caps = br->caps; /* snapshot: a later initialize doesn't change this session */
     s->approve = br->approve;
     s->be = br->be;
+    /* the sandbox's default follows the backend this session runs on (a login can turn shell
+     * mode into a model after start) */
+    s->sandbox = shc__sandbox_default(&br->cfg, s->be->ops->name);
+    s->network = br->cfg.allow_network;
+    shc__sandbox_tell(br, s);
     s->used = ++br->uses;
     s->next = br->sessions;
     br->sessions = s;

@@ -1,5 +1,6 @@
 /* A session's settings as the editor sees them: approval as session modes (`ask`, `all`) and as
- * the "mode" config option, and with a model backend a "model" select (the configured model
+ * the "mode" config option, the sandbox's "sandbox" and "network" selects (docs/sandbox.md),
+ * and with a model backend a "model" select (the configured model
  * plus what the server lists at GET /models).  A change applies to the next command or request,
  * is journaled, and is announced with current_mode_update / config_option_update.  ACP v2 has
  * the config options alone (their key is `configId`). */
@@ -49,6 +50,24 @@ json_t *shc__opt_config(const br_bridge *br, const br_session *s)
                             "description", "Whether shcard asks before running a command",
                             "category", "mode", "type", "select", "currentValue",
                             mode_id(s->approve), "options", mopts);
+    json_t *sb = json_array();
+    for (unsigned m = SHC_SANDBOX_OFF; sb && m <= SHC_SANDBOX_WORKSPACE; m++)
+        json_array_append_new(sb, json_pack("{s:s,s:s}", "value", shc_sandbox_name(m), "name",
+                                            shc_sandbox_name(m)));
+    json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", key, "sandbox", "name",
+                                         "Sandbox",
+                                         "description",
+                                         "Where commands may write: off, read-only (nowhere but "
+                                         "the terminal), workspace (the session's directory and "
+                                         "its TMPDIR)",
+                                         "type", "select", "currentValue",
+                                         shc_sandbox_name(s->sandbox), "options", sb));
+    json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:[{s:s,s:s},{s:s,s:s}]}", key,
+                                         "network", "name", "Network", "description",
+                                         "Whether sandboxed commands may use the network",
+                                         "type", "select", "currentValue",
+                                         s->network ? "on" : "off", "options", "value", "off",
+                                         "name", "off", "value", "on", "name", "on"));
     const char *cur = model_of(br, s);
     if (!out || !cur)
         return out;
@@ -101,6 +120,14 @@ static void apply(br_session *s, const char *id, const char *value)
         s->approve = !strcmp(value, "ask") ? SHC_APPROVE_ASK : SHC_APPROVE_ALL;
         return;
     }
+    if (!strcmp(id, "sandbox") || !strcmp(id, "network")) {
+        if (!strcmp(id, "sandbox"))
+            s->sandbox = (unsigned)shc_sandbox_parse(value);
+        else
+            s->network = !strcmp(value, "on");
+        shc__sandbox_tell(s->br, s);
+        return;
+    }
     free(s->model);
     bool configured = s->be->model && !strcmp(value, s->be->model);
     s->model = configured ? NULL : strdup(value);
@@ -120,11 +147,20 @@ int shc__opt_set(br_bridge *br, br_session *s, const char *id, const char *value
         *why = "unknown mode (the modes are ask and all)";
         return -1;
     }
-    if (!is_mode && strcmp(id, "model")) {
-        *why = "unknown config option (the options are mode and model)";
+    bool is_sandbox = !strcmp(id, "sandbox"), is_network = !strcmp(id, "network");
+    if (is_sandbox && shc_sandbox_parse(value) < 0) {
+        *why = "unknown sandbox (off, read-only or workspace)";
         return -1;
     }
-    if (!is_mode && (!s->be->model || !model_known(br, s, value))) {
+    if (is_network && strcmp(value, "on") && strcmp(value, "off")) {
+        *why = "the network option is on or off";
+        return -1;
+    }
+    if (!is_mode && !is_sandbox && !is_network && strcmp(id, "model")) {
+        *why = "unknown config option (the options are mode, sandbox, network and model)";
+        return -1;
+    }
+    if (!is_mode && !is_sandbox && !is_network && (!s->be->model || !model_known(br, s, value))) {
         *why = s->be->model ? "unknown model (not in the model option's list)"
                              : "shell mode has no model";
         return -1;
@@ -146,6 +182,9 @@ void shc__opt_restore(br_bridge *br, br_session *s, const char *id, const char *
     if (!id || !value)
         return;
     if (!strcmp(id, "mode") && (!strcmp(value, "ask") || !strcmp(value, "all")))
+        apply(s, id, value);
+    else if ((!strcmp(id, "sandbox") && shc_sandbox_parse(value) >= 0) ||
+             (!strcmp(id, "network") && (!strcmp(value, "on") || !strcmp(value, "off"))))
         apply(s, id, value);
     else if (!strcmp(id, "model") && s->be->model)
         apply(s, id, value); /* a model the server no longer lists is still tried */

@@ -448,6 +448,22 @@ json_t *shc_present_tool_call(const shc_call_info *c, const char *status)
     return u;
 }
 
+json_t *shc_present_flip(const shc_call_info *c, const char *notice)
+{
+    shc_call_info t = *c;
+    t.verdict = NULL; /* the title is the command, the kind `execute` */
+    json_t *u = shc_present_tool_call(&t, "in_progress");
+    if (!u)
+        return NULL;
+    json_t *content = json_object_get(u, "content");
+    if (!content) {
+        content = json_array();
+        json_object_set_new(u, "content", content);
+    }
+    json_array_insert_new(content, 0, text_block(notice));
+    return u;
+}
+
 json_t *shc_present_permission_call(const shc_call_info *c)
 {
     return json_pack("{s:s,s:o,s:s,s:s,s:o}", "toolCallId", c->call_id, "title", title_json(c),

@@ -59,6 +59,12 @@ typedef struct shc_call_end {
     const char *error;  /* when !ran: e.g. "rejected by the user" */
 } shc_call_end;
 
+/* A read/search/list card whose command did what such a command must not (the watch, src/
+ * confine/): the call shown again as c->card (a live terminal card when the client has one, else
+ * the console card), titled with the command, kind `execute`, notice as its first content block.
+ * Sent as a `tool_call` with the same id (an upsert: v2 turns it into tool_call_update and the
+ * terminal's start). */
+json_t *shc_present_flip(const shc_call_info *c, const char *notice);
 /* The single `tool_call` of a call.  status is "pending" (permission will be asked) or
  * "in_progress". */
 json_t *shc_present_tool_call(const shc_call_info *c, const char *status);

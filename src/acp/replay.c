@@ -255,6 +255,13 @@ static int apply(struct br_replay *r, json_t *rec)
     } else if (!strcmp(t, "status") && (c = find_call(r, str(rec, "id"), NULL)) &&
                str(rec, "status") && !strcmp(str(rec, "status"), "in_progress")) {
         send(r, shc_present_status(&c->info, "in_progress"));
+    } else if (!strcmp(t, "flip") && (c = find_call(r, str(rec, "id"), NULL)) &&
+               str(rec, "notice") && c->info.card == SHC_CARD_CLASSIFIED) {
+        /* the watch turned the card into a terminal card (verify.c): the same here */
+        shc_client_caps caps = r->s->caps;
+        caps.client_terminals = false;
+        c->info.card = shc_present_card(NULL, &caps);
+        send(r, shc_present_flip(&c->info, str(rec, "notice")));
     } else if (!strcmp(t, "out") && (c = find_call(r, str(rec, "id"), NULL)) && str(rec, "data")) {
         c->streamed = true;
         if (c->info.card == SHC_CARD_TERMINAL)

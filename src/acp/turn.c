@@ -26,6 +26,7 @@ static void drop_pty(br_call *c)
         return;
     shc_pty_free(c->pty);
     c->pty = NULL;
+    shc__verify_end(c);
     c->turn->br->nlocal--;
     wake_waiting(c->turn->br);
 }
@@ -34,6 +35,7 @@ static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payl
 {
     (void)pty;
     br_call *c = payload;
+    shc__verify_output(c, data, len); /* a watched card keeps it until it flips */
     if (c->info.card != SHC_CARD_TERMINAL || len == 0)
         return;
     json_t *u = shc_present_output(&c->info, data, len);
@@ -45,6 +47,7 @@ static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payl
 static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
 {
     br_call *c = payload;
+    shc__verify_end(c);
     size_t mlen = 0;
     char *model = shc_pty_model_text(pty, &mlen);
     shc_call_end end = {true, st->exit_code, st->signal, NULL, 0, NULL};
@@ -55,6 +58,16 @@ static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
     if (st->timed_out && !st->signal) {
         end.exit_code = 124;
     }
+    char *note = shc__sandbox_note(c, model, mlen, end.exit_code, !st->signal);
+    char *noted = note && model ? realloc(model, mlen + strlen(note) + 1) : NULL;
+    if (noted) { /* the model reads it; the card shows the output as it came */
+        memcpy(noted + mlen, note, strlen(note) + 1);
+        model = noted;
+        mlen += strlen(note);
+        if (end.text)
+            end.text = model;
+    }
+    free(note);
     c->pty = NULL;
     c->turn->br->nlocal--;
     wake_waiting(c->turn->br);
@@ -94,13 +107,22 @@ static void run_local(br_call *c)
         .on_exit = on_pty_exit,
         .payload = c,
     };
+    shc__verify_opts(c, &o);
+    const char *refused = NULL;
+    if (shc__sandbox_opts(c, &o, &refused) != 0) {
+        shc__verify_end(c);
+        shc__call_not_run(c, refused, false);
+        return;
+    }
     shc_pty_error err;
     memset(&err, 0, sizeof err);
     c->state = CALL_RUNNING;
     if (shc_pty_spawn(&c->pty, br->exec, &o, &err) == 0) {
         br->nlocal++;
+        shc__verify_started(c);
     } else {
         c->pty = NULL;
+        shc__verify_end(c);
         shc_log_warn(br->log, "cannot run `%s`: %s", c->command, err.message);
         shc__call_not_run(c, err.message[0] ? err.message : "cannot start the command", false);
     }
@@ -157,8 +179,12 @@ static void start_call(br_call *c)
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
     c->info = (shc_call_info){c->id,       c->command, s->cwd, c->description, c->verdict,
                               shc_present_card(c->verdict, &s->caps), NULL};
+    c->sandbox = s->sandbox;
+    c->network = s->network;
     bool ask = s->approve == SHC_APPROVE_ASK;
-    shc__call_send(t, shc_present_tool_call(&c->info, ask ? "pending" : "in_progress"));
+    json_t *tc = shc_present_tool_call(&c->info, ask ? "pending" : "in_progress");
+    shc__sandbox_meta(c, tc);
+    shc__call_send(t, tc);
     shc__rec_call(c, ask ? "pending" : "in_progress");
     shc_log_debug(br->log, "%s %s: %s card for `%s`", s->id, c->id, shc_card_name(c->info.card),
                   c->command);
@@ -268,11 +294,13 @@ static void call_free(br_call *c)
 {
     if (!c)
         return;
+    shc__sandbox_free(c);
     if (c->req_id)
         shc_rpc_forget(c->turn->br->rpc, c->req_id);
     if (c->give_up_timer)
         shc_loop_cancel_timer(c->turn->br->loop, c->give_up_timer);
     drop_pty(c);
+    shc__verify_end(c);
     shc_verdict_free(c->verdict);
     shc_ring_fini(&c->out_tail);
     free(c->be_call_id);

@@ -116,6 +116,9 @@ typedef struct shc_backend_ops {
                            size_t n);
     /* The model a session uses from its next request on (NULL: the configured one). */
     int (*set_model)(shc_backend *be, const char *session_id, const char *model);
+    /* What the model is told about the sandbox its commands run in (docs/sandbox.md), from the
+     * session's next request on: a sentence for the tool's description (copied; NULL: none). */
+    int (*set_sandbox)(shc_backend *be, const char *session_id, const char *text);
     /* Asks the server which models it offers; done is called exactly once, from the loop (not
      * from inside this call), with the ids (borrowed for the call; n may be 0). */
     void (*list_models)(shc_backend *be, shc_loop *loop,

@@ -18,6 +18,7 @@
 #include "base/json.h"
 #include "cli/cmd.h"
 #include "cli/argv.h"
+#include "confine/confine.h"
 #include "model/config.h"
 #include "model/openai.h"
 #include "shcard.h"
@@ -25,6 +26,7 @@
 enum {
     A_APPROVE, A_CLIENT_TERMINALS, A_LOG_LEVEL, A_TIMEOUT, A_INPUT_WAIT, A_LOGIN, A_COLOR,
     A_MAX_LINE, A_OUTPUT_LIMIT, A_CHUNK_BYTES, A_CHUNK_MS, A_MAX_COMMANDS,
+    A_NO_VERIFY, A_VERIFY_GRACE, A_SANDBOX, A_ALLOW_NETWORK, A_SANDBOX_FALLBACK,
     A_MODEL_FLAG /* the model backend's and the store's: shc_model_config_set() by name */
 };
 
@@ -42,6 +44,17 @@ static const shc_cli_opt acp_opts_table[] = {
     {"login", 0, SHC_ARG_NONE, NULL, 0, 0, NULL, "run commands with bash -lc (not bash -c)", A_LOGIN},
     {"color", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
      "TERM=xterm-256color (without it: TERM=dumb, NO_COLOR=1)", A_COLOR},
+    {"no-verify", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "do not watch read/search/list commands as they run", A_NO_VERIFY},
+    {"verify-grace", 0, SHC_ARG_NUM, "SECONDS", 0.001, 86400, "3",
+     "a watched card still running this long becomes a terminal card", A_VERIFY_GRACE},
+    {"sandbox", 0, SHC_ARG_CHOICE, "off|read-only|workspace", 0, 0,
+     "workspace for the model's commands, off in shell mode",
+     "the sandbox commands run in (Landlock and seccomp)", A_SANDBOX},
+    {"allow-network", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "sandboxed commands may use the network", A_ALLOW_NETWORK},
+    {"sandbox-fallback", 0, SHC_ARG_CHOICE, "refuse|off", 0, 0, "refuse",
+     "without Landlock: refuse to run sandboxed commands, or run\nthem unsandboxed", A_SANDBOX_FALLBACK},
     {"max-line", 0, SHC_ARG_UINT, "BYTES", 1024, 4294967296.0, "4194304 (4 MiB)",
      "longest accepted JSON-RPC line", A_MAX_LINE},
     {"output-limit", 0, SHC_ARG_UINT, "BYTES", 0, 4294967296.0, "1048576 (1 MiB)",
@@ -118,6 +131,11 @@ static int set_opt(void *ctx, const shc_cli_opt *opt, const shc_cli_val *v, char
     case A_CHUNK_BYTES: cfg->chunk_bytes = (size_t)v->u; return 0;
     case A_CHUNK_MS: cfg->chunk_ms = (uint32_t)v->u; return 0;
     case A_MAX_COMMANDS: cfg->max_commands = (size_t)v->u; return 0;
+    case A_NO_VERIFY: cfg->no_verify = true; return 0;
+    case A_VERIFY_GRACE: cfg->verify_grace_ms = (uint64_t)(v->num * 1000.0 + 0.5); return 0;
+    case A_SANDBOX: cfg->sandbox = v->str; return 0;
+    case A_ALLOW_NETWORK: cfg->allow_network = true; return 0;
+    case A_SANDBOX_FALLBACK: cfg->sandbox_fallback_off = v->choice == 1; return 0;
     case A_MODEL_FLAG: {
         char flag[64];
         snprintf(flag, sizeof flag, "--%s", opt->name);

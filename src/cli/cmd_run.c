@@ -4,11 +4,18 @@
  * Ctrl-C, which is passed on to the command as SIGINT), 124 for a timeout, 127 when it could not
  * start.  One operand is a script (bash -c SCRIPT); after `--`, or with several operands, each
  * word is one argument, quoted (shc_shell_quote), so `run -- echo 'a  b'` prints "a  b".
- * Options come before the command (the command's own options are its own). */
+ * Options come before the command (the command's own options are its own).
+ *
+ * --verify runs a read, search or list card's command under the watch the bridge uses
+ * (confine.h) and says whether the card held: the verdict, what was observed (system calls, still
+ * running after the grace, waiting for terminal input) and, with --json, a last line
+ * {"event":"verify","held":B,"events":[...],...}.  --as takes the card another classifier gave.
+ * --sandbox runs it in the sandbox (run_sandbox.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +23,16 @@
 
 #include "agent/quote.h"
 #include "base/strbuf.h"
-#include "cli/cmd.h"
 #include "cli/argv.h"
+#include "cli/cmd.h"
+#include "cli/run_sandbox.h"
+#include "acp/findings.h"
 #include "base/loop.h"
+#include "classify/programs.h"
 #include "exec/pty.h"
 #include "shcard.h"
+
+enum { MAX_EVENTS = 64, DEFAULT_GRACE_MS = 3000 };
 
 typedef struct run_ctx {
     bool json;
@@ -29,6 +41,13 @@ typedef struct run_ctx {
     bool interrupted; /* a SIGINT was passed on; the next one cancels */
     shc_pty_status st;
     shc_pty *pty;
+    /* --verify */
+    bool verify;
+    const char *as;      /* --as, or NULL: the classifier's own card */
+    uint64_t grace_ms;   /* --grace */
+    json_t *events;      /* what the watch saw, up to MAX_EVENTS */
+    size_t nevents;      /* all of them, counted */
+    bool slow, waited, profile;
 } run_ctx;
 
 static void write_all(run_ctx *c, const char *p, size_t n)
@@ -95,6 +114,49 @@ static void on_exit_cb(shc_pty *pty, const shc_pty_status *st, void *payload)
     }
 }
 
+static void add_event(run_ctx *c, json_t *ev)
+{
+    c->nevents++;
+    if (json_array_size(c->events) < MAX_EVENTS)
+        json_array_append(c->events, ev);
+    json_decref(ev);
+}
+
+static void on_confine(shc_pty *pty, const shc_confine_event *ev, void *payload)
+{
+    (void)pty;
+    add_event(payload, shc_finding_event(ev));
+}
+
+static void on_wait(shc_pty *pty, void *payload)
+{
+    (void)pty;
+    run_ctx *c = payload;
+    c->waited = true;
+    add_event(c, shc_finding_fact("input", "it waited for terminal input"));
+}
+
+static void on_grace(shc_loop *loop, void *payload)
+{
+    run_ctx *c = payload;
+    if (c->finished)
+        return;
+    if (c->pty && shc_pty_in_profile(c->pty)) { /* the grace starts after a login profile */
+        c->profile = true;
+        shc_loop_timer(loop, 100, on_grace, c);
+        return;
+    }
+    if (c->profile) {
+        c->profile = false;
+        shc_loop_timer(loop, c->grace_ms, on_grace, c);
+        return;
+    }
+    char d[80];
+    snprintf(d, sizeof d, "still running after %.3g s", (double)c->grace_ms / 1000.0);
+    c->slow = true;
+    add_event(c, shc_finding_fact("slow", d));
+}
+
 /* Ctrl-C is the user's: the command gets SIGINT (and dies of it: 130), as it would in the
  * user's shell; a second one, or SIGTERM or SIGHUP, cancels it through the kill ladder. */
 static void on_signal(shc_loop *loop, int signo, void *payload)
@@ -113,8 +175,9 @@ static void on_signal(shc_loop *loop, int signo, void *payload)
 
 /* The card the classifier gives CMD, on stderr: "[read] Read file 'x'".  Control characters in
  * the title (a terminal card's title is the command itself) are shown as spaces. */
-static void print_card(const char *cmd, const char *cwd)
+static shc_kind print_card(const char *cmd, const char *cwd, char **reason)
 {
+    shc_kind kind = SHC_KIND_TERMINAL;
     shc_verdict *v = NULL;
     shc_classify_opts copts = SHC_CLASSIFY_OPTS_INIT;
     char *real = realpath(cwd ? cwd : ".", NULL); /* where it runs: files there are stat()ed */
@@ -124,8 +187,10 @@ static void print_card(const char *cmd, const char *cwd)
     free(real);
     if (rc != 0 || !v) {
         fprintf(stderr, "[terminal] (classifier out of memory)\n");
-        return;
+        return kind;
     }
+    kind = v->kind;
+    *reason = v->reason ? strdup(v->reason) : NULL;
     const char *t = v->title ? v->title : cmd;
     fprintf(stderr, "[%s] ", shc_kind_name(v->kind));
     for (const unsigned char *q = (const unsigned char *)t; *q; q++)
@@ -133,7 +198,43 @@ static void print_card(const char *cmd, const char *cwd)
     fputc('\n', stderr);
     fflush(stderr);
     shc_verdict_free(v);
+    return kind;
 }
+
+/* The verdict, what was observed, and whether the card held: text on stderr, and with --json a
+ * last line on stdout.  A card that did not hold goes to the findings file too. */
+static void report(run_ctx *c, const char *cmd, const char *cwd, shc_kind kind, const char *card,
+                   const char *reason, bool watched)
+{
+    bool held = c->nevents == 0;
+    fprintf(stderr, "verdict: %s; card: %s; %s\n", shc_kind_name(kind), card,
+            !strcmp(card, "terminal") ? "a terminal card is not watched"
+            : !watched                ? "UNVERIFIED (no watch on this system)"
+            : held                    ? "held: nothing a card command must not do"
+                                      : "did NOT hold:");
+    char line[700];
+    for (size_t i = 0; i < json_array_size(c->events); i++)
+        fprintf(stderr, "  - %s\n", shc_finding_text(json_array_get(c->events, i), line,
+                                                      sizeof line));
+    if (c->nevents > json_array_size(c->events))
+        fprintf(stderr, "  - ... %zu more\n", c->nevents - json_array_size(c->events));
+    if (!held && watched) {
+        char *real = realpath(cwd ? cwd : ".", NULL);
+        int rc = shc_findings_append(cmd, real ? real : ".", card, shc_kind_name(kind), reason,
+                                     c->events);
+        if (rc)
+            fprintf(stderr, "shcard run: cannot write the findings file: %s\n", strerror(-rc));
+        free(real);
+    }
+    if (c->json) {
+        json_t *o = json_pack("{s:s,s:s,s:s,s:b,s:b,s:O,s:I}", "event", "verify", "verdict",
+                              shc_kind_name(kind), "card", card, "watched", watched, "held",
+                              held, "events", c->events,
+                              "nevents", (json_int_t)c->nevents);
+        emit(c, o);
+    }
+}
+
 
 static int spawn_error(run_ctx *c, const char *msg)
 {
@@ -148,7 +249,7 @@ static int spawn_error(run_ctx *c, const char *msg)
     return 127;
 }
 
-enum { O_CWD, O_TIMEOUT, O_LOGIN, O_JSON, O_COLOR };
+enum { O_CWD, O_TIMEOUT, O_LOGIN, O_JSON, O_COLOR, O_VERIFY, O_AS, O_GRACE, O_SANDBOX };
 enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
 static const shc_cli_opt run_opts_table[] = {
@@ -161,11 +262,26 @@ static const shc_cli_opt run_opts_table[] = {
      "one JSON event per line (start, output, exit, error) instead\nof the raw output", O_JSON},
     {"color", 0, SHC_ARG_CHOICE, "auto|always|never", 0, 0, "auto",
      "auto: the command gets your TERM when stdout is a terminal,\nelse TERM=dumb NO_COLOR=1; always: your TERM (or\nxterm-256color); never: TERM=dumb NO_COLOR=1", O_COLOR},
+    {"verify", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "run a card's command under the watch and say whether the card\nheld (with --json: a last verify event)", O_VERIFY},
+    {"as", 0, SHC_ARG_CHOICE, "read|search|list|terminal", 0, 0, "the classifier's own card",
+     "with --verify: the card another classifier gave", O_AS},
+    {"grace", 0, SHC_ARG_NUM, "SECONDS", 0.001, 1e6, "3",
+     "with --verify: a card command still running this long does\nnot hold", O_GRACE},
+    {"sandbox", 0, SHC_ARG_CHOICE, "off|read-only|workspace", 0, 0, "off",
+     "run the command in the sandbox (Landlock and seccomp)", O_SANDBOX},
+    {"allow-network", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
+     "with --sandbox: the command may use the network", O_SANDBOX},
+    {"writable", 0, SHC_ARG_STR, "DIR", 0, 0, "none",
+     "with --sandbox workspace: DIR is writable too (repeatable)", O_SANDBOX},
+    {"sandbox-fallback", 0, SHC_ARG_CHOICE, "refuse|off", 0, 0, "refuse",
+     "without Landlock: refuse to run, or run unsandboxed", O_SANDBOX},
 };
 
 typedef struct run_args {
     run_ctx *c;
     shc_pty_opts *o;
+    shc_run_sandbox *sb;
     int color;
 } run_args;
 
@@ -184,6 +300,16 @@ static int set_opt(void *ctx, const shc_cli_opt *opt, const shc_cli_val *v, char
     case O_LOGIN: a->o->login = true; return 0;
     case O_JSON: a->c->json = true; return 0;
     case O_COLOR: a->color = v->choice; return 0;
+    case O_VERIFY: a->c->verify = true; return 0;
+    case O_AS: a->c->as = v->str; return 0;
+    case O_GRACE: a->c->grace_ms = (uint64_t)(v->num * 1000.0 + 0.5); return 0;
+    case O_SANDBOX: { /* run_sandbox.c takes the option as argv words */
+        char name[32];
+        snprintf(name, sizeof name, "--%s", opt->name);
+        char *words[2] = {name, (char *)(uintptr_t)v->str};
+        int i = 0;
+        return shc__run_sandbox_opt(a->sb, v->str ? 2 : 1, words, &i) == 1 ? 0 : -1;
+    }
     default: return -1;
     }
 }
@@ -233,7 +359,8 @@ int shc_cmd_run(int argc, char **argv)
     run_ctx c = {0};
     shc_pty_opts o = {0};
     char *joined = NULL;
-    run_args a = {&c, &o, COLOR_AUTO};
+    shc_run_sandbox sb = {0};
+    run_args a = {&c, &o, &sb, COLOR_AUTO};
     int first = 0;
     bool dashdash = false;
     int prc = shc__cli_parse(&run_cli, argc, argv, &a, &first, &dashdash);
@@ -258,17 +385,51 @@ int shc_cmd_run(int argc, char **argv)
         }
         o.command = joined;
     }
-    const char *env[3] = {NULL, NULL, NULL};
-    char term_kv[80], cterm_kv[80];
-    color_env(&o, a.color, env, term_kv, cterm_kv, sizeof term_kv);
     o.on_output = on_output;
     o.on_exit = on_exit_cb;
     o.payload = &c;
 
-    print_card(o.command, o.cwd);
-    int status = 127;
-    shc_loop *loop = shc_loop_new();
-    shc_exec *ex = loop ? shc_exec_new(loop) : NULL;
+    if (c.as && !c.verify) {
+        free(joined);
+        return shc__cli_usage_error(&run_cli, "--as needs --verify");
+    }
+    char *reason = NULL, *programs = NULL;
+    shc_kind kind = print_card(o.command, o.cwd, &reason);
+    const char *card = c.as ? c.as : shc_kind_name(kind);
+    bool watch = c.verify && strcmp(card, "terminal") != 0; /* terminal cards: never watched */
+    size_t plen = 0;
+    shc_confine_spec spec = {.flags = 0};
+    if (watch) {
+        spec.flags |= SHC_CONFINE_WATCH;
+        bool login = false;
+        programs = shc__programs(o.command, strlen(o.command), &plen, &login);
+        if (login || o.login)
+            spec.flags |= SHC_CONFINE_LOGIN;
+        spec.programs = programs;
+        spec.programs_len = programs ? plen : 0;
+        o.on_confine = on_confine;
+        o.on_wait = on_wait;
+        if (!c.grace_ms)
+            c.grace_ms = DEFAULT_GRACE_MS;
+    }
+    if (c.verify)
+        c.events = json_array();
+    shc_loop *loop = NULL;
+    shc_exec *ex = NULL;
+    int status = shc__run_sandbox_prepare(&sb, &spec, &o.env);
+    if (status)
+        goto done;
+    /* the command's variables: the sandbox's TMPDIR, then TERM and COLORTERM for --color */
+    const char *env[4] = {o.env ? o.env[0] : NULL, NULL, NULL, NULL};
+    char term_kv[80], cterm_kv[80];
+    color_env(&o, a.color, env + (env[0] ? 1 : 0), term_kv, cterm_kv, sizeof term_kv);
+    if (env[0])
+        o.env = env;
+    status = 127;
+    if (watch || spec.sandbox)
+        o.confine = &spec;
+    loop = shc_loop_new();
+    ex = loop ? shc_exec_new(loop) : NULL;
     if (!ex) {
         fprintf(stderr, "shcard run: out of memory\n");
         goto done;
@@ -291,8 +452,20 @@ int shc_cmd_run(int argc, char **argv)
         json_t *s = json_object();
         json_object_set_new(s, "event", json_string("start"));
         json_object_set_new(s, "pid", json_integer(shc_pty_pid(c.pty)));
+        json_object_set_new(s, "sandbox", json_string(shc_sandbox_name(spec.sandbox)));
+        json_object_set_new(s, "network", json_boolean(!spec.sandbox || sb.network));
+        json_object_set_new(s, "landlock_abi", json_integer(sb.abi));
         emit(&c, s);
     }
+    bool watched = watch && shc_pty_watched(c.pty); /* asked while it runs */
+    if (watch && !watched) {
+        const char *why = NULL;
+        shc_confine_available(&why);
+        fprintf(stderr, "shcard run: the card is unverified: %s\n",
+                why ? why : "the watch could not start");
+    }
+    if (watch)
+        shc_loop_timer(loop, c.grace_ms, on_grace, &c);
     while (!c.finished) {
         int rc = shc_loop_run_once(loop, -1);
         if (rc) {
@@ -301,10 +474,16 @@ int shc_cmd_run(int argc, char **argv)
         }
     }
     status = c.finished ? shc_pty_status_code(&c.st) : 127;
+    if (c.verify && c.finished)
+        report(&c, o.command, o.cwd, kind, card, reason, watched);
 done:
     shc_pty_free(c.pty);
     shc_exec_free(ex);
     shc_loop_free(loop);
     free(joined);
+    free(reason);
+    free(programs);
+    json_decref(c.events);
+    shc__run_sandbox_done(&sb);
     return status;
 }

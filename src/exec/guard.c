@@ -28,6 +28,7 @@ struct shc_guard {
     int req, ev; /* our ends of the request and event sockets */
     int w_ev, t_lost;
     bool lost, lost_told;
+    int can_watch; /* shc_confine_available: 0 not asked yet, 1 yes, -1 no */
     unsigned char evbuf[sizeof(shc_gw_exit_event)];
     size_t evlen;
     shc_guard_exit_fn on_exit;
@@ -197,8 +198,8 @@ static int wait_reply(shc_guard *g, int fd, int timeout_ms)
 
 static const char *stage_name(const char *s)
 {
-    static const char *const known[] = {"openpt", "fork",  "chdir", "exec",
-                                        "shell",  "nomem", "args",  "cgroup"};
+    static const char *const known[] = {"openpt", "fork",   "chdir",  "exec",   "shell",
+                                        "nomem",  "args",   "cgroup", "confine"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (!strcmp(s, known[i]))
             return known[i];
@@ -216,11 +217,20 @@ static int gone(shc_guard *g, shc_pty_error *err)
     return SHC_E_IO;
 }
 
-int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid_t *pid,
-                     int *master, shc_pty_error *err)
+static int spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid_t *pid,
+                 int *master, int *listener, shc_pty_error *err)
 {
     *pid = -1;
     *master = -1;
+    *listener = -1;
+    char spec[SHC_CONFINE_PACK_MAX];
+    size_t speclen = o->confine ? shc_confine_pack(o->confine, spec, sizeof spec) : 0;
+    if (o->confine && !speclen) {
+        err->err = E2BIG;
+        err->stage = "args";
+        snprintf(err->message, sizeof err->message, "the confinement spec is too long");
+        return SHC_E_USAGE;
+    }
     if (g->lost)
         return gone(g, err);
     size_t len = 8 + 4 * 4 + 4, nenv = 0;
@@ -229,6 +239,7 @@ int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid
         len += strs[i] ? strlen(strs[i]) + 1 : 0;
     for (const char *const *e = o->env; e && *e; e++, nenv++)
         len += 4 + strlen(*e) + 1;
+    len += 4 + speclen;
     if (len > SHC_GW_MAX_REQUEST) {
         err->err = E2BIG;
         err->stage = "args";
@@ -256,6 +267,9 @@ int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid
     put_u32(&w, (uint32_t)nenv);
     for (const char *const *e = o->env; e && *e; e++)
         put_str(&w, *e);
+    put_u32(&w, (uint32_t)speclen); /* the confine spec, 0 = none */
+    if (speclen)
+        memcpy(w, spec, speclen);
     int rc = shc__gw_write_all(g->req, buf, sizeof h + len);
     free(buf);
     if (rc != 0)
@@ -264,7 +278,7 @@ int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid
     char rbuf[sizeof(shc_gw_hdr) + sizeof(shc_gw_spawn_reply)];
     union {
         struct cmsghdr c;
-        char space[CMSG_SPACE(sizeof(int))];
+        char space[CMSG_SPACE(2 * sizeof(int))];
     } cm;
     struct iovec iov = {rbuf, sizeof rbuf};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.space,
@@ -274,15 +288,21 @@ int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid
         do
             got = recvmsg(g->req, &mh, MSG_CMSG_CLOEXEC);
         while (got < 0 && errno == EINTR);
-    int fd = -1;
+    int fd = -1, lfd = -1; /* the PTY master, then the watch's listener when there is one */
     for (struct cmsghdr *c = got > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
             memcpy(&fd, CMSG_DATA(c), sizeof fd);
+            if (nfd > 1)
+                memcpy(&lfd, CMSG_DATA(c) + sizeof(int), sizeof lfd);
+        }
     if (got <= 0 ||
         (got < (ssize_t)sizeof rbuf &&
          shc__gw_read_all(g->req, rbuf + got, sizeof rbuf - (size_t)got, SHC_GW_REPLY_TIMEOUT_MS) != 0)) {
         if (fd >= 0)
             close(fd);
+        if (lfd >= 0)
+            close(lfd);
         return gone(g, err);
     }
     shc_gw_spawn_reply rep;
@@ -290,6 +310,8 @@ int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid
     if (rep.rc != 0 || fd < 0) {
         if (fd >= 0)
             close(fd);
+        if (lfd >= 0)
+            close(lfd);
         rep.stage[sizeof rep.stage - 1] = 0;
         rep.message[sizeof rep.message - 1] = 0;
         err->err = rep.err;
@@ -300,7 +322,38 @@ int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     *pid = rep.pid;
     *master = fd;
+    *listener = lfd;
     return 0;
+}
+
+/* A watch this kernel cannot give is left out: the command runs as it would anyway (the caller
+ * sees no listener).  The probe is asked once; a child that still fails to watch stops it.  A
+ * sandbox is never left out here: a child that cannot apply it fails to start ("confine"). */
+int shc__guard_spawn(shc_guard *g, const shc_pty_opts *opts, const char *token, pid_t *pid,
+                     int *master, int *listener, shc_pty_error *err)
+{
+    shc_pty_opts o = *opts;
+    shc_confine_spec unwatched; /* the spec without the watch; a sandbox is never dropped */
+    bool want = o.confine && (o.confine->flags & SHC_CONFINE_WATCH);
+    if (want && !g->can_watch) {
+        const char *why = NULL;
+        g->can_watch = shc_confine_available(&why) ? 1 : -1;
+    }
+    if (want) {
+        unwatched = *o.confine;
+        unwatched.flags &= ~(unsigned)SHC_CONFINE_WATCH;
+    }
+    if (want && g->can_watch < 0)
+        o.confine = unwatched.sandbox ? &unwatched : NULL;
+    int rc = spawn(g, &o, token, pid, master, listener, err);
+    if (rc && want && o.confine && (o.confine->flags & SHC_CONFINE_WATCH) && err->stage &&
+        !strcmp(err->stage, "confine")) {
+        g->can_watch = -1;
+        o.confine = unwatched.sandbox ? &unwatched : NULL;
+        memset(err, 0, sizeof *err);
+        rc = spawn(g, &o, token, pid, master, listener, err);
+    }
+    return rc;
 }
 
 int shc__guard_finish(shc_guard *g, pid_t pid)

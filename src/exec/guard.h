@@ -44,9 +44,10 @@ typedef void (*shc_guard_lost_fn)(void *payload);
 int shc__guard_start(shc_guard **out, shc_loop *loop, shc_guard_exit_fn on_exit,
                      shc_guard_lost_fn on_lost, void *payload);
 /* Spawns a command (see shc__pty_fork for the meaning of everything).  On success *pid is the
- * leader and *master an owned, non-blocking, CLOEXEC master fd. */
+ * leader, *master an owned, non-blocking, CLOEXEC master fd and *listener the watch's owned
+ * listener fd when o->confine asked for one (else -1); both came with SCM_RIGHTS. */
 int shc__guard_spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid_t *pid,
-                     int *master, shc_pty_error *err);
+                     int *master, int *listener, shc_pty_error *err);
 /* Ends a command for good: SIGKILL to its group, orphans swept, the leader reaped.  Returns
  * when that is done (0), or SHC_E_IO when the guardian is gone. */
 int shc__guard_finish(shc_guard *g, pid_t pid);

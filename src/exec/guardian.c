@@ -21,6 +21,7 @@
 #include "base/signame.h"
 #include "exec/adopt.h"
 #include "exec/cgroup.h"
+#include "confine/confine.h"
 #include "exec/pty_spawn.h"
 #include "exec/syscalls.h"
 #include "exec/sweep.h"
@@ -176,6 +177,8 @@ static void do_spawn(gstate *g, const char *body, size_t len)
     memset(&o, 0, sizeof o);
     const char *token = NULL;
     const char **env = NULL;
+    shc_confine_spec spec;
+    bool has_spec = false;
     if (ok) {
         o.login = r[0] != 0;
         o.color = r[1] != 0;
@@ -202,9 +205,20 @@ static void do_spawn(gstate *g, const char *body, size_t len)
         } else {
             ok = false;
         }
+        uint32_t speclen = 0;
+        if (ok && (size_t)(end - r) >= sizeof speclen) {
+            memcpy(&speclen, r, sizeof speclen);
+            r += sizeof speclen;
+            if (speclen && ((size_t)(end - r) < speclen ||
+                            shc_confine_unpack(&spec, r, speclen) != 0))
+                ok = false;
+            has_spec = speclen != 0;
+        } else {
+            ok = false;
+        }
     }
     pid_t pid = -1;
-    int master = -1;
+    int master = -1, listener = -1;
     shc_pty_error err;
     memset(&err, 0, sizeof err);
     if (!ok || !o.command || !token) {
@@ -231,14 +245,16 @@ static void do_spawn(gstate *g, const char *body, size_t len)
         } else {
             unsigned long id = ++g->seq;
             int cgfd = shc__cg_cmd_open(&g->cg, id);
-            rep.rc = shc__pty_fork(&pid, &master, &o, token, cgfd, &err);
+            rep.rc = shc__pty_fork(&pid, &master, &listener, &o, has_spec ? &spec : NULL, token,
+                                   cgfd, &err);
             if (cgfd >= 0)
                 close(cgfd);
             if (rep.rc != 0 && cgfd >= 0 && err.stage && !strcmp(err.stage, "cgroup")) {
                 shc__cg_cmd_end(&g->cg, id); /* cannot move into it: the process tree only */
                 shc__cg_end(&g->cg);
                 cgfd = -1;
-                rep.rc = shc__pty_fork(&pid, &master, &o, token, -1, &err);
+                rep.rc = shc__pty_fork(&pid, &master, &listener, &o, has_spec ? &spec : NULL,
+                                       token, -1, &err);
             }
             sync_leads(g);
             if (rep.rc == 0 && !g->leads) {
@@ -248,6 +264,9 @@ static void do_spawn(gstate *g, const char *body, size_t len)
                     ;
                 close(master);
                 master = -1;
+                if (listener >= 0)
+                    close(listener);
+                listener = -1;
                 if (cgfd >= 0)
                     shc__cg_cmd_end(&g->cg, id);
                 rep.rc = SHC_E_NOMEM;
@@ -284,18 +303,20 @@ static void do_spawn(gstate *g, const char *body, size_t len)
     struct iovec iov = {buf, sizeof buf};
     union {
         struct cmsghdr c;
-        char space[CMSG_SPACE(sizeof(int))];
+        char space[CMSG_SPACE(2 * sizeof(int))];
     } cm;
     memset(&cm, 0, sizeof cm);
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (master >= 0) {
+    if (master >= 0) { /* the master, and the watch's listener after it when there is one */
+        int nfd = listener >= 0 ? 2 : 1;
+        int fds[2] = {master, listener};
         mh.msg_control = cm.space;
-        mh.msg_controllen = sizeof cm.space;
+        mh.msg_controllen = CMSG_SPACE((size_t)nfd * sizeof(int));
         struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &master, sizeof master);
+        c->cmsg_len = CMSG_LEN((size_t)nfd * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, (size_t)nfd * sizeof(int));
     }
     ssize_t w;
     do
@@ -303,6 +324,8 @@ static void do_spawn(gstate *g, const char *body, size_t len)
     while (w < 0 && errno == EINTR);
     if (master >= 0)
         close(master); /* the agent holds the only master: closing it hangs stragglers up */
+    if (listener >= 0)
+        close(listener); /* the agent's loop answers the watch from now on */
     if (w != (ssize_t)sizeof buf)
         end_everything(g);
 }

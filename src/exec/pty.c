@@ -61,10 +61,19 @@ struct shc_pty {
     uint64_t kill_grace_ms;
     uint64_t input_wait_ms, wait_since; /* stall.h: how long it may wait; since when it does */
     char pts[32];                       /* its terminal, "/dev/pts/N" */
+    shc_confine_watch *watch; /* owned: the supervisor of a watched command, or NULL */
+    bool wait_told;
+    shc_pty_confine_fn on_confine;
+    shc_pty_wait_fn on_wait;
     shc_pty_output_fn on_output;
     shc_pty_exit_fn on_exit;
     void *payload;
 };
+
+static bool scans(const shc_pty *p)
+{
+    return (p->input_wait_ms || (p->on_wait && !p->wait_told)) && !p->exited && !p->laddering;
+}
 
 int shc_pty_status_code(const shc_pty_status *st)
 {
@@ -187,6 +196,9 @@ static void teardown(shc_pty *p)
     if (p->master >= 0)
         close(p->master);
     p->master = -1;
+    /* Only now, with its group ended: a watched call left unanswered would fail with ENOSYS. */
+    shc_confine_watch_free(p->watch);
+    p->watch = NULL;
 }
 
 /* Kill everything, reap, sweep, with no callback: for free and exec_free. */
@@ -207,7 +219,7 @@ static void on_watch(shc_loop *loop, void *payload)
     ex->t_watch = 0;
     size_t n = 0;
     for (shc_pty *p = ex->live; p; p = p->next)
-        n += p->input_wait_ms && !p->exited && !p->laddering;
+        n += scans(p);
     if (!n)
         return;
     shc_stall_cmd *c = calloc(n, sizeof *c);
@@ -216,7 +228,7 @@ static void on_watch(shc_loop *loop, void *payload)
     if (c && ps && w) {
         size_t k = 0;
         for (shc_pty *p = ex->live; p && k < n; p = p->next)
-            if (p->input_wait_ms && !p->exited && !p->laddering) {
+            if (scans(p)) {
                 c[k] = (shc_stall_cmd){p->pid, p->pts, p->master};
                 ps[k++] = p;
             }
@@ -224,6 +236,12 @@ static void on_watch(shc_loop *loop, void *payload)
         uint64_t now = shc_loop_now_ms();
         for (size_t i = 0; i < k; i++) {
             shc_pty *p = ps[i];
+            if (w[i] && p->on_wait && !p->wait_told) {
+                p->wait_told = true;
+                p->on_wait(p, p->payload); /* must not free p */
+            }
+            if (!p->input_wait_ms)
+                continue;
             if (!w[i]) {
                 p->wait_since = 0;
             } else if (!p->wait_since) {
@@ -469,6 +487,16 @@ int shc_pty_resize(shc_pty *pty, uint16_t cols, uint16_t rows)
     return ioctl(pty->master, TIOCSWINSZ, &ws) == 0 ? 0 : SHC_E_IO;
 }
 
+bool shc_pty_watched(const shc_pty *pty)
+{
+    return pty && pty->watch;
+}
+
+bool shc_pty_in_profile(const shc_pty *pty)
+{
+    return pty && shc_confine_watch_quiet(pty->watch);
+}
+
 pid_t shc_pty_pid(const shc_pty *pty)
 {
     return pty ? pty->pid : -1;
@@ -510,6 +538,12 @@ void shc_pty_free(shc_pty *pty)
 }
 
 /* ---------------------------------------------------------------- spawn */
+static void on_confine_ev(const shc_confine_event *ev, void *payload)
+{
+    shc_pty *p = payload;
+    if (p->on_confine && !p->done)
+        p->on_confine(p, ev, p->payload);
+}
 
 int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty_error *err)
 {
@@ -550,9 +584,16 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
         rc = SHC_E_IO;
         goto fail_rc;
     }
-    rc = shc__guard_spawn(ex->guard, opts, p->token, &p->pid, &p->master, err);
+    int listener = -1;
+    rc = shc__guard_spawn(ex->guard, opts, p->token, &p->pid, &p->master, &listener, err);
     if (rc)
         goto fail_rc;
+    p->on_confine = opts->on_confine;
+    p->on_wait = opts->on_wait;
+    if (listener >= 0) {
+        p->watch =
+            shc_confine_watch_new(p->loop, listener, p->pid, opts->confine, on_confine_ev, p);
+    }
     p->linked = true;
     p->next = ex->live;
     if (ex->live)
@@ -566,7 +607,7 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
     p->input_wait_ms = opts->input_wait_ms;
     if (ptsname_r(p->master, p->pts, sizeof p->pts) != 0)
         p->pts[0] = 0;
-    if (p->input_wait_ms && !ex->t_watch)
+    if ((p->input_wait_ms || p->on_wait) && !ex->t_watch)
         ex->t_watch = shc_loop_timer(ex->loop, WATCH_MS, on_watch, ex);
     if (!ex->t_nudge)
         ex->t_nudge = shc_loop_timer(ex->loop, NUDGE_MS, on_nudge, ex);

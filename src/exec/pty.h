@@ -45,6 +45,7 @@
 #include <sys/types.h>
 
 #include "base/loop.h"
+#include "confine/confine.h"
 
 typedef struct shc_exec shc_exec;
 typedef struct shc_pty shc_pty;
@@ -66,7 +67,8 @@ int shc_pty_status_code(const shc_pty_status *st);
 /* A spawn failure, e.g. stage "chdir" with err ENOENT for a missing cwd. */
 typedef struct shc_pty_error {
     int err;           /* errno value */
-    const char *stage; /* static: "openpt", "fork", "chdir", "exec", "shell", "nomem", "args" */
+    const char *stage; /* static: "openpt", "fork", "chdir", "exec", "shell", "nomem", "args",
+                        * "confine" */
     char
         message[320]; /* human text: "cannot change directory to '/x': No such file or directory" */
 } shc_pty_error;
@@ -79,6 +81,12 @@ typedef void (*shc_pty_output_fn)(shc_pty *pty, const char *data, size_t len, vo
  * All display chunks have been delivered before.  st is borrowed for the call.  The callback
  * may call shc_pty_free(pty); model text and tail stay readable until then. */
 typedef void (*shc_pty_exit_fn)(shc_pty *pty, const shc_pty_status *st, void *payload);
+/* The watch saw the command do something (confine.h); ev is borrowed for the call, which must
+ * not free the pty.  Called from the loop, after the call was let through. */
+typedef void (*shc_pty_confine_fn)(shc_pty *pty, const shc_confine_event *ev, void *payload);
+/* The command was first seen waiting for terminal input (stall.h); called once, must not free
+ * the pty.  Nothing is done to the command. */
+typedef void (*shc_pty_wait_fn)(shc_pty *pty, void *payload);
 
 typedef struct shc_pty_opts {
     const char *command;         /* borrowed, required: the script given to bash -c */
@@ -103,6 +111,13 @@ typedef struct shc_pty_opts {
                                   * chunks, then one closing notice "[shcard: N more bytes not
                                   * shown]"; model text and tail still see everything.  After
                                   * 10,000 chunks the coalescing delay grows to 500 ms. */
+    const shc_confine_spec *confine; /* borrowed, may be NULL: what the child does to itself
+                                      * before exec.  With SHC_CONFINE_WATCH, every watched
+                                      * call goes to on_confine.  When this kernel cannot watch
+                                      * (shc_confine_available), the command runs unwatched and
+                                      * shc_pty_watched() says so. */
+    shc_pty_confine_fn on_confine;   /* may be NULL */
+    shc_pty_wait_fn on_wait;         /* may be NULL: see shc_pty_wait_fn */
     shc_pty_output_fn on_output; /* may be NULL */
     shc_pty_exit_fn on_exit;     /* may be NULL */
     void *payload;               /* passed to both callbacks */
@@ -146,6 +161,11 @@ int shc_pty_signal(shc_pty *pty, int signo);
 int shc_pty_resize(shc_pty *pty, uint16_t cols, uint16_t rows);
 
 pid_t shc_pty_pid(const shc_pty *pty); /* the shell's pid (== pgid == sid) */
+/* Whether the command runs under the watch its opts asked for (false once it is done). */
+bool shc_pty_watched(const shc_pty *pty);
+/* Whether its login shell's profile still runs (shc_confine_watch_quiet): not the command's
+ * time yet. */
+bool shc_pty_in_profile(const shc_pty *pty);
 bool shc_pty_done(const shc_pty *pty); /* the exit callback has run (or is running) */
 /* The final status once done, else NULL.  Borrowed from the pty. */
 const shc_pty_status *shc_pty_status_get(const shc_pty *pty);

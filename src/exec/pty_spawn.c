@@ -19,11 +19,14 @@
 #include <unistd.h>
 
 #include "exec/syscalls.h"
+#include "confine/confine.h"
 #include "shcard.h"
 
 extern char **environ;
 
-enum { STAGE_TTY = 1, STAGE_CHDIR, STAGE_EXEC, STAGE_CGROUP };
+enum { STAGE_TTY = 1, STAGE_CHDIR, STAGE_EXEC, STAGE_CGROUP, STAGE_CONFINE, STAGE_LISTENER };
+
+enum { PASS_EXEC_MS = 5000 }; /* the child's exec of the shell, told to us by its filter */
 
 /* Variables every command gets (see pty.h for the TERM decision). */
 static const char *const forced[] = {
@@ -231,7 +234,7 @@ static _Noreturn void child_fail(int fd, int stage)
 }
 
 static _Noreturn void child(int slave, int errw, int cg, const char *cwd, const char *shell,
-                            char *const argv[], char *const envp[])
+                            char *const argv[], char *const envp[], const shc_confine_spec *spec)
 {
     /* Containment first (cgroup.h): into the command's own cgroup, and a subreaper, so that what
      * it leaves behind comes back to it, not to the guardian, while it lives. */
@@ -285,6 +288,18 @@ static _Noreturn void child(int slave, int errw, int cg, const char *cwd, const 
     }
     if (chdir(cwd) != 0)
         child_fail(e2, STAGE_CHDIR);
+    /* Last before exec: from here on the watched calls are told to the supervisor, and the exec
+     * below is the first of them (our parent answers it once it holds the listener). */
+    int lfd = -1, crc = shc_confine_apply(spec, &lfd);
+    if (crc != 0) {
+        errno = -crc;
+        child_fail(e2, STAGE_CONFINE);
+    }
+    if (lfd >= 0) {
+        int msg[2] = {STAGE_LISTENER, lfd};
+        if (write(e2, msg, sizeof msg) != (ssize_t)sizeof msg)
+            child_fail(e2, STAGE_CONFINE);
+    }
 #ifdef SHC_FUZZING
     (void)shell;
     (void)argv;
@@ -296,9 +311,27 @@ static _Noreturn void child(int slave, int errw, int cg, const char *cwd, const 
     child_fail(e2, STAGE_EXEC);
 }
 
-int shc__pty_fork(pid_t *pid_out, int *master_out, const shc_pty_opts *o, const char *token,
-                  int cg, shc_pty_error *err)
+/* Reads one {stage, errno} message from the child's report pipe: true when one came, false at
+ * EOF (the exec happened). */
+static bool read_msg(int fd, int msg[2])
 {
+    size_t got = 0;
+    while (got < 2 * sizeof(int)) {
+        ssize_t n = read(fd, (char *)msg + got, 2 * sizeof(int) - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got == 2 * sizeof(int);
+}
+
+int shc__pty_fork(pid_t *pid_out, int *master_out, int *listener_out, const shc_pty_opts *o,
+                  const shc_confine_spec *spec, const char *token, int cg, shc_pty_error *err)
+{
+    *listener_out = -1;
+    int listener = -1;
     int rc = SHC_E_IO, e = 0;
     int master = -1, slave = -1, pipefd[2] = {-1, -1};
     char **env = NULL;
@@ -342,7 +375,7 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, const shc_pty_opts *o, const 
     if (pid == 0) {
         close(master);
         close(pipefd[0]);
-        child(slave, pipefd[1], cg, cwd, shell, argv, env);
+        child(slave, pipefd[1], cg, cwd, shell, argv, env, spec);
     }
     e = errno;
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -356,16 +389,21 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, const shc_pty_opts *o, const 
     pipefd[1] = -1;
 
     int msg[2];
-    size_t got = 0;
-    while (got < sizeof msg) {
-        ssize_t n = read(pipefd[0], (char *)msg + got, sizeof msg - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
+    bool failed = read_msg(pipefd[0], msg);
+    if (failed && msg[0] == STAGE_LISTENER) {
+        /* The child's filter is in place and its exec waits for an answer: take the listener
+         * (the child's copy closes with the exec), let the exec of the shell through. */
+        listener = shc_confine_take(pid, msg[1]);
+        int prc = listener >= 0 ? shc_confine_pass_exec(listener, PASS_EXEC_MS) : listener;
+        if (prc != 0) {
+            kill(pid, SIGKILL);
+            msg[0] = STAGE_CONFINE;
+            msg[1] = -prc;
+        } else {
+            failed = read_msg(pipefd[0], msg);
+        }
     }
-    if (got == sizeof msg) { /* the child failed before exec and exited 127 */
+    if (failed) { /* the child failed before exec and exited 127 (or was killed above) */
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
         if (msg[0] == STAGE_CHDIR)
@@ -374,6 +412,8 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, const shc_pty_opts *o, const 
             fail_msg(err, msg[1], "cgroup", "%s", "cannot move the command into its cgroup");
         else if (msg[0] == STAGE_EXEC)
             fail_msg(err, msg[1], "exec", "cannot execute '%s'", shell);
+        else if (msg[0] == STAGE_CONFINE)
+            fail_msg(err, msg[1], "confine", "%s", "cannot confine the command");
         else
             fail_msg(err, msg[1], "openpt", "%s", "cannot set up the terminal in the child");
         goto fail;
@@ -382,8 +422,12 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, const shc_pty_opts *o, const 
     *pid_out = pid;
     *master_out = master;
     master = -1;
+    *listener_out = listener;
+    listener = -1;
     rc = 0;
 fail:
+    if (listener >= 0)
+        close(listener);
     if (master >= 0)
         close(master);
     if (slave >= 0)

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include "confine/confine.h"
 #include "exec/pty.h"
 
 /* Opens a PTY, forks, and in the child: resets signals, setsid, sets the controlling tty, puts
@@ -14,8 +15,10 @@
  * owned non-blocking, CLOEXEC master fd.  token ("NAME=value") is added to the environment.
  * cg (or -1): a cgroup.procs fd the child writes itself into before anything else (cgroup.h);
  * the child is also made a child subreaper, so that orphans of its tree stay with it while it
- * lives.  0 or a negative SHC_E_* with err filled (stage "cgroup" when the move failed). */
-int shc__pty_fork(pid_t *pid, int *master, const shc_pty_opts *o, const char *token, int cg,
-                  shc_pty_error *err);
+ * lives.  With spec (may be NULL) asking for a watch, the child applies it last before exec,
+ * and *listener is the owned, CLOEXEC listener fd (else -1); the exec of the shell was answered.
+ * 0 or a negative SHC_E_* with err filled (stage "cgroup" when the move failed). */
+int shc__pty_fork(pid_t *pid, int *master, int *listener, const shc_pty_opts *o,
+                  const shc_confine_spec *spec, const char *token, int cg, shc_pty_error *err);
 
 #endif

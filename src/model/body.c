@@ -36,7 +36,13 @@ char *shc_openai_request_body(const char *model,
                               json_t *history,
                               const char *note)
 {
-    char *sys = NULL, *out = NULL;
+    return shc_openai_request_body_tool(model, system_prompt, cwd, history, note, NULL);
+}
+
+char *shc_openai_request_body_tool(const char *model, const char *system_prompt, const char *cwd,
+                                   json_t *history, const char *note, const char *tool_note)
+{
+    char *sys = NULL, *out = NULL, *tdesc = NULL;
     const char *base = system_prompt ? system_prompt : default_prompt;
     size_t n = strlen(base) + (cwd ? strlen(cwd) : 0) + (note ? strlen(note) : 0) + 64;
     sys = malloc(n);
@@ -44,13 +50,21 @@ char *shc_openai_request_body(const char *model,
         return NULL;
     snprintf(sys, n, "%s\n\nThe working directory is %s.%s%s", base, cwd ? cwd : "(unknown)",
              note ? "\n\n" : "", note ? note : "");
+    size_t tn = sizeof tool_description + (tool_note ? strlen(tool_note) + 1 : 0);
+    tdesc = malloc(tn);
+    if (!tdesc) {
+        free(sys);
+        return NULL;
+    }
+    snprintf(tdesc, tn, "%s%s%s", tool_description, tool_note ? " " : "",
+             tool_note ? tool_note : "");
     json_t *msgs = json_array();
     json_t *req =
         json_pack("{s:s, s:b, s:{s:b}, s:o, s:[{s:s, s:{s:s, s:s, s:{s:s, s:{s:{s:s, s:s}, "
                   "s:{s:s, s:s}}, s:[s]}}}]}",
                   "model", model, "stream", 1, "stream_options", "include_usage", 1, "messages",
                   msgs, "tools", "type", "function",
-                  "function", "name", "bash", "description", tool_description, "parameters", "type",
+                  "function", "name", "bash", "description", tdesc, "parameters", "type",
                   "object", "properties", "command", "type", "string", "description",
                   "The command line to run, for example `rg -n shc_parse src`.", "description",
                   "type", "string", "description",
@@ -65,5 +79,6 @@ char *shc_openai_request_body(const char *model,
 done:
     json_decref(req);
     free(sys);
+    free(tdesc);
     return out;
 }

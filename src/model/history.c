@@ -43,6 +43,7 @@ void shc__oai_session_unref(session *s)
         return;
     free(s->id);
     free(s->model);
+    free(s->sandbox);
     json_decref(s->history);
     free(s);
 }

@@ -448,6 +448,19 @@ static int op_set_model(shc_backend *base, const char *session_id, const char *m
     return 0;
 }
 
+static int op_set_sandbox(shc_backend *base, const char *session_id, const char *text)
+{
+    session *s = shc__oai_session((openai *)base, session_id, true);
+    char *t = text ? strdup(text) : NULL;
+    if (!s || (text && !t)) {
+        free(t);
+        return SHC_E_NOMEM;
+    }
+    free(s->sandbox);
+    s->sandbox = t;
+    return 0;
+}
+
 static const shc_backend_ops openai_ops = {
     .name = "openai",
     .turn_start = op_turn_start,
@@ -458,6 +471,7 @@ static const shc_backend_ops openai_ops = {
     .free = op_free,
     .session_restore = shc__oai_restore,
     .set_model = op_set_model,
+    .set_sandbox = op_set_sandbox,
     .list_models = shc__oai_list_models,
 };
 

@@ -31,5 +31,8 @@ char *shc_openai_request_body(const char *model,
                               const char *cwd,
                               json_t *history,
                               const char *note);
+/* The same, with tool_note (may be NULL) ending the bash tool's description. */
+char *shc_openai_request_body_tool(const char *model, const char *system_prompt, const char *cwd,
+                                   json_t *history, const char *note, const char *tool_note);
 
 #endif

@@ -259,7 +259,7 @@ ok(typeof s1 === "string", "sdk: session/new");
   const liveTid = ofKind(t1.ups, "terminal_update")[0]?.terminalId;
   const since = (updates.get(s3) || []).length;
   const answer = await ctx.request("session/resume", { sessionId: s3, cwd: ws });
-  eq(answer.configOptions?.map((o) => o.configId), ["mode"], "resume: answered with the config options (no modes in v2)");
+  eq(answer.configOptions?.map((o) => o.configId), ["mode", "sandbox", "network"], "resume: answered with the config options (no modes in v2)");
   const plain = await until(updates, s3, since, isState);
   eq(kinds(plain), ["state_update"], "resume without replay: only the current state");
   eq(plain[0]?.u.state, "idle", "resume: the state is idle");

@@ -53,7 +53,7 @@ eq((await a1.ctx.request("initialize", V2_INIT)).protocolVersion, 2, "agent 1: i
 const created = await a1.ctx.request("session/new", { cwd: ws });
 const sid = created.sessionId;
 ok(/^sess_[0-9a-f]{32}$/.test(sid), "new: a store id", sid);
-eq([created.modes, created.configOptions?.map((o) => o.configId)], [undefined, ["mode"]], "new: config options (configId), no modes");
+eq([created.modes, created.configOptions?.map((o) => o.configId)], [undefined, ["mode", "sandbox", "network"]], "new: config options (configId), no modes");
 const t1 = await turn(a1, sid, CMD);
 const liveCall = ofKind(t1.ups, "tool_call_update")[0];
 const liveTid = liveCall?.content?.find((c) => c.type === "terminal")?.terminalId;
@@ -80,7 +80,7 @@ eq((await a2.ctx.request("session/list", { cwd: "/nowhere" })).sessions, [], "li
 ok(listed.sessions.length === 1, "list: only the sessions of this store", listed.sessions.length);
 
 const resumed = await a2.ctx.request("session/resume", { sessionId: sid, cwd: ws, replayFrom: { type: "start" } });
-eq(resumed.configOptions?.map((o) => o.configId), ["mode"], "resume: answered with the config options");
+eq(resumed.configOptions?.map((o) => o.configId), ["mode", "sandbox", "network"], "resume: answered with the config options");
 // the replay is over before the answer: look at the order of the frames on the wire
 {
   const frames = a2.recorder.frames;

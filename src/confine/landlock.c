@@ -1,0 +1,192 @@
+/* The sandbox's Landlock ruleset (sandbox.h).  Reads and execution are never handled, so the
+ * command reads everything; every write-like right the kernel's ABI knows is handled, and only
+ * the rules below grant it back: the terminal and a few device files in every mode, and in
+ * `workspace` the directory the command starts in plus the spec's writable roots.  ABI 4 adds
+ * TCP bind/connect (handled with no rule when the network is off), ABI 6 scopes signals and
+ * abstract unix sockets to the command's own processes.
+ *
+ * The system's <linux/landlock.h> may predate ABI 4 and 6: the structures and constants used are
+ * spelled out here with the kernel's values (a stable ABI).  Raw syscall() throughout. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "confine/sandbox.h"
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+
+/* struct landlock_ruleset_attr as of ABI 6 (its size tells the kernel which fields we set). */
+typedef struct ll_ruleset {
+    uint64_t fs, net, scoped;
+} ll_ruleset;
+
+/* struct landlock_path_beneath_attr is packed in the kernel's header. */
+typedef struct __attribute__((packed)) ll_beneath {
+    uint64_t allowed;
+    int32_t parent_fd;
+} ll_beneath;
+
+enum { LL_VERSION = 1, LL_RULE_PATH_BENEATH = 1 };
+
+#define FS_EXECUTE (1ull << 0)
+#define FS_WRITE_FILE (1ull << 1)
+#define FS_READ_FILE (1ull << 2)
+#define FS_READ_DIR (1ull << 3)
+#define FS_REFER (1ull << 13)    /* ABI 2 */
+#define FS_TRUNCATE (1ull << 14) /* ABI 3 */
+/* WRITE_FILE, REMOVE_DIR, REMOVE_FILE, MAKE_CHAR/DIR/REG/SOCK/FIFO/BLOCK/SYM (ABI 1) */
+#define FS_WRITES_V1 (FS_WRITE_FILE | (0x1ffull << 4))
+#define NET_BIND_TCP (1ull << 0)    /* ABI 4 */
+#define NET_CONNECT_TCP (1ull << 1) /* ABI 4 */
+#define SCOPE_ABSTRACT_UNIX (1ull << 0) /* ABI 6 */
+#define SCOPE_SIGNAL (1ull << 1)        /* ABI 6 */
+
+/* The rights a rule on a file (not a directory) may carry. */
+#define FS_FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE)
+
+int shc__landlock_abi(void)
+{
+    long v = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_VERSION);
+    return v > 0 ? (int)v : 0;
+}
+
+/* The write rights this ABI knows. */
+static uint64_t fs_writes(int abi)
+{
+    uint64_t w = FS_WRITES_V1;
+    if (abi >= 2)
+        w |= FS_REFER;
+    if (abi >= 3)
+        w |= FS_TRUNCATE;
+    return w;
+}
+
+/* Grants `allowed` under path (or on the file at fd when path is NULL).  A path that does not
+ * exist is skipped (a device the machine lacks, a root removed since): nothing to write there. */
+static int grant(int rs, const char *path, int fd, uint64_t allowed)
+{
+    int own = -1;
+    if (path) {
+        own = open(path, O_PATH | O_CLOEXEC);
+        if (own < 0)
+            return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -errno;
+        fd = own;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        if (own >= 0)
+            close(own);
+        return -e;
+    }
+    if (!S_ISDIR(st.st_mode))
+        allowed &= FS_FILE_RIGHTS;
+    ll_beneath b = {allowed, fd};
+    long r = syscall(__NR_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &b, 0);
+    int e = errno;
+    if (own >= 0)
+        close(own);
+    return r == 0 ? 0 : -e;
+}
+
+/* Device files every mode may write: output thrown away, the controlling terminal, and the
+ * command's own terminal (fd 1 in the executor's child, the slave of its PTY). */
+static const char *const devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty",
+                                      "/dev/urandom", "/dev/random"};
+
+int shc__landlock_apply(const shc_confine_spec *s)
+{
+    int abi = shc__landlock_abi();
+    if (abi <= 0)
+        return -ENOSYS;
+    uint64_t writes = fs_writes(abi);
+    ll_ruleset ra = {writes, 0, 0};
+    size_t size = sizeof ra.fs;
+    if (abi >= 4) {
+        size += sizeof ra.net;
+        if (!(s->flags & SHC_CONFINE_NETWORK))
+            ra.net = NET_BIND_TCP | NET_CONNECT_TCP;
+    }
+    if (abi >= 6) {
+        size += sizeof ra.scoped;
+        ra.scoped = SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX;
+    }
+    long rs = syscall(__NR_landlock_create_ruleset, &ra, size, 0);
+    if (rs < 0)
+        return -errno;
+    int rc = 0;
+    uint64_t dev = FS_WRITE_FILE | (abi >= 3 ? FS_TRUNCATE : 0);
+    for (size_t i = 0; !rc && i < sizeof devices / sizeof devices[0]; i++)
+        rc = grant((int)rs, devices[i], -1, dev);
+    if (!rc && isatty(1))
+        rc = grant((int)rs, NULL, 1, dev);
+    if (!rc && s->sandbox == SHC_SANDBOX_WORKSPACE) {
+        rc = grant((int)rs, ".", -1, writes);
+        for (const char *p = s->writable, *end = p + s->writable_len; !rc && p && p < end;
+             p += strlen(p) + 1)
+            rc = grant((int)rs, p, -1, writes);
+    }
+    if (!rc && syscall(__NR_landlock_restrict_self, rs, 0) != 0)
+        rc = -errno;
+    close((int)rs);
+    return rc;
+}
+
+int shc__sandbox_apply(const shc_confine_spec *s)
+{
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -errno;
+    int rc = shc__landlock_apply(s);
+    if (!rc && !(s->flags & SHC_CONFINE_NETWORK))
+        rc = shc__netfilter_apply();
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the agent's side */
+
+static const char *const mode_names[] = {"off", "read-only", "workspace"};
+
+const char *shc_sandbox_name(unsigned mode)
+{
+    return mode < sizeof mode_names / sizeof mode_names[0] ? mode_names[mode] : NULL;
+}
+
+int shc_sandbox_parse(const char *s)
+{
+    for (size_t i = 0; s && i < sizeof mode_names / sizeof mode_names[0]; i++)
+        if (!strcmp(s, mode_names[i]))
+            return (int)i;
+    return -1;
+}
+
+int shc_sandbox_abi(const char **why)
+{
+    const char *no = getenv("SHCARD_NO_LANDLOCK");
+    *why = NULL;
+    if (no && !strcmp(no, "1")) {
+        *why = "SHCARD_NO_LANDLOCK=1";
+        return 0;
+    }
+    errno = 0;
+    int abi = shc__landlock_abi();
+    if (!abi)
+        *why = errno == EOPNOTSUPP ? "Landlock is disabled on this kernel (boot option lsm=)"
+                                   : "this kernel has no Landlock (Linux 5.13 or later with "
+                                     "CONFIG_SECURITY_LANDLOCK)";
+    return abi;
+}

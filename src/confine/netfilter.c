@@ -1,0 +1,75 @@
+/* The sandbox's network filter (sandbox.h): with the network off, socket() of any family but
+ * AF_UNIX fails with EACCES, which covers UDP, raw and netlink sockets and kernels whose Landlock
+ * has no TCP rights; io_uring_setup fails too, since io_uring can create sockets without the
+ * socket() system call.  The foreign ABI (i386 on x86_64, arm on aarch64) gets the same checks
+ * under its own numbers, and its multiplexer socketcall() fails outright (its arguments live in
+ * memory the filter cannot read).  Everything else is allowed: this filter denies, it never
+ * notifies (the watch, confine.c, is a separate filter). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "confine/sandbox.h"
+
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#define FOREIGN_ARCH AUDIT_ARCH_I386
+#define FOREIGN_SOCKET 359u
+#define X32_BIT 0x40000000u
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#define FOREIGN_ARCH AUDIT_ARCH_ARM
+#define FOREIGN_SOCKET 281u
+#define X32_BIT 0u /* no such ABI: the x32 rows repeat the native ones */
+#else
+#define NATIVE_ARCH 0
+#endif
+
+#define FOREIGN_SOCKETCALL 102u
+#define NR_IO_URING_SETUP 425u /* the same number on every architecture */
+
+#define LD_ABS (BPF_LD | BPF_W | BPF_ABS)
+#define JEQ (BPF_JMP | BPF_JEQ | BPF_K)
+#define RET (BPF_RET | BPF_K)
+#define DENY (SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA))
+#define OFF_ARCH ((uint32_t)offsetof(struct seccomp_data, arch))
+#define OFF_NR ((uint32_t)offsetof(struct seccomp_data, nr))
+#define OFF_ARG0 ((uint32_t)offsetof(struct seccomp_data, args))
+
+int shc__netfilter_apply(void)
+{
+#if NATIVE_ARCH
+    /* Jump offsets are counted by hand: each comment names the instruction's index. */
+    struct sock_filter f[] = {
+        /* 0 */ BPF_STMT(LD_ABS, OFF_ARCH),
+        /* 1 */ BPF_JUMP(JEQ, FOREIGN_ARCH, 6, 0), /* -> 8 */
+        /* 2 */ BPF_JUMP(JEQ, NATIVE_ARCH, 0, 12), /* another arch: -> 15 allow */
+        /* 3 */ BPF_STMT(LD_ABS, OFF_NR),
+        /* 4 */ BPF_JUMP(JEQ, (uint32_t)__NR_socket, 7, 0),           /* -> 12 */
+        /* 5 */ BPF_JUMP(JEQ, X32_BIT | (uint32_t)__NR_socket, 6, 0), /* -> 12 */
+        /* 6 */ BPF_JUMP(JEQ, NR_IO_URING_SETUP, 7, 0),               /* -> 14 */
+        /* 7 */ BPF_JUMP(JEQ, X32_BIT | NR_IO_URING_SETUP, 6, 7),     /* -> 14, else 15 */
+        /* 8 */ BPF_STMT(LD_ABS, OFF_NR),
+        /* 9 */ BPF_JUMP(JEQ, FOREIGN_SOCKET, 2, 0),     /* -> 12 */
+        /* 10 */ BPF_JUMP(JEQ, FOREIGN_SOCKETCALL, 3, 0), /* -> 14 */
+        /* 11 */ BPF_JUMP(JEQ, NR_IO_URING_SETUP, 2, 3),  /* -> 14, else 15 */
+        /* 12 */ BPF_STMT(LD_ABS, OFF_ARG0),              /* the family (an int: the low half) */
+        /* 13 */ BPF_JUMP(JEQ, AF_UNIX, 1, 0),            /* -> 15, else 14 */
+        /* 14 */ BPF_STMT(RET, DENY),
+        /* 15 */ BPF_STMT(RET, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+        return -errno;
+    return 0;
+#else
+    return -ENOSYS;
+#endif
+}

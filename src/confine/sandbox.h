@@ -1,0 +1,21 @@
+/* The sandbox steps of shc_confine_apply() (confine.h): a Landlock ruleset for the file system,
+ * TCP and scopes (landlock.c) and a seccomp filter that denies network sockets (netfilter.c).
+ * Internal to src/confine/. */
+#ifndef SHC_CONFINE_SANDBOX_H
+#define SHC_CONFINE_SANDBOX_H
+
+#include "confine/confine.h"
+
+/* In the child: no_new_privs, Landlock, and the network filter unless the spec keeps the
+ * network (landlock.c).  0, or -errno. */
+int shc__sandbox_apply(const shc_confine_spec *s);
+/* The Landlock ABI this kernel offers (0 = none); no allocation. */
+int shc__landlock_abi(void);
+/* In the child (async-signal-safe): the ruleset for s's mode, restricted on this thread.
+ * no_new_privs must already be set.  0, or -errno (-ENOSYS: no Landlock). */
+int shc__landlock_apply(const shc_confine_spec *s);
+/* In the child: a seccomp filter returning EACCES from socket() for every family but AF_UNIX,
+ * and from io_uring_setup (its operations create sockets past the filter).  0, or -errno. */
+int shc__netfilter_apply(void);
+
+#endif

@@ -1,0 +1,141 @@
+// End-to-end: the sandbox through `shcard acp` (shell mode, a private store) and the pinned
+// @agentclientprotocol/sdk client.  Shell mode runs what the user types as typed (`off`) unless
+// configured; the `sandbox` and `network` config options change it for the next command; a
+// terminal card's tool_call carries _meta.sandbox; in `workspace` a write outside the session's
+// directory fails and one inside works, a TCP connection to a loopback listener fails until
+// `network` is on; a command gets a private writable TMPDIR; --sandbox sets the default for new sessions; without Landlock
+// (SHCARD_NO_LANDLOCK=1) the command is refused with a notice, or runs with
+// --sandbox-fallback off.  Prints "N passed, N failed".
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ZED_INIT, ok, eq, finish, startAgent, connect, within, startFakeServer } from "./lib.mjs";
+
+const ws = realpathSync(mkdtempSync(join(tmpdir(), "shcard-sandbox-ws-")));
+const out = realpathSync(mkdtempSync(join(tmpdir(), "shcard-sandbox-out-")));
+const state = realpathSync(mkdtempSync(join(tmpdir(), "shcard-sandbox-state-")));
+const env = { XDG_STATE_HOME: state };
+const server = createServer((s) => s.end());
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const port = server.address().port;
+
+async function agent(args = [], extraEnv = {}) {
+  const child = startAgent(["--input-wait", "0", ...args], { env: { ...env, ...extraEnv }, cwd: ws });
+  const c = connect(child);
+  await c.ctx.request("initialize", ZED_INIT);
+  return { child, ...c };
+}
+async function stop(a) {
+  a.child.stdin.end();
+  const ex = await within(8000, a.child.exited).catch((e) => ({ error: e.message }));
+  ok(ex.code === 0, "the agent exits 0", [ex, a.child.stderrText.slice(-800)]);
+}
+const ups = (a, sid) => (a.updates.get(sid) || []).map((x) => x.u);
+// runs cmd as one prompt; returns the tool_call and the final update of its card
+async function run(a, sid, cmd) {
+  const before = ups(a, sid).length;
+  const r = await a.ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: cmd }] });
+  eq(r.stopReason, "end_turn", `${cmd}: the turn ends`);
+  const mine = ups(a, sid).slice(before);
+  const tc = mine.find((u) => u.sessionUpdate === "tool_call");
+  const calls = mine.filter((u) => u.toolCallId === tc?.toolCallId);
+  const exit = calls.map((u) => u._meta?.terminal_exit).filter(Boolean).pop();
+  return { tc, mine, exit, fin: calls[calls.length - 1] };
+}
+const opt = (r, id) => (r.configOptions || []).find((o) => o.id === id);
+
+// shell mode: off unless configured
+const a1 = await agent();
+{
+  const r = await a1.ctx.request("session/new", { cwd: ws, mcpServers: [] });
+  const sid = r.sessionId;
+  eq([opt(r, "sandbox")?.currentValue, opt(r, "network")?.currentValue], ["off", "off"], "shell mode: sandbox off by default");
+  eq(opt(r, "sandbox")?.options?.map((o) => o.value), ["off", "read-only", "workspace"], "the sandbox option's values");
+  let x = await run(a1, sid, `echo a > ${out}/typed`);
+  eq(x.tc?._meta?.sandbox, { mode: "off", network: true }, "off: the card says so");
+  ok(existsSync(join(out, "typed")), "off: the typed command wrote outside the workspace");
+
+  const set = await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "sandbox", value: "workspace" });
+  eq(opt(set, "sandbox")?.currentValue, "workspace", "set sandbox: the options come back");
+  x = await run(a1, sid, `echo b > ${out}/blocked`);
+  eq(x.tc?._meta?.sandbox, { mode: "workspace", network: false }, "workspace: the card says so");
+  ok(!existsSync(join(out, "blocked")), "workspace: no write outside");
+  eq(x.exit?.exit_code, 1, "workspace: the write failed", x.mine);
+  x = await run(a1, sid, "echo c > inside && cat inside");
+  eq(x.exit?.exit_code, 0, "workspace: a write inside works");
+  ok(existsSync(join(ws, "inside")), "workspace: the file is there");
+  x = await run(a1, sid, 'case "$TMPDIR" in */shcard-sandbox-*) echo t > "$TMPDIR/t" && cat <<< herestring ;; *) exit 3 ;; esac');
+  eq(x.exit?.exit_code, 0, "workspace: a private TMPDIR, writable", x.mine);
+  x = await run(a1, sid, `exec 3<>/dev/tcp/127.0.0.1/${port}`);
+  ok(x.exit?.exit_code !== 0, "workspace: no TCP with the network off", x.exit);
+  await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "network", value: "on" });
+  x = await run(a1, sid, `exec 3<>/dev/tcp/127.0.0.1/${port}`);
+  eq(x.exit?.exit_code, 0, "workspace + network on: TCP works");
+  eq(x.tc?._meta?.sandbox, { mode: "workspace", network: true }, "network on: the card says so");
+  const bad = await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "sandbox", value: "strict" }).then(() => 0, (e) => e.code);
+  eq(bad, -32602, "an unknown sandbox: -32602");
+  await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "sandbox", value: "off" });
+  x = await run(a1, sid, `echo d > ${out}/again`);
+  ok(existsSync(join(out, "again")), "back to off: the write works again");
+}
+await stop(a1);
+
+// --sandbox read-only for new sessions
+const a2 = await agent(["--sandbox", "read-only"]);
+{
+  const r = await a2.ctx.request("session/new", { cwd: ws, mcpServers: [] });
+  eq(opt(r, "sandbox")?.currentValue, "read-only", "--sandbox read-only: the session starts there");
+  rmSync(join(ws, "inside"), { force: true });
+  const x = await run(a2, r.sessionId, "echo e > inside");
+  ok(!existsSync(join(ws, "inside")), "read-only: not even in the workspace");
+  const y = await run(a2, r.sessionId, "cat /etc/hostname > /dev/null && echo ok");
+  eq(y.exit?.exit_code, 0, "read-only: reads work");
+  ok(x.exit?.exit_code !== 0, "read-only: the write failed");
+}
+await stop(a2);
+
+// no Landlock: refused with a notice once, or run with --sandbox-fallback off
+const a3 = await agent(["--sandbox", "workspace"], { SHCARD_NO_LANDLOCK: "1" });
+{
+  const { sessionId } = await a3.ctx.request("session/new", { cwd: ws, mcpServers: [] });
+  const x = await run(a3, sessionId, "echo f > refused");
+  ok(!existsSync(join(ws, "refused")), "no Landlock: not run");
+  eq(x.fin?.status, "failed", "no Landlock: the card fails", x.fin);
+  const u = ups(a3, sessionId);
+  ok(u.some((m) => m.sessionUpdate === "agent_message_chunk" && /no sandbox on this system \(SHCARD_NO_LANDLOCK=1\): commands are not run/.test(m.content?.text || "")), "no Landlock: said", u);
+  await run(a3, sessionId, "echo g > refused2");
+  eq(ups(a3, sessionId).filter((m) => /no sandbox on this system/.test(m.content?.text || "")).length, 1, "no Landlock: said once per session");
+}
+await stop(a3);
+const a4 = await agent(["--sandbox", "workspace", "--sandbox-fallback", "off"], { SHCARD_NO_LANDLOCK: "1" });
+{
+  const { sessionId } = await a4.ctx.request("session/new", { cwd: ws, mcpServers: [] });
+  await run(a4, sessionId, `echo h > ${out}/fallback`);
+  ok(existsSync(join(out, "fallback")), "fallback off: ran unsandboxed");
+  ok(ups(a4, sessionId).some((m) => /commands run unsandboxed/.test(m.content?.text || "")), "fallback off: said");
+}
+await stop(a4);
+// a model's command: workspace with the network off by default; a write the sandbox stops gets
+// the note in its tool result (the fake OpenAI server's second request carries it)
+{
+  rmSync("/etc/shcard-sandbox-e2e-probe", { force: true });
+  const fake = await startFakeServer("sandbox_blocked.json");
+  const a5 = await agent(["--base-url", fake.url, "--approve", "all"], { DEEPSEEK_API_KEY: "sk-test-sandbox", OPENAI_API_KEY: "", SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" });
+  const r = await a5.ctx.request("session/new", { cwd: ws, mcpServers: [] });
+  eq([opt(r, "sandbox")?.currentValue, opt(r, "network")?.currentValue], ["workspace", "off"], "model: workspace, network off by default");
+  const x = await run(a5, r.sessionId, "write outside");
+  eq(x.tc?._meta?.sandbox, { mode: "workspace", network: false }, "model: the card says so");
+  ok(!existsSync("/etc/shcard-sandbox-e2e-probe"), "model: the write outside was stopped");
+  const desc = fake.requests()[0]?.body?.tools?.[0]?.function?.description || "";
+  ok(/Commands run in the `workspace` sandbox: .*only under the working directory and \$TMPDIR, and have no network/.test(desc), "model: the tool's description says which sandbox is in force", desc);
+  const m = fake.requests()[1]?.body?.messages || [];
+  const res = m.find((x) => x.role === "tool")?.content || "";
+  ok(/Permission denied/.test(res) && /\[shcard: this command ran in the `workspace` sandbox .*network off.*the sandbox may have blocked it.*`sandbox` option to `off`/s.test(res), "model: the tool result says the sandbox may have blocked it and how to allow it", res);
+  ok(/\[exit code: 1\]$/.test(res), "model: the exit line stays last", res);
+  await stop(a5);
+  await fake.stop();
+}
+server.close();
+for (const d of [ws, out, state]) rmSync(d, { recursive: true, force: true });
+finish();

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# The sandbox through `shcard run --sandbox MODE`: real commands on a real PTY under Landlock and
+# the seccomp network filter (src/confine/landlock.c, netfilter.c).  In read-only and workspace:
+# writes in the workspace (allowed in workspace only), to $HOME, /tmp outside the private TMPDIR
+# and /etc (denied); symlink, hard-link, rename and truncate tricks out of the workspace; TCP to
+# a loopback listener and UDP (denied with the network off, allowed with --allow-network);
+# signalling the guardian and the agent (denied: Landlock scopes signals on ABI 6); a setuid
+# program gains nothing (no_new_privs); a C build with make and cc, git status and rg still work.
+# Each has its negative control: the same command with --sandbox off succeeds.  Where Landlock
+# is missing (SHCARD_NO_LANDLOCK=1) the command is refused, or runs with --sandbox-fallback off.
+set -u
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+S=$SHCARD
+T=$(mktemp -d)
+PROBE=/etc/shcard-sandbox-probe-$$
+TPROBE=/tmp/shcard-sandbox-probe-$$
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T" "$PROBE" "$TPROBE"' EXIT
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+
+ABI=$($PY -c 'import ctypes; l=ctypes.CDLL(None, use_errno=True); print(max(0, l.syscall(444, None, 0, 1)))')
+if [ "$ABI" -lt 6 ]; then
+  # the machines this runs on report ABI 7: an older kernel is a finding, not a skip
+  fail "this kernel's Landlock ABI is $ABI; the suite needs 6 (signal scoping) or later"
+fi
+
+W=$T/ws # the workspace
+O=$T/out # outside it
+mkdir -p "$W" "$O" "$T/home"
+export HOME=$T/home
+printf 'secret\n' >"$O/secret"
+
+# run MODE [flags...] -- CMD: shcard run in the workspace; its status
+run() {
+  local mode=$1; shift
+  local flags=()
+  while [ "$1" != -- ]; do flags+=("$1"); shift; done
+  shift
+  timeout -s KILL 60 "$S" run --sandbox "$mode" "${flags[@]}" --cwd "$W" "$@" >"$T/out.txt" 2>"$T/err.txt"
+}
+# denied NAME MODE CMD / allowed NAME MODE CMD
+denied() { local n=$1 m=$2; shift 2; if run "$m" -- "$@"; then fail "$n ($m): allowed: $(cat "$T/out.txt")"; else ok; fi; }
+allowed() { local n=$1 m=$2; shift 2; if run "$m" -- "$@"; then ok; else fail "$n ($m): denied: $(cat "$T/out.txt" "$T/err.txt")"; fi; }
+
+# ------------------------------------------------------------------ the file system
+for m in read-only workspace; do
+  denied "write \$HOME" $m "echo x > $HOME/f"
+  check "write \$HOME left nothing ($m)" test ! -e "$HOME/f"
+  denied "write /tmp outside TMPDIR" $m "echo x > $TPROBE"
+  check "nothing in /tmp ($m)" test ! -e "$TPROBE"
+  denied "write /etc" $m "echo x > $PROBE"
+  check "nothing in /etc ($m)" test ! -e "$PROBE"
+  denied "mkdir outside" $m "mkdir $O/d"
+  denied "rm outside" $m "rm $O/secret"
+  check "the file is still there ($m)" test -e "$O/secret"
+  denied "truncate outside" $m "truncate -s 0 $O/secret"
+  denied "shell truncation outside" $m ": > $O/secret"
+  expect_eq "nothing truncated ($m)" "$(cat "$O/secret")" secret
+  allowed "read everything" $m "cat /etc/passwd $O/secret >/dev/null && ls /usr >/dev/null"
+  allowed "/dev/null and the terminal" $m "echo x > /dev/null && echo y > /dev/tty && echo z >> /dev/null"
+  allowed "a unix socket" $m "$PY -c 'import socket; a, b = socket.socketpair(); a.send(b\"x\"); assert b.recv(1) == b\"x\"'"
+done
+rm -f "$W/in"
+denied "write in the workspace" read-only "echo x > in"
+allowed "write in the workspace" workspace "echo x > in && mkdir sub && mv in sub/in && rm sub/in && rmdir sub"
+allowed "truncate in the workspace" workspace "echo abc > t && truncate -s 1 t && : > t && rm t"
+allowed "the private TMPDIR" workspace 'case "$TMPDIR" in /*) echo x > "$TMPDIR/f" && mktemp >/dev/null && echo "$TMPDIR" ;; *) exit 1 ;; esac'
+tmpd=$(cat "$T/out.txt" | tr -d '\r')
+check "the private TMPDIR is gone after the command" test -n "$tmpd" -a ! -e "$tmpd"
+denied "outside without --writable" workspace "echo x > $O/extra"
+if run workspace --writable "$O" -- "echo x > $O/extra"; then ok; else fail "--writable: $(cat "$T/out.txt")"; fi
+check "--writable wrote" test -e "$O/extra"
+rm -f "$O/extra"
+
+# tricks out of the workspace
+ln -sfn "$O/secret" "$W/link-file"
+ln -sfn "$O" "$W/link-dir"
+denied "write through a symlink to a file outside" workspace "echo pwned > link-file"
+denied "create through a symlink to a directory outside" workspace "echo x > link-dir/new"
+check "no file through the link" test ! -e "$O/new"
+denied "hard link of a file outside into the workspace" workspace "ln $O/secret hard && echo pwned >> hard"
+expect_eq "the hard-linked file is untouched" "$(cat "$O/secret")" secret
+echo inside >"$W/mine"
+denied "rename out of the workspace" workspace "mv mine $O/mine"
+check "renamed file stays" test -e "$W/mine" -a ! -e "$O/mine"
+denied "rename into the workspace" workspace "mv $O/secret ./stolen"
+check "the source stays" test -e "$O/secret"
+rm -f "$W/stolen"
+
+# negative controls: the same commands with --sandbox off succeed
+allowed "control: write \$HOME" off "echo x > $HOME/f"
+allowed "control: write /tmp" off "echo x > $TPROBE && rm $TPROBE"
+allowed "control: write /etc" off "echo x > $PROBE && rm $PROBE"
+allowed "control: truncate outside" off "cp $O/secret $O/s2 && truncate -s 0 $O/s2 && rm $O/s2"
+allowed "control: symlink out" off "echo x > link-dir/new && rm link-dir/new"
+allowed "control: hard link" off "ln $O/secret hard && rm hard"
+allowed "control: rename out" off "mv mine $O/mine && mv $O/mine mine"
+
+# ------------------------------------------------------------------ the network
+cat >"$T/srv.py" <<'EOF'
+import socket, sys, threading
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(16)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+open(sys.argv[1], "w").write("%d %d\n" % (t.getsockname()[1], u.getsockname()[1]))
+def tcp():
+    while True:
+        c, _ = t.accept(); c.close()
+threading.Thread(target=tcp, daemon=True).start()
+while True:
+    d, _ = u.recvfrom(100)
+    with open(sys.argv[2], "a") as f: f.write(d.decode() + "\n")
+EOF
+$PY "$T/srv.py" "$T/ports" "$T/udp.log" &
+for _ in $(seq 50); do [ -s "$T/ports" ] && break; sleep 0.1; done
+read -r TCP UDP <"$T/ports"
+for m in read-only workspace; do
+  denied "TCP connect to 127.0.0.1" $m "exec 3<>/dev/tcp/127.0.0.1/$TCP"
+  denied "UDP send" $m "echo off-$m > /dev/udp/127.0.0.1/$UDP"
+  denied "a python TCP socket" $m "$PY -c 'import socket; socket.create_connection((\"127.0.0.1\", $TCP))'"
+  if run $m --allow-network -- "exec 3<>/dev/tcp/127.0.0.1/$TCP"; then ok; else fail "TCP with --allow-network ($m)"; fi
+  if run $m --allow-network -- "echo on-$m > /dev/udp/127.0.0.1/$UDP"; then ok; else fail "UDP with --allow-network ($m)"; fi
+done
+allowed "control: TCP" off "exec 3<>/dev/tcp/127.0.0.1/$TCP"
+allowed "control: UDP" off "echo on-off > /dev/udp/127.0.0.1/$UDP"
+sleep 0.3
+check "UDP: only the allowed sends arrived" grep -q on-workspace "$T/udp.log"
+check "UDP: the denied sends did not" bash -c "! grep -q off- '$T/udp.log'"
+
+# ------------------------------------------------------------------ signals: the guardian and the agent
+# In the command the shell's parent is the guardian; the guardian's parent is the agent (shcard run).
+AGENT='$(awk "{print \$4}" /proc/$PPID/stat)'
+for m in read-only workspace; do
+  denied "kill -STOP the guardian" $m 'kill -STOP $PPID'
+  denied "kill -STOP the agent" $m "kill -STOP $AGENT"
+  denied "kill -0 the agent" $m "kill -0 $AGENT"
+  allowed "signals inside the sandbox" $m 'sleep 5 & kill -TERM $!; wait $!; [ $? = 143 ]'
+done
+allowed "control: signal the guardian" off 'kill -0 $PPID'
+allowed "control: signal the agent" off "kill -0 $AGENT"
+
+# ------------------------------------------------------------------ setuid: no privilege gain
+cp "$(command -v id)" "$T/suid-id" && chown nobody "$T/suid-id" && chmod 4755 "$T/suid-id"
+allowed "a setuid program runs" workspace "$T/suid-id -u"
+expect_eq "but gains nothing (no_new_privs)" "$(tr -d '\r' <"$T/out.txt")" "$(id -u)"
+allowed "control: setuid off" off "$T/suid-id -u"
+expect_eq "control: the setuid bit works" "$(tr -d '\r' <"$T/out.txt")" "$(id -u nobody)"
+
+# ------------------------------------------------------------------ ordinary agent work in workspace
+mkdir -p "$W/proj" && cd "$W/proj" && git init -q . &&
+  printf 'int main(void) { return 0; }\n' >main.c &&
+  printf 'all: app\napp: main.c\n\tcc -O1 -o app main.c\ntest: app\n\t./app\n' >Makefile &&
+  git add -A && git -c user.email=t@t -c user.name=t commit -qm init && cd - >/dev/null
+allowed "make and cc" workspace "cd proj && make -s && make -s test"
+check "the build wrote its output" test -x "$W/proj/app"
+allowed "git status" workspace "cd proj && git status --short && git diff --stat"
+allowed "git commit" workspace "cd proj && echo '// c' >> main.c && git -c user.email=t@t -c user.name=t commit -qam two"
+allowed "rg" workspace "rg -n main proj/main.c"
+
+# ------------------------------------------------------------------ a kernel without Landlock
+if SHCARD_NO_LANDLOCK=1 run workspace -- "echo x > nolandlock"; then fail "no Landlock: ran"; else ok; fi
+check "no Landlock: said why" grep -q "no sandbox: SHCARD_NO_LANDLOCK=1; not running" "$T/err.txt"
+check "no Landlock: the command did not run" test ! -e "$W/nolandlock"
+if SHCARD_NO_LANDLOCK=1 run workspace --sandbox-fallback off -- "echo x > $O/unsandboxed"; then ok; else fail "fallback off"; fi
+check "fallback off: ran unsandboxed, and said so" grep -q "running unsandboxed" "$T/err.txt"
+check "fallback off: wrote outside" test -e "$O/unsandboxed"
+
+# ------------------------------------------------------------------ the options and the JSON
+"$S" run --sandbox bogus true 2>"$T/err.txt"
+expect_eq "a bad mode: status 2" $? 2
+check "a bad mode: said" grep -q "bad --sandbox 'bogus'" "$T/err.txt"
+run workspace --writable "$T/nonexistent" -- true
+expect_eq "a missing --writable: status 127" $? 127
+j=$(cd "$W" && "$S" run --json --sandbox workspace true 2>/dev/null | head -n 1)
+expect_eq "the start event names the sandbox" \
+  "$($PY -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["sandbox"], d["network"], d["landlock_abi"] >= 1)' "$j")" \
+  "workspace False True"
+finish

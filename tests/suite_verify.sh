@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Verified cards through `shcard run --verify`: real processes on a real PTY under the seccomp
+# watch (src/confine/).  Each kind of event ends the card (a write, a removal, a directory, a
+# connection to a loopback listener, another program, a FIFO that blocks past the grace, reading
+# the terminal); benign read/search/list commands on a benign repository never do; a terminal
+# card is never watched; SHCARD_NO_VERIFY=1 says the card is unverified; the findings file; the
+# JSON line's shape.  The bridge's side is tests/e2e/verify.test.mjs (suite_verify_e2e).
+set -u
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+S=$SHCARD
+T=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+export SHCARD_FINDINGS=$T/findings.jsonl
+PY=python3 # a version manager's shim costs seconds a call: the system's python when there is one
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+
+# the last line of `shcard run --verify --json`, and one field of it
+verify() { "$S" run --verify --json "$@" 2>"$T/err" | tail -n 1; }
+field() { $PY -c 'import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+mkdir -p "$T/home" "$T/repo/src" && cd "$T/repo" && git init -q . && printf 'int main(void) { return 0; }\n' >src/main.c &&
+  printf 'alpha\nbeta\n' >notes.txt && git add -A && git -c user.email=t@t -c user.name=t commit -qm init && cd - >/dev/null
+
+# -------------------------------------------------------------- each kind of event flips the card
+j=$(verify --as read "touch $T/a")
+expect_eq "touch: held" "$(field "$j" 'd["held"]')" False
+expect_eq "touch: a write" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["detail"]')" "('write', '$T/a')"
+check "touch: it still ran" test -e "$T/a"
+j=$(verify --as read "rm $T/a")
+expect_eq "rm: a change" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["syscall"], d["events"][0]["detail"]')" "('change', 'unlinkat', '$T/a')"
+check "rm: it still ran" test ! -e "$T/a"
+j=$(verify --as list "mkdir $T/d")
+expect_eq "mkdir: a change" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["detail"]')" "('change', '$T/d')"
+j=$(verify --as read "mv $T/d $T/e")
+expect_eq "mv: a rename" "$(field "$j" 'd["events"][0]["syscall"].startswith("rename")')" True
+j=$(verify --as read "printf x > $T/redirected")
+expect_eq "a redirection by the shell itself" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["detail"]')" "('write', '$T/redirected')"
+j=$(verify --as read "cat $T/repo/notes.txt 2>/dev/null")
+expect_eq "2>/dev/null is output, not a change" "$(field "$j" 'd["held"]')" True
+
+# a connection to a loopback listener
+$PY -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+s.settimeout(30)
+while True:
+    try: c, _ = s.accept(); c.close()
+    except Exception: break' >"$T/port" &
+for _ in $(seq 50); do [ -s "$T/port" ] && break; sleep 0.1; done
+port=$(cat "$T/port")
+j=$(verify --as search "/usr/bin/python3 -B -c 'import socket; socket.create_connection((\"127.0.0.1\", $port)).close()'")
+expect_eq "connect: the network" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["syscall"], d["events"][0]["detail"]')" "('network', 'connect', '127.0.0.1:$port')"
+
+# another program than the ones the command names
+j=$(verify --as read "cat $T/repo/notes.txt | env touch $T/b")
+expect_eq "exec of an unnamed program" "$(field "$j" '[e["detail"].rsplit("/")[-1] for e in d["events"] if e["what"] == "exec"][:1]')" "['touch']"
+printf '#!/bin/bash\nexec /usr/bin/id >/dev/null\n' >"$T/cat" && chmod +x "$T/cat"
+j=$(PATH=$T:$PATH verify --as read "cat $T/repo/notes.txt")
+expect_eq "a named program that runs another" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["detail"]')" "('exec', '/usr/bin/id')"
+
+# a FIFO whose read blocks: still running after the grace (and nothing is killed)
+mkfifo "$T/fifo"
+(sleep 1.5; echo late >"$T/fifo") &
+t0=$(date +%s%N)
+"$S" run --verify --json --as read --grace 0.5 "cat $T/fifo" >"$T/fj" 2>/dev/null
+ms=$((($(date +%s%N) - t0) / 1000000))
+j=$(tail -n 1 "$T/fj")
+expect_eq "fifo: slow" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["detail"]')" "('slow', 'still running after 0.5 s')"
+check "fifo: it ran to its end (${ms} ms)" test "$ms" -ge 1400
+check "fifo: its output" grep -q '"data":"late' "$T/fj"
+
+# reading the terminal
+j=$(verify --as read --grace 20 --timeout 3 "read x < /dev/tty")
+expect_eq "terminal input" "$(field "$j" '[e["what"] for e in d["events"]]')" "['input']"
+
+# ------------------------------------------------------------------- benign commands never flip
+benign=(
+  "cat notes.txt" "cat src/main.c notes.txt" "sed -n 1,2p notes.txt" "head -n 1 notes.txt"
+  "tail -n 1 notes.txt" "rg -n alpha" "rg --files" "rg -n main src" "grep -rn alpha ." "grep -rn main src"
+  "ls" "ls -la" "ls -l src" "find . -name '*.c'" "find . -type f -name '*.c' -exec grep -l main {} +"
+  "git ls-files" "git grep -n alpha" "batcat -n notes.txt" "tree -L 1" "fdfind -e c" "wc -l notes.txt"
+  "bash -lc 'cat notes.txt'" "cat notes.txt | head -n 1" "rg -n alpha | sort"
+)
+for c in "${benign[@]}"; do # a clean HOME: the login profile of this machine is not the repository's
+  j=$(HOME=$T/home verify --cwd "$T/repo" --as read "$c")
+  expect_eq "benign: $c" "$(field "$j" 'd["watched"], d["held"], d["events"]')" "(True, True, [])"
+done
+# a sample of the corpus's card-labelled commands (the full sweep: make verify-sweep)
+check "corpus sample: no card flips" $PY tests/verify_sweep.py "$S" --sample 15
+# many threads (rg) over many files: every notification answered, nothing flagged
+mkdir -p "$T/big" && for i in $(seq 1 300); do printf 'line %s\nneedle\n' "$i" >"$T/big/f$i.txt"; done
+j=$(verify --cwd "$T/big" --as search "rg -n needle")
+expect_eq "rg over 300 files" "$(field "$j" 'd["held"]')" True
+
+# ------------------------------------------------------------------- the rest
+# a login shell's profile is the user's: Debian's /etc/profile runs `id`, this one writes too
+# (and its time is not the command's: the grace starts after it; its helpers' own helpers,
+# here cat, do not end it)
+printf 'id -u >/dev/null; : > "$HOME/profile-ran"; (echo | cat >/dev/null); sleep 1\n' >"$T/home/.bash_profile"
+j=$(HOME=$T/home verify --cwd "$T/repo" --as read --grace 0.5 "bash -lc 'cat notes.txt'")
+expect_eq "login profile: not the command's" "$(field "$j" 'd["held"], d["events"]')" "(True, [])"
+check "login profile: it ran" test -e "$T/home/profile-ran"
+j=$(HOME=$T/home verify --cwd "$T/repo" --as read "bash -lc 'cat notes.txt; env touch $T/after'")
+expect_eq "login profile: the command's own events still count" "$(field "$j" '[e["detail"].rsplit("/")[-1] for e in d["events"]][:1]')" "['touch']"
+j=$(verify "touch $T/t")
+expect_eq "a terminal card is not watched" "$(field "$j" 'd["card"], d["watched"], d["held"]')" "('terminal', False, True)"
+check "terminal card: it ran" test -e "$T/t"
+j=$(SHCARD_NO_VERIFY=1 verify --as read "touch $T/u")
+expect_eq "no watch: unverified" "$(field "$j" 'd["watched"], d["held"]')" "(False, True)"
+check "no watch: said on stderr" grep -q "the card is unverified" "$T/err"
+expect_eq "json: the verify line's keys" "$(field "$(verify --as read "cat $T/repo/notes.txt")" 'list(d)')" \
+  "['event', 'verdict', 'card', 'watched', 'held', 'events', 'nevents']"
+"$S" run --verify --as read "touch $T/v" >/dev/null 2>"$T/err"
+check "text: did NOT hold" grep -q "did NOT hold" "$T/err"
+check "text: the event" grep -q "it opened '$T/v' for writing" "$T/err"
+"$S" run --verify --as nonsense "true" >/dev/null 2>&1; expect_eq "--as checks its value" "$?" 2
+"$S" run --as read "true" >/dev/null 2>&1; expect_eq "--as needs --verify" "$?" 2
+check "findings: one line per card that did not hold" $PY - "$SHCARD_FINDINGS" "$T" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+cmds = [r["cmd"] for r in rows]
+assert "touch %s/a" % sys.argv[2] in cmds, cmds
+assert not any("notes.txt" == r["cmd"].split()[-1] and r["cmd"].startswith("cat ") and "|" not in r["cmd"] for r in rows), cmds
+r = rows[0]
+assert set(r) == {"at", "cmd", "cwd", "card", "kind", "reason", "events"}, r
+assert r["events"] and all("what" in e for e in r["events"]), r
+EOF
+check "findings to a corpus case" $PY tests/findings_to_corpus.py "$SHCARD_FINDINGS" --out "$T/cases.jsonl"
+check "corpus case: terminal expected, the event as the why" $PY - "$T/cases.jsonl" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows and all(r["expect"] == "terminal" and r["cmd"] and r["why"] for r in rows), rows[:2]
+EOF
+finish

@@ -1,0 +1,197 @@
+/* src/confine/: the spec's wire form, the event texts, and the watch with real processes on the
+ * executor: every notification answered (the command runs exactly as without the watch), events
+ * from many threads at once, the programs a command names, and no event for reads. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "classify/programs.h"
+#include "confine/confine.h"
+#include "exec/pty.h"
+
+typedef struct got {
+    int done, code;
+    int n, exec, write, change;
+    char first[SHC_CONFINE_DETAIL + 16];
+} got;
+
+static void on_exit_cb(shc_pty *p, const shc_pty_status *st, void *payload)
+{
+    (void)p;
+    got *g = payload;
+    g->done = 1;
+    g->code = shc_pty_status_code(st);
+}
+
+static void on_ev(shc_pty *p, const shc_confine_event *ev, void *payload)
+{
+    (void)p;
+    got *g = payload;
+    if (!g->n++)
+        snprintf(g->first, sizeof g->first, "%s %s", ev->what, ev->detail);
+    g->exec += !strcmp(ev->what, "exec");
+    g->write += !strcmp(ev->what, "write");
+    g->change += !strcmp(ev->what, "change");
+}
+
+/* Runs cmd under the watch with programs (NUL-separated, plen bytes). */
+static void run(got *g, const char *cmd, const char *programs, size_t plen)
+{
+    memset(g, 0, sizeof *g);
+    shc_loop *loop = shc_loop_new();
+    shc_exec *ex = shc_exec_new(loop);
+    assert_non_null(ex);
+    shc_confine_spec spec = {.flags = SHC_CONFINE_WATCH, .programs = programs, .programs_len = plen};
+    shc_pty_opts o;
+    memset(&o, 0, sizeof o);
+    o.command = cmd;
+    o.confine = &spec;
+    o.on_confine = on_ev;
+    o.on_exit = on_exit_cb;
+    o.payload = g;
+    shc_pty *p = NULL;
+    assert_int_equal(shc_pty_spawn(&p, ex, &o, NULL), 0);
+    assert_true(shc_pty_watched(p));
+    for (int i = 0; i < 2000 && !g->done; i++)
+        shc_loop_run_once(loop, 50);
+    assert_true(g->done);
+    shc_pty_free(p);
+    shc_exec_free(ex);
+    shc_loop_free(loop);
+}
+
+static void test_pack(void **state)
+{
+    (void)state;
+    static const char progs[] = "cat\0rg\0";
+    shc_confine_spec s = {.flags = SHC_CONFINE_WATCH | SHC_CONFINE_LOGIN, .programs = progs,
+                          .programs_len = sizeof progs - 1},
+                     u;
+    char buf[64];
+    size_t n = shc_confine_pack(&s, buf, sizeof buf);
+    assert_int_equal(n, 20 + sizeof progs - 1); /* the header grew the sandbox's fields */
+    assert_int_equal(shc_confine_unpack(&u, buf, n), 0);
+    assert_int_equal(u.flags, s.flags);
+    assert_int_equal(u.programs_len, s.programs_len);
+    assert_memory_equal(u.programs, progs, u.programs_len);
+    assert_int_equal(shc_confine_pack(&s, buf, 10), 0); /* does not fit */
+    assert_int_not_equal(shc_confine_unpack(&u, buf, n - 1), 0); /* cut */
+    buf[n - 1] = 'x';
+    assert_int_not_equal(shc_confine_unpack(&u, buf, n), 0); /* a name without its NUL */
+    buf[0] = 9;
+    assert_int_not_equal(shc_confine_unpack(&u, buf, n), 0); /* another version */
+}
+
+static void test_event_text(void **state)
+{
+    (void)state;
+    shc_confine_event e = {"exec", "execve", 1, "/usr/bin/touch"};
+    char b[600];
+    assert_string_equal(shc_confine_event_text(&e, b, sizeof b), "it ran `touch`");
+    shc_confine_event w = {"write", "openat", 1, "/tmp/x"};
+    assert_string_equal(shc_confine_event_text(&w, b, sizeof b),
+                        "it opened '/tmp/x' for writing (openat)");
+}
+
+static void test_programs(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    bool login = false;
+    const char *cmd = "bash -lc 'cat a | head -n 1; find . -exec grep x {} +'";
+    char *p = shc__programs(cmd, strlen(cmd), &n, &login);
+    assert_non_null(p);
+    assert_true(login);
+    static const char want[] = "bash\0cat\0head\0find\0.\0grep\0x\0{}\0+\0";
+    assert_int_equal(n, sizeof want - 1);
+    assert_memory_equal(p, want, n);
+    free(p);
+    p = shc__programs("cat a", 5, &n, &login);
+    assert_false(login);
+    assert_int_equal(n, 4);
+    free(p);
+}
+
+static void test_reads_are_no_events(void **state)
+{
+    (void)state;
+    got g;
+    static const char progs[] = "cat\0ls\0";
+    run(&g, "cat /etc/hostname >/dev/null; ls -la / >/dev/null 2>&1; cat /etc/hostname", progs,
+        sizeof progs - 1);
+    assert_int_equal(g.code, 0);
+    assert_int_equal(g.n, 0);
+}
+
+static void test_events_and_the_command_unchanged(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shc-confine-XXXXXX", cmd[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "touch %s/a && mkdir %s/d && rm %s/a && ls %s", dir, dir, dir, dir);
+    static const char progs[] = "touch\0mkdir\0ls\0"; /* rm is not named */
+    got g;
+    run(&g, cmd, progs, sizeof progs - 1);
+    assert_int_equal(g.code, 0);
+    assert_int_equal(g.exec, 1);
+    assert_true(g.write >= 1);
+    assert_true(g.change >= 2); /* mkdir, unlinkat (and touch's utimensat) */
+    char path[600];
+    snprintf(path, sizeof path, "%s/d", dir);
+    assert_int_equal(access(path, F_OK), 0); /* it ran as asked */
+    snprintf(path, sizeof path, "%s/a", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Many threads, each writing files at once: every notification is answered and seen. */
+static void test_threads(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/python3", X_OK) != 0)
+        fail_msg("/usr/bin/python3 is needed");
+    char dir[] = "/tmp/shc-confine-XXXXXX", cmd[700];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -B -c 'import threading\n"
+             "def w(i):\n"
+             "    for k in range(20): open(\"%s/t%%d_%%d\" %% (i, k), \"w\").close()\n"
+             "ts = [threading.Thread(target=w, args=(i,)) for i in range(8)]\n"
+             "[t.start() for t in ts]; [t.join() for t in ts]'",
+             dir);
+    static const char progs[] = "python3\0";
+    got g;
+    run(&g, cmd, progs, sizeof progs - 1);
+    assert_int_equal(g.code, 0);
+    assert_int_equal(g.write, 160);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const char *why = NULL;
+    if (!shc_confine_available(&why)) {
+        fprintf(stderr, "test_confine: this kernel cannot watch (%s)\n", why);
+        return 1; /* no silent skip: the suite needs a kernel with the watch */
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pack),
+        cmocka_unit_test(test_event_text),
+        cmocka_unit_test(test_programs),
+        cmocka_unit_test(test_reads_are_no_events),
+        cmocka_unit_test(test_events_and_the_command_unchanged),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
