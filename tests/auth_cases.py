@@ -364,7 +364,9 @@ def test_login_then_new_session(tmp):
         r1 = a.call("session/new", {"cwd": work, "mcpServers": []})
         s1 = (r1 or {}).get("result", {})
         opts1 = [o["id"] for o in s1.get("configOptions", [])]
-        check("before login: shell mode (no model option)", opts1 == ["mode"], json.dumps(r1))
+        check("before login: shell mode (no model option)", opts1 == ["mode", "sandbox", "network"], json.dumps(r1))
+        sb1 = [o["currentValue"] for o in s1.get("configOptions", []) if o["id"] == "sandbox"]
+        check("before login: shell mode runs commands as typed (sandbox off)", sb1 == ["off"], json.dumps(r1))
         r = a.call("authenticate", {"methodId": "shcard-login"})
         check("before login: authenticate says no setup", (r or {}).get("error", {})
               .get("code") == -32000 and "shcard login" in r["error"]["message"], json.dumps(r))
@@ -382,6 +384,9 @@ def test_login_then_new_session(tmp):
         model = [o for o in s2.get("configOptions", []) if o["id"] == "model"]
         check("after login: the new session has the model",
               model and model[0]["currentValue"] == "fake-model", json.dumps(r2))
+        sb2 = [o["currentValue"] for o in s2.get("configOptions", []) if o["id"] == "sandbox"]
+        check("after login: the model's session runs its commands in the workspace sandbox",
+              sb2 == ["workspace"], json.dumps(r2))
         r = prompt_text(a, s2.get("sessionId"), "hi")
         check("after login: the prompt ends", (r or {}).get("result", {}).get("stopReason") ==
               "end_turn", json.dumps(r))

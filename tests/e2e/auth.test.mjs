@@ -7,9 +7,9 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SHCARD, ZED_INIT, ok, eq, finish, startAgent, connect, startFakeServer } from "./lib.mjs";
+import { SHCARD, ZED_INIT, ok, eq, finish, startAgent, connect, startFakeServer, tempDir } from "./lib.mjs";
 
-const tmp = realpathSync(mkdtempSync(join(tmpdir(), "shcard-auth-e2e-")));
+const tmp = realpathSync(tempDir("shcard-auth-e2e-"));
 const xdg = join(tmp, "config");
 const env = { HOME: tmp, XDG_CONFIG_HOME: xdg, DEEPSEEK_API_KEY: "", OPENAI_API_KEY: "", SHCARD_CONFIG: "" };
 
@@ -51,7 +51,8 @@ eq(await codeOf(ctx.request("authenticate", { methodId: "shcard-login" })), -320
 eq(await codeOf(ctx.request("authenticate", { methodId: "api-key-env" })), -32000, "authenticate env_var without the variables: -32000");
 
 const s1 = await ctx.request("session/new", { cwd: tmp, mcpServers: [] });
-eq((s1.configOptions || []).map((o) => o.id), ["mode"], "before the setup: shell mode (no model option)");
+eq((s1.configOptions || []).map((o) => o.id), ["mode", "sandbox", "network"], "before the setup: shell mode (no model option)");
+eq((s1.configOptions || []).find((o) => o.id === "sandbox")?.currentValue, "off", "before the setup: shell mode runs commands as typed");
 
 // what shcard login saves, written by another process
 mkdirSync(join(xdg, "shcard"), { recursive: true, mode: 0o700 });
@@ -63,6 +64,7 @@ eq(await ctx.request("authenticate", { methodId: "shcard-login" }), {}, "authent
 const s2 = await ctx.request("session/new", { cwd: tmp, mcpServers: [] });
 const model = (s2.configOptions || []).find((o) => o.id === "model");
 eq(model?.currentValue, "fake-model", "the next session uses the new model, no restart");
+eq((s2.configOptions || []).find((o) => o.id === "sandbox")?.currentValue, "workspace", "the model's session sandboxes its commands");
 const r = await ctx.request("session/prompt", { sessionId: s2.sessionId, prompt: [{ type: "text", text: "hi" }] });
 eq(r.stopReason, "end_turn", "the model's turn ends");
 const said = (updates.get(s2.sessionId) || []).map(({ u }) => u.content?.text || "").join("");
