@@ -5,7 +5,8 @@
 // directory fails and one inside works, a TCP connection to a loopback listener fails until
 // `network` is on; a command gets a private writable TMPDIR; --sandbox sets the default for new sessions; without Landlock
 // (SHCARD_NO_LANDLOCK=1) the command is refused with a notice, or runs with
-// --sandbox-fallback off.  Prints "N passed, N failed".
+// --sandbox-fallback off; a model's blocked command gets a note in run-all mode and, in ask mode,
+// the offer to run it again without the sandbox.  Prints "N passed, N failed".
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
