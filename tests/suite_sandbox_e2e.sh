@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: the sandbox through `shcard acp` and a real @agentclientprotocol/sdk client
 # (tests/e2e/sandbox.test.mjs): defaults, the sandbox and network config options, _meta.sandbox,
-# --sandbox, and a kernel without Landlock (refused, or the unsandboxed fallback).
+# --sandbox, a kernel without Landlock (refused, or the unsandboxed fallback), and in ask mode the
+# offer to run a blocked command again without the sandbox (allow once, always, reject, cancel).
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh

@@ -112,6 +112,10 @@ struct br_call {
     char *tmpdir;                 /* owned (sandbox.c): the command's private TMPDIR, removed
                                    * with the call */
     char *env[2];                 /* {"TMPDIR=...", NULL} */
+    bool offer;                   /* ask mode, the sandbox may have stopped it: when DONE, the
+                                   * turn offers to run it again without the sandbox */
+    br_call *held;                /* owned, on a rerun without the sandbox: the sandboxed call,
+                                   * whose result the model gets if the rerun does not run */
 };
 
 struct br_turn {
@@ -303,6 +307,10 @@ char *shc__sandbox_note(const br_call *c, const char *text, size_t len, int exit
 void shc__sandbox_tell(br_bridge *br, const br_session *s);
 /* Removes the call's private TMPDIR (workspace mode) with what the command left there. */
 void shc__sandbox_free(br_call *c);
+/* The call that runs c (DONE, offer set) again without the sandbox once the user allows it
+ * (turn.c asks): same command and backend id, a description that says why; it holds c.  NULL
+ * when out of memory. */
+br_call *shc__sandbox_rerun(br_call *c);
 
 /* verify.c: a read/search/list card's command runs under the watch (src/confine/); the card
  * becomes a terminal card on the first event, after the grace, or when it waits for terminal

@@ -185,3 +185,29 @@ void shc__sandbox_tell(br_bridge *br, const br_session *s)
                  s->network ? "may use the network" : "have no network");
     br->be->ops->set_sandbox(br->be, s->id, text);
 }
+
+br_call *shc__sandbox_rerun(br_call *c)
+{
+    br_call *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->be_call_id = strdup(c->be_call_id);
+    r->command = strdup(c->command);
+    if (asprintf(&r->description,
+                 "Run again without the sandbox: in the `%s` sandbox it failed the way the "
+                 "sandbox makes commands fail.",
+                 shc_sandbox_name(c->sandbox)) < 0)
+        r->description = NULL;
+    if (!r->be_call_id || !r->command || !r->description) {
+        free(r->be_call_id);
+        free(r->command);
+        free(r->description);
+        free(r);
+        return NULL;
+    }
+    r->turn = c->turn;
+    r->state = CALL_QUEUED;
+    r->sandbox = SHC_SANDBOX_OFF;
+    r->held = c;
+    return r;
+}

@@ -67,6 +67,9 @@ static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
         if (end.text)
             end.text = model;
     }
+    /* ask mode: the user may let it run again without the sandbox (shc__turn_progress) */
+    c->offer = note && c->turn->sess->approve == SHC_APPROVE_ASK && !st->cancelled &&
+               !c->turn->cancelled;
     free(note);
     c->pty = NULL;
     c->turn->br->nlocal--;
@@ -155,7 +158,9 @@ static void on_permission(void *payload, json_t *result, json_t *error)
         return;
     }
     const char *why;
-    if (!strcmp(opt, "allow_always")) /* the session's mode becomes "all" (announced) */
+    if (!strcmp(opt, "allow_always") && c->held) /* the session's sandbox becomes off */
+        shc__opt_set(c->turn->br, c->turn->sess, "sandbox", "off", &why);
+    else if (!strcmp(opt, "allow_always")) /* the session's mode becomes "all" (announced) */
         shc__opt_set(c->turn->br, c->turn->sess, "mode", "all", &why);
     shc__call_send(c->turn, shc_present_status(&c->info, "in_progress"));
     shc__rec_status(c, "in_progress");
@@ -179,9 +184,10 @@ static void start_call(br_call *c)
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
     c->info = (shc_call_info){c->id,       c->command, s->cwd, c->description, c->verdict,
                               shc_present_card(c->verdict, &s->caps), NULL};
-    c->sandbox = s->sandbox;
+    /* a rerun without the sandbox (c->held) is always asked for, whatever the mode now */
+    c->sandbox = c->held ? SHC_SANDBOX_OFF : s->sandbox;
     c->network = s->network;
-    bool ask = s->approve == SHC_APPROVE_ASK;
+    bool ask = s->approve == SHC_APPROVE_ASK || c->held;
     json_t *tc = shc_present_tool_call(&c->info, ask ? "pending" : "in_progress");
     shc__sandbox_meta(c, tc);
     shc__call_send(t, tc);
@@ -195,7 +201,13 @@ static void start_call(br_call *c)
     c->state = CALL_ASKING;
     json_t *params = shc__wire_permission(
         br, s, &c->info,
-        json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow", "name",
+        c->held ? json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow",
+                            "name", "Run without the sandbox once", "kind", "allow_once",
+                            "optionId", "allow_always", "name",
+                            "Always without the sandbox in this session", "kind",
+                            "allow_always", "optionId", "reject", "name", "Reject", "kind",
+                            "reject_once")
+                : json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow", "name",
                   "Allow", "kind", "allow_once", "optionId", "allow_always", "name",
                   "Always Allow", "kind", "allow_always", "optionId", "reject", "name", "Reject",
                   "kind", "reject_once"));
@@ -295,6 +307,7 @@ static void call_free(br_call *c)
     if (!c)
         return;
     shc__sandbox_free(c);
+    call_free(c->held);
     if (c->req_id)
         shc_rpc_forget(c->turn->br->rpc, c->req_id);
     if (c->give_up_timer)
@@ -384,9 +397,20 @@ void shc__turn_progress(shc_loop *loop, void *payload)
     /* hand finished calls back to the backend, in order */
     while (t->calls && t->calls->state == CALL_DONE) {
         br_call *c = t->calls;
+        br_call *r = c->offer && !t->cancelled && !t->be_done && t->bt && !t->br->tearing
+                         ? shc__sandbox_rerun(c)
+                         : NULL;
+        if (r) { /* a new call in its place, asked for; it holds c and its result */
+            c->offer = false;
+            r->next = c->next;
+            t->calls = r;
+            break;
+        }
         t->calls = c->next;
+        /* a rerun that did not run (rejected, or it could not start): the sandboxed result */
+        const shc_tool_result *res = c->held && !c->res.ran ? &c->held->res : &c->res;
         if (!t->cancelled && !t->be_done && t->bt)
-            t->sess->be->ops->tool_result(t->bt, &c->res);
+            t->sess->be->ops->tool_result(t->bt, res);
         call_free(c);
     }
     if (t->be_done || t->cancelled) {

@@ -5,7 +5,8 @@
 // directory fails and one inside works, a TCP connection to a loopback listener fails until
 // `network` is on; a command gets a private writable TMPDIR; --sandbox sets the default for new sessions; without Landlock
 // (SHCARD_NO_LANDLOCK=1) the command is refused with a notice, or runs with
-// --sandbox-fallback off.  Prints "N passed, N failed".
+// --sandbox-fallback off; a model's blocked command gets a note in run-all mode and, in ask mode,
+// the offer to run it again without the sandbox.  Prints "N passed, N failed".
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -135,6 +136,96 @@ await stop(a4);
   ok(/\[exit code: 1\]$/.test(res), "model: the exit line stays last", res);
   await stop(a5);
   await fake.stop();
+}
+// ask mode: a command the sandbox may have stopped gets a second permission request, to run it
+// again without the sandbox as a new tool call.  allow once: the rerun writes and the model reads
+// its success; reject: the model reads the sandboxed result and its note; a cancel while asked:
+// the prompt is answered cancelled, once; always: the session's sandbox becomes off (a
+// config_option_update) and a later command runs unsandboxed without that request; a stored
+// session replays both calls.
+{
+  const fake = await startFakeServer("sandbox_rerun.json");
+  const beside = (tag) => `${ws}.${tag}`;
+  for (const t of ["once", "rejected", "cancelled", "always", "later"]) rmSync(beside(t), { force: true });
+  const child = startAgent(["--input-wait", "0", "--base-url", fake.url, "--approve", "ask"], { env: { ...env, DEEPSEEK_API_KEY: "sk-test-sandbox", OPENAI_API_KEY: "", SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" }, cwd: ws });
+  const asked = []; // every request_permission, with whether it offered the rerun
+  let rerunAnswer = null;
+  const a = { child };
+  Object.assign(a, connect(child, {
+    permission: async (p) => {
+      const rerun = p.options.some((o) => /without the sandbox/.test(o.name));
+      asked.push({ rerun, p });
+      if (!rerun) return { outcome: { outcome: "selected", optionId: "allow" } };
+      return rerunAnswer(p);
+    },
+  }));
+  await a.ctx.request("initialize", ZED_INIT);
+  const pick = (id) => async () => ({ outcome: { outcome: "selected", optionId: id } });
+  const toolMsgs = (i) => (fake.requests()[i]?.body?.messages || []).filter((m) => m.role === "tool").map((m) => m.content);
+  const r = await a.ctx.request("session/new", { cwd: ws, mcpServers: [] });
+  const sid = r.sessionId;
+
+  rerunAnswer = pick("allow");
+  let x = await run(a, sid, "once");
+  let calls = x.mine.filter((u) => u.sessionUpdate === "tool_call");
+  eq(calls.length, 2, "allow once: two tool calls (the sandboxed one, then the rerun)", x.mine);
+  eq(asked.map((q) => q.rerun), [false, true], "allow once: the command's request, then the rerun's", asked);
+  const rq = asked[1]?.p;
+  eq(rq?.options?.map((o) => [o.optionId, o.kind]), [["allow", "allow_once"], ["allow_always", "allow_always"], ["reject", "reject_once"]], "the rerun's options");
+  eq(rq?.toolCall?.toolCallId, calls[1]?.toolCallId, "the request is for the new call");
+  eq(calls[1]?._meta?.sandbox, { mode: "off", network: true }, "the rerun's card says no sandbox");
+  ok(/without the sandbox/.test(JSON.stringify(calls[1]?.content)), "the rerun's card says why", calls[1]);
+  ok(existsSync(beside("once")), "allow once: the rerun wrote outside the workspace");
+  let res = toolMsgs(1);
+  eq(res.length, 1, "allow once: the model gets one tool result", res);
+  ok(/wrote-once/.test(res[0]) && /\[exit code: 0\]$/.test(res[0]) && !/\[shcard:/.test(res[0]), "allow once: the model reads the rerun's success", res);
+
+  rerunAnswer = pick("reject");
+  x = await run(a, sid, "rejected");
+  ok(!existsSync(beside("rejected")), "reject: nothing written");
+  res = toolMsgs(3);
+  ok(res.length === 2 && /Permission denied/.test(res[1]) && /the sandbox may have blocked it/.test(res[1]), "reject: the model reads the sandboxed result and the note", res);
+  calls = x.mine.filter((u) => u.sessionUpdate === "tool_call");
+  const rfin = x.mine.filter((u) => u.toolCallId === calls[1]?.toolCallId && u.status).pop();
+  eq([calls.length, rfin?.status], [2, "failed"], "reject: the rerun's card fails", x.mine);
+
+  let answered = 0;
+  rerunAnswer = async () => {
+    await a.ctx.notify("session/cancel", { sessionId: sid });
+    return { outcome: { outcome: "cancelled" } };
+  };
+  const before = ups(a, sid).length;
+  const pr = a.ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "cancelled" }] }).then((v) => (answered++, v));
+  const cr = await within(10000, pr).catch((e) => ({ error: e.message }));
+  eq(cr.stopReason, "cancelled", "cancel while asked: the prompt is answered cancelled", cr);
+  ok(!existsSync(beside("cancelled")), "cancel while asked: not rerun");
+  const fins = ups(a, sid).slice(before).filter((u) => u.status === "failed" || u.status === "completed");
+  ok(fins.length >= 2, "cancel while asked: both cards end", fins);
+  eq(fake.requests().length, 5, "cancel while asked: the model is not asked again");
+
+  rerunAnswer = pick("allow_always");
+  x = await run(a, sid, "always");
+  ok(existsSync(beside("always")), "always: the rerun wrote");
+  const cu = x.mine.filter((u) => u.sessionUpdate === "config_option_update").pop();
+  eq(opt(cu || {}, "sandbox")?.currentValue, "off", "always: the session's sandbox option says off", x.mine);
+  const nAsked = asked.length;
+  x = await run(a, sid, "later");
+  ok(existsSync(beside("later")), "always: a later command writes outside, unsandboxed");
+  eq(asked.slice(nAsked).map((q) => q.rerun), [false], "always: only the command's own request, no rerun request", asked.slice(nAsked));
+  eq(x.tc?._meta?.sandbox, { mode: "off", network: true }, "always: the later card says no sandbox");
+  eq(answered, 1, "the cancelled prompt was answered once");
+  await stop(a);
+
+  // the stored session replays the sandboxed call and its rerun
+  const b = await agent(["--base-url", fake.url, "--approve", "ask"], { DEEPSEEK_API_KEY: "sk-test-sandbox", OPENAI_API_KEY: "", SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" });
+  const lr = await b.ctx.request("session/load", { sessionId: sid, cwd: ws, mcpServers: [] });
+  eq(opt(lr, "sandbox")?.currentValue, "off", "load: the sandbox stays off");
+  const rcalls = ups(b, sid).filter((u) => u.sessionUpdate === "tool_call");
+  eq(rcalls.length, 9, "load: every call replays (2 + 2 + 2 + 2 + 1)", rcalls.map((c) => c.title));
+  ok(rcalls.filter((c) => /without the sandbox/.test(JSON.stringify(c.content))).length === 4, "load: the reruns replay with why", rcalls);
+  await stop(b);
+  await fake.stop();
+  for (const t of ["once", "rejected", "cancelled", "always", "later"]) rmSync(beside(t), { force: true });
 }
 server.close();
 for (const d of [ws, out, state]) rmSync(d, { recursive: true, force: true });
