@@ -414,10 +414,80 @@ def test_login_then_new_session(tmp):
         srv.stop()
 
 
+def write_config(path, text):
+    """Replaces the config file the way login does (a new file renamed over the old one)."""
+    tmp = path + ".new"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.chmod(tmp, 0o600)
+    os.rename(tmp, path)
+
+
+def test_backend_freed_while_models_in_flight(tmp):
+    """A backend is replaced (settings changed) while its GET /models still waits on a slow
+    server: the agent must keep serving, never touch the freed client's timers or sockets."""
+    home = os.path.join(tmp, "h-uaf")
+    cfgdir = os.path.join(home, ".config", "shcard")
+    os.makedirs(cfgdir, 0o700)
+    cfg = os.path.join(cfgdir, "config")
+    script = os.path.join(tmp, "slow-models.json")
+    with open(os.path.join(ROOT, "tests/data/openai/text.json")) as f:
+        data = json.load(f)
+    data["models"] = [{"id": "m", "object": "model"}]
+    data["models_delay_s"] = 1.5
+    with open(script, "w") as f:
+        json.dump(data, f)
+    servers = [FakeServer(script), FakeServer(script)]
+    for srv in servers:
+        srv.start()
+    try:
+        write_config(cfg, f"base_url = {servers[0].base_url}\napi_key = sk-0\nmodel = m\n")
+        a = Agent(clean_env(home), ["--store", os.path.join(tmp, "store-uaf")])
+        a.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        sids, answered = [], 0
+        old_pipe = signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a crashed agent: a failure
+        try:
+            answered = churn_sessions(a, cfg, servers, home, sids)
+        except (BrokenPipeError, OSError) as e:
+            check("settings changed under a slow /models: the agent kept reading", False, repr(e))
+        finally:
+            signal.signal(signal.SIGPIPE, old_pipe)
+        err = a.close()
+        check("settings changed under a slow /models: every session answered",
+              answered == 12 + len(sids), f"answered {answered}")
+        check("settings changed under a slow /models: the agent exits cleanly",
+              a.proc.returncode == 0, f"rc {a.proc.returncode}: {err[-1500:]}")
+        check("settings changed under a slow /models: no sanitizer report",
+              "ERROR: AddressSanitizer" not in err and "runtime error" not in err, err[-1500:])
+    finally:
+        for srv in servers:
+            srv.stop()
+
+
+def churn_sessions(a, cfg, servers, home, sids):
+    """Twelve session/new, each after the settings changed; some closed meanwhile."""
+    answered = 0
+    for i in range(12):
+        write_config(cfg, f"base_url = {servers[i % 2].base_url}\napi_key = sk-{i}\n"
+                          "model = m\n")
+        r = a.call("session/new", {"cwd": home, "mcpServers": []}, 30)
+        if r and "result" in r:
+            answered += 1
+            sids.append(r["result"]["sessionId"])
+        if i % 3 == 0 and sids:
+            a.call("session/close", {"sessionId": sids.pop(0)}, 30)
+    time.sleep(3)  # the last requests finish or time out while the loop runs on
+    for sid in sids:
+        r = a.call("session/close", {"sessionId": sid}, 30)
+        answered += bool(r and "result" in r)
+    return answered
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="shc-auth-")
     try:
-        for t in (test_login, test_bridge_methods, test_login_then_new_session):
+        for t in (test_login, test_bridge_methods, test_login_then_new_session,
+                  test_backend_freed_while_models_in_flight):
             try:
                 t(tmp)
             except Exception as e:  # a crash is a failure, never a silent stop
