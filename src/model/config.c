@@ -83,6 +83,7 @@ void shc_model_config_free(shc_model_config *c)
         return;
     free(c->model);
     free(c->base_url);
+    free(c->file_base_url);
     free(c->api_key_env);
     shc__wipe_free(c->api_key);
     shc__wipe_free(c->file_key);
@@ -355,6 +356,8 @@ int shc_model_config_file(shc_model_config *c, const char *path, char *err, size
             rc = SHC_E_USAGE;
             break;
         }
+        if (k == K_BASE_URL && (rc = set_str(&c->file_base_url, val)))
+            break; /* remembered even when a flag wins: the file's key belongs to it */
         if (c->set_by_flag & (1u << k))
             continue; /* flags win */
         rc = set_key(c, (enum key)k, val, where, err, errlen);
@@ -419,6 +422,17 @@ int shc_model_config_path(
     return n < 0 || (size_t)n >= len ? SHC_E_LIMIT : 0;
 }
 
+/* Two base URLs name the same server and path, up to trailing slashes. */
+static bool same_url(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    while (na && a[na - 1] == '/')
+        na--;
+    while (nb && b[nb - 1] == '/')
+        nb--;
+    return na == nb && !memcmp(a, b, na);
+}
+
 int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, size_t errlen)
 {
     int rc;
@@ -440,12 +454,29 @@ int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, 
         return rc;
     const char *names[] = {"DEEPSEEK_API_KEY", "OPENAI_API_KEY"};
     const char *key = NULL;
-    if (c->api_key_env) {
+    bool url_flag = c->set_by_flag & (1u << K_BASE_URL);
+    const char *key_url = c->file_base_url ? c->file_base_url : SHC_MODEL_DEFAULT_BASE_URL;
+    c->key_held_back = NULL;
+    if (c->api_key_env) { /* named by the user: paired with the configured URL */
         key = env(c->api_key_env);
         c->key_source = c->api_key_env;
-    } else if (c->file_key) { /* saved with its server (shcard login): before the variables */
-        key = c->file_key;
+    } else if (c->file_key && (!url_flag || same_url(key_url, c->base_url))) {
+        key = c->file_key; /* saved with its server (shcard login): before the variables */
         c->key_source = "the config file";
+    } else if (c->file_key) {
+        c->key_held_back = "the config file's api_key belongs to its base_url, not to the "
+                           "--base-url given: no key is sent (use --api-key-env VAR to pair one)";
+    } else if (!url_flag && c->file_base_url) {
+        for (size_t i = 0; i < 2 && !c->key_held_back; i++) {
+            const char *v = env(names[i]);
+            if (v && *v)
+                c->key_held_back = i == 0 ? "DEEPSEEK_API_KEY is not sent to the config file's "
+                                            "base_url: save a key with shcard login, or set "
+                                            "api_key_env = DEEPSEEK_API_KEY in the file"
+                                          : "OPENAI_API_KEY is not sent to the config file's "
+                                            "base_url: save a key with shcard login, or set "
+                                            "api_key_env = OPENAI_API_KEY in the file";
+        }
     } else {
         for (size_t i = 0; i < 2 && !(key && *key); i++) {
             key = env(names[i]);
