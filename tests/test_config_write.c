@@ -291,6 +291,84 @@ static void test_key_precedence_and_shell(void **state)
     shc_model_config_free(&c);
 }
 
+/* The writer and the reader see the same lines: a key written with a CR after it, or hidden
+ * after a comment longer than any line buffer, is one line for both. */
+static void test_reader_and_writer_agree(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    shc_config_set mk[] = {{"model", "m"}};
+    assert_int_equal(shc_config_write(f->path, mk, 1, err, sizeof err), 0);
+    put(f->path, "api_key_env\r= SECRET_VAR\r\nmodel = m\r\n", 0600);
+    shc_config_set set[] = {{"api_key_env", NULL}, {"api_key", "sk-typed"}};
+    assert_int_equal(shc_config_write(f->path, set, 2, err, sizeof err), 0);
+    assert_null(strstr(slurp(f->path), "SECRET_VAR"));
+    static const char *const env[] = {"SECRET_VAR", "sk-other", NULL};
+    shc_model_config c;
+    assert_int_equal(resolve_with(f->path, env, &c, err), 0);
+    assert_string_equal(c.api_key, "sk-typed");
+    shc_model_config_free(&c);
+
+    /* a 2000-byte comment: the reader does not see its tail as a line of its own */
+    static char text[4096];
+    memset(text, 'x', 2000);
+    text[0] = '#';
+    snprintf(text + 2000, sizeof text - 2000, "api_key_env = SECRET_VAR\nmodel = m\n");
+    put(f->path, text, 0600);
+    assert_int_equal(resolve_with(f->path, env, &c, err), 0);
+    assert_null(c.api_key_env);
+    shc_model_config_free(&c);
+}
+
+/* The reader refuses what it must not trust or cannot read without blocking, and never
+ * echoes a line that may hold a key. */
+static void test_reader_refuses(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    shc_config_set mk[] = {{"model", "m"}};
+    assert_int_equal(shc_config_write(f->path, mk, 1, err, sizeof err), 0);
+    shc_model_config c;
+    assert_int_equal(chmod(f->path, 0666), 0); /* no key in it, still refused */
+    assert_int_equal(resolve_with(f->path, NULL, &c, err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "can be changed by others"));
+    shc_model_config_free(&c);
+    assert_int_equal(chmod(f->path, 0600), 0);
+
+    put(f->path, "api_key: c2stU0VDUkVULVRPS0VO=\n", 0600);
+    assert_int_equal(resolve_with(f->path, NULL, &c, err), SHC_E_USAGE);
+    assert_non_null(strstr(err, ":1: unknown key"));
+    assert_null(strstr(err, "c2stU0VD"));
+    shc_model_config_free(&c);
+
+    unlink(f->path);
+    assert_int_equal(mkfifo(f->path, 0600), 0); /* would block a plain open */
+    assert_int_equal(resolve_with(f->path, NULL, &c, err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "not a regular file"));
+    shc_model_config_free(&c);
+    shc_config_set set[] = {{"api_key", "sk-x"}};
+    assert_int_equal(shc_config_write(f->path, set, 1, err, sizeof err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "not a regular file"));
+    struct stat st;
+    assert_int_equal(lstat(f->path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode)); /* not replaced */
+    unlink(f->path);
+
+    /* a symlink is read through, never replaced by the writer */
+    char target[160];
+    snprintf(target, sizeof target, "%s/target", f->dir);
+    put(target, "model = linked\n", 0600);
+    assert_int_equal(symlink(target, f->path), 0);
+    assert_int_equal(resolve_with(f->path, NULL, &c, err), 0);
+    assert_string_equal(c.model, "linked");
+    shc_model_config_free(&c);
+    assert_int_equal(shc_config_write(f->path, set, 1, err, sizeof err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "symbolic link"));
+    assert_int_equal(lstat(f->path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_null(strstr(slurp(target), "sk-x"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +378,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_values_change_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_only_from_private_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_precedence_and_shell, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reader_and_writer_agree, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reader_refuses, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

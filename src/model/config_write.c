@@ -15,26 +15,15 @@
 
 #include "base/strbuf.h"
 #include "model/config.h"
+#include "model/config_file.h"
 #include "shcard.h"
 
 /* The key of a `key = value` line (its bytes in line[*start, *end)), or false for a comment,
- * a blank line or anything else. */
+ * a blank line or anything else: config.c's tokenizer, so both agree on every line. */
 static bool line_key(const char *line, size_t len, size_t *start, size_t *end)
 {
-    size_t i = 0;
-    while (i < len && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    size_t s = i;
-    while (i < len && line[i] != '=' && line[i] != '#' && line[i] != ' ' && line[i] != '\t')
-        i++;
-    size_t e = i;
-    while (i < len && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    if (e == s || i >= len || line[i] != '=')
-        return false;
-    *start = s;
-    *end = e;
-    return true;
+    size_t vs, ve;
+    return shc__config_line(line, len, start, end, &vs, &ve) == SHC_LINE_KV;
 }
 
 static const shc_config_set *find_set(const shc_config_set *set, size_t n, const char *k, size_t kl)
@@ -71,39 +60,31 @@ static int check_value(const shc_config_set *e, char *err, size_t errlen)
     return 0;
 }
 
-/* The old file's text (empty when there is none).  Owned by the caller. */
+/* The old file's text (empty when there is none).  Owned by the caller.  Only a regular file
+ * of the user's is replaced: a symlink, a device, a FIFO or a directory at path is refused. */
 static int read_old(const char *path, shc_strbuf *out, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
+    struct stat st;
+    if (lstat(path, &st) != 0) {
         if (errno == ENOENT)
             return 0;
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return SHC_E_IO;
     }
-    char buf[8192];
-    ssize_t r;
-    while ((r = read(fd, buf, sizeof buf)) > 0) {
-        shc_strbuf_put(out, buf, (size_t)r);
-        if (out->n > SHC_CONFIG_MAX_FILE)
-            break;
-    }
-    int saved = errno;
-    close(fd);
-    if (r < 0) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(saved));
-        return SHC_E_IO;
-    }
-    if (out->n > SHC_CONFIG_MAX_FILE) {
-        snprintf(err, errlen, "%s is larger than %d bytes: not a shcard config file", path,
-                 SHC_CONFIG_MAX_FILE);
-        return SHC_E_LIMIT;
-    }
-    if (memchr(out->p ? out->p : "", '\0', out->n)) {
-        snprintf(err, errlen, "%s holds a NUL byte: not a shcard config file", path);
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(err, errlen,
+                 "%s is a symbolic link: not replaced (give its target with --config, or remove "
+                 "the link)",
+                 path);
         return SHC_E_USAGE;
     }
-    return 0;
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a regular file: not replaced", path);
+        return SHC_E_USAGE;
+    }
+    bool exists;
+    unsigned mode;
+    return shc__config_slurp(path, false, out, &exists, &mode, err, errlen);
 }
 
 /* The new text: the old lines with the keys in set replaced (the first line of a key) or
