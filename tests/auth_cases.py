@@ -483,11 +483,42 @@ def churn_sessions(a, cfg, servers, home, sids):
     return answered
 
 
+def test_method_id_and_replaced_binary(tmp):
+    """A methodId with a NUL is not the advertised id; an agent whose binary was replaced
+    (an upgrade) still advertises a command a client can run."""
+    home = os.path.join(tmp, "h-edge")
+    os.makedirs(home)
+    bindir = os.path.join(tmp, "bin-upgraded")
+    os.makedirs(bindir)
+    exe = os.path.join(bindir, "shcard")
+    shutil.copy2(os.path.realpath(SHCARD), exe)
+    a = Agent.__new__(Agent)
+    a.n, a.nonjson, a.notes = 0, [], []
+    a.proc = subprocess.Popen([exe, "acp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=clean_env(home, DEEPSEEK_API_KEY="sk-e"),
+                              bufsize=0)
+    time.sleep(0.3)
+    os.unlink(exe)  # the package manager replaced it
+    shutil.copy2(os.path.realpath(SHCARD), exe)
+    r = a.call("initialize", VALIDATOR_INIT)
+    methods = (r or {}).get("result", {}).get("authMethods", [])
+    cmds = [m["_meta"]["terminal-auth"]["command"] for m in methods
+            if "terminal-auth" in m.get("_meta", {})]
+    check("replaced binary: the terminal command is the path, not '... (deleted)'",
+          cmds == [exe], json.dumps(cmds))
+    for mid in ("api-key-env\u0000x", "shcard-login\u0000"):
+        r = a.call("authenticate", {"methodId": mid})
+        check(f"methodId with a NUL ({mid!r}) is refused",
+              (r or {}).get("error", {}).get("code") == -32602, json.dumps(r))
+    a.close()
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="shc-auth-")
     try:
         for t in (test_login, test_bridge_methods, test_login_then_new_session,
-                  test_backend_freed_while_models_in_flight):
+                  test_backend_freed_while_models_in_flight,
+                  test_method_id_and_replaced_binary):
             try:
                 t(tmp)
             except Exception as e:  # a crash is a failure, never a silent stop
