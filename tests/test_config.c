@@ -231,6 +231,16 @@ static void test_key_bound_to_its_server(void **state)
     assert_string_equal(c.api_key, "sk-saved");
     assert_null(c.key_held_back);
     shc_model_config_free(&c);
+    /* a key with a control character (a CR/LF would add HTTP headers) is refused */
+    static const char *const bad[] = {"OPENAI_API_KEY", "k\r\nX-Injected: 1", NULL};
+    fake_env = bad;
+    shc_model_config_init(&c);
+    const char *a5[] = {"--base-url", "http://127.0.0.1:9/v1"};
+    assert_int_equal(parse(&c, 2, a5, err), 0);
+    assert_int_equal(shc_model_config_resolve(&c, env_get, err, sizeof err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "OPENAI_API_KEY holds a control character"));
+    assert_null(strstr(err, "Injected"));
+    shc_model_config_free(&c);
     unlink(nokey);
     unlink(paired);
     unlink(withkey);

@@ -475,6 +475,12 @@ int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, 
             c->key_source = names[i];
         }
     }
+    for (const char *q = key && *key ? key : ""; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f) { /* a CR/LF would add HTTP headers */
+            snprintf(err, errlen, "the API key from %s holds a control character: refused",
+                     c->key_source);
+            return SHC_E_USAGE;
+        }
     if (key && *key) {
         if ((rc = set_str(&c->api_key, key)))
             return rc;
