@@ -513,12 +513,53 @@ def test_method_id_and_replaced_binary(tmp):
     a.close()
 
 
+def test_shell_session_loaded_onto_model(tmp):
+    """A session made in shell mode (mode all by default: the user types each command) and loaded
+    after a login runs on the model, which must ask: the mode follows the new backend, unless
+    the user chose the mode for that session."""
+    home = os.path.join(tmp, "h-mode")
+    work = os.path.join(tmp, "work-mode")
+    os.makedirs(home)
+    os.makedirs(work)
+    cfgdir = os.path.join(home, ".config", "shcard")
+    srv = FakeServer(os.path.join(ROOT, "tests/data/openai/text.json"))
+    srv.start()
+    try:
+        a = Agent(clean_env(home), ["--store", os.path.join(tmp, "store-mode")])
+        a.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        sids = []
+        for chosen in (False, True):
+            r = a.call("session/new", {"cwd": work, "mcpServers": []})
+            sid = r["result"]["sessionId"]
+            check("shell mode: a new session runs all", r["result"]["modes"]["currentModeId"] ==
+                  "all", json.dumps(r))
+            if chosen:  # the user picks "all" for this one
+                a.call("session/set_mode", {"sessionId": sid, "modeId": "ask"})
+                a.call("session/set_mode", {"sessionId": sid, "modeId": "all"})
+            prompt_text(a, sid, "echo recorded")
+            a.call("session/close", {"sessionId": sid})
+            sids.append(sid)
+        os.makedirs(cfgdir, 0o700)
+        write_config(os.path.join(cfgdir, "config"),
+                     f"base_url = {srv.base_url}\napi_key = sk-mode\nmodel = fake-model\n")
+        r = a.call("session/load", {"sessionId": sids[0], "cwd": work, "mcpServers": []}, 30)
+        mode = (r or {}).get("result", {}).get("modes", {}).get("currentModeId")
+        check("loaded onto the model: the default mode is ask", mode == "ask", json.dumps(r))
+        r = a.call("session/load", {"sessionId": sids[1], "cwd": work, "mcpServers": []}, 30)
+        mode = (r or {}).get("result", {}).get("modes", {}).get("currentModeId")
+        check("loaded onto the model: a mode the user chose is kept", mode == "all",
+              json.dumps(r))
+        a.close()
+    finally:
+        srv.stop()
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="shc-auth-")
     try:
         for t in (test_login, test_bridge_methods, test_login_then_new_session,
                   test_backend_freed_while_models_in_flight,
-                  test_method_id_and_replaced_binary):
+                  test_method_id_and_replaced_binary, test_shell_session_loaded_onto_model):
             try:
                 t(tmp)
             except Exception as e:  # a crash is a failure, never a silent stop
