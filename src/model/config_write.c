@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,35 @@ static int replace_file(const char *path, const shc_strbuf *text, char *err, siz
     return 0;
 }
 
+/* Read-merge-rename under a lock: two logins at once (two editor windows) would each keep the
+ * old file's lines and the last rename would drop the other's key.  The lock is a file beside
+ * the config (the config itself is replaced, so it cannot carry the lock); POSIX record locks
+ * wait for the other writer and go with the process. */
+static int take_lock(const char *path, int *out, char *err, size_t errlen)
+{
+    char lp[4200];
+    int n = snprintf(lp, sizeof lp, "%s.lock", path);
+    if (n < 0 || (size_t)n >= sizeof lp) {
+        snprintf(err, errlen, "the config path is too long");
+        return SHC_E_LIMIT;
+    }
+    int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create the lock file %s: %s", lp, strerror(errno));
+        return SHC_E_IO;
+    }
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &fl) != 0) {
+        if (errno == EINTR)
+            continue;
+        snprintf(err, errlen, "cannot lock %s: %s", lp, strerror(errno));
+        close(fd);
+        return SHC_E_IO;
+    }
+    *out = fd;
+    return 0;
+}
+
 int shc_config_write(const char *path, const shc_config_set *set, size_t n, char *err,
                      size_t errlen)
 {
@@ -204,6 +234,13 @@ int shc_config_write(const char *path, const shc_config_set *set, size_t n, char
     }
     shc_strbuf old = {0}, text = {0};
     int rc = make_dirs(path, err, errlen);
+    int lock = -1;
+    if (!rc)
+        rc = take_lock(path, &lock, err, errlen);
+    /* a file size limit fails the write (EFBIG) instead of killing us with the temp file left */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_xfsz;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGXFSZ, &ign, &old_xfsz);
     if (!rc)
         rc = read_old(path, &old, err, errlen);
     if (!rc) {
@@ -215,6 +252,9 @@ int shc_config_write(const char *path, const shc_config_set *set, size_t n, char
     }
     if (!rc)
         rc = replace_file(path, &text, err, errlen);
+    sigaction(SIGXFSZ, &old_xfsz, NULL);
+    if (lock >= 0)
+        close(lock); /* releases the lock */
     /* both may hold the key: overwritten before they are freed */
     if (old.p)
         memset(old.p, 0, old.n);
