@@ -107,7 +107,8 @@ class Pty:
             if not data:
                 break
             self.seen += data
-        self.echo_after = bool(termios.tcgetattr(self.slave)[3] & termios.ECHO)
+        self.lflag_after = termios.tcgetattr(self.slave)[3]
+        self.echo_after = bool(self.lflag_after & termios.ECHO)
         os.close(self.master)
         os.close(self.slave)
         return rc
@@ -163,7 +164,8 @@ def test_login(tmp):
           "base_url = https://api.deepseek.com\napi_key = " + key + "\n", repr(read(cfg)))
     check("login deepseek: mode 0600", mode_of(cfg) == 0o600, oct(mode_of(cfg)))
     check("login deepseek: no temporary file left",
-          os.listdir(os.path.dirname(cfg)) == ["config"], os.listdir(os.path.dirname(cfg)))
+          sorted(os.listdir(os.path.dirname(cfg))) == ["config", "config.lock"],
+          os.listdir(os.path.dirname(cfg)))
 
     # 2. another server through `shcard acp login` (what the ACP terminal method runs), no key
     rc, screen, echo = login([SHCARD, "acp", "--approve", "ask", "login"], env,
@@ -554,12 +556,33 @@ def test_shell_session_loaded_onto_model(tmp):
         srv.stop()
 
 
+def test_login_signal_restores_terminal(tmp):
+    """A signal at the key prompt (the editor closes the terminal-auth tab: SIGTERM; a hangup;
+    SIGQUIT; SIGINT from kill) ends login with the terminal given back: echo, lines, signals."""
+    home = os.path.join(tmp, "h-sig")
+    os.makedirs(home)
+    env = clean_env(home, XDG_CONFIG_HOME=os.path.join(tmp, "x-sig"))
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGINT):
+        p = Pty([SHCARD, "login"], env)
+        ok = p.read_until("Choice")
+        p.type("1\r")
+        ok = ok and p.read_until("API key")
+        time.sleep(0.2)  # the prompt is written once echo is off
+        p.proc.send_signal(sig)
+        rc = p.finish()
+        check(f"login {sig.name} at the key prompt: the terminal has echo back",
+              ok and p.echo_after and rc == -sig, f"rc {rc} echo {p.echo_after}")
+        check(f"login {sig.name}: lines and signals back", ok and p.lflag_after &
+              termios.ICANON and p.lflag_after & termios.ISIG, f"lflag {p.lflag_after:o}")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="shc-auth-")
     try:
         for t in (test_login, test_bridge_methods, test_login_then_new_session,
                   test_backend_freed_while_models_in_flight,
-                  test_method_id_and_replaced_binary, test_shell_session_loaded_onto_model):
+                  test_method_id_and_replaced_binary, test_shell_session_loaded_onto_model,
+                  test_login_signal_restores_terminal):
             try:
                 t(tmp)
             except Exception as e:  # a crash is a failure, never a silent stop
