@@ -107,7 +107,8 @@ class Pty:
             if not data:
                 break
             self.seen += data
-        self.echo_after = bool(termios.tcgetattr(self.slave)[3] & termios.ECHO)
+        self.lflag_after = termios.tcgetattr(self.slave)[3]
+        self.echo_after = bool(self.lflag_after & termios.ECHO)
         os.close(self.master)
         os.close(self.slave)
         return rc
@@ -163,7 +164,8 @@ def test_login(tmp):
           "base_url = https://api.deepseek.com\napi_key = " + key + "\n", repr(read(cfg)))
     check("login deepseek: mode 0600", mode_of(cfg) == 0o600, oct(mode_of(cfg)))
     check("login deepseek: no temporary file left",
-          os.listdir(os.path.dirname(cfg)) == ["config"], os.listdir(os.path.dirname(cfg)))
+          sorted(os.listdir(os.path.dirname(cfg))) == ["config", "config.lock"],
+          os.listdir(os.path.dirname(cfg)))
 
     # 2. another server through `shcard acp login` (what the ACP terminal method runs), no key
     rc, screen, echo = login([SHCARD, "acp", "--approve", "ask", "login"], env,
@@ -419,10 +421,173 @@ def test_login_then_new_session(tmp):
         srv.stop()
 
 
+def write_config(path, text):
+    """Replaces the config file the way login does (a new file renamed over the old one)."""
+    tmp = path + ".new"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.chmod(tmp, 0o600)
+    os.rename(tmp, path)
+
+
+def test_backend_freed_while_models_in_flight(tmp):
+    """A backend is replaced (settings changed) while its GET /models still waits on a slow
+    server: the agent must keep serving, never touch the freed client's timers or sockets."""
+    home = os.path.join(tmp, "h-uaf")
+    cfgdir = os.path.join(home, ".config", "shcard")
+    os.makedirs(cfgdir, 0o700)
+    cfg = os.path.join(cfgdir, "config")
+    script = os.path.join(tmp, "slow-models.json")
+    with open(os.path.join(ROOT, "tests/data/openai/text.json")) as f:
+        data = json.load(f)
+    data["models"] = [{"id": "m", "object": "model"}]
+    data["models_delay_s"] = 1.5
+    with open(script, "w") as f:
+        json.dump(data, f)
+    servers = [FakeServer(script), FakeServer(script)]
+    for srv in servers:
+        srv.start()
+    try:
+        write_config(cfg, f"base_url = {servers[0].base_url}\napi_key = sk-0\nmodel = m\n")
+        a = Agent(clean_env(home), ["--store", os.path.join(tmp, "store-uaf")])
+        a.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        sids, answered = [], 0
+        old_pipe = signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a crashed agent: a failure
+        try:
+            answered = churn_sessions(a, cfg, servers, home, sids)
+        except (BrokenPipeError, OSError) as e:
+            check("settings changed under a slow /models: the agent kept reading", False, repr(e))
+        finally:
+            signal.signal(signal.SIGPIPE, old_pipe)
+        err = a.close()
+        check("settings changed under a slow /models: every session answered",
+              answered == 12 + len(sids), f"answered {answered}")
+        check("settings changed under a slow /models: the agent exits cleanly",
+              a.proc.returncode == 0, f"rc {a.proc.returncode}: {err[-1500:]}")
+        check("settings changed under a slow /models: no sanitizer report",
+              "ERROR: AddressSanitizer" not in err and "runtime error" not in err, err[-1500:])
+    finally:
+        for srv in servers:
+            srv.stop()
+
+
+def churn_sessions(a, cfg, servers, home, sids):
+    """Twelve session/new, each after the settings changed; some closed meanwhile."""
+    answered = 0
+    for i in range(12):
+        write_config(cfg, f"base_url = {servers[i % 2].base_url}\napi_key = sk-{i}\n"
+                          "model = m\n")
+        r = a.call("session/new", {"cwd": home, "mcpServers": []}, 30)
+        if r and "result" in r:
+            answered += 1
+            sids.append(r["result"]["sessionId"])
+        if i % 3 == 0 and sids:
+            a.call("session/close", {"sessionId": sids.pop(0)}, 30)
+    time.sleep(3)  # the last requests finish or time out while the loop runs on
+    for sid in sids:
+        r = a.call("session/close", {"sessionId": sid}, 30)
+        answered += bool(r and "result" in r)
+    return answered
+
+
+def test_method_id_and_replaced_binary(tmp):
+    """A methodId with a NUL is not the advertised id; an agent whose binary was replaced
+    (an upgrade) still advertises a command a client can run."""
+    home = os.path.join(tmp, "h-edge")
+    os.makedirs(home)
+    bindir = os.path.join(tmp, "bin-upgraded")
+    os.makedirs(bindir)
+    exe = os.path.join(bindir, "shcard")
+    shutil.copy2(os.path.realpath(SHCARD), exe)
+    a = Agent.__new__(Agent)
+    a.n, a.nonjson, a.notes = 0, [], []
+    a.proc = subprocess.Popen([exe, "acp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=clean_env(home, DEEPSEEK_API_KEY="sk-e"),
+                              bufsize=0)
+    time.sleep(0.3)
+    os.unlink(exe)  # the package manager replaced it
+    shutil.copy2(os.path.realpath(SHCARD), exe)
+    r = a.call("initialize", VALIDATOR_INIT)
+    methods = (r or {}).get("result", {}).get("authMethods", [])
+    cmds = [m["_meta"]["terminal-auth"]["command"] for m in methods
+            if "terminal-auth" in m.get("_meta", {})]
+    check("replaced binary: the terminal command is the path, not '... (deleted)'",
+          cmds == [exe], json.dumps(cmds))
+    for mid in ("api-key-env\u0000x", "shcard-login\u0000"):
+        r = a.call("authenticate", {"methodId": mid})
+        check(f"methodId with a NUL ({mid!r}) is refused",
+              (r or {}).get("error", {}).get("code") == -32602, json.dumps(r))
+    a.close()
+
+
+def test_shell_session_loaded_onto_model(tmp):
+    """A session made in shell mode (mode all by default: the user types each command) and loaded
+    after a login runs on the model, which must ask: the mode follows the new backend, unless
+    the user chose the mode for that session."""
+    home = os.path.join(tmp, "h-mode")
+    work = os.path.join(tmp, "work-mode")
+    os.makedirs(home)
+    os.makedirs(work)
+    cfgdir = os.path.join(home, ".config", "shcard")
+    srv = FakeServer(os.path.join(ROOT, "tests/data/openai/text.json"))
+    srv.start()
+    try:
+        a = Agent(clean_env(home), ["--store", os.path.join(tmp, "store-mode")])
+        a.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        sids = []
+        for chosen in (False, True):
+            r = a.call("session/new", {"cwd": work, "mcpServers": []})
+            sid = r["result"]["sessionId"]
+            check("shell mode: a new session runs all", r["result"]["modes"]["currentModeId"] ==
+                  "all", json.dumps(r))
+            if chosen:  # the user picks "all" for this one
+                a.call("session/set_mode", {"sessionId": sid, "modeId": "ask"})
+                a.call("session/set_mode", {"sessionId": sid, "modeId": "all"})
+            prompt_text(a, sid, "echo recorded")
+            a.call("session/close", {"sessionId": sid})
+            sids.append(sid)
+        os.makedirs(cfgdir, 0o700)
+        write_config(os.path.join(cfgdir, "config"),
+                     f"base_url = {srv.base_url}\napi_key = sk-mode\nmodel = fake-model\n")
+        r = a.call("session/load", {"sessionId": sids[0], "cwd": work, "mcpServers": []}, 30)
+        mode = (r or {}).get("result", {}).get("modes", {}).get("currentModeId")
+        check("loaded onto the model: the default mode is ask", mode == "ask", json.dumps(r))
+        r = a.call("session/load", {"sessionId": sids[1], "cwd": work, "mcpServers": []}, 30)
+        mode = (r or {}).get("result", {}).get("modes", {}).get("currentModeId")
+        check("loaded onto the model: a mode the user chose is kept", mode == "all",
+              json.dumps(r))
+        a.close()
+    finally:
+        srv.stop()
+
+
+def test_login_signal_restores_terminal(tmp):
+    """A signal at the key prompt (the editor closes the terminal-auth tab: SIGTERM; a hangup;
+    SIGQUIT; SIGINT from kill) ends login with the terminal given back: echo, lines, signals."""
+    home = os.path.join(tmp, "h-sig")
+    os.makedirs(home)
+    env = clean_env(home, XDG_CONFIG_HOME=os.path.join(tmp, "x-sig"))
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGINT):
+        p = Pty([SHCARD, "login"], env)
+        ok = p.read_until("Choice")
+        p.type("1\r")
+        ok = ok and p.read_until("API key")
+        time.sleep(0.2)  # the prompt is written once echo is off
+        p.proc.send_signal(sig)
+        rc = p.finish()
+        check(f"login {sig.name} at the key prompt: the terminal has echo back",
+              ok and p.echo_after and rc == -sig, f"rc {rc} echo {p.echo_after}")
+        check(f"login {sig.name}: lines and signals back", ok and p.lflag_after &
+              termios.ICANON and p.lflag_after & termios.ISIG, f"lflag {p.lflag_after:o}")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="shc-auth-")
     try:
-        for t in (test_login, test_bridge_methods, test_login_then_new_session):
+        for t in (test_login, test_bridge_methods, test_login_then_new_session,
+                  test_backend_freed_while_models_in_flight,
+                  test_method_id_and_replaced_binary, test_shell_session_loaded_onto_model,
+                  test_login_signal_restores_terminal):
             try:
                 t(tmp)
             except Exception as e:  # a crash is a failure, never a silent stop

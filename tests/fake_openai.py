@@ -124,6 +124,7 @@ class FakeServer:
                 server.record("get", {"path": self.path,
                                       "authorization": self.headers.get("Authorization")})
                 if self.path.endswith("/models") and "models" in server.script:
+                    time.sleep(server.script.get("models_delay_s", 0))  # a slow server
                     return self.plain(200, json.dumps({"object": "list",
                                                        "data": server.script["models"]}), {})
                 return self.plain(404, '{"error":{"message":"not found"}}', {})

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/config.h"
@@ -181,6 +182,73 @@ static char *write_file(const char *text)
     return path;
 }
 
+/* A key goes only to the server it was given for: the file's api_key to the file's base_url,
+ * DEEPSEEK_API_KEY / OPENAI_API_KEY never to a base_url read from the config file. */
+static void test_key_bound_to_its_server(void **state)
+{
+    (void)state;
+    shc_model_config c;
+    char err[256] = "";
+    /* login chose another server and saved no key: the environment's key stays home */
+    char *nokey = write_file("base_url = http://127.0.0.1:9/v1\nmodel = m\n");
+    static const char *const env[] = {"DEEPSEEK_API_KEY", "sk-ds", "OPENAI_API_KEY", "sk-o", NULL};
+    fake_env = env;
+    shc_model_config_init(&c);
+    const char *a1[] = {"--config", nokey};
+    assert_int_equal(parse(&c, 2, a1, err), 0);
+    assert_int_equal(shc_model_config_resolve(&c, env_get, err, sizeof err), 0);
+    assert_null(c.api_key);
+    assert_null(c.key_source);
+    assert_non_null(c.key_held_back);
+    assert_true(shc_model_config_enabled(&c)); /* the model, without a key */
+    shc_model_config_free(&c);
+
+    /* ... unless the file pairs a variable with its URL */
+    char *paired = write_file("base_url = http://127.0.0.1:9/v1\napi_key_env = DEEPSEEK_API_KEY\n");
+    shc_model_config_init(&c);
+    const char *a2[] = {"--config", paired};
+    assert_int_equal(parse(&c, 2, a2, err), 0);
+    assert_int_equal(shc_model_config_resolve(&c, env_get, err, sizeof err), 0);
+    assert_string_equal(c.api_key, "sk-ds");
+    shc_model_config_free(&c);
+
+    /* the file's saved key never goes to a --base-url naming another server */
+    char *withkey = write_file("base_url = https://api.deepseek.com\napi_key = sk-saved\n");
+    chmod(withkey, 0600);
+    shc_model_config_init(&c);
+    const char *a3[] = {"--config", withkey, "--base-url", "http://other.test/v1"};
+    assert_int_equal(parse(&c, 4, a3, err), 0);
+    assert_int_equal(shc_model_config_resolve(&c, env_get, err, sizeof err), 0);
+    assert_null(c.api_key);
+    assert_non_null(c.key_held_back);
+    shc_model_config_free(&c);
+
+    /* the same URL given again as a flag (a trailing slash aside) keeps it */
+    shc_model_config_init(&c);
+    const char *a4[] = {"--config", withkey, "--base-url", "https://api.deepseek.com/"};
+    assert_int_equal(parse(&c, 4, a4, err), 0);
+    assert_int_equal(shc_model_config_resolve(&c, env_get, err, sizeof err), 0);
+    assert_string_equal(c.api_key, "sk-saved");
+    assert_null(c.key_held_back);
+    shc_model_config_free(&c);
+    /* a key with a control character (a CR/LF would add HTTP headers) is refused */
+    static const char *const bad[] = {"OPENAI_API_KEY", "k\r\nX-Injected: 1", NULL};
+    fake_env = bad;
+    shc_model_config_init(&c);
+    const char *a5[] = {"--base-url", "http://127.0.0.1:9/v1"};
+    assert_int_equal(parse(&c, 2, a5, err), 0);
+    assert_int_equal(shc_model_config_resolve(&c, env_get, err, sizeof err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "OPENAI_API_KEY holds a control character"));
+    assert_null(strstr(err, "Injected"));
+    shc_model_config_free(&c);
+    unlink(nokey);
+    unlink(paired);
+    unlink(withkey);
+    free(nokey);
+    free(paired);
+    free(withkey);
+}
+
 static void test_file_and_precedence(void **state)
 {
     (void)state;
@@ -270,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_flags),
         cmocka_unit_test(test_bad_flags),
         cmocka_unit_test(test_file_and_precedence),
+        cmocka_unit_test(test_key_bound_to_its_server),
         cmocka_unit_test(test_bad_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "model/config.h"
@@ -97,7 +99,11 @@ static void test_creates_private_file_and_dirs(void **state)
     snprintf(dir, sizeof dir, "%s/a/b/shcard", f->dir);
     assert_int_equal(stat(dir, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
-    assert_int_equal(entries(dir), 1); /* no temporary file left */
+    assert_int_equal(entries(dir), 2); /* config and config.lock: no temporary file left */
+    char lock[200];
+    snprintf(lock, sizeof lock, "%s.lock", f->path);
+    assert_int_equal(stat(lock, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
 }
 
 static void test_keeps_other_lines(void **state)
@@ -291,6 +297,132 @@ static void test_key_precedence_and_shell(void **state)
     shc_model_config_free(&c);
 }
 
+/* The writer and the reader see the same lines: a key written with a CR after it, or hidden
+ * after a comment longer than any line buffer, is one line for both. */
+static void test_reader_and_writer_agree(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    shc_config_set mk[] = {{"model", "m"}};
+    assert_int_equal(shc_config_write(f->path, mk, 1, err, sizeof err), 0);
+    put(f->path, "api_key_env\r= SECRET_VAR\r\nmodel = m\r\n", 0600);
+    shc_config_set set[] = {{"api_key_env", NULL}, {"api_key", "sk-typed"}};
+    assert_int_equal(shc_config_write(f->path, set, 2, err, sizeof err), 0);
+    assert_null(strstr(slurp(f->path), "SECRET_VAR"));
+    static const char *const env[] = {"SECRET_VAR", "sk-other", NULL};
+    shc_model_config c;
+    assert_int_equal(resolve_with(f->path, env, &c, err), 0);
+    assert_string_equal(c.api_key, "sk-typed");
+    shc_model_config_free(&c);
+
+    /* a 2000-byte comment: the reader does not see its tail as a line of its own */
+    static char text[4096];
+    memset(text, 'x', 2000);
+    text[0] = '#';
+    snprintf(text + 2000, sizeof text - 2000, "api_key_env = SECRET_VAR\nmodel = m\n");
+    put(f->path, text, 0600);
+    assert_int_equal(resolve_with(f->path, env, &c, err), 0);
+    assert_null(c.api_key_env);
+    shc_model_config_free(&c);
+}
+
+/* The reader refuses what it must not trust or cannot read without blocking, and never
+ * echoes a line that may hold a key. */
+static void test_reader_refuses(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    shc_config_set mk[] = {{"model", "m"}};
+    assert_int_equal(shc_config_write(f->path, mk, 1, err, sizeof err), 0);
+    shc_model_config c;
+    assert_int_equal(chmod(f->path, 0666), 0); /* no key in it, still refused */
+    assert_int_equal(resolve_with(f->path, NULL, &c, err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "can be changed by others"));
+    shc_model_config_free(&c);
+    assert_int_equal(chmod(f->path, 0600), 0);
+
+    put(f->path, "api_key: c2stU0VDUkVULVRPS0VO=\n", 0600);
+    assert_int_equal(resolve_with(f->path, NULL, &c, err), SHC_E_USAGE);
+    assert_non_null(strstr(err, ":1: unknown key"));
+    assert_null(strstr(err, "c2stU0VD"));
+    shc_model_config_free(&c);
+
+    unlink(f->path);
+    assert_int_equal(mkfifo(f->path, 0600), 0); /* would block a plain open */
+    assert_int_equal(resolve_with(f->path, NULL, &c, err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "not a regular file"));
+    shc_model_config_free(&c);
+    shc_config_set set[] = {{"api_key", "sk-x"}};
+    assert_int_equal(shc_config_write(f->path, set, 1, err, sizeof err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "not a regular file"));
+    struct stat st;
+    assert_int_equal(lstat(f->path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode)); /* not replaced */
+    unlink(f->path);
+
+    /* a symlink is read through, never replaced by the writer */
+    char target[160];
+    snprintf(target, sizeof target, "%s/target", f->dir);
+    put(target, "model = linked\n", 0600);
+    assert_int_equal(symlink(target, f->path), 0);
+    assert_int_equal(resolve_with(f->path, NULL, &c, err), 0);
+    assert_string_equal(c.model, "linked");
+    shc_model_config_free(&c);
+    assert_int_equal(shc_config_write(f->path, set, 1, err, sizeof err), SHC_E_USAGE);
+    assert_non_null(strstr(err, "symbolic link"));
+    assert_int_equal(lstat(f->path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_null(strstr(slurp(target), "sk-x"));
+}
+
+/* Two writers at once keep both keys; a file size limit fails the write and leaves no
+ * temporary file (nor kills the writer). */
+static void test_concurrent_and_size_limit(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    for (int round = 0; round < 15; round++) {
+        shc_config_set base[] = {{"model", "m"}, {"api_key", NULL}, {"system_prompt_file", NULL}};
+        assert_int_equal(shc_config_write(f->path, base, 3, err, sizeof err), 0);
+        pid_t kids[2];
+        for (int k = 0; k < 2; k++) {
+            kids[k] = fork();
+            assert_true(kids[k] >= 0);
+            if (kids[k] == 0) {
+                shc_config_set one[] = {{k ? "api_key" : "system_prompt_file",
+                                         k ? "sk-A" : "/x"}};
+                _exit(shc_config_write(f->path, one, 1, err, sizeof err) == 0 ? 0 : 1);
+            }
+        }
+        for (int k = 0; k < 2; k++) {
+            int st;
+            assert_int_equal(waitpid(kids[k], &st, 0), kids[k]);
+            assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        }
+        const char *text = slurp(f->path);
+        assert_non_null(strstr(text, "api_key = sk-A"));
+        assert_non_null(strstr(text, "system_prompt_file = /x"));
+    }
+    char dir[160];
+    snprintf(dir, sizeof dir, "%s/a/b/shcard", f->dir);
+    int before = entries(dir);
+    pid_t kid = fork();
+    assert_true(kid >= 0);
+    if (kid == 0) {
+        struct rlimit rl = {1, 1};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        shc_config_set big[] = {{"model", "a-model-name-longer-than-one-byte"}};
+        int rc = shc_config_write(f->path, big, 1, err, sizeof err);
+        _exit(rc == SHC_E_IO && strstr(err, "too large") ? 0 : 1);
+    }
+    int st;
+    assert_int_equal(waitpid(kid, &st, 0), kid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_int_equal(entries(dir), before); /* no temporary file left */
+    assert_non_null(strstr(slurp(f->path), "model = m"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +432,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_values_change_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_only_from_private_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_precedence_and_shell, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reader_and_writer_agree, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reader_refuses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_and_size_limit, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

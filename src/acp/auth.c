@@ -36,6 +36,12 @@ static json_t *terminal_method(void)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (m && n > 0 && (size_t)n < sizeof exe - 1) {
         exe[n] = '\0';
+        /* the binary was replaced (an upgrade) while this agent runs: the path names the new
+         * one, without the kernel's marker */
+        static const char deleted[] = " (deleted)";
+        size_t dl = sizeof deleted - 1;
+        if ((size_t)n > dl && !strcmp(exe + (size_t)n - dl, deleted))
+            exe[(size_t)n - dl] = '\0';
         json_object_set_new(m, "_meta",
                             json_pack("{s:{s:s,s:[s],s:s}}", "terminal-auth", "command", exe,
                                       "args", "login", "label", "shcard login"));
@@ -74,7 +80,7 @@ json_t *shc__auth_methods(br_bridge *br, json_t *cc)
 void shc__auth_authenticate(br_bridge *br, json_t *id, json_t *params)
 {
     json_t *mid = json_object_get(params, "methodId");
-    const char *m = json_string_value(mid);
+    const char *m = shc_rpc_str(mid); /* NULL for a string holding NUL: never a prefix match */
     if (!br->cfg.auth.check) { /* nothing advertised: nothing to do */
         shc_rpc_respond(br->rpc, id, json_object());
         return;

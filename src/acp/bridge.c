@@ -410,10 +410,10 @@ fail:
     }
     shc_exec_free(br->exec);
     shc_rpc_free(br->rpc);
-    shc_loop_free(br->loop);
-    shc__auth_free(br);
+    shc__auth_free(br); /* backends before the loop: freeing one removes its loop registrations */
     if (br->be)
         br->be->ops->free(br->be);
+    shc_loop_free(br->loop);
     shc_store_free(br->store);
     json_decref(br->models);
     free(br);

@@ -28,8 +28,9 @@ static bool on(br_session *s)
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     json_t *meta = json_pack("{s:s,s:i,s:s,s:s,s:s,s:s}", "t", "session", "v", 1, "id", s->id,
                              "cwd", s->cwd, "created", created, "agent", s->be->ops->name);
-    json_t *mode = json_pack("{s:s,s:s,s:s}", "t", "config", "id", "mode", "value",
-                             s->approve == SHC_APPROVE_ASK ? "ask" : "all");
+    json_t *mode = json_pack("{s:s,s:s,s:s,s:s}", "t", "config", "id", "mode", "value",
+                             s->approve == SHC_APPROVE_ASK ? "ask" : "all", "by",
+                             br->cfg.approve == SHC_APPROVE_DEFAULT ? "default" : "flag");
     if (meta && mode && shc_store_create(&s->file, br->store, s->id, meta) == 0) {
         s->unrecorded = false;
         shc_store_append(s->file, mode);

@@ -38,6 +38,8 @@ struct br_replay {
     shc_store_file *f;
     bool quiet;
     bool started; /* the session record was seen */
+    bool backend_changed; /* recorded with another backend than the one it runs on now */
+    bool mode_seen;       /* the first mode record (the mode at creation) was seen */
     bool capped;
     int timer;
     rcall *calls;
@@ -222,6 +224,8 @@ static int apply(struct br_replay *r, json_t *rec)
         if (strcmp(t, "session") || !str(rec, "id") || strcmp(str(rec, "id"), r->s->id))
             return -1;
         r->started = true;
+        const char *agent = str(rec, "agent");
+        r->backend_changed = !agent || strcmp(agent, r->s->be->ops->name);
         return 0;
     }
     rcall **pp;
@@ -279,7 +283,19 @@ static int apply(struct br_replay *r, json_t *rec)
             send(r, json_pack("{s:s,s:O,s:O}", "sessionUpdate", "usage_update", "used", used,
                               "size", size));
     } else if (!strcmp(t, "config")) {
-        shc__opt_restore(r->br, r->s, str(rec, "id"), str(rec, "value"));
+        /* The first mode record is the mode at creation.  When it came from the backend's
+         * default (shell mode runs everything: the user types each command) and no --approve
+         * is given now, the session takes the default of the backend it runs on now, so a
+         * shell-mode session loaded onto the model does not keep "all".  A mode the user chose
+         * (set_mode: a later record) or a flag gave is kept.  Records written before "by"
+         * existed count as the default when the backend changed. */
+        bool first = !strcmp(str(rec, "id") ? str(rec, "id") : "", "mode") && !r->mode_seen;
+        if (first)
+            r->mode_seen = true;
+        const char *by = str(rec, "by");
+        bool from_default = by ? !strcmp(by, "default") : r->backend_changed;
+        if (!(first && from_default && r->br->cfg.approve == SHC_APPROVE_DEFAULT))
+            shc__opt_restore(r->br, r->s, str(rec, "id"), str(rec, "value"));
     } else if (!strcmp(t, "capped")) {
         r->capped = true;
     } else if (!strcmp(t, "skipped") && str(rec, "what") && !strcmp(str(rec, "what"), "prompt")) {

@@ -199,6 +199,8 @@ static int make_backend(shc_model_config *cfg, shc_backend **out)
         fprintf(stderr, "shcard acp: %s\n", err);
         return SHC_E_NOMEM;
     }
+    if (cfg->key_held_back)
+        fprintf(stderr, "shcard acp: %s\n", cfg->key_held_back);
     fprintf(stderr, "shcard acp: model %s at %s (%s)\n", cfg->model, cfg->base_url,
             cfg->key_source ? cfg->key_source : "no API key");
     return 0;

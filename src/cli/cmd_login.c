@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -90,6 +91,42 @@ static int read_line(const tty *t, char *buf, size_t len)
     return 0;
 }
 
+/* The terminal settings to give back when a signal ends login while echo is off (SIGTERM when an
+ * editor closes the terminal-auth tab, SIGHUP, SIGQUIT, a SIGINT sent by kill).  A signal handler
+ * can only reach process state, so this is the one static of the command; it is set only while
+ * read_secret has the terminal in raw mode. */
+static struct termios restore_tty;
+static volatile sig_atomic_t restore_fd = -1;
+static const int restore_sigs[] = {SIGTERM, SIGHUP, SIGQUIT, SIGINT};
+#define N_RESTORE_SIGS (sizeof restore_sigs / sizeof restore_sigs[0])
+
+static void restore_and_reraise(int sig)
+{
+    int saved = errno;
+    if (restore_fd >= 0)
+        tcsetattr(restore_fd, TCSANOW, &restore_tty); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns: the usual death by that signal */
+    errno = saved;
+}
+
+static void guard_tty(int fd, const struct termios *old, struct sigaction *prev)
+{
+    restore_tty = *old;
+    restore_fd = fd;
+    struct sigaction sa = {.sa_handler = restore_and_reraise};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_RESTORE_SIGS; i++)
+        sigaction(restore_sigs[i], &sa, &prev[i]);
+}
+
+static void unguard_tty(const struct sigaction *prev)
+{
+    for (size_t i = 0; i < N_RESTORE_SIGS; i++)
+        sigaction(restore_sigs[i], &prev[i], NULL);
+    restore_fd = -1;
+}
+
 /* A secret typed with echo off, a byte at a time (no line discipline, no signals: Ctrl-C and
  * Ctrl-D are read here, so the terminal is always given its settings back).  0, -1 when the user
  * cancelled, -2 when the terminal's settings cannot be changed.  The prompt is written once echo
@@ -104,8 +141,12 @@ static int read_secret(const tty *t, const char *prompt, char *buf, size_t len)
     raw.c_iflag |= ICRNL;
     raw.c_cc[VMIN] = 1;
     raw.c_cc[VTIME] = 0;
-    if (tcsetattr(t->in, TCSAFLUSH, &raw) != 0)
+    struct sigaction prev[N_RESTORE_SIGS];
+    guard_tty(t->in, &old, prev);
+    if (tcsetattr(t->in, TCSAFLUSH, &raw) != 0) {
+        unguard_tty(prev);
         return -2;
+    }
     say(t, "%s", prompt); /* only now: what is typed after it is not echoed */
     size_t n = 0;
     int rc = 0;
@@ -134,6 +175,7 @@ static int read_secret(const tty *t, const char *prompt, char *buf, size_t len)
     }
     buf[n] = '\0';
     tcsetattr(t->in, TCSADRAIN, &old);
+    unguard_tty(prev);
     say(t, "\n");
     /* a key pasted with spaces around it */
     while (n && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/config_file.h"
 #include "shcard.h"
 
 enum key {
@@ -86,6 +87,7 @@ void shc_model_config_free(shc_model_config *c)
         return;
     free(c->model);
     free(c->base_url);
+    free(c->file_base_url);
     free(c->api_key_env);
     shc__wipe_free(c->api_key);
     shc__wipe_free(c->file_key);
@@ -296,113 +298,111 @@ int shc_model_config_flag(
     return 0;
 }
 
-static char *trim(char *s)
+/* The name of an unknown key, for an error: only when it looks like a key (letters, digits,
+ * '_', at most 40 bytes), never anything that could be a value or a secret. */
+static bool key_like(const char *k, size_t n)
 {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-    return s;
+    if (n == 0 || n > 40)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
+              (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+            return false;
+    return true;
 }
 
-/* A file that holds a key must be the user's and readable by no one else (as ssh asks of its
- * keys): a key others could read is refused, not used. */
-static int private_file(FILE *f, const char *path, char *err, size_t errlen)
+/* One `key = value` line (already split by shc__config_line).  rc 0 or an error in err. */
+static int file_line(shc_model_config *c, const char *path, unsigned mode, int lineno, char *key,
+                     char *val, char *err, size_t errlen)
 {
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        snprintf(err, errlen, "cannot stat config file %s: %s", path, strerror(errno));
-        return SHC_E_IO;
-    }
-    if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+    char where[300];
+    snprintf(where, sizeof where, "%s:%d", path, lineno);
+    /* A key must be the user's and readable by no one else (as ssh asks of its keys). */
+    if (!strcmp(key, "api_key") && (mode & 077)) {
         snprintf(err, errlen,
-                 "%s holds api_key but %s (mode %03o): run chmod 600 on it, or shcard login again",
-                 path, st.st_uid != geteuid() ? "belongs to another user" : "others can read it",
-                 (unsigned)(st.st_mode & 0777));
+                 "%s holds api_key but others can read it (mode %03o): run chmod 600 on it, or "
+                 "shcard login again",
+                 path, mode & 0777);
         return SHC_E_USAGE;
     }
-    return 0;
+    int k = 0;
+    while (k < K_COUNT && !(keys[k].file_key && !strcmp(keys[k].file_key, key)))
+        k++;
+    if (k == K_COUNT) {
+        if (key_like(key, strlen(key)))
+            snprintf(err, errlen, "%s: unknown key '%s'", where, key);
+        else
+            snprintf(err, errlen, "%s: unknown key (not shown: it is not a key name)", where);
+        return SHC_E_USAGE;
+    }
+    int rc = 0;
+    if (k == K_BASE_URL && (rc = set_str(&c->file_base_url, val)))
+        return rc; /* remembered even when a flag wins: the file's key belongs to it */
+    if (c->set_by_flag & (1u << k))
+        return 0; /* flags win */
+    return set_key(c, (enum key)k, val, where, err, errlen);
 }
 
-int shc_model_config_file(shc_model_config *c, const char *path, char *err, size_t errlen)
+static int read_config(shc_model_config *c, const char *path, bool must_exist, char *err,
+                       size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot read config file %s: %s", path, strerror(errno));
-        return SHC_E_IO;
+    shc_strbuf text = {0};
+    bool exists;
+    unsigned mode;
+    int rc = shc__config_slurp(path, true, &text, &exists, &mode, err, errlen);
+    if (!rc && !exists && !must_exist)
+        return 0;
+    if (!rc && !exists) {
+        snprintf(err, errlen, "cannot read config file %s: %s", path, strerror(ENOENT));
+        rc = SHC_E_IO;
     }
-    char line[1024];
-    int lineno = 0, rc = 0;
-    while (fgets(line, sizeof line, f)) {
+    int lineno = 0;
+    for (size_t pos = 0; !rc && pos < text.n;) {
+        char *line = text.p + pos;
+        char *nl = memchr(line, '\n', text.n - pos);
+        size_t len = nl ? (size_t)(nl - line) : text.n - pos;
+        pos += len + (nl ? 1 : 0);
         lineno++;
-        char where[300];
-        snprintf(where, sizeof where, "%s:%d", path, lineno);
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        char *s = trim(line);
-        if (!*s)
+        size_t ks, ke, vs, ve;
+        shc_line_kind kind = shc__config_line(line, len, &ks, &ke, &vs, &ve);
+        if (kind == SHC_LINE_BLANK)
             continue;
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            snprintf(err, errlen, "%s: expected 'key = value'", where);
+        if (kind == SHC_LINE_BAD) {
+            snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
             rc = SHC_E_USAGE;
             break;
         }
-        *eq = '\0';
-        char *key = trim(s), *val = trim(eq + 1);
-        if (!strcmp(key, "api_key") && (rc = private_file(f, path, err, errlen)))
-            break;
-        int k = 0;
-        while (k < K_COUNT && !(keys[k].file_key && !strcmp(keys[k].file_key, key)))
-            k++;
-        if (k == K_COUNT) {
-            snprintf(err, errlen, "%s: unknown key '%.60s'", where, key);
-            rc = SHC_E_USAGE;
-            break;
-        }
-        if (c->set_by_flag & (1u << k))
-            continue; /* flags win */
-        rc = set_key(c, (enum key)k, val, where, err, errlen);
-        if (rc)
-            break;
+        line[ke] = '\0';
+        line[ve] = '\0';
+        rc = file_line(c, path, mode, lineno, line + ks, line + vs, err, errlen);
     }
-    fclose(f);
+    if (text.p)
+        memset(text.p, 0, text.n); /* it may hold the key */
+    shc_strbuf_free(&text);
     if (!rc)
         rc = set_str(&c->config_used, path);
     return rc;
 }
 
+int shc_model_config_file(shc_model_config *c, const char *path, char *err, size_t errlen)
+{
+    return read_config(c, path, true, err, errlen);
+}
+
 static int read_prompt_file(shc_model_config *c, char *err, size_t errlen)
 {
-    FILE *f = fopen(c->system_prompt_file, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot read system prompt file %s: %s", c->system_prompt_file,
-                 strerror(errno));
-        return SHC_E_IO;
+    shc_strbuf text = {0};
+    int rc = shc__read_regular(c->system_prompt_file, SHC_MODEL_MAX_PROMPT_FILE, &text,
+                               "system prompt file", err, errlen);
+    if (rc) {
+        shc_strbuf_free(&text);
+        return rc;
     }
-    char *buf = malloc(SHC_MODEL_MAX_PROMPT_FILE + 1);
-    if (!buf) {
-        fclose(f);
+    char *p = shc_strbuf_take(&text);
+    if (!p)
         return SHC_E_NOMEM;
-    }
-    size_t n = fread(buf, 1, SHC_MODEL_MAX_PROMPT_FILE + 1, f);
-    fclose(f);
-    if (n > SHC_MODEL_MAX_PROMPT_FILE) {
-        free(buf);
-        snprintf(err, errlen, "system prompt file %s is larger than %u bytes",
-                 c->system_prompt_file, SHC_MODEL_MAX_PROMPT_FILE);
-        return SHC_E_LIMIT;
-    }
-    buf[n] = '\0';
-    if (strlen(buf) != n) {
-        free(buf);
-        snprintf(err, errlen, "system prompt file %s contains a NUL byte", c->system_prompt_file);
-        return SHC_E_USAGE;
-    }
     free(c->system_prompt);
-    c->system_prompt = buf;
+    c->system_prompt = p;
     return 0;
 }
 
@@ -426,6 +426,17 @@ int shc_model_config_path(
     return n < 0 || (size_t)n >= len ? SHC_E_LIMIT : 0;
 }
 
+/* Two base URLs name the same server and path, up to trailing slashes. */
+static bool same_url(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    while (na && a[na - 1] == '/')
+        na--;
+    while (nb && b[nb - 1] == '/')
+        nb--;
+    return na == nb && !memcmp(a, b, na);
+}
+
 int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, size_t errlen)
 {
     int rc;
@@ -433,13 +444,8 @@ int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, 
     bool must_exist = false;
     const char *p = shc_model_config_path(c, env, path, sizeof path, &must_exist) ? NULL : path;
     if (p) {
-        FILE *probe = must_exist ? NULL : fopen(p, "r");
-        if (must_exist || probe) {
-            if (probe)
-                fclose(probe);
-            if ((rc = shc_model_config_file(c, p, err, errlen)))
-                return rc;
-        }
+        if ((rc = read_config(c, p, must_exist, err, errlen)))
+            return rc;
     }
     if (!c->model && (rc = set_str(&c->model, SHC_MODEL_DEFAULT_MODEL)))
         return rc;
@@ -447,18 +453,41 @@ int shc_model_config_resolve(shc_model_config *c, shc_getenv_fn env, char *err, 
         return rc;
     const char *names[] = {"DEEPSEEK_API_KEY", "OPENAI_API_KEY"};
     const char *key = NULL;
-    if (c->api_key_env) {
+    bool url_flag = c->set_by_flag & (1u << K_BASE_URL);
+    const char *key_url = c->file_base_url ? c->file_base_url : SHC_MODEL_DEFAULT_BASE_URL;
+    c->key_held_back = NULL;
+    if (c->api_key_env) { /* named by the user: paired with the configured URL */
         key = env(c->api_key_env);
         c->key_source = c->api_key_env;
-    } else if (c->file_key) { /* saved with its server (shcard login): before the variables */
-        key = c->file_key;
+    } else if (c->file_key && (!url_flag || same_url(key_url, c->base_url))) {
+        key = c->file_key; /* saved with its server (shcard login): before the variables */
         c->key_source = "the config file";
+    } else if (c->file_key) {
+        c->key_held_back = "the config file's api_key belongs to its base_url, not to the "
+                           "--base-url given: no key is sent (use --api-key-env VAR to pair one)";
+    } else if (!url_flag && c->file_base_url) {
+        for (size_t i = 0; i < 2 && !c->key_held_back; i++) {
+            const char *v = env(names[i]);
+            if (v && *v)
+                c->key_held_back = i == 0 ? "DEEPSEEK_API_KEY is not sent to the config file's "
+                                            "base_url: save a key with shcard login, or set "
+                                            "api_key_env = DEEPSEEK_API_KEY in the file"
+                                          : "OPENAI_API_KEY is not sent to the config file's "
+                                            "base_url: save a key with shcard login, or set "
+                                            "api_key_env = OPENAI_API_KEY in the file";
+        }
     } else {
         for (size_t i = 0; i < 2 && !(key && *key); i++) {
             key = env(names[i]);
             c->key_source = names[i];
         }
     }
+    for (const char *q = key && *key ? key : ""; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f) { /* a CR/LF would add HTTP headers */
+            snprintf(err, errlen, "the API key from %s holds a control character: refused",
+                     c->key_source);
+            return SHC_E_USAGE;
+        }
     if (key && *key) {
         if ((rc = set_str(&c->api_key, key)))
             return rc;

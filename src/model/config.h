@@ -6,9 +6,16 @@
  * flag names without dashes and with '_' (model, base_url, api_key_env, max_turn_requests,
  * timeout, request_timeout, model_deadline, system_prompt_file, tool_output_limit, context_window, images; and
  * the session store's store_dir and store_max_mb, which the CLI hands to the bridge; shell).
- * The API key: the variable --api-key-env / api_key_env names, else the file's api_key (what
- * `shcard login` saves with its base_url; read only from a file of the user's that no one else
- * may read), else DEEPSEEK_API_KEY, else OPENAI_API_KEY.  config_write.c changes the file.
+ * The API key, bound to the server it was given for:
+ *   - the variable --api-key-env / api_key_env names: with whatever base_url is configured (the
+ *     user paired them by naming it);
+ *   - else the file's api_key (what `shcard login` saves with its base_url; read only from a file
+ *     of the user's that no one else may read): only with the file's base_url (the default URL
+ *     when the file has none); a --base-url flag naming another server gets no key;
+ *   - else DEEPSEEK_API_KEY, else OPENAI_API_KEY: only with the default URL or a --base-url
+ *     flag (the launcher that set the environment gave both), never with a base_url read from
+ *     the config file (login saved that URL without this key).
+ * A key held back is reported in key_held_back.  config_write.c changes the file.
  *
  * Ownership: every string in shc_model_config is owned by it (shc_model_config_free). */
 #ifndef SHC_CONFIG_H
@@ -34,7 +41,9 @@ typedef struct shc_model_config {
     char *api_key_env;        /* the variable named by --api-key-env, or NULL */
     char *api_key;            /* the key (never print it), or NULL */
     char *file_key;           /* the config file's api_key (never print it), or NULL */
+    char *file_base_url;      /* the config file's base_url (even when a flag overrides it) */
     const char *key_source;   /* name of the variable the key came from, or NULL */
+    const char *key_held_back; /* why a key that exists was not used for base_url, or NULL */
     char *system_prompt_file; /* path, or NULL */
     char *system_prompt;      /* its text, or NULL for the built-in prompt */
     char *config_path;        /* an explicit --config, or NULL */

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,26 +16,15 @@
 
 #include "base/strbuf.h"
 #include "model/config.h"
+#include "model/config_file.h"
 #include "shcard.h"
 
 /* The key of a `key = value` line (its bytes in line[*start, *end)), or false for a comment,
- * a blank line or anything else. */
+ * a blank line or anything else: config.c's tokenizer, so both agree on every line. */
 static bool line_key(const char *line, size_t len, size_t *start, size_t *end)
 {
-    size_t i = 0;
-    while (i < len && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    size_t s = i;
-    while (i < len && line[i] != '=' && line[i] != '#' && line[i] != ' ' && line[i] != '\t')
-        i++;
-    size_t e = i;
-    while (i < len && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    if (e == s || i >= len || line[i] != '=')
-        return false;
-    *start = s;
-    *end = e;
-    return true;
+    size_t vs, ve;
+    return shc__config_line(line, len, start, end, &vs, &ve) == SHC_LINE_KV;
 }
 
 static const shc_config_set *find_set(const shc_config_set *set, size_t n, const char *k, size_t kl)
@@ -71,39 +61,31 @@ static int check_value(const shc_config_set *e, char *err, size_t errlen)
     return 0;
 }
 
-/* The old file's text (empty when there is none).  Owned by the caller. */
+/* The old file's text (empty when there is none).  Owned by the caller.  Only a regular file
+ * of the user's is replaced: a symlink, a device, a FIFO or a directory at path is refused. */
 static int read_old(const char *path, shc_strbuf *out, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
+    struct stat st;
+    if (lstat(path, &st) != 0) {
         if (errno == ENOENT)
             return 0;
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return SHC_E_IO;
     }
-    char buf[8192];
-    ssize_t r;
-    while ((r = read(fd, buf, sizeof buf)) > 0) {
-        shc_strbuf_put(out, buf, (size_t)r);
-        if (out->n > SHC_CONFIG_MAX_FILE)
-            break;
-    }
-    int saved = errno;
-    close(fd);
-    if (r < 0) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(saved));
-        return SHC_E_IO;
-    }
-    if (out->n > SHC_CONFIG_MAX_FILE) {
-        snprintf(err, errlen, "%s is larger than %d bytes: not a shcard config file", path,
-                 SHC_CONFIG_MAX_FILE);
-        return SHC_E_LIMIT;
-    }
-    if (memchr(out->p ? out->p : "", '\0', out->n)) {
-        snprintf(err, errlen, "%s holds a NUL byte: not a shcard config file", path);
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(err, errlen,
+                 "%s is a symbolic link: not replaced (give its target with --config, or remove "
+                 "the link)",
+                 path);
         return SHC_E_USAGE;
     }
-    return 0;
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a regular file: not replaced", path);
+        return SHC_E_USAGE;
+    }
+    bool exists;
+    unsigned mode;
+    return shc__config_slurp(path, false, out, &exists, &mode, err, errlen);
 }
 
 /* The new text: the old lines with the keys in set replaced (the first line of a key) or
@@ -209,6 +191,35 @@ static int replace_file(const char *path, const shc_strbuf *text, char *err, siz
     return 0;
 }
 
+/* Read-merge-rename under a lock: two logins at once (two editor windows) would each keep the
+ * old file's lines and the last rename would drop the other's key.  The lock is a file beside
+ * the config (the config itself is replaced, so it cannot carry the lock); POSIX record locks
+ * wait for the other writer and go with the process. */
+static int take_lock(const char *path, int *out, char *err, size_t errlen)
+{
+    char lp[4200];
+    int n = snprintf(lp, sizeof lp, "%s.lock", path);
+    if (n < 0 || (size_t)n >= sizeof lp) {
+        snprintf(err, errlen, "the config path is too long");
+        return SHC_E_LIMIT;
+    }
+    int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create the lock file %s: %s", lp, strerror(errno));
+        return SHC_E_IO;
+    }
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &fl) != 0) {
+        if (errno == EINTR)
+            continue;
+        snprintf(err, errlen, "cannot lock %s: %s", lp, strerror(errno));
+        close(fd);
+        return SHC_E_IO;
+    }
+    *out = fd;
+    return 0;
+}
+
 int shc_config_write(const char *path, const shc_config_set *set, size_t n, char *err,
                      size_t errlen)
 {
@@ -223,6 +234,13 @@ int shc_config_write(const char *path, const shc_config_set *set, size_t n, char
     }
     shc_strbuf old = {0}, text = {0};
     int rc = make_dirs(path, err, errlen);
+    int lock = -1;
+    if (!rc)
+        rc = take_lock(path, &lock, err, errlen);
+    /* a file size limit fails the write (EFBIG) instead of killing us with the temp file left */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_xfsz;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGXFSZ, &ign, &old_xfsz);
     if (!rc)
         rc = read_old(path, &old, err, errlen);
     if (!rc) {
@@ -234,6 +252,9 @@ int shc_config_write(const char *path, const shc_config_set *set, size_t n, char
     }
     if (!rc)
         rc = replace_file(path, &text, err, errlen);
+    sigaction(SIGXFSZ, &old_xfsz, NULL);
+    if (lock >= 0)
+        close(lock); /* releases the lock */
     /* both may hold the key: overwritten before they are freed */
     if (old.p)
         memset(old.p, 0, old.n);

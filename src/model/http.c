@@ -65,8 +65,38 @@ struct shc_http {
     int timer_id; /* loop timer for curl's timeout, 0 = none */
     int active;
     shc_http_req *reqs; /* requests in flight (a list: curl 7.88 has no multi_get_handles) */
-    int detached;       /* freeing: the loop may be gone, never touch it */
+    int *watch_ids;     /* loop watchers this client registered (0 = free slot) */
+    size_t nwatch, capwatch;
+    int detached;       /* freeing: curl's callbacks no longer change loop registrations */
 };
+
+/* Every loop watcher is remembered, so that freeing the client removes them all even when curl
+ * does not report a socket's removal (multi_cleanup closes cached connections silently). */
+static int watch_add(shc_http *h, int id)
+{
+    for (size_t i = 0; i < h->nwatch; i++)
+        if (!h->watch_ids[i]) {
+            h->watch_ids[i] = id;
+            return 0;
+        }
+    if (h->nwatch == h->capwatch) {
+        size_t cap = h->capwatch ? h->capwatch * 2 : 8;
+        int *n = realloc(h->watch_ids, cap * sizeof *n);
+        if (!n)
+            return -1;
+        h->watch_ids = n;
+        h->capwatch = cap;
+    }
+    h->watch_ids[h->nwatch++] = id;
+    return 0;
+}
+
+static void watch_drop(shc_http *h, int id)
+{
+    for (size_t i = 0; i < h->nwatch; i++)
+        if (h->watch_ids[i] == id)
+            h->watch_ids[i] = 0;
+}
 
 struct shc_http_req {
     shc_http *h;
@@ -103,7 +133,7 @@ static void req_free(shc_http_req *r)
 {
     if (!r)
         return;
-    if (r->idle_timer && !r->h->detached)
+    if (r->idle_timer)
         shc_loop_cancel_timer(r->h->loop, r->idle_timer);
     r->idle_timer = 0;
     if (r->total_timer && !r->h->detached)
@@ -198,8 +228,10 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
     if (h->detached)
         return 0;
     if (what == CURL_POLL_REMOVE) {
-        if (id > 0)
+        if (id > 0) {
             shc_loop_unwatch(h->loop, id);
+            watch_drop(h, id);
+        }
         h->api.multi_assign(h->multi, s, NULL);
         return 0;
     }
@@ -215,6 +247,10 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
     id = shc_loop_watch(h->loop, s, ev, on_fd, h);
     if (id < 0)
         return -1;
+    if (watch_add(h, id) < 0) {
+        shc_loop_unwatch(h->loop, id);
+        return -1;
+    }
     h->api.multi_assign(h->multi, s, (void *)(intptr_t)id);
     return 0;
 }
@@ -341,11 +377,19 @@ void shc_http_free(shc_http *h)
 {
     if (!h)
         return;
-    /* The bridge frees its loop before its backend: from here on, the loop is not touched
-     * (its watchers and timer die with it). */
+    /* The loop may keep running after this (a backend replaced while the agent serves): every
+     * registration whose payload is h or one of its requests goes now, and curl's callbacks
+     * stop registering new ones before the transfers are torn down. */
     h->detached = 1;
     while (h->reqs)
-        req_free(h->reqs);
+        req_free(h->reqs); /* cancels each request's idle timer */
+    if (h->timer_id)
+        shc_loop_cancel_timer(h->loop, h->timer_id);
+    h->timer_id = 0;
+    for (size_t i = 0; i < h->nwatch; i++)
+        if (h->watch_ids[i])
+            shc_loop_unwatch(h->loop, h->watch_ids[i]);
+    free(h->watch_ids);
     h->api.multi_cleanup(h->multi);
     h->api.global_cleanup();
     free(h);

@@ -2,9 +2,9 @@
  * loop watchers and its timeout is a loop timer (CURLMOPT_SOCKETFUNCTION/TIMERFUNCTION and
  * curl_multi_socket_action).  No threads and no blocking call; bodies stream to a callback.
  *
- * Ownership: shc_http is owned by the caller and must outlive its requests.  Free it once the
- * loop will not run again (before or after shc_loop_free: freeing never touches the loop); it
- * aborts what is left.  A request is owned by the module: it is freed right
+ * Ownership: shc_http is owned by the caller and must outlive its requests.  Free it at any
+ * time before shc_loop_free, also from a loop callback while the loop keeps running: it aborts
+ * what is left and removes every loop timer and watcher it registered.  A request is owned by the module: it is freed right
  * after its done callback returns, or at once by shc_http_cancel (then done is never called).
  * Strings passed to callbacks are borrowed for the duration of the call. */
 #ifndef SHC_HTTP_H
