@@ -11,9 +11,15 @@ import subprocess
 import sys
 import tempfile
 import time
+import atexit
+import shutil
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fake_openai import FakeServer  # noqa: E402
+
+# Every temporary directory these cases make is under one root, removed at exit.
+tempfile.tempdir = tempfile.mkdtemp(prefix="shc-model-cases-")
+atexit.register(shutil.rmtree, tempfile.tempdir, True)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD", "build")
