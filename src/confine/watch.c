@@ -273,11 +273,16 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
             absolutise(ev->pid, (int)d->args[0], p, cap);
         return !harmless_write(p);
     }
-    case SHC_SD_PATH:
-        if (read_str(mem, d->args[e->path], p, cap) && p[0])
+    case SHC_SD_PATH: {
+        bool got = read_str(mem, d->args[e->path], p, cap);
+        if (got && p[0])
             absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, cap);
-        else if (e->dirfd >= 0)
+        else if (e->dirfd >= 0 && (!d->args[e->path] || got)) /* NULL or "" (AT_EMPTY_PATH) */
             fd_path(ev->pid, (int)d->args[e->dirfd], p, cap); /* utimensat(fd, NULL): the fd's file */
+        return strcmp(e->what, "write") || !harmless_write(p);
+    }
+    case SHC_SD_FD:
+        fd_path(ev->pid, (int)d->args[e->dirfd], p, cap);
         return strcmp(e->what, "write") || !harmless_write(p);
     case SHC_SD_SOCK:
         if (!sockaddr_text(mem, d->args[e->path], d->args[e->dirfd], p, cap, &unix_nss))
