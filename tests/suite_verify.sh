@@ -27,6 +27,10 @@ j=$(verify --as read "touch $T/a")
 expect_eq "touch: held" "$(field "$j" 'd["held"]')" False
 expect_eq "touch: a write" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["detail"]')" "('write', '$T/a')"
 check "touch: it still ran" test -e "$T/a"
+expect_eq "touch: utimensat on its descriptor names the file" \
+  "$(field "$j" '[e["detail"] for e in d["events"] if e["syscall"] == "utimensat"]')" "['$T/a']"
+j=$(verify --as read "/usr/bin/python3 -B -c 'import os; os.fchmod(os.open(\"$T/a\", os.O_RDONLY), 0o644)'")
+expect_eq "fchmod names its descriptor's file" "$(field "$j" '[(e["syscall"], e["detail"]) for e in d["events"]]')" "[('fchmod', '$T/a')]"
 j=$(verify --as read "rm $T/a")
 expect_eq "rm: a change" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["syscall"], d["events"][0]["detail"]')" "('change', 'unlinkat', '$T/a')"
 check "rm: it still ran" test ! -e "$T/a"

@@ -96,12 +96,12 @@ static const shc_sysent systab[] = {
 #endif
     ENT(symlinkat, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 2, 1),
     ENT(truncate, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
-    ENT(ftruncate, "change", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
-    ENT(fallocate, "change", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(ftruncate, "change", SHC_SC_ALWAYS, SHC_SD_FD, -1, 0),
+    ENT(fallocate, "change", SHC_SC_ALWAYS, SHC_SD_FD, -1, 0),
 #ifdef __NR_chmod
     ENT(chmod, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
 #endif
-    ENT(fchmod, "change", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fchmod, "change", SHC_SC_ALWAYS, SHC_SD_FD, -1, 0),
     ENT(fchmodat, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 1, 0),
     ENT(fchmodat2, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 1, 0),
 #ifdef __NR_chown
@@ -110,7 +110,7 @@ static const shc_sysent systab[] = {
 #ifdef __NR_lchown
     ENT(lchown, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
 #endif
-    ENT(fchown, "change", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fchown, "change", SHC_SC_ALWAYS, SHC_SD_FD, -1, 0),
     ENT(fchownat, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 1, 0),
 #ifdef __NR_utime
     ENT(utime, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
@@ -128,10 +128,10 @@ static const shc_sysent systab[] = {
     ENT(mknodat, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 1, 0),
     ENT(setxattr, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
     ENT(lsetxattr, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
-    ENT(fsetxattr, "change", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fsetxattr, "change", SHC_SC_ALWAYS, SHC_SD_FD, -1, 0),
     ENT(removexattr, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
     ENT(lremovexattr, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
-    ENT(fremovexattr, "change", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fremovexattr, "change", SHC_SC_ALWAYS, SHC_SD_FD, -1, 0),
     ENT(connect, "network", SHC_SC_ALWAYS, SHC_SD_SOCK, 1, 2),
     ENT(bind, "network", SHC_SC_ALWAYS, SHC_SD_SOCK, 1, 2),
     ENT(sendto, "network", SHC_SC_ADDR4, SHC_SD_SOCK, 4, 5),

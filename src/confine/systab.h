@@ -21,6 +21,7 @@ enum {
     SHC_SD_OPENAT2, /* openat2: path arg1, struct open_how at arg2 */
     SHC_SD_SOCK,    /* a sockaddr at arg `path`, length arg `dirfd` */
     SHC_SD_MSG,     /* a struct msghdr at arg1 (sendmsg; sendmmsg's first) */
+    SHC_SD_FD,      /* a descriptor at arg `dirfd`: the file it names */
     SHC_SD_NONE,
 };
 

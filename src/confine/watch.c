@@ -106,6 +106,18 @@ static void absolutise(pid_t pid, int dirfd, char *path, size_t cap)
     path[dl] = '/';
 }
 
+/* The file an open descriptor of pid names (a call on the descriptor itself, no path given). */
+static void fd_path(pid_t pid, int fd, char *path, size_t cap)
+{
+    path[0] = 0;
+    if (fd < 0)
+        return;
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
+    ssize_t n = readlink(link, path, cap - 1);
+    path[n > 0 ? n : 0] = 0;
+}
+
 /* ------------------------------------------------------------------ what is not an event */
 
 static bool is_shell(const char *base)
@@ -261,9 +273,16 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
             absolutise(ev->pid, (int)d->args[0], p, cap);
         return !harmless_write(p);
     }
-    case SHC_SD_PATH:
-        if (read_str(mem, d->args[e->path], p, cap))
+    case SHC_SD_PATH: {
+        bool got = read_str(mem, d->args[e->path], p, cap);
+        if (got && p[0])
             absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, cap);
+        else if (e->dirfd >= 0 && (!d->args[e->path] || got)) /* NULL or "" (AT_EMPTY_PATH) */
+            fd_path(ev->pid, (int)d->args[e->dirfd], p, cap); /* utimensat(fd, NULL): the fd's file */
+        return strcmp(e->what, "write") || !harmless_write(p);
+    }
+    case SHC_SD_FD:
+        fd_path(ev->pid, (int)d->args[e->dirfd], p, cap);
         return strcmp(e->what, "write") || !harmless_write(p);
     case SHC_SD_SOCK:
         if (!sockaddr_text(mem, d->args[e->path], d->args[e->dirfd], p, cap, &unix_nss))

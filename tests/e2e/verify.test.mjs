@@ -6,7 +6,7 @@
 // gets one line per flipped card; after a restart, session/load replays the flipped cards as they
 // were live; SHCARD_NO_VERIFY=1 keeps the read card and says cards are unverified.
 // Prints "N passed, N failed".
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ZED_INIT, ok, eq, finish, startAgent, connect, within, raw } from "./lib.mjs";
@@ -142,4 +142,6 @@ const a3 = await agent({ SHCARD_NO_VERIFY: "1" });
   ok(u.some((x) => x.sessionUpdate === "agent_message_chunk" && /cards are unverified here \(SHCARD_NO_VERIFY=1\)/.test(x.content?.text || "")), "unverified: said once", u);
 }
 await stop(a3);
+rmSync(ws, { recursive: true, force: true });
+rmSync(state, { recursive: true, force: true });
 finish();
