@@ -168,11 +168,21 @@ check "fallback off: wrote outside" test -e "$O/unsandboxed"
 # ------------------------------------------------------------------ the options and the JSON
 "$S" run --sandbox bogus true 2>"$T/err.txt"
 expect_eq "a bad mode: status 2" $? 2
-check "a bad mode: said" grep -q "bad --sandbox 'bogus'" "$T/err.txt"
+check "a bad mode: said" grep -q "sandbox.*bogus" "$T/err.txt"
 run workspace --writable "$T/nonexistent" -- true
 expect_eq "a missing --writable: status 127" $? 127
 j=$(cd "$W" && "$S" run --json --sandbox workspace true 2>/dev/null | head -n 1)
 expect_eq "the start event names the sandbox" \
   "$($PY -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["sandbox"], d["network"], d["landlock_abi"] >= 1)' "$j")" \
   "workspace False True"
+
+# ------------------------------------------------------------------ private TMPDIRs of dead agents
+# an agent killed with SIGKILL cannot remove its commands' private TMPDIRs: the next agent does
+sleep 0 & dead=$!; wait "$dead"
+mkdir -p "$T/tmp/shcard-sandbox-$dead-AbCdEf/sub" "$T/tmp/shcard-sandbox-$$-GhIjKl" "$T/tmp/shcard-sandbox-x-MnOpQr"
+printf '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n' |
+  TMPDIR="$T/tmp" timeout 20 "$S" acp --no-store >/dev/null 2>&1
+check "a dead agent's private TMPDIR is removed at start" test ! -e "$T/tmp/shcard-sandbox-$dead-AbCdEf"
+check "a live agent's private TMPDIR is kept" test -d "$T/tmp/shcard-sandbox-$$-GhIjKl"
+check "a name that is not a private TMPDIR is kept" test -d "$T/tmp/shcard-sandbox-x-MnOpQr"
 finish

@@ -307,6 +307,7 @@ char *shc__sandbox_note(const br_call *c, const char *text, size_t len, int exit
 void shc__sandbox_tell(br_bridge *br, const br_session *s);
 /* Removes the call's private TMPDIR (workspace mode) with what the command left there. */
 void shc__sandbox_free(br_call *c);
+void shc__sandbox_sweep(void); /* private TMPDIRs of agents that died, at start */
 /* The call that runs c (DONE, offer set) again without the sandbox once the user allows it
  * (turn.c asks): same command and backend id, a description that says why; it holds c.  NULL
  * when out of memory. */

@@ -7,7 +7,11 @@
 #define _GNU_SOURCE
 #include "acp/bridge_int.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +79,8 @@ int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why)
         /* compilers, heredocs and most tools write temporary files: a private TMPDIR */
         const char *base = getenv("TMPDIR");
         char tmpl[PATH_MAX];
-        int n = snprintf(tmpl, sizeof tmpl, "%s/shcard-sandbox-XXXXXX",
-                         base && base[0] == '/' ? base : "/tmp");
+        int n = snprintf(tmpl, sizeof tmpl, "%s/shcard-sandbox-%d-XXXXXX",
+                         base && base[0] == '/' ? base : "/tmp", (int)getpid());
         if (n > 0 && (size_t)n < sizeof tmpl && mkdtemp(tmpl)) {
             c->tmpdir = strdup(tmpl);
             if (c->tmpdir && asprintf(&c->env[0], "TMPDIR=%s", tmpl) < 0)
@@ -153,6 +157,35 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
     else
         unlink(path);
     return 0;
+}
+
+/* The private TMPDIRs an agent that died (SIGKILL) could not remove: shcard-sandbox-PID-* of
+ * ours in the temporary directory whose PID is gone.  Run once at start. */
+void shc__sandbox_sweep(void)
+{
+    const char *base = getenv("TMPDIR");
+    base = base && base[0] == '/' ? base : "/tmp";
+    DIR *d = opendir(base);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0, used = 0;
+        if (strncmp(e->d_name, "shcard-sandbox-", 15) ||
+            sscanf(e->d_name + 15, "%d-%n", &pid, &used) != 1 || used == 0 || pid <= 0 ||
+            pid == (int)getpid() || strlen(e->d_name + 15 + used) != 6)
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue; /* its agent lives (or is not ours to ask about) */
+        char path[PATH_MAX];
+        struct stat st;
+        int n = snprintf(path, sizeof path, "%s/%s", base, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof path || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    closedir(d);
 }
 
 void shc__sandbox_free(br_call *c)

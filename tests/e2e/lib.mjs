@@ -190,7 +190,9 @@ export async function startFakeServer(script) {
   const log = join(dir, "log.jsonl");
   const proc = spawn("python3", [join(root, "tests/fake_openai.py"), join(root, "tests/data/openai", script),
     "--port-file", portFile, "--log", log, "--stdin-eof"], { stdio: ["pipe", "inherit", "inherit"] });
-  for (let i = 0; i < 200 && !existsSync(portFile); i++) await sleep(25);
+  // a loaded machine can take seconds to start python3: wait up to 60 s, then say what went wrong
+  for (let i = 0; i < 2400 && !existsSync(portFile) && proc.exitCode === null; i++) await sleep(25);
+  if (!existsSync(portFile)) throw new Error(`the fake OpenAI server did not start (exit ${proc.exitCode})`);
   const port = Number(readFileSync(portFile, "utf8"));
   const entries = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map(JSON.parse) : []);
   return {
