@@ -184,7 +184,7 @@ const a = toolCallFor("call_1", "bash -lc \"sed -n '10,40p' src/main.c\"", cwd);
 const b = toolCallFor("call_2", "make -j2", cwd);
 console.log(JSON.stringify([a.kind, a.title, a.locations, b.kind, b.title, b.locations, a.rawInput.command]));
 TS
-  got=$(cd "$T/proj" && "$OLDPWD/$TSX" run.ts 2>&1)
+  got=$(cd "$T/proj" && TMPDIR="$T" "$OLDPWD/$TSX" run.ts 2>&1)  # tsx keeps a cache in TMPDIR
   want="[\"read\",\"Read file 'src/main.c' (lines 10-40)\",[{\"path\":\"$T/proj/src/main.c\",\"line\":10}],\"execute\",\"make -j2\",[],\"bash -lc \\\"sed -n '10,40p' src/main.c\\\"\"]"
   expect_eq "README adapter example" "$got" "$want"
 else
