@@ -238,6 +238,10 @@ static void test_glibc_wide_atoms(void **state)
     /* before any repetition, or few after it: fine */
     assert_null(shc__regex_bomb("[ab][ab][ab][ab][ab][ab][ab][ab][ab][ab]x*"));
     assert_null(shc__regex_bomb("foo.*bar.*[0-9]+baz"));
+    /* unterminated brackets and a trailing backslash end the scan */
+    static const char *const torn[] = {"a*[", "a*[[:", "a*[]", "a*[^", "a*\\", "a*[[=a", "["};
+    for (size_t i = 0; i < sizeof torn / sizeof *torn; i++)
+        assert_null(shc__regex_bomb(torn[i]));
 }
 
 /* thread and process counts: 1 to 64 (xargs -P 0 is one process per name) */
