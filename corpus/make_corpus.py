@@ -1783,6 +1783,35 @@ for cls, cmd, harm in CLASSIFIER_REDTEAM:
         RT(cls, cmd, "classifier red team: " + harm)
 
 
+# ---- the regex-subset and bounds red team (safe subset desyncs, alternation size, the
+# automaton blow-up of glibc and GNU matchers, unbounded parallelism)
+ROUND5 = [
+    ('F1', "grep -P '[[:x]?\\w*\\w*\\w*[cd:][cd]]' h", "[[:x] is a class of '[', ':' and 'x': the stars after it are real (5.5 s over 2.4 MB)"),
+    ('F1', "rg -P '[[:x]?(a*)*[cd:]]' h", "a quantified group hidden after [[:x]"),
+    ('F1', "ack '[[:ab]\\w*\\w*[:]]' h", "Perl ends the class at the first ]"),
+    ('F2', "ack '\\w{ 0,2000}\\w{ 0,2000}\\w{ 0,2000}[cd][cd]' g", "Perl 5.34 reads { 0,2000} as a count (over 10 s on 100 KB)"),
+    ('F2', "ack 'a{\t1,3}' g", "a tab before the count"),
+    ('F14', "grep -P '" + "|".join(".x%dy" % i for i in range(40)) + "' big", "40 alternatives each tried at every position"),
+    ('F14', "rg -P '" + "a" * 300 + "' big", "a 300-byte pattern for a backtracking engine"),
+    ('F13', "ack '--ignore-dir=match:\\w*\\w*\\w*\\w*\\w*\\w*[0-9]$' foo .", "a Perl regex tried on every directory name (over 10 s on one name)"),
+    ('F13', "ack '--noignore-dir=match:(a*)*b' foo .", "a quantified group on every directory name"),
+    ('F16', "grep -ri '[ab]*a" + "[ab]" * 25 + "c' .", "2^25 automaton states: 38 s over 200 KB"),
+    ('F16', "git grep -c '[ab]*a" + "[ab]" * 12 + "c' -- .", "glibc's matcher: time exponential in the classes after the star"),
+    ('F16', "grep -Ei 'x+y(.|.)(.|.)(.|.)(.|.)(.|.)z' f", "alternatives after a repetition count too"),
+    ('F8', "find . -type f -print0 | xargs -0 -r -n 1 -P 0 grep foo", "xargs -P 0: one process per name"),
+    ('F8', "find . -type f -print0 | xargs -0 -r -n 1 -P 65 grep foo", "more than 64 processes"),
+    ('F8', "git grep --threads 1000 foo", "1000 threads"),
+    ('F8', "fd -j 500 x", "500 threads"),
+]
+for cls, cmd, harm in ROUND5:
+    RT("R5-" + cls, cmd, "regex and bounds red team: " + harm)
+S("grep -P '[[:alpha:]_]x?' src/a.py", "[[:alpha:]_]x?", "src/a.py", "a POSIX class inside a bracket")
+SB("ack --ignore-dir=node_modules 'function f() {' src", "function f() {",
+   "a literal brace, a plain directory name", path="src")
+S("git --no-pager grep -i 'foo.*[ab]x[0-9]' -- src", "foo.*[ab]x[0-9]", "src",
+  "a few classes after a star")
+
+
 import breadth_cases  # noqa: E402  (corpus/breadth.jsonl: the classifier-breadth issue)
 
 breadth_cases.add(case, wrap)

@@ -18,6 +18,7 @@ static shc_optres res;
 static bool numeric_role(shc_role r)
 {
     return r == SHC_ROLE_NUMBER || r == SHC_ROLE_WIDTH || r == SHC_ROLE_TABS ||
+           r == SHC_ROLE_PROCS ||
            r == SHC_ROLE_LINES || r == SHC_ROLE_BYTES;
 }
 
@@ -161,11 +162,122 @@ static void test_backtracking_subset(void **state)
     assert_int_equal(KIND("grep", "-E", "a+b*", "f"), SHC_KIND_SEARCH);
 }
 
+/* `[[:x]` is a class of `[`, `:` and `x` to PCRE2 and Perl (the class ends at the first `]`):
+ * what follows up to a later `:]` is real syntax.  A blank may come before a count's digits
+ * (Perl 5.34, PCRE2 10.43).  Alternatives and length are bounded. */
+static void test_subset_desyncs(void **state)
+{
+    (void)state;
+    static const char *const unsafe[] = {
+        "[[:x]?\\w*\\w*\\w*[cd:][cd]]", "[[:x]?(a*)*[cd]]", "[[:]\\d+[:]]", "[[:a1:]x*:]]",
+        "[[:ALPHA:]x*:]]",       "[[::]a+:]]",          "\\w{ 0,2000}[cd]", "a{\t1,3}",
+        "a{  ,5}",               "a{ 2}",
+    };
+    static const char *const safe[] = {"[[:alpha:]]x?", "[[:x]?]", "[[:digit:][:space:]_]",
+                                       "a{ b", "f() {", "{x}"};
+    for (size_t i = 0; i < sizeof unsafe / sizeof *unsafe; i++)
+        if (!shc__backtrack_unsafe(unsafe[i]))
+            fail_msg("in the safe subset: %s", unsafe[i]);
+    for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
+        if (shc__backtrack_unsafe(safe[i]))
+            fail_msg("not in the safe subset: %s (%s)", safe[i], shc__backtrack_unsafe(safe[i]));
+    /* 16 alternatives, every `|` counted, and 256 bytes */
+    char alt[256] = "a";
+    for (int i = 1; i < 16; i++)
+        snprintf(alt + strlen(alt), sizeof alt - strlen(alt), "|%c", 'a' + i);
+    assert_null(shc__backtrack_unsafe(alt));
+    strcat(alt, "|q");
+    assert_non_null(shc__backtrack_unsafe(alt));
+    assert_non_null(shc__backtrack_unsafe("(a|b)|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q"));
+    char big[300];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    assert_non_null(shc__backtrack_unsafe(big));
+    big[256] = 0;
+    assert_null(shc__backtrack_unsafe(big));
+    assert_int_equal(KIND("grep", "-P", "[[:x]?\\w*\\w*\\w*[cd:][cd]]", "h"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "--engine=auto", "[[:x]?\\w*[cd]]", "h"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ack", "\\w{ 0,2000}\\w{ 0,2000}[cd]", "g"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ag", "-U", "[[:x]?(a+)+[cd]]", "h"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "-P", "[[:alpha:]]x?", "h"), SHC_KIND_SEARCH);
+}
+
+/* ack --ignore-dir/--noignore-dir=match:RE try a Perl regex on every directory name */
+static void test_ack_dir_regex(void **state)
+{
+    (void)state;
+    assert_int_equal(KIND("ack", "--ignore-dir=match:\\w*\\w*\\w*[0-9]$", "foo", "."),
+                     SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ack", "--noignore-dir", "match:(a*)*b", "foo", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ack", "-Q", "--ignore-dir=match:a+", "foo", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("ack", "--ignore-dir=node_modules", "foo", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("ack", "--ignore-dir=match:^build", "foo", "."), SHC_KIND_SEARCH);
+}
+
+/* `[ab]*a[ab]...c`: GNU grep -i and git grep take time exponential in the classes after a
+ * repetition; at most 8 pass */
+static void test_glibc_wide_atoms(void **state)
+{
+    (void)state;
+    char pat[128] = "[ab]*a";
+    for (int i = 0; i < 8; i++)
+        strcat(pat, "[ab]");
+    strcat(pat, "c");
+    assert_null(shc__regex_bomb(pat));
+    assert_int_equal(KIND("grep", "-ri", pat, "."), SHC_KIND_SEARCH);
+    char more[128];
+    snprintf(more, sizeof more, "%s", pat);
+    memcpy(more + strlen(more) - 1, "[ab]c", 6);
+    assert_non_null(shc__regex_bomb(more));
+    assert_int_equal(KIND("grep", "-ri", more, "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-c", more, "--", "."), SHC_KIND_TERMINAL);
+    assert_non_null(shc__regex_bomb("x\\+y.........z"));
+    assert_non_null(shc__regex_bomb("x+y(.|.)(.|.)(.|.)(.|.)(.|.)z"));
+    assert_non_null(shc__regex_bomb("a*\\w\\w\\w\\w\\s\\s\\s\\s\\Wz"));
+    assert_non_null(shc__regex_bomb("a?[[:alpha:]][[:alpha:]][]x][^]x].....z"));
+    /* before any repetition, or few after it: fine */
+    assert_null(shc__regex_bomb("[ab][ab][ab][ab][ab][ab][ab][ab][ab][ab]x*"));
+    assert_null(shc__regex_bomb("foo.*bar.*[0-9]+baz"));
+    /* unterminated brackets and a trailing backslash end the scan */
+    static const char *const torn[] = {"a*[", "a*[[:", "a*[]", "a*[^", "a*\\", "a*[[=a", "["};
+    for (size_t i = 0; i < sizeof torn / sizeof *torn; i++)
+        assert_null(shc__regex_bomb(torn[i]));
+}
+
+/* thread and process counts: 1 to 64 (xargs -P 0 is one process per name) */
+static void test_process_counts(void **state)
+{
+    (void)state;
+    const shc_cmdspec *xargs = shc__policy_lookup("xargs", 5);
+    const char *p0[] = {"xargs", "-0", "-r", "-n", "1", "-P", "0", "grep", "foo"};
+    assert_int_equal(parse_with(xargs, p0, 9), -1);
+    const char *p65[] = {"xargs", "-0", "-r", "-P65", "grep", "foo"};
+    assert_int_equal(parse_with(xargs, p65, 6), -1);
+    const char *l0[] = {"xargs", "-0", "-r", "--max-procs=0", "grep", "foo"};
+    assert_int_equal(parse_with(xargs, l0, 6), -1);
+    const char *p4[] = {"xargs", "-0", "-r", "-P", "4", "grep", "foo"};
+    assert_int_equal(parse_with(xargs, p4, 7), 0);
+    assert_int_equal(KIND("rg", "-j", "65", "foo", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "-j", "64", "foo", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "--threads", "1000", "foo"),
+                     SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("fd", "-j", "500", "x"), SHC_KIND_TERMINAL);
+    const shc_cmdspec *sort = shc__policy_lookup("sort", 4);
+    const char *s100[] = {"sort", "--parallel=100", "f"};
+    assert_int_equal(parse_with(sort, s100, 3), -1);
+    const char *s2[] = {"sort", "--parallel=2", "f"};
+    assert_int_equal(parse_with(sort, s2, 3), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbers_bounded),
         cmocka_unit_test(test_backtracking_subset),
+        cmocka_unit_test(test_subset_desyncs),
+        cmocka_unit_test(test_ack_dir_regex),
+        cmocka_unit_test(test_glibc_wide_atoms),
+        cmocka_unit_test(test_process_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,13 @@ static int add_opt(pstate *p, const shc_opt *o, const char *value, size_t argi)
         return shc__reject(r, argi, "%s: '%s' is over %d (a count, depth or limit without a "
                                     "bound: ag -B 2147483647 ran for 75 s)",
                            p->spec->name, value, SHC_MAX_NUMBER);
+    if (o->role == SHC_ROLE_PROCS && value &&
+        (!shc__all_digits(value) || shc__parse_num(value, strlen(value), &width) < 0 ||
+         width < 1 || width > SHC_MAX_PROCS))
+        return shc__reject(r, argi,
+                           "%s: '%s' is not a thread or process count from 1 to %d (xargs -P 0 "
+                           "starts one process per name)",
+                           p->spec->name, value, SHC_MAX_PROCS);
     if (o->role == SHC_ROLE_WIDTH && value &&
         (shc__parse_num(value, strlen(value), &width) < 0 || width > SHC_MAX_WIDTH))
         return shc__reject(r, argi,

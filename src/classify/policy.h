@@ -56,6 +56,8 @@ typedef enum shc_role {
     SHC_ROLE_PCRE,       /* grep -P, git grep -P, rg -P/--engine/--auto-hybrid-regex: the pattern goes
                             to a backtracking engine (rg --engine=default does not) */
     SHC_ROLE_LITERAL,    /* ag -Q, ack -Q: the pattern is a literal string */
+    SHC_ROLE_PROCS,      /* xargs -P, rg -j, git grep --threads: 1 to SHC_MAX_PROCS (xargs -P 0
+                            means as many processes as names) */
     SHC_ROLE_REGEX,      /* ag -G: another regular expression, matched by the tool's engine */
 } shc_role;
 
@@ -136,6 +138,10 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 #define SHC_MAX_ARGS  64
 #define SHC_MAX_TABS 16     /* the widest tab stop bat --tabs may ask for */
 #define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
+#define SHC_MAX_BT_BYTES 256  /* the longest pattern a backtracking engine is given */
+#define SHC_MAX_BT_BRANCHES 16 /* the most alternatives (every `|` counts) in such a pattern */
+#define SHC_MAX_WIDE_ATOMS 8  /* classes, '.' and '|' after a repetition in a glibc/GNU regex */
+#define SHC_MAX_PROCS 64      /* the most threads or processes a SHC_ROLE_PROCS option may ask for */
 #define SHC_MAX_NUMBER 10000 /* the largest count, depth or limit a SHC_ROLE_NUMBER option may
                                 take (ag -B 2147483647 took 75 s over 8 small files; 1000000
                                 took 0.6 s, 10000 0.1 s) */

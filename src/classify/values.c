@@ -73,6 +73,50 @@ bool shc__has_backref(const char *pat)
     return false;
 }
 
+/* `[ab]*a[ab][ab]...c` says "the Nth character before c is an a": a DFA needs 2^N states, so
+ * GNU grep -i (which cannot use its fast matcher) and git grep (glibc's regexec, no DFA cache)
+ * take time exponential in N -- over 200 KB, N=8 0.2 s, N=10 1.1 s, N=12 5.3 s, N=25 38 s
+ * with grep -i; git grep 1.2, 1.8, 2.6 s, over 60 s at N=25.  Counts the atoms that match more
+ * than one character (a bracket expression, `.`, `\w \W \s \S`) and the alternatives (`|`,
+ * `\|`) after the first repetition (`*`, `+`, `?`, `\+`, `\?`). */
+static unsigned shc__wide_after_repeat(const char *pat)
+{
+    unsigned wide = 0;
+    bool seen = false;
+    for (const char *p = pat; *p; p++) {
+        char c = *p, e = 0;
+        if (c == '\\' && p[1]) {
+            e = *++p;
+            c = 0;
+        }
+        if (c == '*' || c == '+' || c == '?' || e == '+' || e == '?') {
+            seen = true;
+            continue;
+        }
+        bool is_wide = c == '.' || c == '|' || e == '|' || (e && strchr("wWsS", e));
+        if (c == '[') {
+            /* skip the bracket expression: `]` first is a member, `[:name:]` inside */
+            const char *q = p + 1;
+            if (*q == '^')
+                q++;
+            if (*q == ']')
+                q++;
+            while (*q && *q != ']') {
+                if (q[0] == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+                    const char *end = strchr(q + 2, ']');
+                    q = end ? end : q + 1;
+                }
+                q++;
+            }
+            p = *q ? q : q - 1;
+            is_wide = true;
+        }
+        if (is_wide && seen)
+            wide++;
+    }
+    return wide;
+}
+
 /* glibc's regcomp (GNU grep, git grep, find -regex, nl -b pRE) copies the repeated expression
  * once per count of an interval, so nested intervals multiply: `grep -E
  * '(((a{1,1000}){1,1000}){1,1000})' f` did not finish in 60 s, whatever f holds.  Any `{` (or
@@ -86,6 +130,10 @@ const char *shc__regex_bomb(const char *pat)
         if ((p[1] >= '0' && p[1] <= '9') || p[1] == ',')
             return "a counted repetition ({n,m}) makes the regular expression compile without "
                    "bound when nested";
+    if (shc__wide_after_repeat(pat) > SHC_MAX_WIDE_ATOMS)
+        return "more than 8 classes, '.' or alternatives after a repetition make GNU grep's "
+               "automaton (with -i) and glibc's matcher (git grep) take time exponential in "
+               "their number";
     return NULL;
 }
 
@@ -170,15 +218,22 @@ int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res)
  *   - groups `(...)` and `(?:...)`, never quantified, and `|`;
  *   - the quantifier `?` on a single character, class or `.`;
  *   - at most 10 choices that multiply: each `?` and each `|` inside a group (a `|` at the top
- *     level adds a branch, it does not multiply), so at most 2^10 paths per starting position.
+ *     level adds a branch, it does not multiply), so at most 2^10 paths per starting position;
+ *   - at most 16 alternatives counting every `|`, and at most 256 bytes: each branch is tried
+ *     at every position (3,000 branches `.x0y|.x1y|...` took 12 s over 1.3 MB).
  * Everything else -- `*`, `+`, `{n,m}`, other escapes (digits, \g \k \p \x \Q ...), every other
  * `(?` construct -- is terminal. */
 const char *shc__backtrack_unsafe(const char *pat)
 {
     static const char *const outside = "a pattern outside the safe subset of a backtracking "
                                        "engine (literals, classes, anchors, groups, '?')";
-    unsigned optional = 0, depth = 0;
+    static const char *const many = "a pattern longer than the backtracking-engine bound ("
+                                    "256 bytes, 16 alternatives): every branch is tried at "
+                                    "every position";
+    unsigned optional = 0, depth = 0, branches = 1;
     bool atom = false; /* the last thing read may take a `?` */
+    if (strlen(pat) > SHC_MAX_BT_BYTES)
+        return many;
     for (const char *p = pat; *p; p++) {
         char ch = *p;
         if (ch == '\\') {
@@ -199,12 +254,16 @@ const char *shc__backtrack_unsafe(const char *pat)
             if (*q == ']')
                 q++;
             while (*q && *q != ']') {
+                /* `[:name:]` only when lowercase letters run straight to `:]` (PCRE2 and Perl
+                 * stop looking at the first `]`: `[[:x]` is a class of `[`, `:` and `x`) */
                 if (q[0] == '[' && q[1] == ':') {
-                    const char *end = strstr(q + 2, ":]");
-                    if (!end)
-                        return outside;
-                    q = end + 2;
-                    continue;
+                    const char *e = q + 2;
+                    while (*e >= 'a' && *e <= 'z')
+                        e++;
+                    if (e > q + 2 && e[0] == ':' && e[1] == ']') {
+                        q = e + 2;
+                        continue;
+                    }
                 }
                 if (*q == '\\' && q[1])
                     q++;
@@ -239,12 +298,20 @@ const char *shc__backtrack_unsafe(const char *pat)
                 return outside;
             atom = false;
         } else if (ch == '|' && depth > 0) {
-            if (++optional > 10)
+            if (++optional > 10 || ++branches > SHC_MAX_BT_BRANCHES)
                 return outside;
             atom = false;
+        } else if (ch == '|') {
+            if (++branches > SHC_MAX_BT_BRANCHES)
+                return many;
+            atom = false;
         } else if (ch == '*' || ch == '+' || ch == '{') {
-            /* `{` not followed by a digit or ',' is a literal brace (never read as a count) */
-            if (ch == '{' && !(p[1] >= '0' && p[1] <= '9') && p[1] != ',') {
+            /* `{` is a literal brace unless a digit or ',' follows, after blanks: Perl 5.34
+             * and PCRE2 10.43 read `x{ 0,2000}` as a count */
+            const char *d = p + 1;
+            while (*d == ' ' || *d == '\t')
+                d++;
+            if (ch == '{' && !(*d >= '0' && *d <= '9') && *d != ',') {
                 atom = true;
                 continue;
             }

@@ -83,6 +83,7 @@ static const char *role_name(shc_role r)
     case SHC_ROLE_TEXT: return "TEXT";
     case SHC_ROLE_PCRE: return "PCRE";
     case SHC_ROLE_LITERAL: return "LITERAL";
+    case SHC_ROLE_PROCS: return "PROCS";
     case SHC_ROLE_REGEX: return "REGEX";
     }
     return "?";
