@@ -176,6 +176,23 @@ expect_eq "the start event names the sandbox" \
   "$($PY -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["sandbox"], d["network"], d["landlock_abi"] >= 1)' "$j")" \
   "workspace False True"
 
+# ------------------------------------------------------------------ no typing into a terminal
+cat >"$T/sti.py" <<'PY'
+import fcntl, os, sys, termios
+fd = os.open("/dev/tty", os.O_RDONLY)
+try:
+    fcntl.ioctl(fd, termios.TIOCSTI, b" ")
+    print("typed")
+except OSError as e:
+    print("refused", e.errno)
+PY
+for m in read-only workspace; do
+  out=$("$S" run --sandbox $m "/usr/bin/python3 $T/sti.py" 2>/dev/null | tr -d '\r')
+  expect_eq "$m: ioctl(TIOCSTI) on a terminal is refused" "$out" "refused 1"
+done
+out=$("$S" run --sandbox off "/usr/bin/python3 $T/sti.py" 2>/dev/null | tr -d '\r')
+case "$out" in *typed) ok ;; *) fail "off: ioctl(TIOCSTI) is the control and must work: $out" ;; esac
+
 # ------------------------------------------------------------------ private TMPDIRs of dead agents
 # an agent killed with SIGKILL cannot remove its commands' private TMPDIRs: the next agent does
 sleep 0 & dead=$!; wait "$dead"

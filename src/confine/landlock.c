@@ -152,6 +152,8 @@ int shc__sandbox_apply(const shc_confine_spec *s)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
     int rc = shc__landlock_apply(s);
+    if (!rc)
+        rc = shc__ttyfilter_apply();
     if (!rc && !(s->flags & SHC_CONFINE_NETWORK))
         rc = shc__netfilter_apply();
     return rc;

@@ -12,6 +12,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -33,6 +34,8 @@
 #endif
 
 #define FOREIGN_SOCKETCALL 102u
+#define FOREIGN_IOCTL 54u   /* i386 and arm alike */
+#define X32_IOCTL 514u      /* x32 has its own ioctl number */
 #define NR_IO_URING_SETUP 425u /* the same number on every architecture */
 
 #define LD_ABS (BPF_LD | BPF_W | BPF_ABS)
@@ -71,5 +74,37 @@ int shc__netfilter_apply(void)
     return 0;
 #else
     return -ENOSYS;
+#endif
+}
+
+/* In the child, whatever the network setting: ioctl(TIOCSTI) and ioctl(TIOCLINUX) fail with
+ * EPERM, so a sandboxed command cannot type into a terminal (its own, or another one it can open
+ * for reading).  The request is an int: the filter reads the low half of the argument. */
+int shc__ttyfilter_apply(void)
+{
+#if NATIVE_ARCH == 0
+    return -ENOSYS;
+#else
+    struct sock_filter f[] = {
+        /* 0 */ BPF_STMT(LD_ABS, OFF_ARCH),
+        /* 1 */ BPF_JUMP(JEQ, NATIVE_ARCH, 1, 0),
+        /* 2 */ BPF_JUMP(JEQ, FOREIGN_ARCH, 4, 6), /* -> 7, else 9 allow */
+        /* 3 */ BPF_STMT(LD_ABS, OFF_NR),
+        /* 4 */ BPF_JUMP(JEQ, (uint32_t)__NR_ioctl, 5, 0),    /* -> 10 */
+        /* 5 */ BPF_JUMP(JEQ, X32_BIT | X32_IOCTL, 4, 0),     /* -> 10 */
+        /* 6 */ BPF_JUMP(JEQ, X32_BIT | (uint32_t)__NR_ioctl, 3, 2), /* -> 10, else 9 */
+        /* 7 */ BPF_STMT(LD_ABS, OFF_NR),
+        /* 8 */ BPF_JUMP(JEQ, FOREIGN_IOCTL, 1, 0),           /* -> 10, else 9 */
+        /* 9 */ BPF_STMT(RET, SECCOMP_RET_ALLOW),
+        /* 10 */ BPF_STMT(LD_ABS, OFF_ARG0 + 8),              /* the request (args[1]) */
+        /* 11 */ BPF_JUMP(JEQ, (uint32_t)TIOCSTI, 2, 0),      /* -> 14 */
+        /* 12 */ BPF_JUMP(JEQ, (uint32_t)TIOCLINUX, 1, 0),    /* -> 14, else 13 */
+        /* 13 */ BPF_STMT(RET, SECCOMP_RET_ALLOW),
+        /* 14 */ BPF_STMT(RET, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+        return -errno;
+    return 0;
 #endif
 }

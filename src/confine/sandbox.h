@@ -17,5 +17,8 @@ int shc__landlock_apply(const shc_confine_spec *s);
 /* In the child: a seccomp filter returning EACCES from socket() for every family but AF_UNIX,
  * and from io_uring_setup (its operations create sockets past the filter).  0, or -errno. */
 int shc__netfilter_apply(void);
+/* In the child: a seccomp filter making ioctl(TIOCSTI) and ioctl(TIOCLINUX) fail with EPERM
+ * (no typing into a terminal).  0, or -errno. */
+int shc__ttyfilter_apply(void);
 
 #endif
