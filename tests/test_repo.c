@@ -239,12 +239,69 @@ static void test_ignore_files(void **state)
     DONE();
 }
 
+/* The git directory git really uses: a path file read whole (a newline inside is part of the
+ * path), config keys that enter submodules or start threads, info/ files in the budget. */
+static void test_git_dir_desync(void **state)
+{
+    (void)state;
+    wrong = 0;
+    /* a .git file whose gitdir spans two lines: git uses `g<newline>x`, not `g` */
+    sh("mkdir -p gf && cd gf && git init -q w1 && mv w1/.git g && rm -r w1 && git init -q w2 && "
+       "mv w2/.git \"$(printf 'g\\nx')\" && rm -r w2 && "
+       "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> \"$(printf 'g\\nx')/config\" && "
+       "printf 'gitdir: g\\r\\n' > .git");
+    CARD("cd gf && git ls-files", SHC_KIND_LIST); /* trailing CR LF stripped, as git does */
+    sh("cd gf && printf 'gitdir: g\\nx\\n' > .git && timeout 10 git ls-files >/dev/null 2>&1; "
+       "test -e PWNED && rm PWNED"); /* the program really runs */
+    TERMINAL("cd gf && git ls-files");
+    TERMINAL("cd gf && git --no-pager grep foo -- .");
+    TERMINAL("cd gf && rg foo .");
+    sh("printf 'gitdir: g\\tx\\n' > gf/.git");
+    TERMINAL("cd gf && git ls-files");
+    /* commondir spanning two lines */
+    sh("mkdir -p gc/.git && cd gc && echo 'ref: refs/heads/master' > .git/HEAD && "
+       "git init -q w1 && mv w1/.git cc && rm -r w1 && git init -q w2 && "
+       "mv w2/.git \"$(printf 'cc\\nx')\" && rm -r w2 && "
+       "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> \"$(printf 'cc\\nx')/config\" && "
+       "printf '../cc\\n' > .git/commondir");
+    CARD("cd gc && git ls-files", SHC_KIND_LIST);
+    sh("cd gc && printf '../cc\\nx\\n' > .git/commondir && timeout 10 git ls-files >/dev/null "
+       "2>&1; test -e PWNED && rm PWNED");
+    TERMINAL("cd gc && git ls-files");
+    TERMINAL("cd gc && rg foo .");
+    sh("rm -rf gf gc");
+    /* submodule.recurse: git grep enters a submodule whose .git is in the work tree */
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("git config submodule.recurse true");
+    TERMINAL("git --no-pager grep foo");
+    TERMINAL("git ls-files");
+    sh("git config --unset submodule.recurse && git config grep.threads 100000");
+    TERMINAL("git --no-pager grep foo");
+    sh("git config --unset grep.threads && git config --remove-section grep 2>/dev/null; "
+       "git config --remove-section submodule 2>/dev/null; true");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    /* info/attributes and info/sparse-checkout: git grep matches them against every file */
+    sh("mkdir -p .git/info && printf '*.c diff\\n' > .git/info/attributes");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("head -c 70000 /dev/zero | tr '\\0' a | fold -w 60 | sed 's/$/ diff/' > "
+       ".git/info/attributes");
+    TERMINAL("git --no-pager grep foo");
+    TERMINAL("git ls-files");
+    sh("rm .git/info/attributes && head -c 70000 /dev/zero | tr '\\0' s | fold -w 60 > "
+       ".git/info/sparse-checkout");
+    TERMINAL("git ls-files");
+    sh("rm .git/info/sparse-checkout");
+    CARD("git ls-files", SHC_KIND_LIST);
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resolved_paths),
         cmocka_unit_test(test_control_directory),
         cmocka_unit_test(test_ignore_files),
+        cmocka_unit_test(test_git_dir_desync),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
