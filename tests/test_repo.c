@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "shcard.h"
@@ -295,6 +296,40 @@ static void test_git_dir_desync(void **state)
     DONE();
 }
 
+/* A directory that can be entered but not listed, in the bridge's tree scan: git opens
+ * `secret/.gitattributes` by name.  Permissions bind only a user other than root: as root the
+ * judgement runs in a child that has dropped to nobody. */
+static void test_unlistable_dir(void **state)
+{
+    (void)state;
+    wrong = 0;
+    context = SHC_CONTEXT_BRIDGE;
+    sh("chmod 755 . && mkdir -p secret && echo foo > secret/x && git add secret/x && "
+       "chmod -R a+rX . && chmod 0311 secret");
+    int kinds[2];
+    for (int round = 0; round < 2; round++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+                _exit(100);
+            _exit((int)kind_in("git --no-pager grep foo -- .", NULL));
+        }
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) != 100);
+        kinds[round] = WEXITSTATUS(st);
+        sh("chmod 0755 secret"); /* the control: listable */
+    }
+    if (kinds[0] != SHC_KIND_TERMINAL && ++wrong)
+        print_error("not terminal: an unlistable directory in the walk\n");
+    if (kinds[1] != SHC_KIND_SEARCH && ++wrong)
+        print_error("control: a listable directory is not a search\n");
+    sh("git rm -q --cached secret/x && rm -r secret && chmod 700 .");
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +337,7 @@ int main(void)
         cmocka_unit_test(test_control_directory),
         cmocka_unit_test(test_ignore_files),
         cmocka_unit_test(test_git_dir_desync),
+        cmocka_unit_test(test_unlistable_dir),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

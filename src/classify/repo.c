@@ -342,8 +342,12 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         return "nested too deeply to judge";
     }
     DIR *d = opendir(p);
-    if (!d)
-        return NULL; /* unreadable: the tool cannot walk it either */
+    if (!d) {
+        /* git does not list it: it takes paths from the index and opens <dir>/.gitattributes
+         * by name, which needs only search permission (a FIFO there blocked git grep) */
+        snprintf(s->what, s->cap, "%s", p);
+        return "a directory shcard cannot list (a tool may still open files in it by name)";
+    }
     const char *why = NULL;
     struct dirent *e;
     while (!why && (e = readdir(d)) != NULL) {
