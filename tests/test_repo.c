@@ -330,6 +330,24 @@ static void test_unlistable_dir(void **state)
     DONE();
 }
 
+/* One ignore budget per command, shared by every search root (rg and fd compile the ignore
+ * files of each): three roots of 30 KB each are over 64 KiB together; a file reached twice is
+ * counted once. */
+static void test_budget_per_command(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("for i in 0 1 2; do mkdir -p r$i && head -c 30000 /dev/zero | tr '\\0' a | fold -w 60 > "
+       "r$i/.ignore; done");
+    CARD("rg foo r0", SHC_KIND_SEARCH);
+    CARD("rg foo r0 r0/", SHC_KIND_SEARCH);
+    CARD("rg foo r0 r1", SHC_KIND_SEARCH);
+    TERMINAL("rg foo r0 r1 r2");
+    TERMINAL("fd foo r0 r1 r2");
+    sh("rm -r r0 r1 r2");
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_ignore_files),
         cmocka_unit_test(test_git_dir_desync),
         cmocka_unit_test(test_unlistable_dir),
+        cmocka_unit_test(test_budget_per_command),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -38,6 +38,7 @@ typedef struct ctx {
     shc_context context;
     const char *homes[SHC_MAX_ARGS]; /* the primary's `~` and `~/...` words (wordcheck.c) */
     size_t nhomes;
+    shc_ignbudget budget; /* with real_cwd: one ignore-file budget for the whole command */
 } ctx;
 
 static int reject(ctx *c, shc_span span, const char *fmt, ...)
@@ -330,7 +331,7 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
             return reject(c, span, "%s: the path '%.60s...' is too long to judge", cmd, p);
         char msg[sizeof c->reason];
         if (shc__path_real(c->kbase, p, np.norm[0] ? np.norm : "/", bad, cmd, /* no LINKUP */
-                           c->context == SHC_CONTEXT_BRIDGE, what, msg, sizeof msg))
+                           c->context == SHC_CONTEXT_BRIDGE, what, &c->budget, msg, sizeof msg))
             return reject(c, span, "%s: %s", cmd, msg);
     }
     return 0;
@@ -341,9 +342,9 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
  * either (a recursive walk of / or /proc may not end). */
 static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const shc_word *in_file)
 {
-    char buf[2048];
+    char buf[2048], kbuf[4096];
     const char *base = path_base(c, buf, sizeof buf);
-    char kbuf[4096];
+    shc__ignbudget_init(&c->budget);
     c->kbase = c->real_cwd ? shc__cd_base(c->real_cwd, c->has_cwd ? c->cwd : NULL,
                                           c->cd_physical, kbuf, sizeof kbuf) : NULL;
     shc_path kp; /* the process's own directory: git starts there */
@@ -575,9 +576,7 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
     } else {
         ctx c;
         c.ast = ast;
-        c.rejected = false;
-        c.has_cwd = false;
-        c.cd_physical = false;
+        c.rejected = c.has_cwd = c.cd_physical = false;
         c.kbase = NULL;
         c.nhomes = 0;
         c.cwd[0] = '\0';

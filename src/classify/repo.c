@@ -135,9 +135,35 @@ static int join(char *out, size_t cap, const char *dir, const char *name)
     return w < 0 || (size_t)w >= cap ? -1 : 0;
 }
 
-/* An ignore file dir/name, joined into p[0..n): plain, and within what is left of *budget. */
+void shc__ignbudget_init(shc_ignbudget *b)
+{
+    b->ignore = SHC_IGNORE_MAX;
+    b->tree = SHC_TREE_IGNORE_MAX;
+    b->nseen = 0;
+}
+
+/* Takes size bytes of the file p from *left unless b has counted that file already; false
+ * when *left goes below zero. */
+static bool charge(shc_ignbudget *b, const char *p, long long size, long long *left)
+{
+    struct stat st;
+    if (size <= 0 || stat(p, &st) != 0)
+        return true;
+    for (size_t i = 0; i < b->nseen; i++)
+        if (b->seen[i].dev == (unsigned long long)st.st_dev &&
+            b->seen[i].ino == (unsigned long long)st.st_ino)
+            return true;
+    if (b->nseen < sizeof b->seen / sizeof *b->seen) {
+        b->seen[b->nseen].dev = (unsigned long long)st.st_dev;
+        b->seen[b->nseen++].ino = (unsigned long long)st.st_ino;
+    }
+    return (*left -= size) >= 0;
+}
+
+/* An ignore file dir/name, joined into p[0..n): plain, and within what is left of the
+ * command's budget. */
 static const char *ignore_at(char *p, size_t n, const char *dir, const char *name,
-                             long long *budget, char *what, size_t cap)
+                             shc_ignbudget *budget, char *what, size_t cap)
 {
     if (join(p, n, dir, name) < 0) {
         snprintf(what, cap, "%s/%s", dir, name);
@@ -145,7 +171,7 @@ static const char *ignore_at(char *p, size_t n, const char *dir, const char *nam
     }
     long long size;
     const char *why = plain_file(p, SHC_IGNORE_MAX, &size);
-    if (!why && (*budget -= size) < 0)
+    if (!why && !charge(budget, p, size, &budget->ignore))
         why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
               "compile every glob)";
     if (why)
@@ -323,7 +349,7 @@ const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_
 }
 typedef struct tscan {
     size_t entries;
-    long long budget;
+    shc_ignbudget *b;
     char *what;
     size_t cap;
 } tscan;
@@ -375,7 +401,7 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         if (ign) {
             long long size;
             why = plain_file(p, SHC_IGNORE_MAX, &size);
-            if (!why && (s->budget -= size) < 0)
+            if (!why && !charge(s->b, p, size, &s->b->tree))
                 why = "one ignore file too many: the walked tree holds over 256 KiB of them";
             if (why)
                 snprintf(s->what, s->cap, "%s", p);
@@ -389,7 +415,7 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 #endif
 }
 
-const char *shc__tree_check(const char *abs_dir, char *what, size_t cap)
+const char *shc__tree_check(const char *abs_dir, shc_ignbudget *b, char *what, size_t cap)
 {
     struct stat st;
     if (stat(abs_dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -398,14 +424,14 @@ const char *shc__tree_check(const char *abs_dir, char *what, size_t cap)
     int w = snprintf(p, sizeof p, "%s", abs_dir);
     if (w < 0 || (size_t)w >= sizeof p)
         return "a path too long to judge";
-    tscan s = {0, SHC_TREE_IGNORE_MAX, what, cap};
+    tscan s = {0, b, what, cap};
     return tree_ignores(p, (size_t)w, 0, &s);
 }
 
 /* The info/ files git reads as patterns in the git directory g (exclude: ls-files -o and the
  * walkers; attributes: git grep looks up every file searched; sparse-checkout: ls-files and
  * grep): in the ignore budget with the work tree's ignore files. */
-static const char *git_info(const char *g, long long *budget, char *what, size_t cap)
+static const char *git_info(const char *g, shc_ignbudget *budget, char *what, size_t cap)
 {
     static const char *const names[] = {"info/exclude", "info/attributes", "info/sparse-checkout"};
     char p[SHC_PATH_MAX];
@@ -419,7 +445,7 @@ static const char *git_info(const char *g, long long *budget, char *what, size_t
 
 /* The info/ files of the common directory g/commondir names (a worktree's, a linked
  * repository's). */
-static const char *common_info(const char *g, long long *budget, char *what, size_t cap)
+static const char *common_info(const char *g, shc_ignbudget *budget, char *what, size_t cap)
 {
     char cf[SHC_PATH_MAX], line[2048] = "", common[SHC_PATH_MAX];
     long long size;
@@ -477,8 +503,8 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
     return 1;
 }
 
-const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects, char *what,
-                            size_t cap)
+const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects,
+                            shc_ignbudget *budget, char *what, size_t cap)
 {
     char d[4096];
     struct stat st;
@@ -496,12 +522,11 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
             *slash = 0;
     }
     bool git_seen = false;
-    long long budget = SHC_IGNORE_MAX;
     for (;;) {
         char p[4096];
         /* git reads .gitignore (ls-files -o) and .gitattributes (grep; bat's libgit2) too */
         for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names; i++) {
-            const char *why = ignore_at(p, sizeof p, d, ignore_names[i], &budget, what, cap);
+            const char *why = ignore_at(p, sizeof p, d, ignore_names[i], budget, what, cap);
             if (why)
                 return why;
         }
@@ -520,8 +545,8 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
             if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
                 git_seen = true;
                 const char *why = shc__git_dir_ordinary(d, objects, what, cap);
-                if (why || (why = git_info(d, &budget, what, cap)) ||
-                    (why = common_info(d, &budget, what, cap)))
+                if (why || (why = git_info(d, budget, what, cap)) ||
+                    (why = common_info(d, budget, what, cap)))
                     return why;
             }
         }
@@ -539,8 +564,8 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
                  * whole directory, and its info/ files count in the ignore budget */
                 if (git && (why = shc__git_dir_ordinary(g, objects, what, cap)))
                     return why;
-                if ((why = git_info(g, &budget, what, cap)) ||
-                    (why = common_info(g, &budget, what, cap)))
+                if ((why = git_info(g, budget, what, cap)) ||
+                    (why = common_info(g, budget, what, cap)))
                     return why;
             }
         }
