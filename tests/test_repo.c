@@ -348,6 +348,30 @@ static void test_budget_per_command(void **state)
     DONE();
 }
 
+/* Without the real directory: after `cd a` (a may be a link), `cd ../X` goes physical when
+ * the logical $PWD/X is missing (a -> /dev/pts: `cd ../pts` is the pty directory); only
+ * `..`s, which lead to an existing parent, are accepted. */
+static void test_cd_dotdot_without_cwd(void **state)
+{
+    (void)state;
+    wrong = 0;
+    static const char *const bad[] = {"cd a && cd ../pts && cat ptmx", "cd a && cd ../fd && cat 0",
+                                      "cd a/b && cd ../../x && ls"};
+    static const char *const good[] = {"cd a && cd .. && cat README.md",
+                                       "cd a/b && cd ../.. && cat README.md",
+                                       "cd a && cd b && cat f", "cd a && cat f"};
+    for (size_t i = 0; i < 7; i++) {
+        const char *cmd = i < 3 ? bad[i] : good[i - 3];
+        shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
+        shc_verdict *v = NULL;
+        assert_int_equal(shc_classify_ex(&v, cmd, strlen(cmd), &o), 0);
+        if ((i < 3) != (v->kind == SHC_KIND_TERMINAL) && ++wrong)
+            print_error("%s: %s\n", i < 3 ? "not terminal" : "control", cmd);
+        shc_verdict_free(v);
+    }
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_git_dir_desync),
         cmocka_unit_test(test_unlistable_dir),
         cmocka_unit_test(test_budget_per_command),
+        cmocka_unit_test(test_cd_dotdot_without_cwd),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -244,7 +244,8 @@ static int take_cd(ctx *c, const shc_node *n)
     /* bash's cd is lexical but tries DIR as written when that fails (-P: physical only) */
     shc_path dn;
     if (!c->real_cwd && (shc__path_norm(&dn, NULL, d) < 0 || dn.linkup ||
-                         (c->cd_physical && strstr(d, ".."))))
+                         (c->cd_physical && strstr(d, "..")) || /* after a cd: only `..`s */
+                         (c->has_cwd && strstr(d, "..") && strspn(d, "./") != strlen(d))))
         return reject(c, call->u.call.words[res.ops[0].argi].span,
                       "cd: '%s': '..' after a directory that may be a symbolic link", d);
     char tmp[sizeof c->cwd];
