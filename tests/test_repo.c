@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "shcard.h"
@@ -239,12 +240,148 @@ static void test_ignore_files(void **state)
     DONE();
 }
 
+/* The git directory git really uses: a path file read whole (a newline inside is part of the
+ * path), config keys that enter submodules or start threads, info/ files in the budget. */
+static void test_git_dir_desync(void **state)
+{
+    (void)state;
+    wrong = 0;
+    /* a .git file whose gitdir spans two lines: git uses `g<newline>x`, not `g` */
+    sh("mkdir -p gf && cd gf && git init -q w1 && mv w1/.git g && rm -r w1 && git init -q w2 && "
+       "mv w2/.git \"$(printf 'g\\nx')\" && rm -r w2 && "
+       "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> \"$(printf 'g\\nx')/config\" && "
+       "printf 'gitdir: g\\r\\n' > .git");
+    CARD("cd gf && git ls-files", SHC_KIND_LIST); /* trailing CR LF stripped, as git does */
+    sh("cd gf && printf 'gitdir: g\\nx\\n' > .git && timeout 10 git ls-files >/dev/null 2>&1; "
+       "test -e PWNED && rm PWNED"); /* the program really runs */
+    TERMINAL("cd gf && git ls-files");
+    TERMINAL("cd gf && git --no-pager grep foo -- .");
+    TERMINAL("cd gf && rg foo .");
+    sh("printf 'gitdir: g\\tx\\n' > gf/.git");
+    TERMINAL("cd gf && git ls-files");
+    /* commondir spanning two lines */
+    sh("mkdir -p gc/.git && cd gc && echo 'ref: refs/heads/master' > .git/HEAD && "
+       "git init -q w1 && mv w1/.git cc && rm -r w1 && git init -q w2 && "
+       "mv w2/.git \"$(printf 'cc\\nx')\" && rm -r w2 && "
+       "printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> \"$(printf 'cc\\nx')/config\" && "
+       "printf '../cc\\n' > .git/commondir");
+    CARD("cd gc && git ls-files", SHC_KIND_LIST);
+    sh("cd gc && printf '../cc\\nx\\n' > .git/commondir && timeout 10 git ls-files >/dev/null "
+       "2>&1; test -e PWNED && rm PWNED");
+    TERMINAL("cd gc && git ls-files");
+    TERMINAL("cd gc && rg foo .");
+    sh("rm -rf gf gc");
+    /* submodule.recurse: git grep enters a submodule whose .git is in the work tree */
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("git config submodule.recurse true");
+    TERMINAL("git --no-pager grep foo");
+    TERMINAL("git ls-files");
+    sh("git config --unset submodule.recurse && git config grep.threads 100000");
+    TERMINAL("git --no-pager grep foo");
+    sh("git config --unset grep.threads && git config --remove-section grep 2>/dev/null; "
+       "git config --remove-section submodule 2>/dev/null; true");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    /* info/attributes and info/sparse-checkout: git grep matches them against every file */
+    sh("mkdir -p .git/info && printf '*.c diff\\n' > .git/info/attributes");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("head -c 70000 /dev/zero | tr '\\0' a | fold -w 60 | sed 's/$/ diff/' > "
+       ".git/info/attributes");
+    TERMINAL("git --no-pager grep foo");
+    TERMINAL("git ls-files");
+    sh("rm .git/info/attributes && head -c 70000 /dev/zero | tr '\\0' s | fold -w 60 > "
+       ".git/info/sparse-checkout");
+    TERMINAL("git ls-files");
+    sh("rm .git/info/sparse-checkout");
+    CARD("git ls-files", SHC_KIND_LIST);
+    DONE();
+}
+
+/* A directory that can be entered but not listed, in the bridge's tree scan: git opens
+ * `secret/.gitattributes` by name.  Permissions bind only a user other than root: as root the
+ * judgement runs in a child that has dropped to nobody. */
+static void test_unlistable_dir(void **state)
+{
+    (void)state;
+    wrong = 0;
+    context = SHC_CONTEXT_BRIDGE;
+    sh("chmod 755 . && mkdir -p secret && echo foo > secret/x && git add secret/x && "
+       "chmod -R a+rX . && chmod 0311 secret");
+    int kinds[2];
+    for (int round = 0; round < 2; round++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+                _exit(100);
+            _exit((int)kind_in("git --no-pager grep foo -- .", NULL));
+        }
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) != 100);
+        kinds[round] = WEXITSTATUS(st);
+        sh("chmod 0755 secret"); /* the control: listable */
+    }
+    if (kinds[0] != SHC_KIND_TERMINAL && ++wrong)
+        print_error("not terminal: an unlistable directory in the walk\n");
+    if (kinds[1] != SHC_KIND_SEARCH && ++wrong)
+        print_error("control: a listable directory is not a search\n");
+    sh("git rm -q --cached secret/x && rm -r secret && chmod 700 .");
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
+/* One ignore budget per command, shared by every search root (rg and fd compile the ignore
+ * files of each): three roots of 30 KB each are over 64 KiB together; a file reached twice is
+ * counted once. */
+static void test_budget_per_command(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("for i in 0 1 2; do mkdir -p r$i && head -c 30000 /dev/zero | tr '\\0' a | fold -w 60 > "
+       "r$i/.ignore; done");
+    CARD("rg foo r0", SHC_KIND_SEARCH);
+    CARD("rg foo r0 r0/", SHC_KIND_SEARCH);
+    CARD("rg foo r0 r1", SHC_KIND_SEARCH);
+    TERMINAL("rg foo r0 r1 r2");
+    TERMINAL("fd foo r0 r1 r2");
+    sh("rm -r r0 r1 r2");
+    DONE();
+}
+
+/* Without the real directory: after `cd a` (a may be a link), `cd ../X` goes physical when
+ * the logical $PWD/X is missing (a -> /dev/pts: `cd ../pts` is the pty directory); only
+ * `..`s, which lead to an existing parent, are accepted. */
+static void test_cd_dotdot_without_cwd(void **state)
+{
+    (void)state;
+    wrong = 0;
+    static const char *const bad[] = {"cd a && cd ../pts && cat ptmx", "cd a && cd ../fd && cat 0",
+                                      "cd a/b && cd ../../x && ls"};
+    static const char *const good[] = {"cd a && cd .. && cat README.md",
+                                       "cd a/b && cd ../.. && cat README.md",
+                                       "cd a && cd b && cat f", "cd a && cat f"};
+    for (size_t i = 0; i < 7; i++) {
+        const char *cmd = i < 3 ? bad[i] : good[i - 3];
+        shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
+        shc_verdict *v = NULL;
+        assert_int_equal(shc_classify_ex(&v, cmd, strlen(cmd), &o), 0);
+        if ((i < 3) != (v->kind == SHC_KIND_TERMINAL) && ++wrong)
+            print_error("%s: %s\n", i < 3 ? "not terminal" : "control", cmd);
+        shc_verdict_free(v);
+    }
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resolved_paths),
         cmocka_unit_test(test_control_directory),
         cmocka_unit_test(test_ignore_files),
+        cmocka_unit_test(test_git_dir_desync),
+        cmocka_unit_test(test_unlistable_dir),
+        cmocka_unit_test(test_budget_per_command),
+        cmocka_unit_test(test_cd_dotdot_without_cwd),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

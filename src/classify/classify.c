@@ -38,6 +38,7 @@ typedef struct ctx {
     shc_context context;
     const char *homes[SHC_MAX_ARGS]; /* the primary's `~` and `~/...` words (wordcheck.c) */
     size_t nhomes;
+    shc_ignbudget budget; /* with real_cwd: one ignore-file budget for the whole command */
 } ctx;
 
 static int reject(ctx *c, shc_span span, const char *fmt, ...)
@@ -243,7 +244,8 @@ static int take_cd(ctx *c, const shc_node *n)
     /* bash's cd is lexical but tries DIR as written when that fails (-P: physical only) */
     shc_path dn;
     if (!c->real_cwd && (shc__path_norm(&dn, NULL, d) < 0 || dn.linkup ||
-                         (c->cd_physical && strstr(d, ".."))))
+                         (c->cd_physical && strstr(d, "..")) || /* after a cd: only `..`s */
+                         (c->has_cwd && strstr(d, "..") && strspn(d, "./") != strlen(d))))
         return reject(c, call->u.call.words[res.ops[0].argi].span,
                       "cd: '%s': '..' after a directory that may be a symbolic link", d);
     char tmp[sizeof c->cwd];
@@ -330,7 +332,7 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
             return reject(c, span, "%s: the path '%.60s...' is too long to judge", cmd, p);
         char msg[sizeof c->reason];
         if (shc__path_real(c->kbase, p, np.norm[0] ? np.norm : "/", bad, cmd, /* no LINKUP */
-                           c->context == SHC_CONTEXT_BRIDGE, what, msg, sizeof msg))
+                           c->context == SHC_CONTEXT_BRIDGE, what, &c->budget, msg, sizeof msg))
             return reject(c, span, "%s: %s", cmd, msg);
     }
     return 0;
@@ -341,9 +343,9 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
  * either (a recursive walk of / or /proc may not end). */
 static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const shc_word *in_file)
 {
-    char buf[2048];
+    char buf[2048], kbuf[4096];
     const char *base = path_base(c, buf, sizeof buf);
-    char kbuf[4096];
+    shc__ignbudget_init(&c->budget);
     c->kbase = c->real_cwd ? shc__cd_base(c->real_cwd, c->has_cwd ? c->cwd : NULL,
                                           c->cd_physical, kbuf, sizeof kbuf) : NULL;
     shc_path kp; /* the process's own directory: git starts there */
@@ -575,9 +577,7 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
     } else {
         ctx c;
         c.ast = ast;
-        c.rejected = false;
-        c.has_cwd = false;
-        c.cd_physical = false;
+        c.rejected = c.has_cwd = c.cd_physical = false;
         c.kbase = NULL;
         c.nhomes = 0;
         c.cwd[0] = '\0';

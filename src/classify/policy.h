@@ -369,6 +369,18 @@ const char *shc__path_stat(const char *abs_path);
  * kernel resolves it.  Written into buf; NULL when too long. */
 const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical, char *buf,
                          size_t cap);
+/* The ignore-file budgets of one command, shared by every path it names and by the resolved,
+ * written and starting chains of each (rg and fd compile the ignore files of every root): a
+ * file seen twice (by device and inode) is counted once. */
+typedef struct shc_ignbudget {
+    long long ignore; /* the parents' ignore files and the git directory's info/ files */
+    long long tree;   /* the ignore files below walked roots (the bridge's tree scan) */
+    size_t nseen;
+    struct {
+        unsigned long long dev, ino;
+    } seen[64];
+} shc_ignbudget;
+void shc__ignbudget_init(shc_ignbudget *b);
 /* With the real directory: p as the kernel resolves it from kbase (the physical directory;
  * ignored when p is absolute), lexical the written path joined and normalised, cmd the tool.
  * Judges where it leads (the judgements in bad; SHC_PATH_ROOT in bad: the tool walks), what it
@@ -379,7 +391,8 @@ const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical,
  * command will run, the bridge context).
  * Returns true with msg set when the command is terminal. */
 bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsigned bad,
-                    const char *cmd, bool deep, const char *what, char *msg, size_t cap);
+                    const char *cmd, bool deep, const char *what, shc_ignbudget *b, char *msg,
+                    size_t cap);
 
 /* ------------------------------------------------------------------ repo.c */
 
@@ -388,8 +401,8 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
  * files and configuration (git: git and bat) -- must be regular files, not huge, and the git
  * configuration must name no key that runs programs or reads other files.  Returns why not
  * (what names the file), or NULL. */
-const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects, char *what,
-                            size_t cap);
+const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects,
+                            shc_ignbudget *b, char *what, size_t cap);
 /* Whether the git directory g (and the common directory it names) is ordinary: regular files
  * and directories only, no symbolic link, no alternates, no file over its bound, at most
  * 20000 entries, every config naming no risky key; the object store too with objects (bat's
@@ -400,7 +413,7 @@ const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_
 /* For a directory a tool walks reading the ignore files of every subdirectory (rg, fd, ag,
  * git): each such file below it plain and at most 64 KiB, all of them 256 KiB together, the
  * tree at most 20000 entries (a bounded scan: past it, terminal).  Why not, or NULL. */
-const char *shc__tree_check(const char *abs_dir, char *what, size_t cap);
+const char *shc__tree_check(const char *abs_dir, shc_ignbudget *b, char *what, size_t cap);
 
 /* ------------------------------------------------------------------ opts.c: rule results */
 

@@ -58,7 +58,12 @@ static const char *const ignore_names[] = {".gitignore", ".ignore",        ".rgi
 static const char *const git_keys[] = {
     "fsmonitor", "include",  "excludesfile", "attributesfile", "funcname", "patterntype",
     "extendedregexp", "pager", "textconv", "promisor", "partialclone", "sshcommand", "worktree",
-    "filter", "external", "alternate", "gitproxy"};
+    "filter", "external", "alternate", "gitproxy",
+    /* submodule.recurse makes git grep and ls-files enter submodules, whose own .git in the
+     * work tree is judged by no one; every submodule.* key is refused */
+    "submodule",
+    /* grep.threads, index.threads, pack.threads: as many threads as it says */
+    "threads"};
 
 /* NULL when path does not exist or is a regular file of at most max bytes (also through a
  * symlink whose target is not under /dev, /proc, /sys or /run); else why not.  *size gets its
@@ -101,15 +106,64 @@ static FILE *open_text(const char *path)
 #endif
 }
 
+/* A path file as git reads it (`.git`'s gitdir line, commondir): the whole file, only trailing
+ * newlines and carriage returns stripped (a newline inside is part of the path).  1 with out
+ * set; 0 when it cannot be opened; -1 when it is too long or a control character is left in
+ * it (shcard would judge another directory than git uses). */
+static int read_pathfile(const char *path, char *out, size_t cap)
+{
+    FILE *f = open_text(path);
+    if (!f)
+        return 0;
+    size_t n = fread(out, 1, cap - 1, f);
+    bool more = fgetc(f) != EOF;
+    fclose(f);
+    if (more)
+        return -1;
+    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r'))
+        n--;
+    out[n] = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+            return -1;
+    return 1;
+}
+
 static int join(char *out, size_t cap, const char *dir, const char *name)
 {
     int w = snprintf(out, cap, "%s/%s", strcmp(dir, "/") ? dir : "", name);
     return w < 0 || (size_t)w >= cap ? -1 : 0;
 }
 
-/* An ignore file dir/name, joined into p[0..n): plain, and within what is left of *budget. */
+void shc__ignbudget_init(shc_ignbudget *b)
+{
+    b->ignore = SHC_IGNORE_MAX;
+    b->tree = SHC_TREE_IGNORE_MAX;
+    b->nseen = 0;
+}
+
+/* Takes size bytes of the file p from *left unless b has counted that file already; false
+ * when *left goes below zero. */
+static bool charge(shc_ignbudget *b, const char *p, long long size, long long *left)
+{
+    struct stat st;
+    if (size <= 0 || stat(p, &st) != 0)
+        return true;
+    for (size_t i = 0; i < b->nseen; i++)
+        if (b->seen[i].dev == (unsigned long long)st.st_dev &&
+            b->seen[i].ino == (unsigned long long)st.st_ino)
+            return true;
+    if (b->nseen < sizeof b->seen / sizeof *b->seen) {
+        b->seen[b->nseen].dev = (unsigned long long)st.st_dev;
+        b->seen[b->nseen++].ino = (unsigned long long)st.st_ino;
+    }
+    return (*left -= size) >= 0;
+}
+
+/* An ignore file dir/name, joined into p[0..n): plain, and within what is left of the
+ * command's budget. */
 static const char *ignore_at(char *p, size_t n, const char *dir, const char *name,
-                             long long *budget, char *what, size_t cap)
+                             shc_ignbudget *budget, char *what, size_t cap)
 {
     if (join(p, n, dir, name) < 0) {
         snprintf(what, cap, "%s/%s", dir, name);
@@ -117,7 +171,7 @@ static const char *ignore_at(char *p, size_t n, const char *dir, const char *nam
     }
     long long size;
     const char *why = plain_file(p, SHC_IGNORE_MAX, &size);
-    if (!why && (*budget -= size) < 0)
+    if (!why && !charge(budget, p, size, &budget->ignore))
         why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
               "compile every glob)";
     if (why)
@@ -272,15 +326,12 @@ const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_
     char cf[SHC_PATH_MAX];
     if (join(cf, sizeof cf, p, "commondir") < 0)
         return "a path too long to judge";
-    FILE *f = open_text(cf);
-    if (!f)
-        return NULL; /* none (the scan saw every file that is there) */
     char line[2048] = "";
-    bool got = fgets(line, sizeof line, f) != NULL;
-    fclose(f);
-    line[strcspn(line, "\r\n")] = 0;
+    int got = read_pathfile(cf, line, sizeof line);
+    if (got == 0)
+        return NULL; /* none (the scan saw every file that is there) */
     char common[SHC_PATH_MAX];
-    int w = !got || !line[0] ? -1
+    int w = got < 0 || !line[0] ? -1
             : line[0] == '/' ? snprintf(common, sizeof common, "%s", line)
                              : snprintf(common, sizeof common, "%s/%s", p, line);
     if (w < 0 || (size_t)w >= sizeof common) {
@@ -298,7 +349,7 @@ const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_
 }
 typedef struct tscan {
     size_t entries;
-    long long budget;
+    shc_ignbudget *b;
     char *what;
     size_t cap;
 } tscan;
@@ -317,8 +368,12 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         return "nested too deeply to judge";
     }
     DIR *d = opendir(p);
-    if (!d)
-        return NULL; /* unreadable: the tool cannot walk it either */
+    if (!d) {
+        /* git does not list it: it takes paths from the index and opens <dir>/.gitattributes
+         * by name, which needs only search permission (a FIFO there blocked git grep) */
+        snprintf(s->what, s->cap, "%s", p);
+        return "a directory shcard cannot list (a tool may still open files in it by name)";
+    }
     const char *why = NULL;
     struct dirent *e;
     while (!why && (e = readdir(d)) != NULL) {
@@ -346,7 +401,7 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         if (ign) {
             long long size;
             why = plain_file(p, SHC_IGNORE_MAX, &size);
-            if (!why && (s->budget -= size) < 0)
+            if (!why && !charge(s->b, p, size, &s->b->tree))
                 why = "one ignore file too many: the walked tree holds over 256 KiB of them";
             if (why)
                 snprintf(s->what, s->cap, "%s", p);
@@ -360,7 +415,7 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 #endif
 }
 
-const char *shc__tree_check(const char *abs_dir, char *what, size_t cap)
+const char *shc__tree_check(const char *abs_dir, shc_ignbudget *b, char *what, size_t cap)
 {
     struct stat st;
     if (stat(abs_dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -369,36 +424,49 @@ const char *shc__tree_check(const char *abs_dir, char *what, size_t cap)
     int w = snprintf(p, sizeof p, "%s", abs_dir);
     if (w < 0 || (size_t)w >= sizeof p)
         return "a path too long to judge";
-    tscan s = {0, SHC_TREE_IGNORE_MAX, what, cap};
+    tscan s = {0, b, what, cap};
     return tree_ignores(p, (size_t)w, 0, &s);
 }
 
-/* A walker's view of a worktree: the info/exclude of the common directory g/commondir names. */
-static const char *common_exclude(const char *g, long long *budget, char *what, size_t cap)
+/* The info/ files git reads as patterns in the git directory g (exclude: ls-files -o and the
+ * walkers; attributes: git grep looks up every file searched; sparse-checkout: ls-files and
+ * grep): in the ignore budget with the work tree's ignore files. */
+static const char *git_info(const char *g, shc_ignbudget *budget, char *what, size_t cap)
+{
+    static const char *const names[] = {"info/exclude", "info/attributes", "info/sparse-checkout"};
+    char p[SHC_PATH_MAX];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *why = ignore_at(p, sizeof p, g, names[i], budget, what, cap);
+        if (why)
+            return why;
+    }
+    return NULL;
+}
+
+/* The info/ files of the common directory g/commondir names (a worktree's, a linked
+ * repository's). */
+static const char *common_info(const char *g, shc_ignbudget *budget, char *what, size_t cap)
 {
     char cf[SHC_PATH_MAX], line[2048] = "", common[SHC_PATH_MAX];
     long long size;
     if (join(cf, sizeof cf, g, "commondir") < 0)
         return "a path too long to judge";
     const char *why = plain_file(cf, 4096, &size);
-    FILE *f = why || size == 0 ? NULL : open_text(cf);
-    if (why || (size > 0 && !f)) {
+    int got = why || size == 0 ? 0 : read_pathfile(cf, line, sizeof line);
+    if (why || (size > 0 && got == 0)) {
         snprintf(what, cap, "%s", cf);
         return why ? why : "a git common directory shcard cannot follow";
     }
-    if (!f)
+    if (size == 0)
         return NULL;
-    bool got = fgets(line, sizeof line, f) != NULL;
-    fclose(f);
-    line[strcspn(line, "\r\n")] = 0;
-    int w = !got || !line[0] ? -1
+    int w = got < 0 || !line[0] ? -1
             : line[0] == '/' ? snprintf(common, sizeof common, "%s", line)
                              : snprintf(common, sizeof common, "%s/%s", g, line);
     if (w < 0 || (size_t)w >= sizeof common) {
         snprintf(what, cap, "%s", cf);
         return "a git common directory shcard cannot follow";
     }
-    return ignore_at(cf, sizeof cf, common, "info/exclude", budget, what, cap);
+    return git_info(common, budget, what, cap);
 }
 
 /* The git directory for the work tree directory d: d/.git, or the `gitdir:` a .git file names.
@@ -421,13 +489,9 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
         *why = "a .git that is neither a directory nor a small file";
         return -1;
     }
-    FILE *f = open_text(p);
-    char line[4096] = "";
-    bool got = f && fgets(line, sizeof line, f);
-    if (f)
-        fclose(f);
-    line[strcspn(line, "\r\n")] = 0;
-    if (!got || strncmp(line, "gitdir: ", 8) != 0 || !line[8]) {
+    char line[4096 + 8] = "";
+    if (read_pathfile(p, line, sizeof line) <= 0 || strncmp(line, "gitdir: ", 8) != 0 ||
+        !line[8]) {
         *why = "a .git file shcard cannot follow";
         return -1;
     }
@@ -439,8 +503,8 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
     return 1;
 }
 
-const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects, char *what,
-                            size_t cap)
+const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects,
+                            shc_ignbudget *budget, char *what, size_t cap)
 {
     char d[4096];
     struct stat st;
@@ -458,12 +522,11 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
             *slash = 0;
     }
     bool git_seen = false;
-    long long budget = SHC_IGNORE_MAX;
     for (;;) {
         char p[4096];
         /* git reads .gitignore (ls-files -o) and .gitattributes (grep; bat's libgit2) too */
         for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names; i++) {
-            const char *why = ignore_at(p, sizeof p, d, ignore_names[i], &budget, what, cap);
+            const char *why = ignore_at(p, sizeof p, d, ignore_names[i], budget, what, cap);
             if (why)
                 return why;
         }
@@ -482,7 +545,8 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
             if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
                 git_seen = true;
                 const char *why = shc__git_dir_ordinary(d, objects, what, cap);
-                if (why)
+                if (why || (why = git_info(d, budget, what, cap)) ||
+                    (why = common_info(d, budget, what, cap)))
                     return why;
             }
         }
@@ -496,14 +560,13 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
             }
             if (k > 0) {
                 git_seen = true;
-                if (!git) {
-                    /* the walkers read info/exclude only, here and in the common directory */
-                    if ((why = ignore_at(p, sizeof p, g, "info/exclude", &budget, what, cap)) ||
-                        (why = common_exclude(g, &budget, what, cap)))
-                        return why;
-                } else if ((why = shc__git_dir_ordinary(g, objects, what, cap))) {
+                /* the walkers read only info/, here and in the common directory; git the
+                 * whole directory, and its info/ files count in the ignore budget */
+                if (git && (why = shc__git_dir_ordinary(g, objects, what, cap)))
                     return why;
-                }
+                if ((why = git_info(g, budget, what, cap)) ||
+                    (why = common_info(g, budget, what, cap)))
+                    return why;
             }
         }
         if (!strcmp(d, "/"))

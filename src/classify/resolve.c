@@ -52,7 +52,8 @@ const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical,
 }
 
 bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsigned bad,
-                    const char *cmd, bool deep, const char *what, char *msg, size_t cap)
+                    const char *cmd, bool deep, const char *what, shc_ignbudget *b, char *msg,
+                    size_t cap)
 {
     /* a search or listing walks; git and bat (libgit2) read their repository; rg, fd, ag and
      * git read the ignore files of every directory they walk */
@@ -110,11 +111,11 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
         const char *why = NULL;
         for (size_t i = 0; i < 3 && !why; i++)
             if (dirs[i])
-                why = shc__repo_check(dirs[i], walks, git, git && strcmp(cmd, "git") != 0,
+                why = shc__repo_check(dirs[i], walks, git, git && strcmp(cmd, "git") != 0, b,
                                       file, sizeof file);
         /* and below it: the ignore files of every directory the tool walks */
         if (!why && subtree && real)
-            why = shc__tree_check(real, file, sizeof file);
+            why = shc__tree_check(real, b, file, sizeof file);
         if (why) {
             snprintf(msg, cap, "the repository's '%s' is %s", file, why);
             bad_repo = true;
