@@ -128,6 +128,15 @@ static void test_resolved_paths(void **state)
     TERMINAL("git ls-files alias3");
     CARD("git ls-files src", SHC_KIND_LIST);
     CARD("bat -P README.md", SHC_KIND_READ);
+    /* links that resolve in the command's process, not shcard's: the command's terminal */
+    sh("ln -s /proc/self/fd/1 out && ln -s /dev/stdin in && ln -s /proc/self/fd fdlink && "
+       "ln -s nowhere dangling");
+    TERMINAL("cat out");
+    TERMINAL("cat in");
+    TERMINAL("head -n 5 in");
+    TERMINAL("cat fdlink/0");
+    TERMINAL("cat dangling");
+    CARD("cat missing-file", SHC_KIND_READ);
     DONE();
 }
 
