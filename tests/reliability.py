@@ -1619,8 +1619,10 @@ def case_store_read_only():
                 os.chmod(os.path.join(store, f), 0o444)
         os.chmod(store, 0o555)
         os.chmod(d, 0o755)
+        # nobody cannot read the suite's private XDG_CONFIG_HOME: point it at a missing one
+        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(d, "no-config"))
         p = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", SHCARD, "acp", "--store", store],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/tmp")
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/tmp", env=env)
         def call(rid, method, params):
             p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n").encode())
             p.stdin.flush()
