@@ -1598,8 +1598,13 @@ def case_model_no_progress():
 def case_store_read_only():
     """A read-only store (the agent cannot write its files): an existing session still loads,
     and the agent says the store is read-only instead of "cannot be read"."""
-    d = tempfile.mkdtemp(prefix="shc-rostore-")
+    # The agent runs as nobody, who cannot walk into the suite's private temp dir (0700) or a
+    # checkout under a private home: the store and a copy of the binary live under /tmp.
+    d = tempfile.mkdtemp(prefix="shc-rostore-", dir="/tmp")
     store = os.path.join(d, "st")
+    binary = os.path.join(d, "shcard")
+    shutil.copy(SHCARD, binary)
+    os.chmod(binary, 0o755)
     try:
         a = Agent(args=["--store", store])
         try:
@@ -1621,9 +1626,11 @@ def case_store_read_only():
         os.chmod(d, 0o755)
         # nobody cannot read the suite's private XDG_CONFIG_HOME: point it at a missing one
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(d, "no-config"))
-        p = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", SHCARD, "acp", "--store", store],
+        p = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", binary, "acp", "--store", store],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/tmp", env=env)
         def call(rid, method, params):
+            if p.poll() is not None:
+                raise RuntimeError(f"the agent exited ({p.returncode}): {p.stderr.read().decode(errors='replace')[-500:]}")
             p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n").encode())
             p.stdin.flush()
             while True:
