@@ -59,14 +59,25 @@ static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
         end.exit_code = 124;
     }
     char *note = shc__sandbox_note(c, model, mlen, end.exit_code, !st->signal);
-    char *noted = note && model ? realloc(model, mlen + strlen(note) + 1) : NULL;
-    if (noted) { /* the model reads it; the card shows the output as it came */
-        memcpy(noted + mlen, note, strlen(note) + 1);
-        model = noted;
-        mlen += strlen(note);
-        if (end.text)
-            end.text = model;
+    char *gnote = shc__sandbox_git_note(c);
+    if (gnote && c->info.card == SHC_CARD_TERMINAL) { /* the user sees it on the card too */
+        json_t *u = shc_present_output(&c->info, gnote, strlen(gnote));
+        if (u)
+            shc__call_send(c->turn, u);
+        shc__rec_out(c, gnote, strlen(gnote));
     }
+    for (int k = 0; k < 2; k++) {
+        const char *add = k ? gnote : note;
+        char *noted = add && model ? realloc(model, mlen + strlen(add) + 1) : NULL;
+        if (noted) { /* the model reads it; the card shows the output as it came */
+            memcpy(noted + mlen, add, strlen(add) + 1);
+            model = noted;
+            mlen += strlen(add);
+            if (end.text)
+                end.text = model;
+        }
+    }
+    free(gnote);
     /* ask mode: the user may let it run again without the sandbox (shc__turn_progress) */
     c->offer = note && c->turn->sess->approve == SHC_APPROVE_ASK && !st->cancelled &&
                !c->turn->cancelled;
