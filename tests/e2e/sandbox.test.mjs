@@ -7,6 +7,7 @@
 // (SHCARD_NO_LANDLOCK=1) the command is refused with a notice, or runs with
 // --sandbox-fallback off; a model's blocked command gets a note in run-all mode and, in ask mode,
 // the offer to run it again without the sandbox.  Prints "N passed, N failed".
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -74,6 +75,16 @@ const a1 = await agent();
   x = await run(a1, sid, `exec 3<>/dev/tcp/127.0.0.1/${port}`);
   eq(x.exit?.exit_code, 0, "workspace + network on: TCP works");
   eq(x.tc?._meta?.sandbox, { mode: "workspace", network: true }, "network on: the card says so");
+  // the repository's control files: a change is told on the card (Landlock cannot keep .git
+  // read-only inside the writable workspace)
+  execFileSync("git", ["init", "-q", join(ws, "gitrepo")]);
+  x = await run(a1, sid, "git -C gitrepo config core.pager 'less -R'");
+  const shown = x.mine.filter((u) => u._meta?.terminal_output).map((u) => u._meta.terminal_output.data).join("");
+  ok(/\[shcard: this command, run in the sandbox, changed the repository's control files: 'gitrepo\/\.git\/config' \(changed\)/.test(shown), "workspace: a changed .git/config is told on the card", shown);
+  x = await run(a1, sid, "echo a > gitrepo/a && git -C gitrepo add a && git -C gitrepo -c user.email=t@t -c user.name=t commit -qm one");
+  eq(x.exit?.exit_code, 0, "workspace: git commit works", x.mine);
+  const quiet = x.mine.filter((u) => u._meta?.terminal_output).map((u) => u._meta.terminal_output.data).join("");
+  ok(!/control files/.test(quiet), "workspace: a commit changes no control file", quiet);
   const bad = await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "sandbox", value: "strict" }).then(() => 0, (e) => e.code);
   eq(bad, -32602, "an unknown sandbox: -32602");
   await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "sandbox", value: "off" });
@@ -135,6 +146,18 @@ await stop(a4);
   ok(/Permission denied/.test(res) && /\[shcard: this command ran in the `workspace` sandbox .*network off.*the sandbox may have blocked it.*`sandbox` option to `off`/s.test(res), "model: the tool result says the sandbox may have blocked it and how to allow it", res);
   ok(/\[exit code: 1\]$/.test(res), "model: the exit line stays last", res);
   await stop(a5);
+  await fake.stop();
+}
+// a model's command that changes .git/config: the tool result tells the model
+{
+  const fake = await startFakeServer("sandbox_git.json");
+  const a6 = await agent(["--base-url", fake.url, "--approve", "all"], { DEEPSEEK_API_KEY: "sk-test-sandbox", OPENAI_API_KEY: "", SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" });
+  const r = await a6.ctx.request("session/new", { cwd: ws, mcpServers: [] });
+  await run(a6, r.sessionId, "set a git option");
+  const m = fake.requests()[1]?.body?.messages || [];
+  const res = m.find((x) => x.role === "tool")?.content || "";
+  ok(/\[shcard: this command, run in the sandbox, changed the repository's control files: 'gitrepo\/\.git\/config' \(changed\)\. git runs hooks/.test(res), "model: the tool result names the changed .git/config", res);
+  await stop(a6);
   await fake.stop();
 }
 // ask mode: a command the sandbox may have stopped gets a second permission request, to run it
