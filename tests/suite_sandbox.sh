@@ -213,6 +213,23 @@ elif op == "utime":
     os.utime(path, (1, 1))
 elif op == "lchown":
     os.lchown(path, os.getuid(), os.getgid())
+elif op == "dirfd":  # chmod relative to a directory descriptor opened outside
+    d = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
+    os.chmod(os.path.basename(path), 0o600, dir_fd=d)
+elif op == "opath":  # fchmodat2(O_PATH fd, "", AT_EMPTY_PATH) and fchownat(fd, "", AT_EMPTY_PATH)
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open(path, os.O_PATH)
+    r1 = libc.syscall(452, fd, b"", 0o600, 0x1000)
+    r2 = libc.syscall(260 if os.uname().machine == "x86_64" else 54, fd, b"", os.getuid(), os.getgid(), 0x1000)
+    if r1 != 0 and r2 != 0:
+        sys.exit(1)
+elif op == "uring":  # io_uring_setup: its SETXATTR operation would pass every seccomp filter
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    params = ctypes.create_string_buffer(120)
+    if libc.syscall(425, 4, params) < 0:
+        sys.exit(1)
 elif op == "flags":  # chattr +d: FS_IOC_GETFLAGS, then FS_IOC_SETFLAGS with FS_NODUMP_FL
     fd = os.open(path, os.O_RDONLY)
     f = struct.unpack("l", fcntl.ioctl(fd, 0x80086601, struct.pack("l", 0)))[0]
@@ -239,6 +256,10 @@ for m in read-only workspace; do
   denied "chmod through /proc/self/cwd" $m "chmod 600 /proc/self/cwd/../out/meta"
   denied "chmod through /proc/self/root" $m "chmod 600 /proc/self/root$O/meta"
   denied "chmod through /dev/fd" $m "chmod 600 /dev/fd/3 3<$O/meta"
+  denied "chmod relative to a directory descriptor outside" $m "$M dirfd $O/meta"
+  denied "fchmodat2/fchownat on an O_PATH descriptor outside" $m "$M opath $O/meta"
+  denied "io_uring_setup, even with the network" $m "$M uring x"
+  if run $m --allow-network -- "$M uring x"; then fail "io_uring_setup with --allow-network ($m)"; else ok; fi
   expect_eq "metadata outside unchanged ($m)" "$(stamp)" "$before"
   check "no xattr outside ($m)" bash -c "! getfattr -n user.shcard '$O/meta' >/dev/null 2>&1 && ! $PY -c 'import os,sys; os.getxattr(sys.argv[1], \"user.shcard\")' '$O/meta' 2>/dev/null"
   check "no flag outside ($m)" bash -c "! lsattr -d '$O/meta' 2>/dev/null | cut -d' ' -f1 | grep -q d"
@@ -258,7 +279,7 @@ if timeout 60 "$S" run --sandbox workspace --cwd "$W" --verify --as read --json 
   fail "verify + sandbox: chmod outside allowed"; else ok; fi
 expect_eq "verify + sandbox: outside unchanged" "$(stat -c %a "$O/meta")" 644
 allowed "control: chmod, chown, touch, xattrs, chattr outside" off \
-  "chmod 600 $O/meta && chown $(id -u):$(id -g) $O/meta && touch -c $O/meta && $M xattr $O/meta && $M fchmod x 3<$O/meta && $M flags $O/meta"
+  "$M dirfd $O/meta && $M opath $O/meta && chmod 600 $O/meta && chown $(id -u):$(id -g) $O/meta && touch -c $O/meta && $M xattr $O/meta && $M fchmod x 3<$O/meta && $M flags $O/meta && $M uring x"
 check "control: the mode changed" test "$(stat -c %a "$O/meta")" = 604
 rm -f "$O/meta" "$W/meta-link"
 

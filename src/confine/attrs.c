@@ -90,9 +90,14 @@ static const attr_call calls[] = {
 #undef F
 
 /* ioctl requests that change an inode's flags or attributes (chattr, xfs_io), 64- and 32-bit
- * forms: FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_FSSETXATTR. */
-static const uint32_t ioctls[] = {0x40086602u, 0x40046602u, 0x40087602u, 0x40047602u,
-                                  0x401c5820u};
+ * forms: FS_IOC_SETFLAGS, FS_IOC_SETVERSION, FS_IOC_FSSETXATTR, and the directory encryption
+ * policy (FS_IOC_SET_ENCRYPTION_POLICY). */
+static const uint32_t ioctls[] = {0x40086602u, 0x40046602u, 0x40087602u,
+                                  0x40047602u, 0x401c5820u, 0x800c6613u};
+
+/* io_uring_setup: its operations (IORING_OP_SETXATTR, ...) run past every seccomp filter, so
+ * the sandbox refuses it whatever the network setting (the same number everywhere). */
+#define NR_IO_URING_SETUP 425u
 
 #ifdef __x86_64__
 /* The same calls in the i386 ABI (and its ioctl, 54). */
@@ -174,10 +179,14 @@ int shc__attrfilter_apply(unsigned mode)
     emit(&b, RET, 0, 0, SECCOMP_RET_ALLOW);
 #endif
     emit(&b, LD_ABS, 0, 0, OFF_NR);
+    emit(&b, JEQ, 0, 1, NR_IO_URING_SETUP);
+    emit(&b, RET, 0, 0, EPERM_RET);
     if (mode == SHC_SANDBOX_READ_ONLY)
         match_native(&b, EPERM_RET, 0);
 #ifdef __x86_64__
     emit(&b, LD_ABS, 0, 0, OFF_NR);
+    emit(&b, JEQ, 0, 1, X32_BIT | NR_IO_URING_SETUP);
+    emit(&b, RET, 0, 0, EPERM_RET);
     match_native(&b, EPERM_RET, X32_BIT); /* x32: never supervised */
     emit(&b, LD_ABS, 0, 0, OFF_NR);
     emit(&b, JEQ, 0, 1, X32_BIT | 514u); /* x32's own ioctl */
@@ -188,12 +197,15 @@ int shc__attrfilter_apply(unsigned mode)
         return -E2BIG;
     f[to_i386].jt = (unsigned char)(at - to_i386 - 1);
     emit(&b, LD_ABS, 0, 0, OFF_NR);
+    emit(&b, JEQ, 0, 1, NR_IO_URING_SETUP);
+    emit(&b, RET, 0, 0, EPERM_RET);
     for (size_t i = 0; i < sizeof i386_calls / sizeof i386_calls[0]; i++) {
         emit(&b, JEQ, 0, 1, i386_calls[i]);
         emit(&b, RET, 0, 0, EPERM_RET);
     }
-    emit(&b, JEQ, 0, 7, 54u); /* ioctl: its 32-bit requests */
+    emit(&b, JEQ, 0, 8, 54u); /* ioctl: its 32-bit requests */
     emit(&b, LD_ABS, 0, 0, OFF_ARG(1));
+    emit(&b, JEQ, 5, 0, 0x800c6613u);
     emit(&b, JEQ, 4, 0, 0x40046602u);
     emit(&b, JEQ, 3, 0, 0x40047602u);
     emit(&b, JEQ, 2, 0, 0x401c5820u);
