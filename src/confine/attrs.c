@@ -4,14 +4,15 @@
  * change.  In `workspace` they must work under the writable roots (`chmod +x`, `touch`, `cp -p`,
  * git's modes) and nowhere else, which only a path can tell: the listener filter notifies them
  * and the supervisor (watch.c) asks shc__attr_decide(), which resolves the call's file itself
- * (from /proc/PID/cwd, /proc/PID/fd/N, never through a magic link), and answers by where that
- * object is: CONTINUE under a writable root, an error elsewhere or when in doubt.
- *
- * The kernel resolves the path again after a CONTINUE: a command that swaps a link or a directory
- * in its own workspace, or rewrites the path in its memory, at that moment can win a race (docs/
- * sandbox.md says so).  The path is re-read after the check to narrow it.  A foreign ABI (i386
- * and x32 on x86_64) gets the calls refused in every mode; on aarch64 the 32-bit ABI is refused
- * whole (its numbers are not listed here).  Raw syscall() throughout. */
+ * (from /proc/PID/cwd, /proc/PID/fd/N, never through a magic link; a descriptor's file by
+ * pidfd_getfd), checks where that object is, and under a writable root makes the call itself on
+ * that object, with its effective capabilities off for the moment (the command has none): the
+ * kernel never resolves the path a second time, so swapping a link or rewriting the path in
+ * memory meanwhile gains nothing.  Elsewhere, or when in doubt, the call fails with EPERM.
+ * file_setattr and the encryption-policy ioctl are refused even in the workspace.  A foreign
+ * ABI (i386 and x32 on x86_64) gets the calls refused in every mode; on aarch64 the 32-bit ABI
+ * is refused whole (its numbers are not listed here).  io_uring_setup is refused in every mode
+ * (IORING_OP_SETXATTR would pass every filter).  Raw syscall() throughout. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/xattr.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -47,6 +51,12 @@
 #define NR_SETXATTRAT 463
 #define NR_REMOVEXATTRAT 466
 #define NR_FILE_SETATTR 469
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
 
 enum { AT_CWD = -100, EMPTY_PATH = 0x1000, NOFOLLOW = 0x100 };
 
@@ -314,6 +324,187 @@ static bool under_roots(int o, const char *const *roots, size_t nroots)
     return false;
 }
 
+/* ------------------------------------------------------------------ doing the call ourselves */
+
+/* The agent's effective capabilities off (on) for this thread: the call is made with what the
+ * command has, its uid and none of them (landlock.c drops them all in the child). */
+static bool caps(bool off, uint32_t saved[6])
+{
+    struct {
+        uint32_t version;
+        int pid;
+    } hdr = {0x20080522, 0};
+    if (off) {
+        if (syscall(__NR_capget, &hdr, saved) != 0)
+            return false;
+        if (!saved[0] && !saved[3])
+            return true; /* none to drop */
+        uint32_t d[6] = {0, saved[1], saved[2], 0, saved[4], saved[5]};
+        return syscall(__NR_capset, &hdr, d) == 0;
+    }
+    if (saved[0] || saved[3])
+        syscall(__NR_capset, &hdr, saved);
+    return true;
+}
+
+static int rc_of(long r)
+{
+    return r == 0 ? 0 : errno;
+}
+
+/* Reads n bytes at addr; EFAULT when it cannot. */
+static bool rd(int mem, uint64_t addr, void *buf, size_t n)
+{
+    return addr && pread(mem, buf, n, (off_t)addr) == (ssize_t)n;
+}
+
+/* The timestamps of a utime-family call as utimensat's pair; *null when it gave none. */
+static int times_of(const attr_call *c, const struct seccomp_data *d, int mem,
+                    struct timespec ts[2], bool *null)
+{
+    int nr = c->nr;
+    uint64_t addr = nr == __NR_utimensat ? d->args[2]
+#ifdef __NR_utime
+                    : nr == __NR_futimesat ? d->args[2]
+#endif
+                                           : d->args[1];
+    *null = !addr;
+    if (!addr)
+        return 0;
+#ifdef __NR_utime
+    if (nr == __NR_utime) {
+        long b[2];
+        if (!rd(mem, addr, b, sizeof b))
+            return EFAULT;
+        ts[0] = (struct timespec){b[0], 0};
+        ts[1] = (struct timespec){b[1], 0};
+        return 0;
+    }
+    if (nr == __NR_utimes || nr == __NR_futimesat) {
+        long tv[4];
+        if (!rd(mem, addr, tv, sizeof tv))
+            return EFAULT;
+        if (tv[1] < 0 || tv[1] >= 1000000 || tv[3] < 0 || tv[3] >= 1000000)
+            return EINVAL;
+        ts[0] = (struct timespec){tv[0], tv[1] * 1000};
+        ts[1] = (struct timespec){tv[2], tv[3] * 1000};
+        return 0;
+    }
+#endif
+    return rd(mem, addr, ts, 2 * sizeof ts[0]) ? 0 : EFAULT;
+}
+
+/* The call c on the object o (an O_PATH descriptor, or with `real` the command's own open file):
+ * 0 or the errno it fails with. */
+static int perform(const attr_call *c, const struct seccomp_data *d, int mem, int o, bool real,
+                   unsigned flags)
+{
+    struct stat st;
+    if (fstat(o, &st) != 0)
+        return EPERM;
+    bool link = S_ISLNK(st.st_mode);
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", o);
+    int nr = c->nr;
+    /* the argument after the path (or the fd): mode, owner, name */
+    int a = c->fd ? 1 : c->path + 1;
+    if (nr == __NR_fchmodat || nr == NR_FCHMODAT2 || nr == __NR_fchmod
+#ifdef __NR_chmod
+        || nr == __NR_chmod
+#endif
+    ) {
+        mode_t mode = (mode_t)(d->args[a] & 07777);
+        if (link)
+            return EOPNOTSUPP;
+        return rc_of(real ? fchmod(o, mode) : fchmodat(AT_FDCWD, proc, mode, 0));
+    }
+    if (nr == __NR_fchownat || nr == __NR_fchown
+#ifdef __NR_chown
+        || nr == __NR_chown || nr == __NR_lchown
+#endif
+    )
+        return rc_of(fchownat(o, "", (uid_t)d->args[a], (gid_t)d->args[a + 1], AT_EMPTY_PATH));
+    if (nr == __NR_utimensat
+#ifdef __NR_utime
+        || nr == __NR_utime || nr == __NR_utimes || nr == __NR_futimesat
+#endif
+    ) {
+        struct timespec ts[2];
+        bool null = false;
+        int e = times_of(c, d, mem, ts, &null);
+        if (e)
+            return e;
+        long r = syscall(__NR_utimensat, o, "", null ? NULL : ts,
+                         AT_EMPTY_PATH | (link ? AT_SYMLINK_NOFOLLOW : 0));
+        if (r != 0 && errno == EINVAL && !link) /* a kernel before AT_EMPTY_PATH here (5.8) */
+            r = utimensat(AT_FDCWD, proc, null ? NULL : ts, 0);
+        return rc_of(r);
+    }
+    if (nr == __NR_ioctl) {
+        uint32_t req = (uint32_t)d->args[1];
+        char arg[32] = {0};
+        size_t n = req == 0x401c5820u ? 28 : 4;
+        if (req == 0x800c6613u || !real)
+            return EPERM; /* no encryption policies, even in the workspace */
+        if (!rd(mem, d->args[2], arg, n))
+            return EFAULT;
+        return rc_of(ioctl(o, (unsigned long)req, arg));
+    }
+    /* the extended attributes: name, and for a set the value */
+    bool at = nr == NR_SETXATTRAT || nr == NR_REMOVEXATTRAT;
+    char name[256];
+    if (!read_path(mem, d->args[at ? 3 : a], name, sizeof name))
+        return ERANGE;
+    if (link && !real)
+        return EPERM; /* as the kernel answers for user.* on a symlink */
+    bool set = nr == __NR_setxattr || nr == __NR_lsetxattr || nr == __NR_fsetxattr ||
+               nr == NR_SETXATTRAT;
+    if (!set)
+        return rc_of(real ? fremovexattr(o, name) : removexattr(proc, name));
+    uint64_t vaddr = d->args[a + 1], size = d->args[a + 2];
+    int xflags = (int)d->args[a + 3];
+    if (at) {
+        struct {
+            uint64_t value;
+            uint32_t size, flags;
+        } xa;
+        if (d->args[5] < sizeof xa || !rd(mem, d->args[4], &xa, sizeof xa))
+            return EFAULT;
+        vaddr = xa.value;
+        size = xa.size;
+        xflags = (int)xa.flags;
+    }
+    (void)flags;
+    if (size > 65536)
+        return E2BIG;
+    char *val = malloc(size ? (size_t)size : 1);
+    if (!val)
+        return ENOMEM;
+    int rc = size && !rd(mem, vaddr, val, (size_t)size) ? EFAULT : 0;
+    if (!rc)
+        rc = rc_of(real ? fsetxattr(o, name, val, (size_t)size, xflags)
+                        : setxattr(proc, name, val, (size_t)size, xflags));
+    free(val);
+    return rc;
+}
+
+/* A copy of the command's own open file fd (the one its call names). */
+static int take_fd(pid_t pid, long fd, int *err)
+{
+    *err = EBADF;
+    if (fd < 0 || fd > INT_MAX)
+        return -1;
+    long pfd = syscall(__NR_pidfd_open, pid, 0);
+    if (pfd < 0) {
+        *err = EPERM;
+        return -1;
+    }
+    long got = syscall(__NR_pidfd_getfd, (int)pfd, (int)fd, 0);
+    *err = got < 0 && errno != EBADF ? EPERM : EBADF;
+    close((int)pfd);
+    return (int)got;
+}
+
 int shc__attr_decide(const char *const *roots, size_t nroots, const struct seccomp_notif *n,
                      int mem)
 {
@@ -337,10 +528,12 @@ int shc__attr_decide(const char *const *roots, size_t nroots, const struct secco
     }
     pid_t pid = (pid_t)n->pid;
     int err = EPERM, o = -1;
+    unsigned flags = c->flags >= 0 ? (unsigned)d->args[c->flags] : 0;
+    if (c->nr == NR_FILE_SETATTR)
+        return EPERM; /* new (6.17) and rare: refused, not done for the command */
     if (c->fd) {
-        o = open_fd_of(pid, (long)(int)d->args[0], &err);
+        o = take_fd(pid, (long)(int)d->args[0], &err);
     } else {
-        unsigned flags = c->flags >= 0 ? (unsigned)d->args[c->flags] : 0;
         long dirfd = c->dirfd >= 0 ? (long)(int)d->args[c->dirfd] : AT_CWD;
         uint64_t addr = d->args[c->path];
         char path[PATH_MAX], again[PATH_MAX];
@@ -386,7 +579,12 @@ int shc__attr_decide(const char *const *roots, size_t nroots, const struct secco
     }
     if (o < 0)
         return err;
-    int rc = under_roots(o, roots, nroots) ? 0 : EPERM;
+    int rc = EPERM;
+    uint32_t saved[6];
+    if (under_roots(o, roots, nroots) && caps(true, saved)) {
+        rc = perform(c, d, mem, o, c->fd, flags);
+        caps(false, saved);
+    }
     close(o);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* What a sandboxed command changed among the files of a repository that make git run programs
  * (confine.h, shc_gitsnap_*): `.git` itself (a directory, or a file pointing elsewhere),
  * `.git/config`, `config.worktree`, `commondir`, `info/attributes`, every entry of `.git/hooks`
- * and each submodule's `config` under `.git/modules`.  Landlock cannot keep the workspace
+ * each submodule's `config` under `.git/modules`, and the directory core.hooksPath names when it
+ * is inside the snapshot's directory.  Landlock cannot keep the workspace
  * writable and its `.git` control files not (rights granted on a directory reach everything
  * under it), so the agent looks before and after, and says what changed: a hook or a
  * `core.fsmonitor` written by a sandboxed command would otherwise run, unsandboxed, at the
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,6 +113,55 @@ static const char *const files[] = {".git",           ".git/config", ".git/confi
                                     ".git/commondir", ".git/hooks",  ".git/info/attributes",
                                     ".git/info",      ".git/modules"};
 
+/* core.hooksPath from the repository's .git/config (rel: the repository's directory), as a
+ * path relative to the snapshot's directory, into out; false when unset or elsewhere. */
+static bool hooks_path(const shc_gitsnap *s, const char *rel, char *out, size_t cap)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s%s.git/config", s->dir, rel, *rel ? "/" : "") >=
+        (int)sizeof path)
+        return false;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    char line[PATH_MAX + 64], val[PATH_MAX] = "";
+    bool core = false;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line + strspn(line, " \t");
+        if (*p == '[') {
+            core = !strncasecmp(p, "[core]", 6);
+            continue;
+        }
+        if (!core || strncasecmp(p, "hookspath", 9))
+            continue;
+        p += 9 + strspn(p + 9, " \t");
+        if (*p != '=')
+            continue;
+        p++;
+        p += strspn(p, " \t\"");
+        size_t n = strcspn(p, "\"\r\n");
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        if (n < sizeof val) {
+            memcpy(val, p, n);
+            val[n] = 0; /* the last one counts, as for git */
+        }
+    }
+    fclose(f);
+    if (!val[0])
+        return false;
+    size_t dl = strlen(s->dir);
+    int k;
+    if (val[0] == '/') {
+        if (strncmp(val, s->dir, dl) || val[dl] != '/')
+            return false; /* outside the workspace: Landlock keeps it */
+        k = snprintf(out, cap, "%s", val + dl + 1);
+    } else {
+        k = snprintf(out, cap, "%s%s%s", rel, *rel ? "/" : "", val);
+    }
+    return k > 0 && (size_t)k < cap && !strstr(out, "..");
+}
+
 /* The repository files under rel ("" for the directory itself). */
 static int add_repo(shc_gitsnap *s, const char *rel)
 {
@@ -122,6 +173,16 @@ static int add_repo(shc_gitsnap *s, const char *rel)
             rc = add(s, r);
     if (!rc && snprintf(r, sizeof r, "%s%s.git/hooks", rel, sep) < (int)sizeof r)
         rc = add_dir(s, r, NULL);
+    if (!rc && hooks_path(s, rel, r, sizeof r)) {
+        /* core.hooksPath inside the workspace (husky: .husky/_, whose scripts run the files
+         * in .husky itself, so the parent too) */
+        rc = add_dir(s, r, NULL);
+        char *slash = strrchr(r, '/');
+        if (!rc && slash && !strcmp(slash, "/_")) {
+            *slash = 0;
+            rc = add_dir(s, r, NULL);
+        }
+    }
     if (!rc && snprintf(r, sizeof r, "%s%s.git/modules", rel, sep) < (int)sizeof r) {
         rc = add_dir(s, r, "config");
         if (!rc)

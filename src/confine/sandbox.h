@@ -35,8 +35,9 @@ int shc__attr_listener(void);
 
 struct seccomp_notif;
 /* The supervisor's answer to a notification n (mem: /proc/PID/mem, or -1): -1 when it is no
- * metadata call, 0 when its file is under one of roots (canonical absolute paths), else the
- * errno to fail it with. */
+ * metadata call (CONTINUE); else the call is over: 0 when its file is under one of roots
+ * (canonical absolute paths) and the supervisor made the call itself, successfully, or the
+ * errno it fails with (EPERM outside the roots). */
 int shc__attr_decide(const char *const *roots, size_t nroots, const struct seccomp_notif *n,
                      int mem);
 

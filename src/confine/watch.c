@@ -1,5 +1,6 @@
 /* The supervisor (confine.h): reads the watched command's notifications on the agent's loop,
- * describes each from the process's memory, and always answers CONTINUE.  Every notification
+ * describes each from the process's memory, and answers CONTINUE (a workspace sandbox's
+ * metadata call is answered by attrs.c instead: done by us on the file it checked, or refused).  Every notification
  * is answered before anything else is done with it, and the work per notification is a few
  * pread()s of /proc/PID/mem: a watched command never waits on us for long.  Several threads
  * (rg, git) may each have a notification pending: each is received and answered in turn. */
@@ -316,14 +317,15 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
 
 /* ------------------------------------------------------------------ the loop */
 
-/* CONTINUE, or fail the call with err. */
-static void answer(shc_confine_watch *w, uint64_t id, int err)
+/* res < 0: CONTINUE (the kernel runs the call); else the call is over, failing with errno
+ * res, or done (res 0: the supervisor made it, attrs.c). */
+static void answer(shc_confine_watch *w, uint64_t id, int res)
 {
     memset(w->r, 0, w->rsz);
     w->r->id = id;
-    if (err > 0)
-        w->r->error = -err;
-    else
+    if (res > 0)
+        w->r->error = -res;
+    else if (res < 0)
         w->r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
     while (ioctl(w->fd, SECCOMP_IOCTL_NOTIF_SEND, w->r) != 0 && errno == EINTR)
         ;
@@ -355,17 +357,18 @@ static bool one(shc_confine_watch *w)
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/mem", (unsigned)w->n->pid);
     int mem = open(path, O_RDONLY | O_CLOEXEC);
-    /* The workspace sandbox's metadata rule first: a refused call changed nothing. */
-    int deny = w->sandboxed ? shc__attr_decide((const char *const *)w->roots, w->nroots, w->n,
-                                               mem)
-                            : -1;
+    /* The workspace sandbox's metadata rule first: the supervisor makes the call itself on the
+     * file it checked (res 0), or refuses it (an errno): a refused call changed nothing. */
+    int res = w->sandboxed ? shc__attr_decide((const char *const *)w->roots, w->nroots, w->n,
+                                              mem)
+                           : -1;
     shc_confine_event ev;
-    bool is_event = deny <= 0 && w->watching && describe(w, w->n, mem, &ev);
+    bool is_event = res <= 0 && w->watching && describe(w, w->n, mem, &ev);
     if (mem >= 0)
         close(mem);
     /* What we read is the call's only if the notification is still pending now. */
     bool valid = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-    answer(w, id, deny);
+    answer(w, id, res);
     if (is_event && valid && w->quiet) {
         w->profile++;
         return true;
