@@ -158,6 +158,8 @@ struct br_session {
     unsigned sandbox;             /* SHC_SANDBOX_*: the `sandbox` config option */
     bool network;                 /* the `network` config option */
     bool sandbox_told;            /* sandbox.c said once that there is no sandbox here */
+    bool git_changed;            /* a sandboxed command changed the repository's control files:
+                                  * the next command outside the sandbox is asked for */
     char *model;                  /* owned: the model picked in the editor, or NULL */
     bool titled;                  /* the title is set (from the first prompt) */
     unsigned long long ncalls;

@@ -60,6 +60,8 @@ static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
     }
     char *note = shc__sandbox_note(c, model, mlen, end.exit_code, !st->signal);
     char *gnote = shc__sandbox_git_note(c);
+    if (gnote)
+        c->turn->sess->git_changed = true;
     if (gnote && c->info.card == SHC_CARD_TERMINAL) { /* the user sees it on the card too */
         json_t *u = shc_present_output(&c->info, gnote, strlen(gnote));
         if (u)
@@ -198,7 +200,11 @@ static void start_call(br_call *c)
     /* a rerun without the sandbox (c->held) is always asked for, whatever the mode now */
     c->sandbox = c->held ? SHC_SANDBOX_OFF : s->sandbox;
     c->network = s->network;
-    bool ask = s->approve == SHC_APPROVE_ASK || c->held;
+    /* after a sandboxed command changed .git/config or a hook, what runs outside the sandbox
+     * next (git would run them) is asked for, whatever the mode */
+    bool gitask = c->sandbox == SHC_SANDBOX_OFF && s->git_changed;
+    s->git_changed = s->git_changed && !gitask;
+    bool ask = s->approve == SHC_APPROVE_ASK || c->held || gitask;
     json_t *tc = shc_present_tool_call(&c->info, ask ? "pending" : "in_progress");
     shc__sandbox_meta(c, tc);
     shc__call_send(t, tc);
@@ -212,7 +218,13 @@ static void start_call(br_call *c)
     c->state = CALL_ASKING;
     json_t *params = shc__wire_permission(
         br, s, &c->info,
-        c->held ? json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow",
+        gitask && !c->held
+            ? json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow", "name",
+                        "Run it outside the sandbox (a sandboxed command changed the "
+                        "repository's control files: check them first)",
+                        "kind", "allow_once", "optionId", "reject", "name", "Reject", "kind",
+                        "reject_once")
+        : c->held ? json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow",
                             "name", "Run without the sandbox once", "kind", "allow_once",
                             "optionId", "allow_always", "name",
                             "Always without the sandbox in this session", "kind",

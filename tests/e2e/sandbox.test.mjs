@@ -22,9 +22,9 @@ const server = createServer((s) => s.end());
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const port = server.address().port;
 
-async function agent(args = [], extraEnv = {}) {
+async function agent(args = [], extraEnv = {}, handlers = {}) {
   const child = startAgent(["--input-wait", "0", ...args], { env: { ...env, ...extraEnv }, cwd: ws });
-  const c = connect(child);
+  const c = connect(child, handlers);
   await c.ctx.request("initialize", ZED_INIT);
   return { child, ...c };
 }
@@ -48,7 +48,8 @@ async function run(a, sid, cmd) {
 const opt = (r, id) => (r.configOptions || []).find((o) => o.id === id);
 
 // shell mode: off unless configured
-const a1 = await agent();
+const asked1 = [];
+const a1 = await agent([], {}, { permission: async (p) => { asked1.push(p); return { outcome: { outcome: "selected", optionId: "allow" } }; } });
 {
   const r = await a1.ctx.request("session/new", { cwd: ws, mcpServers: [] });
   const sid = r.sessionId;
@@ -87,9 +88,14 @@ const a1 = await agent();
   ok(!/control files/.test(quiet), "workspace: a commit changes no control file", quiet);
   const bad = await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "sandbox", value: "strict" }).then(() => 0, (e) => e.code);
   eq(bad, -32602, "an unknown sandbox: -32602");
+  eq(asked1.length, 0, "shell mode runs what is typed without asking");
   await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "sandbox", value: "off" });
   x = await run(a1, sid, `echo d > ${out}/again`);
   ok(existsSync(join(out, "again")), "back to off: the write works again");
+  eq(asked1.length, 1, "after a sandboxed change to .git/config, the next command outside the sandbox is asked for", asked1);
+  ok(/control files/.test(asked1[0]?.options?.[0]?.name || ""), "the request says why", asked1[0]);
+  x = await run(a1, sid, `echo e > ${out}/again2`);
+  eq(asked1.length, 1, "once: the command after it runs as typed again", asked1);
 }
 await stop(a1);
 
