@@ -350,6 +350,8 @@ int shc_confine_apply(const shc_confine_spec *s, int *listener)
         /* the metadata calls go to the supervisor (attrs.c); with the watch, its filter
          * notifies them already (only one listener per process) */
         int fd = shc__attr_listener();
+        if (fd == -EBUSY) /* a supervisor of ours already (nested): refuse them all instead */
+            return shc__attrfilter_apply(SHC_SANDBOX_READ_ONLY);
         if (fd < 0)
             return fd;
         *listener = fd;
