@@ -6,8 +6,9 @@
  * writable and its `.git` control files not (rights granted on a directory reach everything
  * under it), so the agent looks before and after, and says what changed: a hook or a
  * `core.fsmonitor` written by a sandboxed command would otherwise run, unsandboxed, at the
- * user's next git command.  Each file is known by its type, mode, size and a hash of its
- * content (or a symlink's target). */
+ * user's next git command.  Each file is known by its type, mode, size, inode, change time
+ * (which a write sets and no call can set back) and a hash of its content (or a symlink's
+ * target). */
 #define _GNU_SOURCE
 #include "confine/confine.h"
 
@@ -28,7 +29,7 @@ typedef struct gs_entry {
     char *name; /* relative to the snapshot's directory */
     unsigned mode;
     long long size;
-    uint64_t hash;
+    uint64_t hash, ino, ctime_ns; /* a write changes ctime, which no call can set back */
 } gs_entry;
 
 struct shc_gitsnap {
@@ -67,6 +68,8 @@ static int add(shc_gitsnap *s, const char *rel)
         return -1;
     e->mode = (unsigned)st.st_mode;
     e->size = (long long)st.st_size;
+    e->ino = (uint64_t)st.st_ino;
+    e->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
     e->hash = 14695981039346656037ull;
     if (S_ISLNK(st.st_mode)) {
         char t[PATH_MAX];
@@ -243,8 +246,9 @@ static bool same(const gs_entry *a, const gs_entry *b)
 {
     /* a directory's own size and times change with its entries: those are compared one by one */
     if (S_ISDIR(a->mode) && S_ISDIR(b->mode))
-        return a->mode == b->mode;
-    return a->mode == b->mode && a->size == b->size && a->hash == b->hash;
+        return a->mode == b->mode && a->ino == b->ino; /* not one moved away and remade */
+    return a->mode == b->mode && a->size == b->size && a->hash == b->hash && a->ino == b->ino &&
+           a->ctime_ns == b->ctime_ns;
 }
 
 /* Appends "'name' (what)" to *out; false when out of memory. */
