@@ -12,8 +12,10 @@ echo "$out"
 get() { echo "$out" | sed -n "s/^$1=//p"; }
 awk -v off="$(get latency_off_median_ms)" -v ws="$(get latency_workspace_median_ms)" \
     -v ro="$(get latency_read_only_median_ms)" -v net="$(get latency_workspace_net_median_ms)" \
-    -v fa="$(get fork_apply_workspace_median_ms)" -v fb="$(get fork_plain_median_ms)" 'BEGIN {
+    -v fa="$(get fork_apply_workspace_median_ms)" -v fb="$(get fork_plain_median_ms)" \
+    -v mo="$(get meta_off_median_ms)" -v mw="$(get meta_workspace_median_ms)" -v mn="$(get meta_calls)" 'BEGIN {
   printf "ratio: fork+apply(workspace)/fork = %.2f (the sandbox itself adds %.3f ms; goal <= 1 ms): %s\n", fa / fb, fa - fb, (fa - fb <= 1.0 ? "within" : "OVER")
   printf "ratio: latency workspace/off = %.3f (added %.3f ms; goal <= 1 ms): %s\n", ws / off, ws - off, (ws - off <= 1.0 ? "within" : "OVER")
   printf "ratio: latency read-only/off = %.3f (added %.3f ms)\n", ro / off, ro - off
-  printf "ratio: latency workspace+network/off = %.3f (added %.3f ms)\n", net / off, net - off }'
+  printf "ratio: latency workspace+network/off = %.3f (added %.3f ms)\n", net / off, net - off
+  printf "ratio: touch -c of %d files workspace/off = %.3f (%.1f us per metadata call, answered by the supervisor)\n", mn, mw / mo, (mw - mo) * 1000 / mn }'

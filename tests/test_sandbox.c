@@ -2,7 +2,7 @@
  * refuses), the mode names, and shc_confine_apply() in a forked child, checked by the child's own
  * system calls: a write outside the workspace and an AF_INET socket fail with EACCES, the
  * workspace, /dev/null and AF_UNIX work, the parent cannot be signalled; with the network kept,
- * AF_INET works. */
+ * AF_INET works; under a supervisor of its own, workspace mode refuses metadata calls. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -123,6 +129,48 @@ static void test_apply(void **state)
     assert_int_equal(rmdir(ws), 0);
 }
 
+/* A command already under a seccomp supervisor of its own: only one listener per process is
+ * allowed, so workspace mode refuses the metadata calls instead (no listener, chmod EPERM); the
+ * control without one gets a listener. */
+static int nested_child(const char *ws, bool pre)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+        struct sock_fprog prog = {1, allow};
+        if (chdir(ws) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+            _exit(255);
+        if (pre && syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
+                           SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog) < 0)
+            _exit(254);
+        close(open("nested", O_WRONLY | O_CREAT, 0644));
+        int lfd = -2;
+        shc_confine_spec spec = {.sandbox = SHC_SANDBOX_WORKSPACE};
+        if (shc_confine_apply(&spec, &lfd) != 0)
+            _exit(253);
+        if (!pre)
+            _exit(lfd >= 0 ? 1 : 2);
+        _exit(lfd == -1 && chmod("nested", 0600) != 0 && errno == EPERM ? 1 : 3);
+    }
+    int st = 0;
+    assert_true(pid > 0);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+static void test_nested_listener(void **state)
+{
+    (void)state;
+    char ws[] = "/tmp/shc-sandbox-nest-XXXXXX", f[PATH_MAX];
+    assert_non_null(mkdtemp(ws));
+    assert_int_equal(nested_child(ws, true), 1);
+    assert_int_equal(nested_child(ws, false), 1);
+    snprintf(f, sizeof f, "%s/nested", ws);
+    unlink(f);
+    assert_int_equal(rmdir(ws), 0);
+}
+
 static void test_no_landlock_env(void **state)
 {
     (void)state;
@@ -141,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_pack_roundtrip),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_apply),
+        cmocka_unit_test(test_nested_listener),
         cmocka_unit_test(test_no_landlock_env),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -358,7 +358,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     if (br->approve == SHC_APPROVE_DEFAULT)
         br->approve = !strcmp(br->be->ops->name, "shell") ? SHC_APPROVE_ALL : SHC_APPROVE_ASK;
     br->sandbox = shc__sandbox_default(cfg, br->be->ops->name);
-    shc__sandbox_sweep();
+    shc_sandbox_sweep();
     br->landlock_abi = -1;
     br->in_fd = cfg->in_fd >= 0 ? cfg->in_fd : 0;
     br->out_fd = cfg->out_fd >= 0 ? cfg->out_fd : 1;

@@ -112,6 +112,8 @@ struct br_call {
     char *tmpdir;                 /* owned (sandbox.c): the command's private TMPDIR, removed
                                    * with the call */
     char *env[2];                 /* {"TMPDIR=...", NULL} */
+    shc_gitsnap *git;             /* owned (sandbox.c, workspace): the repository's control
+                                   * files before the command */
     bool offer;                   /* ask mode, the sandbox may have stopped it: when DONE, the
                                    * turn offers to run it again without the sandbox */
     br_call *held;                /* owned, on a rerun without the sandbox: the sandboxed call,
@@ -156,6 +158,8 @@ struct br_session {
     unsigned sandbox;             /* SHC_SANDBOX_*: the `sandbox` config option */
     bool network;                 /* the `network` config option */
     bool sandbox_told;            /* sandbox.c said once that there is no sandbox here */
+    bool git_changed;            /* a sandboxed command changed the repository's control files:
+                                  * the next command outside the sandbox is asked for */
     char *model;                  /* owned: the model picked in the editor, or NULL */
     bool titled;                  /* the title is set (from the first prompt) */
     unsigned long long ncalls;
@@ -303,11 +307,13 @@ unsigned shc__sandbox_default(const shc_bridge_config *cfg, const char *backend)
 void shc__sandbox_meta(const br_call *c, json_t *update);
 int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why);
 char *shc__sandbox_note(const br_call *c, const char *text, size_t len, int exit_code, bool ran);
+/* After a workspace command: the note naming the repository's control files it changed (for
+ * the model and the card), or NULL. */
+char *shc__sandbox_git_note(const br_call *c);
 /* Tells the backend which sandbox the session's commands run in (the tool's description). */
 void shc__sandbox_tell(br_bridge *br, const br_session *s);
 /* Removes the call's private TMPDIR (workspace mode) with what the command left there. */
 void shc__sandbox_free(br_call *c);
-void shc__sandbox_sweep(void); /* private TMPDIRs of agents that died, at start */
 /* The call that runs c (DONE, offer set) again without the sandbox once the user allows it
  * (turn.c asks): same command and backend id, a description that says why; it holds c.  NULL
  * when out of memory. */

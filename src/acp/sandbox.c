@@ -102,6 +102,8 @@ int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why)
     }
     if (c->network)
         c->spec.flags |= SHC_CONFINE_NETWORK;
+    if (c->sandbox == SHC_SANDBOX_WORKSPACE && !c->git)
+        c->git = shc_gitsnap_take(o->cwd);
     o->confine = &c->spec;
     return 0;
 }
@@ -159,37 +161,27 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
     return 0;
 }
 
-/* The private TMPDIRs an agent that died (SIGKILL) could not remove: shcard-sandbox-PID-* of
- * ours in the temporary directory whose PID is gone.  Run once at start. */
-void shc__sandbox_sweep(void)
+char *shc__sandbox_git_note(const br_call *c)
 {
-    const char *base = getenv("TMPDIR");
-    base = base && base[0] == '/' ? base : "/tmp";
-    DIR *d = opendir(base);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        int pid = 0, used = 0;
-        if (strncmp(e->d_name, "shcard-sandbox-", 15) ||
-            sscanf(e->d_name + 15, "%d-%n", &pid, &used) != 1 || used == 0 || pid <= 0 ||
-            pid == (int)getpid() || strlen(e->d_name + 15 + used) != 6)
-            continue;
-        if (kill(pid, 0) == 0 || errno != ESRCH)
-            continue; /* its agent lives (or is not ours to ask about) */
-        char path[PATH_MAX];
-        struct stat st;
-        int n = snprintf(path, sizeof path, "%s/%s", base, e->d_name);
-        if (n < 0 || (size_t)n >= sizeof path || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
-            st.st_uid != geteuid())
-            continue;
-        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-    }
-    closedir(d);
+    char *what = shc_gitsnap_changed(c->git);
+    if (!what)
+        return NULL;
+    char *note = NULL;
+    int n = asprintf(&note,
+                     "\n[shcard: this command, run in the sandbox, changed the repository's "
+                     "control files: %s. git runs hooks and configured programs (core.fsmonitor, "
+                     "core.hooksPath, aliases, pagers) from these outside any sandbox. Say what "
+                     "changed and why; the user should check them before running git "
+                     "unsandboxed.]\n",
+                     what);
+    free(what);
+    return n < 0 ? NULL : note;
 }
 
 void shc__sandbox_free(br_call *c)
 {
+    shc_gitsnap_free(c->git);
+    c->git = NULL;
     if (c->tmpdir)
         nftw(c->tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     free(c->tmpdir);

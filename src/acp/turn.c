@@ -59,14 +59,27 @@ static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
         end.exit_code = 124;
     }
     char *note = shc__sandbox_note(c, model, mlen, end.exit_code, !st->signal);
-    char *noted = note && model ? realloc(model, mlen + strlen(note) + 1) : NULL;
-    if (noted) { /* the model reads it; the card shows the output as it came */
-        memcpy(noted + mlen, note, strlen(note) + 1);
-        model = noted;
-        mlen += strlen(note);
-        if (end.text)
-            end.text = model;
+    char *gnote = shc__sandbox_git_note(c);
+    if (gnote)
+        c->turn->sess->git_changed = true;
+    if (gnote && c->info.card == SHC_CARD_TERMINAL) { /* the user sees it on the card too */
+        json_t *u = shc_present_output(&c->info, gnote, strlen(gnote));
+        if (u)
+            shc__call_send(c->turn, u);
+        shc__rec_out(c, gnote, strlen(gnote));
     }
+    for (int k = 0; k < 2; k++) {
+        const char *add = k ? gnote : note;
+        char *noted = add && model ? realloc(model, mlen + strlen(add) + 1) : NULL;
+        if (noted) { /* the model reads it; the card shows the output as it came */
+            memcpy(noted + mlen, add, strlen(add) + 1);
+            model = noted;
+            mlen += strlen(add);
+            if (end.text)
+                end.text = model;
+        }
+    }
+    free(gnote);
     /* ask mode: the user may let it run again without the sandbox (shc__turn_progress) */
     c->offer = note && c->turn->sess->approve == SHC_APPROVE_ASK && !st->cancelled &&
                !c->turn->cancelled;
@@ -187,7 +200,11 @@ static void start_call(br_call *c)
     /* a rerun without the sandbox (c->held) is always asked for, whatever the mode now */
     c->sandbox = c->held ? SHC_SANDBOX_OFF : s->sandbox;
     c->network = s->network;
-    bool ask = s->approve == SHC_APPROVE_ASK || c->held;
+    /* after a sandboxed command changed .git/config or a hook, what runs outside the sandbox
+     * next (git would run them) is asked for, whatever the mode */
+    bool gitask = c->sandbox == SHC_SANDBOX_OFF && s->git_changed;
+    s->git_changed = s->git_changed && !gitask;
+    bool ask = s->approve == SHC_APPROVE_ASK || c->held || gitask;
     json_t *tc = shc_present_tool_call(&c->info, ask ? "pending" : "in_progress");
     shc__sandbox_meta(c, tc);
     shc__call_send(t, tc);
@@ -201,7 +218,13 @@ static void start_call(br_call *c)
     c->state = CALL_ASKING;
     json_t *params = shc__wire_permission(
         br, s, &c->info,
-        c->held ? json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow",
+        gitask && !c->held
+            ? json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow", "name",
+                        "Run it outside the sandbox (a sandboxed command changed the "
+                        "repository's control files: check them first)",
+                        "kind", "allow_once", "optionId", "reject", "name", "Reject", "kind",
+                        "reject_once")
+        : c->held ? json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]", "optionId", "allow",
                             "name", "Run without the sandbox once", "kind", "allow_once",
                             "optionId", "allow_always", "name",
                             "Always without the sandbox in this session", "kind",

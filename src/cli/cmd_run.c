@@ -416,7 +416,7 @@ int shc_cmd_run(int argc, char **argv)
         c.events = json_array();
     shc_loop *loop = NULL;
     shc_exec *ex = NULL;
-    int status = shc__run_sandbox_prepare(&sb, &spec, &o.env);
+    int status = shc__run_sandbox_prepare(&sb, &spec, &o.env, o.cwd);
     if (status)
         goto done;
     /* the command's variables: the sandbox's TMPDIR, then TERM and COLORTERM for --color */
@@ -474,6 +474,8 @@ int shc_cmd_run(int argc, char **argv)
         }
     }
     status = c.finished ? shc_pty_status_code(&c.st) : 127;
+    if (c.finished)
+        shc__run_sandbox_after(&sb);
     if (c.verify && c.finished)
         report(&c, o.command, o.cwd, kind, card, reason, watched);
 done:

@@ -80,7 +80,7 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
 }
 
 int shc__run_sandbox_prepare(shc_run_sandbox *sb, shc_confine_spec *spec,
-                             const char *const **env)
+                             const char *const **env, const char *cwd)
 {
     if (sb->mode == SHC_SANDBOX_OFF)
         return 0;
@@ -102,8 +102,9 @@ int shc__run_sandbox_prepare(shc_run_sandbox *sb, shc_confine_spec *spec,
     if (sb->mode == SHC_SANDBOX_WORKSPACE) {
         const char *base = getenv("TMPDIR");
         char tmpl[PATH_MAX];
-        int n = snprintf(tmpl, sizeof tmpl, "%s/shcard-sandbox-XXXXXX",
-                         base && base[0] == '/' ? base : "/tmp");
+        shc_sandbox_sweep(); /* what a `shcard run` killed with SIGKILL left */
+        int n = snprintf(tmpl, sizeof tmpl, "%s/shcard-sandbox-%d-XXXXXX",
+                         base && base[0] == '/' ? base : "/tmp", (int)getpid());
         if (n < 0 || (size_t)n >= sizeof tmpl || !mkdtemp(tmpl)) {
             fprintf(stderr, "shcard run: cannot create the command's TMPDIR: %s\n",
                     strerror(errno));
@@ -118,6 +119,7 @@ int shc__run_sandbox_prepare(shc_run_sandbox *sb, shc_confine_spec *spec,
         }
         snprintf(sb->env[0], len, "TMPDIR=%s", tmpl);
         *env = (const char *const *)sb->env;
+        sb->git = shc_gitsnap_take(cwd);
     }
     spec->sandbox = (unsigned)sb->mode;
     if (sb->network)
@@ -127,8 +129,21 @@ int shc__run_sandbox_prepare(shc_run_sandbox *sb, shc_confine_spec *spec,
     return 0;
 }
 
+void shc__run_sandbox_after(shc_run_sandbox *sb)
+{
+    char *what = shc_gitsnap_changed(sb->git);
+    if (what)
+        fprintf(stderr,
+                "shcard run: the sandboxed command changed the repository's control files: %s. "
+                "git runs hooks and configured programs outside any sandbox: check them before "
+                "running git here unsandboxed.\n",
+                what);
+    free(what);
+}
+
 void shc__run_sandbox_done(shc_run_sandbox *sb)
 {
+    shc_gitsnap_free(sb->git);
     if (sb->tmpdir)
         nftw(sb->tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     free(sb->tmpdir);

@@ -40,6 +40,15 @@
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
+#ifndef __NR_setxattrat
+#define __NR_setxattrat 463
+#endif
+#ifndef __NR_removexattrat
+#define __NR_removexattrat 466
+#endif
+#ifndef __NR_file_setattr
+#define __NR_file_setattr 469
+#endif
 #ifndef TIOCSTI
 #define TIOCSTI 0x5412
 #endif
@@ -132,6 +141,9 @@ static const shc_sysent systab[] = {
     ENT(removexattr, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
     ENT(lremovexattr, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
     ENT(fremovexattr, "change", SHC_SC_ALWAYS, SHC_SD_FD, -1, 0),
+    ENT(setxattrat, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 1, 0),
+    ENT(removexattrat, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 1, 0),
+    ENT(file_setattr, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 1, 0),
     ENT(connect, "network", SHC_SC_ALWAYS, SHC_SD_SOCK, 1, 2),
     ENT(bind, "network", SHC_SC_ALWAYS, SHC_SD_SOCK, 1, 2),
     ENT(sendto, "network", SHC_SC_ADDR4, SHC_SD_SOCK, 4, 5),
@@ -288,16 +300,25 @@ static void build(fbuf *b)
             emit(b, JEQ, 0, 1, nr);
             emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
             break;
-        case SHC_SC_OPEN_ARG1:
-        case SHC_SC_OPEN_ARG2:
         case SHC_SC_TIOCSTI: {
-            int arg = e->when == SHC_SC_OPEN_ARG1 ? 1 : e->when == SHC_SC_OPEN_ARG2 ? 2 : 1;
+            /* TIOCSTI, and the requests that change an inode's flags (chattr) */
+            static const uint32_t req[] = {TIOCSTI,     0x40086602u, 0x40046602u,
+                                           0x40087602u, 0x40047602u, 0x401c5820u};
+            enum { K = sizeof req / sizeof req[0] };
+            emit(b, JEQ, 0, K + 3, nr);
+            emit(b, LD_ABS, 0, 0, ARG_LO(1));
+            for (unsigned j = 0; j < K; j++)
+                emit(b, JEQ, (unsigned char)(K - j), 0, req[j]);
+            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW); /* A no longer holds nr */
+            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
+            break;
+        }
+        case SHC_SC_OPEN_ARG1:
+        case SHC_SC_OPEN_ARG2: {
+            int arg = e->when == SHC_SC_OPEN_ARG1 ? 1 : 2;
             emit(b, JEQ, 0, 4, nr);
             emit(b, LD_ABS, 0, 0, ARG_LO(arg));
-            if (e->when == SHC_SC_TIOCSTI)
-                emit(b, JEQ, 0, 1, TIOCSTI);
-            else
-                emit(b, BPF_JMP | BPF_JSET | BPF_K, 0, 1, WRITE_FLAGS);
+            emit(b, BPF_JMP | BPF_JSET | BPF_K, 0, 1, WRITE_FLAGS);
             emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
             emit(b, RET, 0, 0, SECCOMP_RET_ALLOW); /* A no longer holds nr */
             break;
@@ -325,6 +346,17 @@ int shc_confine_apply(const shc_confine_spec *s, int *listener)
         if (rc)
             return rc;
     }
+    if (s && s->sandbox == SHC_SANDBOX_WORKSPACE && !(s->flags & SHC_CONFINE_WATCH)) {
+        /* the metadata calls go to the supervisor (attrs.c); with the watch, its filter
+         * notifies them already (only one listener per process) */
+        int fd = shc__attr_listener();
+        if (fd == -EBUSY) /* a supervisor of ours already (nested): refuse them all instead */
+            return shc__attrfilter_apply(SHC_SANDBOX_READ_ONLY);
+        if (fd < 0)
+            return fd;
+        *listener = fd;
+        return 0;
+    }
     if (!s || !(s->flags & SHC_CONFINE_WATCH))
         return 0;
     if (!SHC_AUDIT_ARCH)
@@ -347,6 +379,12 @@ int shc_confine_apply(const shc_confine_spec *s, int *listener)
         return -errno;
     *listener = (int)fd;
     return 0;
+}
+
+void shc_confine_handoff(const shc_confine_spec *s)
+{
+    if (s && !(s->flags & SHC_CONFINE_WATCH) && s->sandbox == SHC_SANDBOX_WORKSPACE)
+        syscall(__NR_prctl, SHC__CONFINE_MARKER, 0, 0, 0, 0);
 }
 
 int shc_confine_take(pid_t child, int fd)

@@ -59,6 +59,9 @@ typedef struct shc_confine_spec {
     unsigned sandbox;
     const char *writable;
     size_t writable_len;
+    /* The supervisor's side only (not packed): the directory the command starts in, the
+     * workspace's writable root; NULL: the supervisor's own cwd. */
+    const char *cwd;
 } shc_confine_spec;
 
 enum { SHC_SANDBOX_OFF, SHC_SANDBOX_READ_ONLY, SHC_SANDBOX_WORKSPACE };
@@ -71,6 +74,19 @@ int shc_sandbox_parse(const char *s);
  * or runs unsandboxed, as the user chose).  SHCARD_NO_LANDLOCK=1 in the environment forces 0
  * (tests, and seeing what a kernel without Landlock gets).  Sets *why (static text) when 0. */
 int shc_sandbox_abi(const char **why);
+
+/* The private TMPDIRs (TMPDIR/shcard-sandbox-PID-XXXXXX) that a process which died by SIGKILL
+ * could not remove: those of ours whose PID is gone.  The agent and `shcard run` call it at
+ * start. */
+void shc_sandbox_sweep(void);
+
+/* The files of the repository at dir that make git run programs (gitsnap.c): taken before a
+ * sandboxed command, compared after.  take: NULL when dir does not resolve or out of memory.
+ * changed: NULL when nothing changed, else "'.git/config' (changed), ..." (malloc'd). */
+typedef struct shc_gitsnap shc_gitsnap;
+shc_gitsnap *shc_gitsnap_take(const char *dir);
+char *shc_gitsnap_changed(const shc_gitsnap *before);
+void shc_gitsnap_free(shc_gitsnap *s); /* NULL-safe */
 
 /* Serialisation (for the executor's guardian).  pack writes into buf (cap bytes) and returns the
  * length, or 0 when it does not fit.  unpack borrows from buf: 0, or SHC_E_USAGE when malformed. */
@@ -89,6 +105,11 @@ bool shc_confine_available(const char **why);
  * until the exec completes, and the exec itself is notified, so the forking process can take it
  * with shc_confine_take first).  *listener = -1 when the spec asks for nothing.  0, or -errno. */
 int shc_confine_apply(const shc_confine_spec *s, int *listener);
+
+/* In the child, after telling its listener's number to the process that forked it and before
+ * exec: without the watch (whose first notification is the exec itself), a notified call that
+ * waits until that process has taken the listener (shc_confine_pass_exec answers it). */
+void shc_confine_handoff(const shc_confine_spec *s);
 
 /* In the process that forked the child: a copy of the child's fd `fd` (pidfd_getfd), CLOEXEC.
  * Returns the fd, or -errno. */

@@ -8,7 +8,13 @@
  * The system's <linux/landlock.h> may predate ABI 4 and 6: the structures and constants used are
  * spelled out here with the kernel's values (a stable ABI).  Raw syscall() throughout. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -147,6 +153,44 @@ int shc__landlock_apply(const shc_confine_spec *s)
     return rc;
 }
 
+/* Every capability goes: the bounding set (so no exec can bring one back), the ambient set, and
+ * the effective, permitted and inheritable sets; the securebits keep uid 0 from regaining them at
+ * exec and are locked.  A command run as root is then root by uid only: file ownership still
+ * counts, but mount, sethostname, settimeofday, raw sockets, module loading, CAP_FOWNER and
+ * CAP_DAC_OVERRIDE are gone.  Without CAP_SETPCAP (an ordinary user) the bounding set and the
+ * securebits cannot be changed, and need not be: such a process has no capabilities to lose and
+ * no_new_privs keeps setcap programs from granting any. */
+static int drop_caps(void)
+{
+    struct {
+        uint32_t version;
+        int pid;
+    } hdr = {0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0};
+    struct {
+        uint32_t effective, permitted, inheritable;
+    } data[2];
+    memset(data, 0, sizeof data);
+    if (syscall(__NR_capget, &hdr, data) != 0)
+        return -errno;
+    bool setpcap = data[0].effective & (1u << 8); /* CAP_SETPCAP */
+    if (setpcap) {
+        /* NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off, NO_CAP_AMBIENT_RAISE, each with its lock */
+        unsigned long bits = (1ul << 0) | (1ul << 1) | (1ul << 2) | (1ul << 3) | (1ul << 5) |
+                             (1ul << 6) | (1ul << 7);
+        if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0)
+            return -errno;
+        for (unsigned long c = 0; c < 64; c++)
+            if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 && errno != EINVAL)
+                return -errno; /* EINVAL: beyond this kernel's last capability */
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+        return -errno;
+    memset(data, 0, sizeof data);
+    if (syscall(__NR_capset, &hdr, data) != 0)
+        return -errno;
+    return 0;
+}
+
 int shc__sandbox_apply(const shc_confine_spec *s)
 {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
@@ -156,6 +200,10 @@ int shc__sandbox_apply(const shc_confine_spec *s)
         rc = shc__ttyfilter_apply();
     if (!rc && !(s->flags & SHC_CONFINE_NETWORK))
         rc = shc__netfilter_apply();
+    if (!rc)
+        rc = shc__attrfilter_apply(s->sandbox);
+    if (!rc)
+        rc = drop_caps();
     return rc;
 }
 
@@ -191,4 +239,44 @@ int shc_sandbox_abi(const char **why)
                                    : "this kernel has no Landlock (Linux 5.13 or later with "
                                      "CONFIG_SECURITY_LANDLOCK)";
     return abi;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+/* The private TMPDIRs an agent that died (SIGKILL) could not remove: shcard-sandbox-PID-* of
+ * ours in the temporary directory whose PID is gone.  Run once at start. */
+void shc_sandbox_sweep(void)
+{
+    const char *base = getenv("TMPDIR");
+    base = base && base[0] == '/' ? base : "/tmp";
+    DIR *d = opendir(base);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0, used = 0;
+        if (strncmp(e->d_name, "shcard-sandbox-", 15) ||
+            sscanf(e->d_name + 15, "%d-%n", &pid, &used) != 1 || used == 0 || pid <= 0 ||
+            pid == (int)getpid() || strlen(e->d_name + 15 + used) != 6)
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue; /* its agent lives (or is not ours to ask about) */
+        char path[PATH_MAX];
+        struct stat st;
+        int n = snprintf(path, sizeof path, "%s/%s", base, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof path || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    closedir(d);
 }

@@ -4,6 +4,9 @@
 #ifndef SHC_CONFINE_SANDBOX_H
 #define SHC_CONFINE_SANDBOX_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "confine/confine.h"
 
 /* In the child: no_new_privs, Landlock, and the network filter unless the spec keeps the
@@ -20,5 +23,22 @@ int shc__netfilter_apply(void);
 /* In the child: a seccomp filter making ioctl(TIOCSTI) and ioctl(TIOCLINUX) fail with EPERM
  * (no typing into a terminal).  0, or -errno. */
 int shc__ttyfilter_apply(void);
+
+/* In the child: the metadata rule's plain filter (attrs.c): in read-only mode chmod, chown,
+ * utimes, *xattr writes and the inode-flag ioctls fail with EPERM; in every mode so do they in
+ * the foreign ABI.  0, or -errno. */
+int shc__attrfilter_apply(unsigned mode);
+/* In the child, workspace mode without the watch: a filter notifying those calls, with a
+ * listener (returned, or -errno).  Also notifies prctl(SHC__CONFINE_MARKER), the hand-over. */
+int shc__attr_listener(void);
+#define SHC__CONFINE_MARKER 0x53484344u /* "SHCD": no prctl option has this value */
+
+struct seccomp_notif;
+/* The supervisor's answer to a notification n (mem: /proc/PID/mem, or -1): -1 when it is no
+ * metadata call (CONTINUE); else the call is over: 0 when its file is under one of roots
+ * (canonical absolute paths) and the supervisor made the call itself, successfully, or the
+ * errno it fails with (EPERM outside the roots). */
+int shc__attr_decide(const char *const *roots, size_t nroots, const struct seccomp_notif *n,
+                     int mem);
 
 #endif

@@ -1,5 +1,6 @@
 /* The supervisor (confine.h): reads the watched command's notifications on the agent's loop,
- * describes each from the process's memory, and always answers CONTINUE.  Every notification
+ * describes each from the process's memory, and answers CONTINUE (a workspace sandbox's
+ * metadata call is answered by attrs.c instead: done by us on the file it checked, or refused).  Every notification
  * is answered before anything else is done with it, and the work per notification is a few
  * pread()s of /proc/PID/mem: a watched command never waits on us for long.  Several threads
  * (rg, git) may each have a notification pending: each is received and answered in turn. */
@@ -22,6 +23,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "confine/sandbox.h"
 #include "confine/systab.h"
 
 enum {
@@ -44,6 +46,10 @@ struct shc_confine_watch {
     struct seccomp_notif *n;
     struct seccomp_notif_resp *r;
     size_t nsz, rsz;
+    bool watching; /* SHC_CONFINE_WATCH: report events (else only the sandbox's answers) */
+    char **roots;  /* workspace sandbox: where metadata may change (attrs.c); canonical */
+    size_t nroots;
+    bool sandboxed;
 };
 
 /* ------------------------------------------------------------------ the target's memory */
@@ -300,7 +306,10 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
         return sockaddr_text(mem, h.name, h.namelen, p, cap, &unix_nss);
     }
     default:
-        if (!strcmp(e->name, "ioctl"))
+        if (!strcmp(e->name, "ioctl") && (uint32_t)d->args[1] != 0x5412u) {
+            ev->what = "change"; /* an inode's flags (chattr) */
+            fd_path(ev->pid, (int)d->args[0], p, cap);
+        } else if (!strcmp(e->name, "ioctl"))
             snprintf(p, cap, "TIOCSTI (typing into the terminal)");
         return true;
     }
@@ -308,11 +317,16 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
 
 /* ------------------------------------------------------------------ the loop */
 
-static void answer(shc_confine_watch *w, uint64_t id)
+/* res < 0: CONTINUE (the kernel runs the call); else the call is over, failing with errno
+ * res, or done (res 0: the supervisor made it, attrs.c). */
+static void answer(shc_confine_watch *w, uint64_t id, int res)
 {
     memset(w->r, 0, w->rsz);
     w->r->id = id;
-    w->r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    if (res > 0)
+        w->r->error = -res;
+    else if (res < 0)
+        w->r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
     while (ioctl(w->fd, SECCOMP_IOCTL_NOTIF_SEND, w->r) != 0 && errno == EINTR)
         ;
     w->count++;
@@ -343,13 +357,18 @@ static bool one(shc_confine_watch *w)
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/mem", (unsigned)w->n->pid);
     int mem = open(path, O_RDONLY | O_CLOEXEC);
+    /* The workspace sandbox's metadata rule first: the supervisor makes the call itself on the
+     * file it checked (res 0), or refuses it (an errno): a refused call changed nothing. */
+    int res = w->sandboxed ? shc__attr_decide((const char *const *)w->roots, w->nroots, w->n,
+                                              mem)
+                           : -1;
     shc_confine_event ev;
-    bool is_event = describe(w, w->n, mem, &ev);
+    bool is_event = res <= 0 && w->watching && describe(w, w->n, mem, &ev);
     if (mem >= 0)
         close(mem);
     /* What we read is the call's only if the notification is still pending now. */
     bool valid = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-    answer(w, id);
+    answer(w, id, res);
     if (is_event && valid && w->quiet) {
         w->profile++;
         return true;
@@ -369,6 +388,39 @@ static void on_ready(shc_loop *loop, int fd, unsigned events, void *payload)
     shc_confine_watch *w = payload;
     for (int i = 0; i < BATCH && w->wid > 0 && one(w); i++)
         ;
+}
+
+static void free_roots(shc_confine_watch *w)
+{
+    for (size_t i = 0; i < w->nroots; i++)
+        free(w->roots[i]);
+    free(w->roots);
+}
+
+/* The workspace's writable roots, canonical: its cwd and the spec's roots.  One that does not
+ * resolve is left out (nothing can change there).  -1 when out of memory. */
+static int add_roots(shc_confine_watch *w, const shc_confine_spec *spec)
+{
+    size_t most = 1;
+    for (const char *p = spec->writable, *end = p + spec->writable_len; p && p < end;
+         p += strlen(p) + 1)
+        most++;
+    w->sandboxed = true;
+    if (!(w->roots = calloc(most, sizeof *w->roots)))
+        return -1;
+    const char *p = spec->cwd ? spec->cwd : ".";
+    const char *end = spec->writable ? spec->writable + spec->writable_len : NULL;
+    for (size_t k = 0; k < most; k++) {
+        char *real = realpath(p, NULL);
+        if (!real && errno == ENOMEM)
+            return -1;
+        if (real)
+            w->roots[w->nroots++] = real;
+        p = k == 0 ? spec->writable : p + strlen(p) + 1;
+        if (!p || (end && p >= end))
+            break;
+    }
+    return 0;
 }
 
 shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t leader,
@@ -397,6 +449,9 @@ shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t lea
         w->programs_len = spec->programs_len;
     }
     w->quiet = spec && (spec->flags & SHC_CONFINE_LOGIN);
+    w->watching = spec && (spec->flags & SHC_CONFINE_WATCH);
+    if (spec && spec->sandbox == SHC_SANDBOX_WORKSPACE && add_roots(w, spec) != 0)
+        goto fail;
     fcntl(listener, F_SETFD, FD_CLOEXEC);
     w->wid = shc_loop_watch(loop, listener, SHC_LOOP_READ, on_ready, w);
     if (w->wid <= 0)
@@ -407,6 +462,7 @@ fail:
         free(w->n);
         free(w->r);
         free(w->programs);
+        free_roots(w);
         free(w);
     }
     close(listener);
@@ -441,6 +497,7 @@ void shc_confine_watch_free(shc_confine_watch *w)
     free(w->n);
     free(w->r);
     free(w->programs);
+    free_roots(w);
     free(w);
 }
 

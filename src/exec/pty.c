@@ -489,8 +489,9 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
     p->on_confine = opts->on_confine;
     p->on_wait = opts->on_wait;
     if (listener >= 0) {
-        p->watch =
-            shc_confine_watch_new(p->loop, listener, p->pid, opts->confine, on_confine_ev, p);
+        shc_confine_spec spec = *opts->confine; /* a listener comes only with a spec */
+        spec.cwd = opts->cwd;
+        p->watch = shc_confine_watch_new(p->loop, listener, p->pid, &spec, on_confine_ev, p);
     }
     p->linked = true;
     p->next = ex->live;

@@ -299,6 +299,7 @@ static _Noreturn void child(int slave, int errw, int cg, const char *cwd, const 
         int msg[2] = {STAGE_LISTENER, lfd};
         if (write(e2, msg, sizeof msg) != (ssize_t)sizeof msg)
             child_fail(e2, STAGE_CONFINE);
+        shc_confine_handoff(spec);
     }
 #ifdef SHC_FUZZING
     (void)shell;

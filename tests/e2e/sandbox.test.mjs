@@ -7,6 +7,7 @@
 // (SHCARD_NO_LANDLOCK=1) the command is refused with a notice, or runs with
 // --sandbox-fallback off; a model's blocked command gets a note in run-all mode and, in ask mode,
 // the offer to run it again without the sandbox.  Prints "N passed, N failed".
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -21,9 +22,9 @@ const server = createServer((s) => s.end());
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const port = server.address().port;
 
-async function agent(args = [], extraEnv = {}) {
+async function agent(args = [], extraEnv = {}, handlers = {}) {
   const child = startAgent(["--input-wait", "0", ...args], { env: { ...env, ...extraEnv }, cwd: ws });
-  const c = connect(child);
+  const c = connect(child, handlers);
   await c.ctx.request("initialize", ZED_INIT);
   return { child, ...c };
 }
@@ -47,7 +48,8 @@ async function run(a, sid, cmd) {
 const opt = (r, id) => (r.configOptions || []).find((o) => o.id === id);
 
 // shell mode: off unless configured
-const a1 = await agent();
+const asked1 = [];
+const a1 = await agent([], {}, { permission: async (p) => { asked1.push(p); return { outcome: { outcome: "selected", optionId: "allow" } }; } });
 {
   const r = await a1.ctx.request("session/new", { cwd: ws, mcpServers: [] });
   const sid = r.sessionId;
@@ -74,11 +76,26 @@ const a1 = await agent();
   x = await run(a1, sid, `exec 3<>/dev/tcp/127.0.0.1/${port}`);
   eq(x.exit?.exit_code, 0, "workspace + network on: TCP works");
   eq(x.tc?._meta?.sandbox, { mode: "workspace", network: true }, "network on: the card says so");
+  // the repository's control files: a change is told on the card (Landlock cannot keep .git
+  // read-only inside the writable workspace)
+  execFileSync("git", ["init", "-q", join(ws, "gitrepo")]);
+  x = await run(a1, sid, "git -C gitrepo config core.pager 'less -R'");
+  const shown = x.mine.filter((u) => u._meta?.terminal_output).map((u) => u._meta.terminal_output.data).join("");
+  ok(/\[shcard: this command, run in the sandbox, changed the repository's control files: 'gitrepo\/\.git\/config' \(changed\)/.test(shown), "workspace: a changed .git/config is told on the card", shown);
+  x = await run(a1, sid, "echo a > gitrepo/a && git -C gitrepo add a && git -C gitrepo -c user.email=t@t -c user.name=t commit -qm one");
+  eq(x.exit?.exit_code, 0, "workspace: git commit works", x.mine);
+  const quiet = x.mine.filter((u) => u._meta?.terminal_output).map((u) => u._meta.terminal_output.data).join("");
+  ok(!/control files/.test(quiet), "workspace: a commit changes no control file", quiet);
   const bad = await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "sandbox", value: "strict" }).then(() => 0, (e) => e.code);
   eq(bad, -32602, "an unknown sandbox: -32602");
+  eq(asked1.length, 0, "shell mode runs what is typed without asking");
   await a1.ctx.request("session/set_config_option", { sessionId: sid, configId: "sandbox", value: "off" });
   x = await run(a1, sid, `echo d > ${out}/again`);
   ok(existsSync(join(out, "again")), "back to off: the write works again");
+  eq(asked1.length, 1, "after a sandboxed change to .git/config, the next command outside the sandbox is asked for", asked1);
+  ok(/control files/.test(asked1[0]?.options?.[0]?.name || ""), "the request says why", asked1[0]);
+  x = await run(a1, sid, `echo e > ${out}/again2`);
+  eq(asked1.length, 1, "once: the command after it runs as typed again", asked1);
 }
 await stop(a1);
 
@@ -135,6 +152,18 @@ await stop(a4);
   ok(/Permission denied/.test(res) && /\[shcard: this command ran in the `workspace` sandbox .*network off.*the sandbox may have blocked it.*`sandbox` option to `off`/s.test(res), "model: the tool result says the sandbox may have blocked it and how to allow it", res);
   ok(/\[exit code: 1\]$/.test(res), "model: the exit line stays last", res);
   await stop(a5);
+  await fake.stop();
+}
+// a model's command that changes .git/config: the tool result tells the model
+{
+  const fake = await startFakeServer("sandbox_git.json");
+  const a6 = await agent(["--base-url", fake.url, "--approve", "all"], { DEEPSEEK_API_KEY: "sk-test-sandbox", OPENAI_API_KEY: "", SHCARD_CONFIG: "", NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1" });
+  const r = await a6.ctx.request("session/new", { cwd: ws, mcpServers: [] });
+  await run(a6, r.sessionId, "set a git option");
+  const m = fake.requests()[1]?.body?.messages || [];
+  const res = m.find((x) => x.role === "tool")?.content || "";
+  ok(/\[shcard: this command, run in the sandbox, changed the repository's control files: 'gitrepo\/\.git\/config' \(changed\)\. git runs hooks/.test(res), "model: the tool result names the changed .git/config", res);
+  await stop(a6);
   await fake.stop();
 }
 // ask mode: a command the sandbox may have stopped gets a second permission request, to run it
