@@ -356,6 +356,14 @@ bool shc__word_names_special(const char *w);
 /* For a real absolute path: why reading it may block ("a FIFO ...", "a device", "a socket"),
  * following symlinks; NULL for a regular file, a directory, or a name that does not exist. */
 const char *shc__path_stat(const char *abs_path);
+/* Whether the kernel's walk of the absolute path abs meets a symbolic link whose text names a
+ * proc, dev, sys or run directory, or is led by a link into one of them: /proc/self/fd/N,
+ * /proc/self/cwd, /dev/stdin and their kind resolve per process (realpath() here answers for
+ * shcard's own process, not the command's), also at the end of a chain of links (a -> c,
+ * c -> /proc/self/fd/2) or from a `cd` directory.  Every link on the way is followed as the
+ * kernel follows it, `..` after it; true also when the walk cannot be followed here (over 40
+ * links, too long, not absolute).  False in the WebAssembly build (no readlink there). */
+bool shc__path_magic(const char *abs);
 
 /* ------------------------------------------------------------------ resolve.c */
 

@@ -1,34 +1,16 @@
 /* What a command reads from its repository without being told, judged when the real directory is
- * known (`shcard acp`, `shcard run`, `explain --cwd`, the library's opts.cwd).  Found by the
- * classifier red teams, each seen blocking, reading for ever or executing:
- *
- * - ignore files: rg, fd, ag, tree --gitignore and git read `.gitignore`, `.ignore`, `.rgignore`,
- *   `.fdignore`, `.agignore` in the directory they walk and in every parent, `.gitattributes`
- *   (git grep, bat's libgit2) and `.git/info/exclude`; a symlink to /dev/zero or /dev/tty, or a
- *   FIFO, there makes `rg foo .` read for ever or wait, and rg and fd compile every glob: 1 MiB
- *   of globs took rg 6 s and 180 MB, 64 KiB 0.5 s (fd 1.2 s).  Each such file must be a regular
- *   file that is not a symlink, and together they may hold SHC_IGNORE_MAX bytes.
- * - the git directory, whole: git and libgit2 read far more than config, HEAD and index (the
- *   split index's `sharedindex.*`, `objects/info/alternates`, loose objects when bat diffs the
- *   work tree, every `.git/modules/NAME/config` under --recurse-submodules, the common directory
- *   of a worktree).  Rather than list them, the whole control directory -- .git, the directory a
- *   gitfile names, its common directory -- must be ordinary: regular files and directories
- *   only, no symbolic link, no file over its bound (objects aside), no alternates, at most
- *   SHC_GIT_MAX_ENTRIES entries (one bounded scan; past a bound it is terminal; the object
- *   store only for bat, whose libgit2 reads blobs).  Every file named `config` or
- *   `config.worktree` in it (the repository's, a worktree's, a submodule's) must name none of
- *   the keys that run programs, read other files or change how a pattern is read.
- *   shc__git_dir_ordinary()'s answer depends only on that directory tree, so a caller may cache
- *   it per directory and modification times.
- *
- * - ignore and attribute files in subdirectories of the walk (a FIFO `.gitattributes` there
- *   blocked `git grep`): in the bridge context only (shc__tree_check: a walk of the tree costs
- *   milliseconds a command, too much for `explain --batch --cwd` over thousands of commands
- *   without a cache), each plain, 64 KiB each and 256 KiB together, 20000 entries at most.
- *
- * What stays unseen: FIFOs or huge files inside the walk (the tools skip what is not a regular
- * file when they walk), subdirectories' ignore files outside the bridge context, the user's
- * global git configuration and the environment. */
+ * known (`shcard acp`, `shcard run`, `explain --cwd`, the library's opts.cwd); each rule was
+ * found by a red team blocking, reading for ever or executing, and
+ * docs/classifier-repositories.md states them with their bounds:
+ * - ignore files in the walked directory and every parent (a link to /dev/zero or a FIFO made
+ *   `rg foo .` wait; rg and fd compile every glob): regular, SHC_IGNORE_MAX bytes together;
+ * - the git directory, whole, in one bounded scan (git and libgit2 read far more than config,
+ *   HEAD and index): regular files and directories only, no link or alternates, bounded sizes
+ *   and entries, every config naming no key that runs programs or reads other files.  Its
+ *   answer depends only on that tree (a caller may cache it by modification times);
+ * - ignore files below the walk, in the bridge context only (shc__tree_check).
+ * Unseen: FIFOs or huge files inside the walk (the tools skip them), global git configuration
+ * and the environment. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "classify/policy.h"
 
@@ -75,6 +57,10 @@ static const char *plain_file(const char *path, long long max, long long *size)
     if (lstat(path, &st) != 0)
         return NULL;
     if (S_ISLNK(st.st_mode)) {
+        /* .ignore -> /proc/self/fd/1: realpath() answers for shcard's descriptor (a pipe:
+         * "dangling"), the tool opens its own terminal */
+        if (shc__path_magic(path))
+            return "a symbolic link through a device or process file";
         char *real = realpath(path, NULL);
         if (!real)
             return NULL; /* dangling: the tool finds nothing */
@@ -294,7 +280,7 @@ static const char *git_entry(char *p, size_t len, size_t name, int depth, unsign
 /* The git directory g must not lead to a device, a process file or the root. */
 static const char *git_top(const char *g, char *p, gscan *s)
 {
-    char *real = realpath(g, NULL);
+    char *real = shc__path_magic(g) ? NULL : realpath(g, NULL);
     if (!real) {
         snprintf(s->what, s->cap, "%s", g);
         return "a git directory that cannot be resolved";
@@ -503,6 +489,32 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
     return 1;
 }
 
+/* Whether git surely takes g as a repository and stops looking in the parents: git's own test
+ * (is_git_directory: a valid HEAD, objects and refs), stricter.  git passes over a .git
+ * directory that is none (an empty w/.git let `git ls-files` run the fsmonitor of the
+ * repository above); with a commondir, the walk goes on too. */
+static bool git_stops_at(const char *g)
+{
+    static const char *const dirs[] = {"objects", "refs"};
+    char p[4096], head[128] = "";
+    struct stat st;
+    if (join(p, sizeof p, g, "commondir") < 0 || lstat(p, &st) == 0)
+        return false;
+    for (size_t i = 0; i < 2; i++)
+        if (join(p, sizeof p, g, dirs[i]) < 0 || stat(p, &st) != 0 || !S_ISDIR(st.st_mode) ||
+            (st.st_mode & 0111) != 0111) /* git needs to search it (access() is no WASI call) */
+            return false;
+    FILE *f = join(p, sizeof p, g, "HEAD") < 0 || lstat(p, &st) != 0 || !S_ISREG(st.st_mode)
+                  ? NULL : open_text(p);
+    if (!f)
+        return false;
+    head[fread(head, 1, sizeof head - 1, f)] = '\0';
+    fclose(f);
+    size_t hex = strspn(head, "0123456789abcdef");
+    return !strncmp(head, "ref: refs/", 10) ||
+           ((hex == 40 || hex == 64) && (head[hex] == '\n' || !head[hex]));
+}
+
 const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects,
                             shc_ignbudget *budget, char *what, size_t cap)
 {
@@ -543,7 +555,7 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
                 return "a path too long to judge";
             }
             if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
-                git_seen = true;
+                git_seen = git_stops_at(d);
                 const char *why = shc__git_dir_ordinary(d, objects, what, cap);
                 if (why || (why = git_info(d, budget, what, cap)) ||
                     (why = common_info(d, budget, what, cap)))
@@ -559,7 +571,11 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
                 return why;
             }
             if (k > 0) {
-                git_seen = true;
+                /* a .git file git cannot follow is fatal to git; a .git directory that is no
+                 * repository is passed over for the parent's */
+                bool dir_form = join(p, sizeof p, d, ".git") == 0 && lstat(p, &st) == 0 &&
+                                S_ISDIR(st.st_mode);
+                git_seen = git_seen || !dir_form || git_stops_at(g);
                 /* the walkers read only info/, here and in the common directory; git the
                  * whole directory, and its info/ files count in the ignore budget */
                 if (git && (why = shc__git_dir_ordinary(g, objects, what, cap)))
