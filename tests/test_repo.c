@@ -438,6 +438,27 @@ static void test_git_passes_over(void **state)
     DONE();
 }
 
+/* A repository nested in a walked tree: rg and fd read its info/exclude (a FIFO there blocked
+ * `rg foo .`); the bridge's tree scan skipped every .git. */
+static void test_nested_repository(void **state)
+{
+    (void)state;
+    wrong = 0;
+    context = SHC_CONTEXT_BRIDGE;
+    sh("mkdir -p nest/sub/.git/info nest/ok/.git/info && echo foo > nest/sub/b && "
+       "echo '*.o' > nest/ok/.git/info/exclude && mkfifo nest/sub/.git/info/exclude");
+    CARD("rg foo nest/ok", SHC_KIND_SEARCH);
+    TERMINAL("rg foo nest");
+    TERMINAL("fd b nest");
+    sh("rm nest/sub/.git/info/exclude && echo junk > nest/ok/.git.tmp");
+    CARD("rg foo nest", SHC_KIND_SEARCH);
+    sh("rm -r nest/ok/.git && mv nest/ok/.git.tmp nest/ok/.git");
+    TERMINAL("rg foo nest"); /* a .git file that cannot be followed */
+    sh("rm -r nest");
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_cd_dotdot_without_cwd),
         cmocka_unit_test(test_magic_chains),
         cmocka_unit_test(test_git_passes_over),
+        cmocka_unit_test(test_nested_repository),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -418,6 +418,20 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
  * on that directory tree (a caller may cache it per directory and modification times).  Why
  * not, or NULL. */
 const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_t cap);
+
+/* ------------------------------------------------------------------ gitdir.c */
+
+/* out = dir/name ("/name" for the root); -1 when it does not fit in cap. */
+int shc__path_join(char *out, size_t cap, const char *dir, const char *name);
+/* A path file as git reads it (`.git`'s gitdir line, commondir): the whole file, only trailing
+ * newlines and carriage returns stripped (a newline inside is part of the path).  1 with out
+ * set; 0 when it cannot be opened; -1 when it is too long or a control character is left in
+ * it (shcard would judge another directory than git uses). */
+int shc__read_pathfile(const char *path, char *out, size_t cap);
+/* Whether git surely takes the directory g as its repository and stops looking in the
+ * parents (git's is_git_directory, stricter: a HEAD naming a ref or an object, searchable
+ * objects/ and refs/, no commondir). */
+bool shc__git_stops_at(const char *g);
 /* For a directory a tool walks reading the ignore files of every subdirectory (rg, fd, ag,
  * git): each such file below it plain and at most 64 KiB, all of them 256 KiB together, the
  * tree at most 20000 entries (a bounded scan: past it, terminal).  Why not, or NULL. */
