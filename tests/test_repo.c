@@ -434,7 +434,15 @@ static void test_git_passes_over(void **state)
     TERMINAL("cd outer/w && git grep -n foo -- .");
     TERMINAL("cd outer/x && git ls-files");
     sh("cd outer/w && git ls-files >/dev/null 2>&1; test -e PWNED || test -e ../PWNED");
-    sh("rm -rf outer");
+    /* a gitdir through /proc/self/cwd: shcard's own directory is not the command's */
+    sh("mkdir -p outer/pw && git init -q --bare outer/pw/evil && echo 'gitdir: "
+       "/proc/self/cwd/evil' > outer/pw/.git && git init -q --bare evil");
+    char here[4096];
+    assert_non_null(getcwd(here, sizeof here));
+    assert_int_equal(chdir(dir), 0); /* shcard's directory holds an ordinary evil/ */
+    TERMINAL("cd outer/pw && git ls-files");
+    assert_int_equal(chdir(here), 0);
+    sh("rm -rf outer evil");
     DONE();
 }
 

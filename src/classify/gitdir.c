@@ -197,7 +197,11 @@ static const char *git_entry(char *p, size_t len, size_t name, int depth, unsign
 /* The git directory g must not lead to a device, a process file or the root. */
 static const char *git_top(const char *g, char *p, gscan *s)
 {
-    char *real = shc__path_magic(g) ? NULL : realpath(g, NULL);
+    /* a gitdir or commondir written as /proc/self/cwd/x: realpath() answers for shcard's
+     * directory, git for the command's */
+    shc_path wp;
+    bool magic = shc__path_magic(g) || (shc__path_check(NULL, g, &wp) & SHC_PATH_SPECIAL);
+    char *real = magic ? NULL : realpath(g, NULL);
     if (!real) {
         snprintf(s->what, s->cap, "%s", g);
         return "a git directory that cannot be resolved";
