@@ -123,7 +123,7 @@ typedef struct tscan {
 static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 {
 #ifdef __wasi__
-    (void)p, (void)len, (void)depth, (void)s;
+    (void)p, (void)len, (void)depth, (void)s, (void)nested_git_info;
     return "a tree the WebAssembly build cannot walk";
 #else
     if (depth > SHC_TREE_MAX_DEPTH) {
