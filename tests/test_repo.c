@@ -381,6 +381,92 @@ static void test_cd_dotdot_without_cwd(void **state)
     DONE();
 }
 
+/* Magic links seen through a chain or a `cd`: realpath() answers for shcard's own process
+ * (its fd 9 a regular file here, the command's something else; its directory is not the
+ * command's), so every link on the way is read: a -> c, c -> /proc/self/fd/9; `cd d` with
+ * d -> /proc/self/cwd; an ignore file linked to /proc/self/fd/9. */
+static void test_magic_chains(void **state)
+{
+    (void)state;
+    wrong = 0;
+    char reg[64];
+    snprintf(reg, sizeof reg, "%s/README.md", dir);
+    FILE *f = fopen(reg, "r");
+    assert_non_null(f);
+    int saved = dup(9);
+    assert_int_equal(dup2(fileno(f), 9), 9);
+    sh("mkdir -p mg/sub && ln -s c mg/a && ln -s /proc/self/fd/9 mg/c && "
+       "ln -s /proc/self/cwd mg/d && ln -s ../c mg/sub/up && echo foo > mg/sub/f && "
+       "ln -s /proc/self/fd/9 mg/sub/.ignore && ln -s f mg/sub/plain");
+    TERMINAL("cat mg/a");
+    TERMINAL("head -n 3 mg/sub/up");
+    TERMINAL("cat mg/c");
+    TERMINAL("cd mg/d && cat nothing-here");
+    TERMINAL("cd mg && cd d && ls");
+    TERMINAL("rg foo mg/sub");
+    TERMINAL("fd f mg/sub");
+    CARD("cat mg/sub/plain", SHC_KIND_READ);
+    sh("rm mg/sub/.ignore");
+    CARD("rg foo mg/sub", SHC_KIND_SEARCH);
+    CARD("cd mg/sub && cat f", SHC_KIND_READ);
+    sh("rm -r mg");
+    fclose(f);
+    if (saved >= 0) {
+        dup2(saved, 9);
+        close(saved);
+    } else {
+        close(9);
+    }
+    DONE();
+}
+
+/* git passes over a .git directory that is no repository (empty, or a HEAD that is no ref)
+ * and uses the parent's: that repository is judged too.  The fixture's fsmonitor really runs. */
+static void test_git_passes_over(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("mkdir -p outer && cd outer && git init -q . && echo foo > a && git add a && "
+       "git config core.fsmonitor 'touch PWNED; false' && mkdir -p w/.git v x/objects x/refs && "
+       "echo foo > w/b && echo junk > x/HEAD && cd v && git init -q . && echo foo > c");
+    CARD("cd outer/v && git ls-files", SHC_KIND_LIST); /* a real repository: git stops there */
+    TERMINAL("cd outer/w && git ls-files");
+    TERMINAL("cd outer/w && git grep -n foo -- .");
+    TERMINAL("cd outer/x && git ls-files");
+    sh("cd outer/w && git ls-files >/dev/null 2>&1; test -e PWNED || test -e ../PWNED");
+    /* a gitdir through /proc/self/cwd: shcard's own directory is not the command's */
+    sh("mkdir -p outer/pw && git init -q --bare outer/pw/evil && echo 'gitdir: "
+       "/proc/self/cwd/evil' > outer/pw/.git && git init -q --bare evil");
+    char here[4096];
+    assert_non_null(getcwd(here, sizeof here));
+    assert_int_equal(chdir(dir), 0); /* shcard's directory holds an ordinary evil/ */
+    TERMINAL("cd outer/pw && git ls-files");
+    assert_int_equal(chdir(here), 0);
+    sh("rm -rf outer evil");
+    DONE();
+}
+
+/* A repository nested in a walked tree: rg and fd read its info/exclude (a FIFO there blocked
+ * `rg foo .`); the bridge's tree scan skipped every .git. */
+static void test_nested_repository(void **state)
+{
+    (void)state;
+    wrong = 0;
+    context = SHC_CONTEXT_BRIDGE;
+    sh("mkdir -p nest/sub/.git/info nest/ok/.git/info && echo foo > nest/sub/b && "
+       "echo '*.o' > nest/ok/.git/info/exclude && mkfifo nest/sub/.git/info/exclude");
+    CARD("rg foo nest/ok", SHC_KIND_SEARCH);
+    TERMINAL("rg foo nest");
+    TERMINAL("fd b nest");
+    sh("rm nest/sub/.git/info/exclude && echo junk > nest/ok/.git.tmp");
+    CARD("rg foo nest", SHC_KIND_SEARCH);
+    sh("rm -r nest/ok/.git && mv nest/ok/.git.tmp nest/ok/.git");
+    TERMINAL("rg foo nest"); /* a .git file that cannot be followed */
+    sh("rm -r nest");
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +477,9 @@ int main(void)
         cmocka_unit_test(test_unlistable_dir),
         cmocka_unit_test(test_budget_per_command),
         cmocka_unit_test(test_cd_dotdot_without_cwd),
+        cmocka_unit_test(test_magic_chains),
+        cmocka_unit_test(test_git_passes_over),
+        cmocka_unit_test(test_nested_repository),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -13,8 +13,12 @@
  * also stat()s the files (shc__path_stat). */
 #include "classify/policy.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifndef SHC_WASM_HOST_H
+#include <unistd.h>
+#endif
 
 /* The directories whose files may block, never end, or are not files at all. */
 #define SHC_HUGE_FILE (1LL << 30)
@@ -195,4 +199,81 @@ unsigned shc__path_shallow(const char *base, const char *p, bool shallow, unsign
     if ((j & SHC_PATH_SPECIAL) && !strchr(np.norm + 1, '/'))
         return bad & ~(unsigned)SHC_PATH_SPECIAL;
     return bad;
+}
+
+/* Whether the text of a link names a proc, dev, sys or run directory in any component. */
+static bool text_names_special(const char *text)
+{
+    for (const char *c = text; *c;) {
+        size_t n = strcspn(c, "/");
+        for (size_t i = 0; i < sizeof special_dirs / sizeof special_dirs[0]; i++)
+            if (seg_is(c, n, special_dirs[i]))
+                return true;
+        c += n;
+        while (*c == '/')
+            c++;
+    }
+    return false;
+}
+
+bool shc__path_magic(const char *abs)
+{
+#ifdef SHC_WASM_HOST_H /* the WebAssembly build asks its host for stat() and realpath() only */
+    (void)abs, (void)text_names_special;
+    return false;
+#else
+    char done[4096] = "", rest[8192], text[4096], tmp[8192];
+    size_t dl = 0, ro = 0;
+    unsigned links = 0;
+    if (abs[0] != '/' || snprintf(rest, sizeof rest, "%s", abs) >= (int)sizeof rest)
+        return true;
+    for (;;) {
+        while (rest[ro] == '/')
+            ro++;
+        if (!rest[ro])
+            return false;
+        size_t s = ro;
+        while (rest[ro] && rest[ro] != '/')
+            ro++;
+        size_t n = ro - s;
+        if (seg_is(rest + s, n, "."))
+            continue;
+        if (seg_is(rest + s, n, "..")) { /* done holds no link: `..` is its parent */
+            while (dl > 0 && done[dl - 1] != '/')
+                dl--;
+            dl = dl > 0 ? dl - 1 : 0;
+            done[dl] = '\0';
+            continue;
+        }
+        if (dl + 1 + n + 1 > sizeof done)
+            return true;
+        done[dl] = '/';
+        memcpy(done + dl + 1, rest + s, n);
+        done[dl + 1 + n] = '\0';
+        /* a link led into /proc, /dev, /sys or /run: where the per-process links are */
+        if (links > 0 && dl == 0 && text_names_special(done))
+            return true;
+        struct stat st;
+        if (lstat(done, &st) != 0)
+            return false; /* missing: nothing further resolves */
+        if (!S_ISLNK(st.st_mode)) {
+            dl += 1 + n;
+            continue;
+        }
+        ssize_t t = readlink(done, text, sizeof text - 1);
+        if (++links > 40 || t <= 0)
+            return true;
+        text[t] = '\0';
+        if (text_names_special(text))
+            return true;
+        done[dl] = '\0';
+        if (text[0] == '/')
+            dl = 0, done[0] = '\0';
+        int w = snprintf(tmp, sizeof tmp, "%s/%s", text, rest + ro);
+        if (w < 0 || (size_t)w >= sizeof rest)
+            return true;
+        memcpy(rest, tmp, (size_t)w + 1);
+        ro = 0;
+    }
+#endif
 }

@@ -356,6 +356,14 @@ bool shc__word_names_special(const char *w);
 /* For a real absolute path: why reading it may block ("a FIFO ...", "a device", "a socket"),
  * following symlinks; NULL for a regular file, a directory, or a name that does not exist. */
 const char *shc__path_stat(const char *abs_path);
+/* Whether the kernel's walk of the absolute path abs meets a symbolic link whose text names a
+ * proc, dev, sys or run directory, or is led by a link into one of them: /proc/self/fd/N,
+ * /proc/self/cwd, /dev/stdin and their kind resolve per process (realpath() here answers for
+ * shcard's own process, not the command's), also at the end of a chain of links (a -> c,
+ * c -> /proc/self/fd/2) or from a `cd` directory.  Every link on the way is followed as the
+ * kernel follows it, `..` after it; true also when the walk cannot be followed here (over 40
+ * links, too long, not absolute).  False in the WebAssembly build (no readlink there). */
+bool shc__path_magic(const char *abs);
 
 /* ------------------------------------------------------------------ resolve.c */
 
@@ -410,6 +418,20 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
  * on that directory tree (a caller may cache it per directory and modification times).  Why
  * not, or NULL. */
 const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_t cap);
+
+/* ------------------------------------------------------------------ gitdir.c */
+
+/* out = dir/name ("/name" for the root); -1 when it does not fit in cap. */
+int shc__path_join(char *out, size_t cap, const char *dir, const char *name);
+/* A path file as git reads it (`.git`'s gitdir line, commondir): the whole file, only trailing
+ * newlines and carriage returns stripped (a newline inside is part of the path).  1 with out
+ * set; 0 when it cannot be opened; -1 when it is too long or a control character is left in
+ * it (shcard would judge another directory than git uses). */
+int shc__read_pathfile(const char *path, char *out, size_t cap);
+/* Whether git surely takes the directory g as its repository and stops looking in the
+ * parents (git's is_git_directory, stricter: a HEAD naming a ref or an object, searchable
+ * objects/ and refs/, no commondir). */
+bool shc__git_stops_at(const char *g);
 /* For a directory a tool walks reading the ignore files of every subdirectory (rg, fd, ag,
  * git): each such file below it plain and at most 64 KiB, all of them 256 KiB together, the
  * tree at most 20000 entries (a bounded scan: past it, terminal).  Why not, or NULL. */

@@ -1,34 +1,16 @@
 /* What a command reads from its repository without being told, judged when the real directory is
- * known (`shcard acp`, `shcard run`, `explain --cwd`, the library's opts.cwd).  Found by the
- * classifier red teams, each seen blocking, reading for ever or executing:
- *
- * - ignore files: rg, fd, ag, tree --gitignore and git read `.gitignore`, `.ignore`, `.rgignore`,
- *   `.fdignore`, `.agignore` in the directory they walk and in every parent, `.gitattributes`
- *   (git grep, bat's libgit2) and `.git/info/exclude`; a symlink to /dev/zero or /dev/tty, or a
- *   FIFO, there makes `rg foo .` read for ever or wait, and rg and fd compile every glob: 1 MiB
- *   of globs took rg 6 s and 180 MB, 64 KiB 0.5 s (fd 1.2 s).  Each such file must be a regular
- *   file that is not a symlink, and together they may hold SHC_IGNORE_MAX bytes.
- * - the git directory, whole: git and libgit2 read far more than config, HEAD and index (the
- *   split index's `sharedindex.*`, `objects/info/alternates`, loose objects when bat diffs the
- *   work tree, every `.git/modules/NAME/config` under --recurse-submodules, the common directory
- *   of a worktree).  Rather than list them, the whole control directory -- .git, the directory a
- *   gitfile names, its common directory -- must be ordinary: regular files and directories
- *   only, no symbolic link, no file over its bound (objects aside), no alternates, at most
- *   SHC_GIT_MAX_ENTRIES entries (one bounded scan; past a bound it is terminal; the object
- *   store only for bat, whose libgit2 reads blobs).  Every file named `config` or
- *   `config.worktree` in it (the repository's, a worktree's, a submodule's) must name none of
- *   the keys that run programs, read other files or change how a pattern is read.
- *   shc__git_dir_ordinary()'s answer depends only on that directory tree, so a caller may cache
- *   it per directory and modification times.
- *
- * - ignore and attribute files in subdirectories of the walk (a FIFO `.gitattributes` there
- *   blocked `git grep`): in the bridge context only (shc__tree_check: a walk of the tree costs
- *   milliseconds a command, too much for `explain --batch --cwd` over thousands of commands
- *   without a cache), each plain, 64 KiB each and 256 KiB together, 20000 entries at most.
- *
- * What stays unseen: FIFOs or huge files inside the walk (the tools skip what is not a regular
- * file when they walk), subdirectories' ignore files outside the bridge context, the user's
- * global git configuration and the environment. */
+ * known (`shcard acp`, `shcard run`, `explain --cwd`, the library's opts.cwd); each rule was
+ * found by a red team blocking, reading for ever or executing, and
+ * docs/classifier-repositories.md states them with their bounds:
+ * - ignore files in the walked directory and every parent (a link to /dev/zero or a FIFO made
+ *   `rg foo .` wait; rg and fd compile every glob): regular, SHC_IGNORE_MAX bytes together;
+ * - the git directory, whole, in one bounded scan (git and libgit2 read far more than config,
+ *   HEAD and index): regular files and directories only, no link or alternates, bounded sizes
+ *   and entries, every config naming no key that runs programs or reads other files.  Its
+ *   answer depends only on that tree (a caller may cache it by modification times);
+ * - ignore files below the walk, in the bridge context only (shc__tree_check).
+ * Unseen: FIFOs or huge files inside the walk (the tools skip them), global git configuration
+ * and the environment. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "classify/policy.h"
 
@@ -41,10 +23,6 @@
 #include <unistd.h>
 
 #define SHC_PATH_MAX 4096
-#define SHC_CONFIG_MAX (1L << 20)        /* a git config file larger than this is refused */
-#define SHC_GIT_MAX_FILE (256LL << 20)   /* a file in the git directory (objects/ aside) */
-#define SHC_GIT_MAX_ENTRIES 20000        /* entries of one git directory, all levels together */
-#define SHC_GIT_MAX_DEPTH 12             /* levels below the git directory (modules nest) */
 #define SHC_TREE_MAX_ENTRIES 20000       /* entries of a walked tree read for its ignore files */
 #define SHC_TREE_MAX_DEPTH 64            /* levels of a walked tree */
 #define SHC_TREE_IGNORE_MAX (256L << 10) /* ignore files below a walked directory, together */
@@ -52,18 +30,6 @@
 static const char *const ignore_names[] = {".gitignore", ".ignore",        ".rgignore", ".fdignore",
                                            ".agignore",  ".gitattributes", ".hgignore"};
 
-/* Keys of a repository's git configuration that execute programs, read other files, or change
- * how a command reads its arguments (matched as case-insensitive substrings of the file: a
- * superset, so a comment that names one is refused too). */
-static const char *const git_keys[] = {
-    "fsmonitor", "include",  "excludesfile", "attributesfile", "funcname", "patterntype",
-    "extendedregexp", "pager", "textconv", "promisor", "partialclone", "sshcommand", "worktree",
-    "filter", "external", "alternate", "gitproxy",
-    /* submodule.recurse makes git grep and ls-files enter submodules, whose own .git in the
-     * work tree is judged by no one; every submodule.* key is refused */
-    "submodule",
-    /* grep.threads, index.threads, pack.threads: as many threads as it says */
-    "threads"};
 
 /* NULL when path does not exist or is a regular file of at most max bytes (also through a
  * symlink whose target is not under /dev, /proc, /sys or /run); else why not.  *size gets its
@@ -75,6 +41,10 @@ static const char *plain_file(const char *path, long long max, long long *size)
     if (lstat(path, &st) != 0)
         return NULL;
     if (S_ISLNK(st.st_mode)) {
+        /* .ignore -> /proc/self/fd/1: realpath() answers for shcard's descriptor (a pipe:
+         * "dangling"), the tool opens its own terminal */
+        if (shc__path_magic(path))
+            return "a symbolic link through a device or process file";
         char *real = realpath(path, NULL);
         if (!real)
             return NULL; /* dangling: the tool finds nothing */
@@ -94,46 +64,6 @@ static const char *plain_file(const char *path, long long max, long long *size)
     return NULL;
 }
 
-/* fopen(path, "r"), except in the WebAssembly build: its host answers stat() and realpath()
- * only (bindings/node/shcard_wasm.c), so a file that must be read is refused there. */
-static FILE *open_text(const char *path)
-{
-#ifdef __wasi__
-    (void)path;
-    return NULL;
-#else
-    return fopen(path, "r");
-#endif
-}
-
-/* A path file as git reads it (`.git`'s gitdir line, commondir): the whole file, only trailing
- * newlines and carriage returns stripped (a newline inside is part of the path).  1 with out
- * set; 0 when it cannot be opened; -1 when it is too long or a control character is left in
- * it (shcard would judge another directory than git uses). */
-static int read_pathfile(const char *path, char *out, size_t cap)
-{
-    FILE *f = open_text(path);
-    if (!f)
-        return 0;
-    size_t n = fread(out, 1, cap - 1, f);
-    bool more = fgetc(f) != EOF;
-    fclose(f);
-    if (more)
-        return -1;
-    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r'))
-        n--;
-    out[n] = 0;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
-            return -1;
-    return 1;
-}
-
-static int join(char *out, size_t cap, const char *dir, const char *name)
-{
-    int w = snprintf(out, cap, "%s/%s", strcmp(dir, "/") ? dir : "", name);
-    return w < 0 || (size_t)w >= cap ? -1 : 0;
-}
 
 void shc__ignbudget_init(shc_ignbudget *b)
 {
@@ -165,7 +95,7 @@ static bool charge(shc_ignbudget *b, const char *p, long long size, long long *l
 static const char *ignore_at(char *p, size_t n, const char *dir, const char *name,
                              shc_ignbudget *budget, char *what, size_t cap)
 {
-    if (join(p, n, dir, name) < 0) {
+    if (shc__path_join(p, n, dir, name) < 0) {
         snprintf(what, cap, "%s/%s", dir, name);
         return "a path too long to judge";
     }
@@ -178,175 +108,8 @@ static const char *ignore_at(char *p, size_t n, const char *dir, const char *nam
         snprintf(what, cap, "%s", p);
     return why;
 }
+static const char *nested_git_info(const char *d, shc_ignbudget *b, char *what, size_t cap);
 
-/* The config file's text holds one of git_keys. */
-static bool config_risky(const char *path)
-{
-    FILE *f = open_text(path);
-    if (!f)
-        return true; /* it exists (the caller lstat()ed it) but cannot be read: refuse */
-    char buf[4096 + 32];
-    size_t keep = 0, total = 0;
-    bool risky = false;
-    for (;;) {
-        size_t n = fread(buf + keep, 1, sizeof buf - 1 - keep, f);
-        if (n == 0)
-            break;
-        total += n;
-        size_t len = keep + n;
-        buf[len] = 0;
-        for (size_t i = keep; i < len; i++)
-            buf[i] = buf[i] == 0 ? ' ' : (char)tolower((unsigned char)buf[i]);
-        for (size_t k = 0; k < sizeof git_keys / sizeof *git_keys && !risky; k++)
-            if (strstr(buf, git_keys[k]))
-                risky = true;
-        if (risky || total > SHC_CONFIG_MAX)
-            break;
-        keep = len < 24 ? len : 24; /* a key split across two reads */
-        memmove(buf, buf + len - keep, keep);
-    }
-    fclose(f);
-    return risky || total > SHC_CONFIG_MAX;
-}
-
-typedef struct gscan {
-    bool objects; /* libgit2 (bat) reads objects: the object store is scanned too */
-    size_t entries;
-    char *what;
-    size_t cap;
-} gscan;
-
-/* One entry of a git directory, p (its name at p + name): why it is not ordinary, or NULL. */
-static const char *git_entry(char *p, size_t len, size_t name, int depth, unsigned char type,
-                             gscan *s);
-
-/* Scans the directory p[0..len) (a buffer of SHC_PATH_MAX bytes): every entry ordinary. */
-static const char *git_tree(char *p, size_t len, int depth, gscan *s)
-{
-    if (depth > SHC_GIT_MAX_DEPTH) {
-        snprintf(s->what, s->cap, "%s", p);
-        return "nested too deeply to judge";
-    }
-    DIR *d = opendir(p);
-    if (!d) {
-        snprintf(s->what, s->cap, "%s", p);
-        return "a directory shcard cannot read";
-    }
-    const char *why = NULL;
-    struct dirent *e;
-    while (!why && (e = readdir(d)) != NULL) {
-        const char *nm = e->d_name;
-        if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
-            continue;
-        size_t n = strlen(nm);
-        if (++s->entries > SHC_GIT_MAX_ENTRIES || len + 1 + n + 1 > SHC_PATH_MAX) {
-            snprintf(s->what, s->cap, "%s", p);
-            why = s->entries > SHC_GIT_MAX_ENTRIES ? "too large to judge (over 20000 entries)"
-                                                   : "a path too long to judge";
-            break;
-        }
-        p[len] = '/';
-        memcpy(p + len + 1, nm, n + 1);
-        why = git_entry(p, len + 1 + n, len + 1, depth, e->d_type, s);
-        p[len] = '\0';
-    }
-    closedir(d);
-    return why;
-}
-
-static const char *git_entry(char *p, size_t len, size_t name, int depth, unsigned char type,
-                             gscan *s)
-{
-    const char *nm = p + name, *why = NULL;
-    /* the directory entry's own type answers most entries without a stat: directories, and
-     * objects (loose objects are inflated, packs mapped in windows: their size does not make
-     * a read endless); a stat only for the other regular files, links, and unknown types */
-    /* git ls-files and worktree git grep read no object (revisions and --cached are terminal):
-     * for them the object store is skipped but for objects/info (alternates) */
-    bool skip = !s->objects && name >= 9 && !memcmp(p + name - 9, "/objects/", 9) &&
-                strcmp(nm, "info") != 0;
-    if (type == DT_DIR)
-        return skip ? NULL : git_tree(p, len, depth + 1, s);
-    if (type == DT_REG && strstr(p, "/objects/") && strcmp(nm, "alternates") != 0 &&
-        strcmp(nm, "http-alternates") != 0)
-        return NULL;
-    struct stat st;
-    if (lstat(p, &st) != 0)
-        why = "a file that cannot be examined";
-    else if (S_ISDIR(st.st_mode))
-        return skip ? NULL : git_tree(p, len, depth + 1, s);
-    else if (S_ISLNK(st.st_mode))
-        why = "a symbolic link (git and libgit2 follow it out of the repository)";
-    else if (!S_ISREG(st.st_mode))
-        why = "not a regular file (a FIFO, device or socket)";
-    else if (!strcmp(nm, "alternates") || !strcmp(nm, "http-alternates"))
-        why = "a list of alternates (objects read from another directory)";
-    else if (!strcmp(nm, "config") || !strcmp(nm, "config.worktree")) {
-        if (st.st_size > SHC_CONFIG_MAX || config_risky(p))
-            why = "a git configuration that may run programs or read other files";
-    } else if (st.st_size > SHC_GIT_MAX_FILE)
-        why = "a very large file";
-    if (why)
-        snprintf(s->what, s->cap, "%s", p);
-    return why;
-}
-
-/* The git directory g must not lead to a device, a process file or the root. */
-static const char *git_top(const char *g, char *p, gscan *s)
-{
-    char *real = realpath(g, NULL);
-    if (!real) {
-        snprintf(s->what, s->cap, "%s", g);
-        return "a git directory that cannot be resolved";
-    }
-    shc_path np;
-    unsigned j = shc__path_check(NULL, real, &np);
-    int w = snprintf(p, SHC_PATH_MAX, "%s", real);
-    free(real);
-    if (j & (SHC_PATH_SPECIAL | SHC_PATH_ROOT | SHC_PATH_TOOLONG) || w < 0 || w >= SHC_PATH_MAX) {
-        snprintf(s->what, s->cap, "%s", g);
-        return "a git directory in a device or process directory";
-    }
-    return git_tree(p, (size_t)w, 0, s);
-}
-
-const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_t cap)
-{
-#ifdef __wasi__
-    (void)git_top, (void)objects;
-    snprintf(what, cap, "%s", g); /* no directory listing here */
-    return "a git directory the WebAssembly build cannot examine";
-#else
-    gscan s = {objects, 0, what, cap};
-    char p[SHC_PATH_MAX];
-    const char *why = git_top(g, p, &s);
-    if (why)
-        return why;
-    /* a worktree's (or a linked repository's) common directory: read, and scanned too */
-    char cf[SHC_PATH_MAX];
-    if (join(cf, sizeof cf, p, "commondir") < 0)
-        return "a path too long to judge";
-    char line[2048] = "";
-    int got = read_pathfile(cf, line, sizeof line);
-    if (got == 0)
-        return NULL; /* none (the scan saw every file that is there) */
-    char common[SHC_PATH_MAX];
-    int w = got < 0 || !line[0] ? -1
-            : line[0] == '/' ? snprintf(common, sizeof common, "%s", line)
-                             : snprintf(common, sizeof common, "%s/%s", p, line);
-    if (w < 0 || (size_t)w >= sizeof common) {
-        snprintf(what, cap, "%s", cf);
-        return "a git common directory shcard cannot follow";
-    }
-    if ((why = git_top(common, p, &s)) != NULL)
-        return why;
-    if (join(cf, sizeof cf, p, "commondir") < 0 || access(cf, F_OK) == 0) {
-        snprintf(what, cap, "%s", cf);
-        return "a git common directory shcard cannot follow";
-    }
-    return NULL;
-#endif
-}
 typedef struct tscan {
     size_t entries;
     shc_ignbudget *b;
@@ -360,7 +123,7 @@ typedef struct tscan {
 static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 {
 #ifdef __wasi__
-    (void)p, (void)len, (void)depth, (void)s;
+    (void)p, (void)len, (void)depth, (void)s, (void)nested_git_info;
     return "a tree the WebAssembly build cannot walk";
 #else
     if (depth > SHC_TREE_MAX_DEPTH) {
@@ -391,10 +154,14 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         bool ign = false;
         for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names && !ign; i++)
             ign = !strcmp(nm, ignore_names[i]);
+        if (!strcmp(nm, ".git")) {
+            /* a repository nested in the walk: rg and fd read its info/exclude too (a FIFO
+             * there blocked `rg foo .`) */
+            why = nested_git_info(p, s->b, s->what, s->cap);
+            continue;
+        }
         if (!ign && (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
             continue;
-        if (!ign && !strcmp(nm, ".git"))
-            continue; /* judged as the git directory */
         p[len] = '/';
         memcpy(p + len + 1, nm, n + 1);
         struct stat st;
@@ -449,10 +216,10 @@ static const char *common_info(const char *g, shc_ignbudget *budget, char *what,
 {
     char cf[SHC_PATH_MAX], line[2048] = "", common[SHC_PATH_MAX];
     long long size;
-    if (join(cf, sizeof cf, g, "commondir") < 0)
+    if (shc__path_join(cf, sizeof cf, g, "commondir") < 0)
         return "a path too long to judge";
     const char *why = plain_file(cf, 4096, &size);
-    int got = why || size == 0 ? 0 : read_pathfile(cf, line, sizeof line);
+    int got = why || size == 0 ? 0 : shc__read_pathfile(cf, line, sizeof line);
     if (why || (size > 0 && got == 0)) {
         snprintf(what, cap, "%s", cf);
         return why ? why : "a git common directory shcard cannot follow";
@@ -475,7 +242,7 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
 {
     char p[4096];
     struct stat st;
-    if (join(p, sizeof p, d, ".git") < 0) {
+    if (shc__path_join(p, sizeof p, d, ".git") < 0) {
         *why = "a path too long to judge";
         return -1;
     }
@@ -490,7 +257,7 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
         return -1;
     }
     char line[4096 + 8] = "";
-    if (read_pathfile(p, line, sizeof line) <= 0 || strncmp(line, "gitdir: ", 8) != 0 ||
+    if (shc__read_pathfile(p, line, sizeof line) <= 0 || strncmp(line, "gitdir: ", 8) != 0 ||
         !line[8]) {
         *why = "a .git file shcard cannot follow";
         return -1;
@@ -501,6 +268,20 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
         return -1;
     }
     return 1;
+}
+
+/* The info/ files of the repository whose .git is in d (a .git that cannot be followed is
+ * terminal), for a walk that meets it. */
+static const char *nested_git_info(const char *d, shc_ignbudget *b, char *what, size_t cap)
+{
+    char g[SHC_PATH_MAX];
+    const char *why = NULL;
+    int k = git_dir_of(d, g, sizeof g, &why);
+    if (k < 0)
+        snprintf(what, cap, "%s/.git", d);
+    if (k <= 0)
+        return why;
+    return (why = git_info(g, b, what, cap)) != NULL ? why : common_info(g, b, what, cap);
 }
 
 const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects,
@@ -537,13 +318,14 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
              * and core.fsmonitor ran on `cd evil && git ls-files`) */
             char h[4096], o[4096], cd[4096];
             struct stat hs;
-            if (join(h, sizeof h, d, "HEAD") < 0 || join(o, sizeof o, d, "objects") < 0 ||
-                join(cd, sizeof cd, d, "commondir") < 0) {
+            if (shc__path_join(h, sizeof h, d, "HEAD") < 0 ||
+                shc__path_join(o, sizeof o, d, "objects") < 0 ||
+                shc__path_join(cd, sizeof cd, d, "commondir") < 0) {
                 snprintf(what, cap, "%s", d);
                 return "a path too long to judge";
             }
             if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
-                git_seen = true;
+                git_seen = shc__git_stops_at(d);
                 const char *why = shc__git_dir_ordinary(d, objects, what, cap);
                 if (why || (why = git_info(d, budget, what, cap)) ||
                     (why = common_info(d, budget, what, cap)))
@@ -559,7 +341,11 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
                 return why;
             }
             if (k > 0) {
-                git_seen = true;
+                /* a .git file git cannot follow is fatal to git; a .git directory that is no
+                 * repository is passed over for the parent's */
+                bool dir_form = shc__path_join(p, sizeof p, d, ".git") == 0 &&
+                                lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+                git_seen = git_seen || !dir_form || shc__git_stops_at(g);
                 /* the walkers read only info/, here and in the common directory; git the
                  * whole directory, and its info/ files count in the ignore budget */
                 if (git && (why = shc__git_dir_ordinary(g, objects, what, cap)))

@@ -45,50 +45,22 @@ const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical,
         return NULL;
     const char *lexical = np.norm[0] ? np.norm : "/";
     char *real = physical ? NULL : realpath(lexical, NULL); /* bash: the logical name first */
+    const char *reached = lexical;
     if (!real)
-        real = realpath(raw, NULL); /* then the name as written (cd -P: only that) */
+        real = realpath(reached = raw, NULL); /* then the name as written (cd -P: only that) */
     if (!real) /* the cd fails and the command after && does not run: judged as written */
         return copy_out(buf, cap, lexical);
+    if (shc__path_magic(reached)) {
+        /* `cd d` with d -> /proc/self/cwd: realpath() answered for shcard's directory, the
+         * command's process lands in its own */
+        free(real);
+        return NULL;
+    }
     const char *out = copy_out(buf, cap, real);
     free(real);
     return out;
 }
 
-
-/* Whether a component of path (prefixes ending at each '/', and the whole) is a symbolic link
- * whose text names a proc, dev, sys or run directory: where the kernel's magic links live. */
-static bool magic_link(const char *path)
-{
-#ifdef SHC_WASM_HOST_H /* the WebAssembly build asks its host for stat() and realpath() only */
-    (void)path;
-    return false;
-#else
-    char pre[8192], text[4096];
-    size_t n = strlen(path);
-    if (n >= sizeof pre)
-        return true;
-    for (size_t i = 1; i <= n; i++) {
-        if (i < n && path[i] != '/')
-            continue;
-        memcpy(pre, path, i);
-        pre[i] = '\0';
-        ssize_t t = readlink(pre, text, sizeof text - 1);
-        if (t < 0)
-            continue;
-        text[t] = '\0';
-        for (char *c = text; c && *c;) {
-            char *slash = strchr(c, '/');
-            size_t len = slash ? (size_t)(slash - c) : strlen(c);
-            if ((len == 4 && (!strncmp(c, "proc", 4))) || (len == 3 && (!strncmp(c, "dev", 3) ||
-                                                                          !strncmp(c, "sys", 3) ||
-                                                                          !strncmp(c, "run", 3))))
-                return true;
-            c = slash ? slash + 1 : NULL;
-        }
-    }
-    return false;
-#endif
-}
 
 /* lstat() where there is one (not in the WebAssembly build: see magic_link) */
 static bool is_link(const char *path)
@@ -148,7 +120,7 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
             return true;
         }
     }
-    if ((!real && is_link(raw)) || magic_link(raw)) {
+    if ((!real && is_link(raw)) || shc__path_magic(raw)) {
         /* /proc/self/fd/N, /dev/stdin and their kind resolve in shcard's own process here, not
          * in the command's (whose fd 1 is its terminal); a link that leads nowhere here may
          * lead somewhere for the tool */
