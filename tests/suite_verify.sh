@@ -55,7 +55,7 @@ while True:
 for _ in $(seq 50); do [ -s "$T/port" ] && break; sleep 0.1; done
 port=$(cat "$T/port")
 j=$(verify --as search "/usr/bin/python3 -B -c 'import socket; socket.create_connection((\"127.0.0.1\", $port)).close()'")
-expect_eq "connect: the network" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["syscall"], d["events"][0]["detail"]')" "('network', 'connect', '127.0.0.1:$port')"
+expect_eq "connect: the network" "$(field "$j" '[(e["what"], e["syscall"], e["detail"]) for e in d["events"]]')" "[('network', 'socket', 'a socket of address family 2'), ('network', 'connect', '127.0.0.1:$port')]"
 
 # another program than the ones the command names
 j=$(verify --as read "cat $T/repo/notes.txt | env touch $T/b")

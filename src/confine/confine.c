@@ -43,14 +43,32 @@
 #ifndef TIOCSTI
 #define TIOCSTI 0x5412
 #endif
+/* Numbers newer than some headers; the same on x86_64 and aarch64 (the unified table). */
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#define __NR_move_mount 429
+#define __NR_fsopen 430
+#define __NR_fsconfig 431
+#define __NR_fsmount 432
+#define __NR_fspick 433
+#endif
+#ifndef __NR_process_madvise
+#define __NR_process_madvise 440
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
 
 /* Open flags that make an open more than a read: O_WRONLY, O_RDWR, O_CREAT, O_TRUNC and
  * __O_TMPFILE (the same values on x86_64 and aarch64). */
 #define WRITE_FLAGS (01u | 02u | 0100u | 01000u | 020000000u)
 
-/* The calls a search makes most, allowed before the table is walked. */
+/* The calls a search makes most, allowed before the table is walked (read first tests its fd). */
 static const int frequent[] = {
-    __NR_read,  __NR_close, __NR_fstat, __NR_getdents64, __NR_lseek, __NR_mmap,
+    __NR_close, __NR_fstat, __NR_getdents64, __NR_lseek, __NR_mmap,
     __NR_write, __NR_futex, __NR_statx, __NR_pread64,    __NR_brk,   __NR_munmap,
 #ifdef __NR_newfstatat
     __NR_newfstatat,
@@ -68,7 +86,7 @@ static const shc_sysent systab[] = {
     ENT(creat, "write", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
 #endif
     ENT(openat, "write", SHC_SC_OPEN_ARG2, SHC_SD_PATH, 1, 0),
-    ENT(openat2, "write", SHC_SC_ALWAYS, SHC_SD_OPENAT2, 1, 0),
+    ENT(openat2, "write", SHC_SC_ALWAYS, SHC_SD_OPENAT2, 1, 0), /* flags in memory: an event */
 #ifdef __NR_unlink
     ENT(unlink, "change", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
 #endif
@@ -137,10 +155,79 @@ static const shc_sysent systab[] = {
     ENT(sendto, "network", SHC_SC_ADDR4, SHC_SD_SOCK, 4, 5),
     ENT(sendmsg, "network", SHC_SC_ALWAYS, SHC_SD_MSG, 1, -1),
     ENT(sendmmsg, "network", SHC_SC_ALWAYS, SHC_SD_MSG, 1, -1),
-    ENT(ioctl, "terminal", SHC_SC_TIOCSTI, SHC_SD_NONE, -1, -1),
+    /* any socket but AF_UNIX: the network without an address (listen's autobind, netlink) */
+    ENT(socket, "network", SHC_SC_NOT_UNIX, SHC_SD_DOMAIN, -1, 0),
+    ENT(socketpair, "network", SHC_SC_NOT_UNIX, SHC_SD_DOMAIN, -1, 0),
+    ENT(listen, "network", SHC_SC_ALWAYS, SHC_SD_FD, -1, 0),
+    ENT(ioctl, "terminal", SHC_SC_IOCTL, SHC_SD_IOCTL, -1, 0),
+    ENT(read, "terminal", SHC_SC_OUTFD, SHC_SD_TTYREAD, -1, 0),
+    ENT(readv, "terminal", SHC_SC_OUTFD, SHC_SD_TTYREAD, -1, 0),
     ENT(io_uring_setup, "io_uring", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(ptrace, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(process_vm_writev, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(process_madvise, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(pidfd_getfd, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    /* signals: to a process outside the command's own tree (watch.c decides) */
+    ENT(kill, "signal", SHC_SC_ALWAYS, SHC_SD_SIGNAL, 1, 0),
+    ENT(tkill, "signal", SHC_SC_ALWAYS, SHC_SD_SIGNAL, 1, 0),
+    ENT(tgkill, "signal", SHC_SC_ALWAYS, SHC_SD_SIGNAL, 2, 0),
+    ENT(rt_sigqueueinfo, "signal", SHC_SC_ALWAYS, SHC_SD_SIGNAL, 1, 0),
+    ENT(rt_tgsigqueueinfo, "signal", SHC_SC_ALWAYS, SHC_SD_SIGNAL, 2, 0),
+    ENT(pidfd_send_signal, "signal", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    /* what a read, search or list tool never needs: the system's state, other IPC, handles */
+    ENT(open_by_handle_at, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(mq_open, "system", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
+    ENT(mq_unlink, "system", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
+    ENT(mq_timedsend, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(msgget, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(msgsnd, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(shmget, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(semget, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(mount, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(umount2, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(open_tree, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(move_mount, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fsopen, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fsconfig, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fsmount, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fspick, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(mount_setattr, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(pivot_root, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(chroot, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(unshare, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(setns, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(sethostname, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(setdomainname, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(settimeofday, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(clock_settime, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(clock_adjtime, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(adjtimex, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(reboot, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(swapon, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(swapoff, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(init_module, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(finit_module, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(delete_module, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(kexec_load, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+#ifdef __NR_kexec_file_load
+    ENT(kexec_file_load, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+#endif
+    ENT(keyctl, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(add_key, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(request_key, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(bpf, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(perf_event_open, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fanotify_init, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fanotify_mark, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(userfaultfd, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(acct, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(quotactl, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(syslog, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(vhangup, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+#ifdef __NR_iopl
+    ENT(iopl, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(ioperm, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+#endif
 };
 #undef ENT
 
@@ -276,6 +363,17 @@ static void build(fbuf *b)
     emit(b, BPF_JMP | BPF_JGE | BPF_K, 0, 1, 0x40000000u); /* x32 */
     emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
 #endif
+    /* read and readv: told only on descriptors 1 and 2 (the terminal, opened read-write) */
+    for (size_t i = 0; i < sizeof systab / sizeof systab[0]; i++) {
+        if (systab[i].when != SHC_SC_OUTFD)
+            continue;
+        emit(b, JEQ, 0, 5, (uint32_t)systab[i].nr);
+        emit(b, LD_ABS, 0, 0, ARG_LO(0));
+        emit(b, JEQ, 2, 0, 1);
+        emit(b, JEQ, 1, 0, 2);
+        emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+        emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
+    }
     for (size_t i = 0; i < sizeof frequent / sizeof frequent[0]; i++) {
         emit(b, JEQ, 0, 1, (uint32_t)frequent[i]);
         emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
@@ -284,20 +382,36 @@ static void build(fbuf *b)
         const shc_sysent *e = &systab[i];
         uint32_t nr = (uint32_t)e->nr;
         switch (e->when) {
+        case SHC_SC_OUTFD: break; /* above */
+        case SHC_SC_NOT_UNIX: /* socket(domain, ...): any family but AF_UNIX */
+            emit(b, JEQ, 0, 4, nr);
+            emit(b, LD_ABS, 0, 0, ARG_LO(0));
+            emit(b, JEQ, 1, 0, 1 /* AF_UNIX */);
+            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
+            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+            break;
+        case SHC_SC_IOCTL: /* the terminal's injecting requests, and every pure "set" (_IOW) */
+            emit(b, JEQ, 0, 9, nr);
+            emit(b, LD_ABS, 0, 0, ARG_LO(1));
+            emit(b, JEQ, 6, 0, TIOCSTI);
+            emit(b, JEQ, 5, 0, 0x541C /* TIOCLINUX */);
+            emit(b, JEQ, 4, 0, 0x541D /* TIOCCONS */);
+            emit(b, JEQ, 3, 0, 0x5423 /* TIOCSETD */);
+            emit(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xC0000000u);
+            emit(b, JEQ, 1, 0, 0x40000000u /* _IOC_WRITE alone */);
+            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
+            break;
         case SHC_SC_ALWAYS:
             emit(b, JEQ, 0, 1, nr);
             emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
             break;
         case SHC_SC_OPEN_ARG1:
-        case SHC_SC_OPEN_ARG2:
-        case SHC_SC_TIOCSTI: {
-            int arg = e->when == SHC_SC_OPEN_ARG1 ? 1 : e->when == SHC_SC_OPEN_ARG2 ? 2 : 1;
+        case SHC_SC_OPEN_ARG2: {
+            int arg = e->when == SHC_SC_OPEN_ARG1 ? 1 : 2;
             emit(b, JEQ, 0, 4, nr);
             emit(b, LD_ABS, 0, 0, ARG_LO(arg));
-            if (e->when == SHC_SC_TIOCSTI)
-                emit(b, JEQ, 0, 1, TIOCSTI);
-            else
-                emit(b, BPF_JMP | BPF_JSET | BPF_K, 0, 1, WRITE_FLAGS);
+            emit(b, BPF_JMP | BPF_JSET | BPF_K, 0, 1, WRITE_FLAGS);
             emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
             emit(b, RET, 0, 0, SECCOMP_RET_ALLOW); /* A no longer holds nr */
             break;
@@ -330,7 +444,7 @@ int shc_confine_apply(const shc_confine_spec *s, int *listener)
     if (!SHC_AUDIT_ARCH)
         return -ENOSYS;
     struct sock_filter f[8 + 2 * sizeof frequent / sizeof frequent[0] +
-                         7 * sizeof systab / sizeof systab[0]];
+                         16 * sizeof systab / sizeof systab[0]];
     fbuf b = {f, 0, sizeof f / sizeof f[0]};
     build(&b);
     if (b.n > b.cap)

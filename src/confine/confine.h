@@ -44,6 +44,12 @@ enum {
     SHC_CONFINE_DETAIL = 512,         /* bytes of an event's detail (path, program, address) */
 };
 
+/* With SHC_CONFINE_LOGIN the executor runs `bash -lc 'SHC_CONFINE_PROFILE_END_CMD CMD'`: the
+ * login shell's write-open of this path (it fails: /dev/null is no directory) ends the profile's
+ * time.  The profile cannot hide the command's events by it: the command's text comes after. */
+#define SHC_CONFINE_PROFILE_END "/dev/null/.shcard-profile-end"
+#define SHC_CONFINE_PROFILE_END_CMD ": 2>/dev/null >" SHC_CONFINE_PROFILE_END ";"
+
 /* What the child does to itself.  programs: names (basenames) the watch accepts in an exec, as
  * "cat\0rg\0" (each NUL-terminated), programs_len bytes in all; borrowed.  The first exec (the
  * shell the executor starts) is always accepted by the process that forked the child. */
@@ -120,6 +126,8 @@ typedef void (*shc_confine_event_fn)(const shc_confine_event *ev, void *payload)
 shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t leader,
                                          const shc_confine_spec *spec, shc_confine_event_fn fn,
                                          void *payload);
+/* The command's terminal ("/dev/pts/N"): writing it is output, reading it is an event. */
+void shc_confine_watch_tty(shc_confine_watch *w, const char *pts);
 /* Whether a login shell's profile still runs (SHC_CONFINE_LOGIN, before the command's tool). */
 bool shc_confine_watch_quiet(const shc_confine_watch *w);
 /* Events not reported because a login shell's profile was still running (SHC_CONFINE_LOGIN). */

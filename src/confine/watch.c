@@ -18,10 +18,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "confine/object.h"
 #include "confine/systab.h"
 
 enum {
@@ -29,6 +31,14 @@ enum {
     PAGE = 4096,    /* reads from the target's memory never cross a page in one pread */
     AT_CWD = -100,  /* AT_FDCWD as the kernel passes it */
     WRITE_FLAGS = 01 | 02 | 0100 | 01000 | 020000000,
+};
+
+/* What the supervisor answers. */
+enum {
+    D_NONE,  /* CONTINUE: no event */
+    D_EVENT, /* CONTINUE: an event */
+    D_FD,    /* the call is done here: an fd we opened goes in its place (the exempt objects) */
+    D_RET,   /* the call is done here: its result is r (0 or -errno) */
 };
 
 struct shc_confine_watch {
@@ -41,6 +51,10 @@ struct shc_confine_watch {
     uint64_t count, profile;
     bool quiet; /* SHC_CONFINE_LOGIN: the profile still runs */
     pid_t leader; /* the command's first process (its login shell), or 0 */
+    shc_obj obj;  /* the terminal, /dev/null, the named programs' files */
+    bool no_addfd; /* the kernel cannot put an fd in the process (before 5.9) */
+    long res;     /* D_FD: our fd, with cloexec; D_RET: the result */
+    bool cloexec;
     struct seccomp_notif *n;
     struct seccomp_notif_resp *r;
     size_t nsz, rsz;
@@ -120,75 +134,29 @@ static void fd_path(pid_t pid, int fd, char *path, size_t cap)
 
 /* ------------------------------------------------------------------ what is not an event */
 
-static bool is_shell(const char *base)
+/* A named program: its word is on the command line (the basename), and the file is the one that
+ * word resolves to on the trusted PATH (by device and inode: a PATH=./evil:$PATH cat is not
+ * cat).  While a login profile runs, every program is the profile's. */
+static bool program_ok(shc_confine_watch *w, char *path, pid_t pid, int dirfd)
 {
-    return !strcmp(base, "bash") || !strcmp(base, "sh") || !strcmp(base, "dash");
-}
-
-static pid_t parent_of(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    const char *r = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-    int ppid = 0;
-    return r && sscanf(r + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
-}
-
-/* The command's own tool: run by its login shell itself or a direct child of it (a pipeline's
- * stage), not deeper down where a profile's helpers run theirs. */
-static bool from_the_shell(const shc_confine_watch *w, pid_t pid)
-{
-    return !w->leader || pid == w->leader || parent_of(pid) == w->leader;
-}
-
-static bool program_ok(shc_confine_watch *w, const char *path, pid_t pid)
-{
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    if (w->quiet && !is_shell(base) && from_the_shell(w, pid)) {
-        for (size_t i = 0; i < w->programs_len;) {
-            const char *p = w->programs + i;
-            if (*p && !strcmp(p, base))
-                w->quiet = false; /* the command's own tool: the profile is over */
-            i += strlen(p) + 1;
-        }
-    }
     if (w->quiet)
-        return true; /* the profile's own programs */
-    for (size_t i = 0; i < w->programs_len;) {
+        return true;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    bool named = false;
+    for (size_t i = 0; i < w->programs_len && !named;) {
         const char *p = w->programs + i;
         size_t l = strlen(p);
-        if (l && !strcmp(p, base))
-            return true;
+        named = l && !strcmp(p, base);
         i += l + 1;
     }
-    return false;
-}
-
-/* Writing to these is output, not a change: `2>/dev/null`, the command's own terminal. */
-static bool harmless_write(const char *path)
-{
-    static const char *const same[] = {"/dev/null", "/dev/tty", "/dev/stdout", "/dev/stderr",
-                                       "/dev/fd/1", "/dev/fd/2", "/proc/self/fd/1",
-                                       "/proc/self/fd/2"};
-    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-        if (!strcmp(path, same[i]))
-            return true;
-    return !strncmp(path, "/dev/pts/", 9);
-}
-
-/* The name service's own sockets (ls -l, find -user look users up through them). */
-static bool nss_socket(const char *path)
-{
-    return !strcmp(path, "/run/nscd/socket") || !strcmp(path, "/var/run/nscd/socket") ||
-           !strncmp(path, "/run/systemd/userdb/", 20);
+    if (!named)
+        return false;
+    absolutise(pid, dirfd, path, SHC_CONFINE_DETAIL);
+    /* execvp tries each PATH directory: a named program's name where there is no file is a
+     * failed try, not a program */
+    struct stat st;
+    return shc__obj_program_trusted(&w->obj, path) ||
+           (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR));
 }
 
 /* Describes a sockaddr; false when it is no address at all. */
@@ -223,7 +191,7 @@ static bool sockaddr_text(int mem, uint64_t addr, uint64_t len, char *out, size_
         if (pl > 0 && p[0] == 0) {
             p[0] = '@'; /* abstract */
         }
-        *unix_nss = nss_socket(p);
+        *unix_nss = shc__obj_nss_socket(p);
         snprintf(out, cap, "unix:%s", p);
     } else if (ss.ss_family == AF_NETLINK) {
         snprintf(out, cap, "netlink");
@@ -233,9 +201,56 @@ static bool sockaddr_text(int mem, uint64_t addr, uint64_t len, char *out, size_
     return true;
 }
 
-/* Fills ev from notification n; false when what it did is no event (see above). */
-static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem,
-                     shc_confine_event *ev)
+/* A write-open (open, openat, creat).  flags are the call's own (a register: no race).  Its
+ * path is read from memory, which another thread may change before the kernel reads it: so an
+ * exemption is never a CONTINUE on that text.  When the text names /dev/null or the terminal
+ * (itself, or a descriptor that is one of them now), we open that object here and put our fd in
+ * the process (SECCOMP_IOCTL_NOTIF_ADDFD): the kernel never reads the path.  Anything else is an
+ * event. */
+static int write_open(shc_confine_watch *w, const struct seccomp_notif *n, const shc_sysent *e,
+                      int mem, shc_confine_event *ev)
+{
+    const struct seccomp_data *d = &n->data;
+    unsigned flags = e->when == SHC_SC_OPEN_ARG1   ? (unsigned)d->args[1]
+                     : e->when == SHC_SC_OPEN_ARG2 ? (unsigned)d->args[2]
+                                                   : (unsigned)(O_CREAT | O_WRONLY | O_TRUNC);
+    char *p = ev->detail;
+    if (!read_str(mem, d->args[e->path], p, sizeof ev->detail))
+        return D_EVENT;
+    if (w->quiet && ev->pid == w->leader && !strcmp(p, SHC_CONFINE_PROFILE_END)) {
+        w->quiet = false; /* the profile is over: the command's own text starts here */
+        return D_NONE;
+    }
+    int obj = p[0] == '/' ? shc__obj_write_open(&w->obj, ev->pid, p, flags) : SHC_OBJ_OTHER;
+    if (obj != SHC_OBJ_OTHER && !w->no_addfd) {
+        w->res = shc__obj_open(&w->obj, obj, flags);
+        w->cloexec = (flags & O_CLOEXEC) != 0;
+        return w->res >= 0 ? D_FD : D_RET;
+    }
+    if (obj != SHC_OBJ_OTHER)
+        return D_NONE; /* a kernel without ADDFD: the old exemption (docs: Limits) */
+    absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, sizeof ev->detail);
+    return D_EVENT;
+}
+
+/* A signal: an event unless it goes to the command's own processes (or only probes: signal 0). */
+static int signal_call(shc_confine_watch *w, const struct seccomp_data *d, const shc_sysent *e,
+                       shc_confine_event *ev)
+{
+    long target = (long)(int)d->args[e->dirfd], sig = (long)(int)d->args[e->path];
+    snprintf(ev->detail, sizeof ev->detail, "signal %ld to %ld", sig, target);
+    if (sig == 0)
+        return D_NONE;
+    if (!strcmp(e->name, "kill") && target == 0)
+        return D_NONE; /* its own process group */
+    if (!strcmp(e->name, "kill") && target < -1)
+        return w->leader && -target == w->leader ? D_NONE : D_EVENT;
+    return w->leader && shc__obj_in_tree(w->leader, ev->pid, (pid_t)target) ? D_NONE : D_EVENT;
+}
+
+/* Fills ev from notification n and says what to answer (D_*). */
+static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem,
+                    shc_confine_event *ev)
 {
     const struct seccomp_data *d = &n->data;
     ev->pid = (pid_t)n->pid;
@@ -251,7 +266,7 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
         ev->syscall = "syscall";
         snprintf(ev->detail, sizeof ev->detail, "a system call of another ABI (arch 0x%x, %d)",
                  (unsigned)d->arch, d->nr);
-        return true;
+        return D_EVENT;
     }
     ev->what = e->what;
     ev->syscall = e->name;
@@ -262,47 +277,63 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
     case SHC_SD_EXEC:
         if (!read_str(mem, d->args[e->path], p, cap))
             snprintf(p, cap, "(a program it would not let us read)");
-        else if (program_ok(w, p, ev->pid))
-            return false;
-        return true;
-    case SHC_SD_OPENAT2: {
-        uint64_t flags = 0;
-        if (read_mem(mem, d->args[2], &flags, sizeof flags) && !(flags & WRITE_FLAGS))
-            return false;
+        else if (program_ok(w, p, ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD))
+            return D_NONE;
+        return D_EVENT;
+    case SHC_SD_OPENAT2: /* its flags live in memory, where they can change after our read */
         if (read_str(mem, d->args[1], p, cap))
             absolutise(ev->pid, (int)d->args[0], p, cap);
-        return !harmless_write(p);
-    }
+        return D_EVENT;
     case SHC_SD_PATH: {
+        if (!strcmp(e->what, "write"))
+            return write_open(w, n, e, mem, ev);
         bool got = read_str(mem, d->args[e->path], p, cap);
         if (got && p[0])
             absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, cap);
         else if (e->dirfd >= 0 && (!d->args[e->path] || got)) /* NULL or "" (AT_EMPTY_PATH) */
             fd_path(ev->pid, (int)d->args[e->dirfd], p, cap); /* utimensat(fd, NULL): the fd's file */
-        return strcmp(e->what, "write") || !harmless_write(p);
+        return D_EVENT;
     }
     case SHC_SD_FD:
         fd_path(ev->pid, (int)d->args[e->dirfd], p, cap);
-        return strcmp(e->what, "write") || !harmless_write(p);
+        return D_EVENT;
+    case SHC_SD_DOMAIN:
+        snprintf(p, cap, "a socket of address family %u", (unsigned)d->args[0]);
+        return D_EVENT;
+    case SHC_SD_IOCTL:
+        snprintf(p, cap, "ioctl 0x%x", (unsigned)d->args[1]);
+        return D_EVENT;
+    case SHC_SD_TTYREAD:
+        if (!shc__obj_fd_is_tty(&w->obj, ev->pid, (long)(int)d->args[0]))
+            return D_NONE;
+        snprintf(p, cap, "read the terminal (descriptor %d)", (int)d->args[0]);
+        return D_EVENT;
+    case SHC_SD_SIGNAL:
+        return signal_call(w, d, e, ev);
     case SHC_SD_SOCK:
         if (!sockaddr_text(mem, d->args[e->path], d->args[e->dirfd], p, cap, &unix_nss))
-            return strcmp(e->name, "sendto") == 0 ? false : true;
-        return !(unix_nss && !strcmp(e->name, "connect"));
+            return strcmp(e->name, "sendto") == 0 ? D_NONE : D_EVENT;
+        if (unix_nss && !strcmp(e->name, "connect")) {
+            /* the address we checked is the one used: the connect is done here, on its socket */
+            w->res = shc__obj_connect(ev->pid, (long)(int)d->args[0], p + 5);
+            return w->res == -ESRCH || w->res == -EBADF ? D_EVENT : D_RET;
+        }
+        return D_EVENT;
     case SHC_SD_MSG: {
         struct {
             uint64_t name;
             uint32_t namelen;
         } h = {0, 0};
         if (!read_mem(mem, d->args[1], &h, sizeof h))
-            return true;
+            return D_EVENT;
         if (!h.name || !h.namelen)
-            return false; /* a connected socket: no address given */
-        return sockaddr_text(mem, h.name, h.namelen, p, cap, &unix_nss);
+            return D_NONE; /* a connected socket: no address given */
+        return sockaddr_text(mem, h.name, h.namelen, p, cap, &unix_nss) ? D_EVENT : D_NONE;
     }
     default:
         if (!strcmp(e->name, "ioctl"))
             snprintf(p, cap, "TIOCSTI (typing into the terminal)");
-        return true;
+        return D_EVENT;
     }
 }
 
@@ -316,6 +347,49 @@ static void answer(shc_confine_watch *w, uint64_t id)
     while (ioctl(w->fd, SECCOMP_IOCTL_NOTIF_SEND, w->r) != 0 && errno == EINTR)
         ;
     w->count++;
+}
+
+/* Answers with a result of our own: 0 or -errno. */
+static void answer_ret(shc_confine_watch *w, uint64_t id, long r)
+{
+    memset(w->r, 0, w->rsz);
+    w->r->id = id;
+    w->r->val = r < 0 ? -1 : r;
+    w->r->error = r < 0 ? (int)r : 0;
+    while (ioctl(w->fd, SECCOMP_IOCTL_NOTIF_SEND, w->r) != 0 && errno == EINTR)
+        ;
+    w->count++;
+}
+
+/* Puts our fd (w->r) in the process as the call's result.  A kernel before 5.14 adds it first
+ * and is then answered with its number; one before 5.9 cannot: CONTINUE (and no_addfd). */
+static void put_fd(shc_confine_watch *w, uint64_t id)
+{
+    struct seccomp_notif_addfd a;
+    memset(&a, 0, sizeof a);
+    a.id = id;
+    a.flags = SECCOMP_ADDFD_FLAG_SEND;
+    a.srcfd = (uint32_t)w->res;
+    a.newfd_flags = w->cloexec ? O_CLOEXEC : 0;
+    int rc;
+    while ((rc = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a)) < 0 && errno == EINTR)
+        ;
+    if (rc >= 0) {
+        w->count++;
+        return;
+    }
+    if (errno == EINVAL) { /* no SEND flag: add, then answer with the number */
+        a.flags = 0;
+        while ((rc = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a)) < 0 && errno == EINTR)
+            ;
+        if (rc >= 0) {
+            answer_ret(w, id, rc);
+            return;
+        }
+    }
+    if (errno == ENOTTY || errno == EINVAL)
+        w->no_addfd = true;
+    answer(w, id);
 }
 
 static void stop(shc_confine_watch *w)
@@ -344,12 +418,21 @@ static bool one(shc_confine_watch *w)
     snprintf(path, sizeof path, "/proc/%u/mem", (unsigned)w->n->pid);
     int mem = open(path, O_RDONLY | O_CLOEXEC);
     shc_confine_event ev;
-    bool is_event = describe(w, w->n, mem, &ev);
+    w->res = -1;
+    int disp = describe(w, w->n, mem, &ev);
+    bool is_event = disp == D_EVENT;
     if (mem >= 0)
         close(mem);
     /* What we read is the call's only if the notification is still pending now. */
     bool valid = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-    answer(w, id);
+    if (disp == D_FD && valid)
+        put_fd(w, id);
+    else if (disp == D_RET && valid)
+        answer_ret(w, id, w->res);
+    else
+        answer(w, id);
+    if (disp == D_FD && w->res >= 0)
+        close((int)w->res);
     if (is_event && valid && w->quiet) {
         w->profile++;
         return true;
@@ -397,6 +480,8 @@ shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t lea
         w->programs_len = spec->programs_len;
     }
     w->quiet = spec && (spec->flags & SHC_CONFINE_LOGIN);
+    shc__obj_init(&w->obj);
+    shc__obj_programs(&w->obj, w->programs, w->programs_len);
     fcntl(listener, F_SETFD, FD_CLOEXEC);
     w->wid = shc_loop_watch(loop, listener, SHC_LOOP_READ, on_ready, w);
     if (w->wid <= 0)
@@ -411,6 +496,12 @@ fail:
     }
     close(listener);
     return NULL;
+}
+
+void shc_confine_watch_tty(shc_confine_watch *w, const char *pts)
+{
+    if (w)
+        shc__obj_tty(&w->obj, pts);
 }
 
 bool shc_confine_watch_quiet(const shc_confine_watch *w)
@@ -456,8 +547,15 @@ const char *shc_confine_event_text(const shc_confine_event *ev, char *buf, size_
         snprintf(buf, cap, "it changed '%s' (%s)", d, ev->syscall);
     else if (!strcmp(ev->what, "network"))
         snprintf(buf, cap, "it used the network: %s %s", ev->syscall, d);
+    else if (!strcmp(ev->what, "terminal") && !strcmp(ev->syscall, "ioctl"))
+        snprintf(buf, cap, "it used a terminal or device control request (%s)", d);
     else if (!strcmp(ev->what, "terminal"))
-        snprintf(buf, cap, "it typed into the terminal (ioctl TIOCSTI)");
+        snprintf(buf, cap, "it read its terminal (%s)", ev->syscall);
+    else if (!strcmp(ev->what, "signal"))
+        snprintf(buf, cap, "it signalled a process outside the command (%s: %s)", ev->syscall, d);
+    else if (!strcmp(ev->what, "system"))
+        snprintf(buf, cap, "it made a system call no read, search or list needs (%s)",
+                 ev->syscall);
     else if (!strcmp(ev->what, "io_uring"))
         snprintf(buf, cap, "it set up io_uring (io_uring_setup), which the watch cannot see into");
     else if (!strcmp(ev->what, "process"))
