@@ -131,6 +131,12 @@ j=$(verify --as read "/usr/bin/python3 -B -c 'import ctypes; ctypes.CDLL(\"librt
 expect_eq "a POSIX message queue" "$(field "$j" '[(e["what"], e["syscall"]) for e in d["events"]][:2]')" "[('system', 'mq_open'), ('system', 'mq_unlink')]"
 j=$(verify --as read "/usr/bin/python3 -B -c 'import fcntl, os; fcntl.ioctl(os.open(\"$T/victim\", os.O_RDONLY), 0x40086602, bytes(8))'")
 expect_eq "ioctl FS_IOC_SETFLAGS on a read-only descriptor" "$(field "$j" '[(e["what"], e["detail"]) for e in d["events"]]')" "[('terminal', 'ioctl 0x40086602')]"
+j=$(verify --as read "/usr/bin/python3 -B -c 'import fcntl, os, termios; fcntl.ioctl(os.open(\"/dev/ptmx\", os.O_RDONLY), termios.TCFLSH, 0)'")
+expect_eq "a terminal request on another terminal" "$(field "$j" '[(e["what"], e["detail"]) for e in d["events"]]')" "[('terminal', 'ioctl 0x540b')]"
+j=$(verify --as read "/usr/bin/python3 -B -c 'import termios; termios.tcsetattr(0, termios.TCSANOW, termios.tcgetattr(0))'")
+expect_eq "its own terminal's settings are no event" "$(field "$j" 'd["held"]')" True
+j=$(verify --as read "/usr/bin/python3 -B -c 'import fcntl; fcntl.fcntl(0, fcntl.F_SETOWN, 1)'")
+expect_eq "SIGIO's owner set to a process outside" "$(field "$j" '[(e["what"], e["detail"]) for e in d["events"]]')" "[('signal', 'fcntl F_SETOWN 1')]"
 j=$(verify --as read "/usr/bin/python3 -B -c 'import os; os.set_blocking(1, False)
 try: os.read(1, 10)
 except BlockingIOError: pass'")

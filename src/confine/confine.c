@@ -66,6 +66,16 @@
  * __O_TMPFILE (the same values on x86_64 and aarch64). */
 #define WRITE_FLAGS (01u | 02u | 0100u | 01000u | 020000000u)
 
+/* The terminal requests that only ask (every other 0x54NN request is told). */
+static const uint32_t ioctl_reads[] = {
+    0x5401 /* TCGETS */,      0x5405 /* TCGETA */,     0x540F /* TIOCGPGRP */,
+    0x5411 /* TIOCOUTQ */,    0x5413 /* TIOCGWINSZ */, 0x5415 /* TIOCMGET */,
+    0x5419 /* TIOCGSOFTCAR */, 0x541B /* FIONREAD */,  0x541E /* TIOCGSERIAL */,
+    0x5421 /* FIONBIO */,     0x5424 /* TIOCGETD */,   0x5429 /* TIOCGSID */,
+    0x5450 /* FIONCLEX */,    0x5451 /* FIOCLEX */,    0x5456 /* TIOCGLCKTRMIOS */,
+    0x5460 /* FIOQSIZE */,
+};
+
 /* The calls a search makes most, allowed before the table is walked (read first tests its fd). */
 static const int frequent[] = {
     __NR_close, __NR_fstat, __NR_getdents64, __NR_lseek, __NR_mmap,
@@ -160,6 +170,7 @@ static const shc_sysent systab[] = {
     ENT(socketpair, "network", SHC_SC_NOT_UNIX, SHC_SD_DOMAIN, -1, 0),
     ENT(listen, "network", SHC_SC_ALWAYS, SHC_SD_FD, -1, 0),
     ENT(ioctl, "terminal", SHC_SC_IOCTL, SHC_SD_IOCTL, -1, 0),
+    ENT(fcntl, "signal", SHC_SC_FCNTL, SHC_SD_FCNTL, -1, 0),
     ENT(read, "terminal", SHC_SC_OUTFD, SHC_SD_TTYREAD, -1, 0),
     ENT(readv, "terminal", SHC_SC_OUTFD, SHC_SD_TTYREAD, -1, 0),
     ENT(io_uring_setup, "io_uring", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
@@ -390,20 +401,36 @@ static void build(fbuf *b)
             emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
             emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
             break;
-        case SHC_SC_IOCTL: /* the terminal's injecting requests, and every pure "set" (_IOW) */
-            emit(b, JEQ, 0, 9, nr);
+        case SHC_SC_IOCTL: { /* every terminal request but the queries, every pure "set" */
+            size_t na = sizeof ioctl_reads / sizeof ioctl_reads[0], len = na + 12;
+            emit(b, JEQ, 0, (unsigned char)(len - 1), nr);
             emit(b, LD_ABS, 0, 0, ARG_LO(1));
-            emit(b, JEQ, 6, 0, TIOCSTI);
-            emit(b, JEQ, 5, 0, 0x541C /* TIOCLINUX */);
-            emit(b, JEQ, 4, 0, 0x541D /* TIOCCONS */);
-            emit(b, JEQ, 3, 0, 0x5423 /* TIOCSETD */);
+            for (size_t k = 0; k < na; k++) /* -> ALLOW at len - 2 */
+                emit(b, JEQ, (unsigned char)(len - 2 - (2 + k) - 1), 0, ioctl_reads[k]);
+            emit(b, JEQ, (unsigned char)(len - 1 - (2 + na) - 1), 0, 0x8901 /* FIOSETOWN */);
+            emit(b, JEQ, (unsigned char)(len - 1 - (3 + na) - 1), 0, 0x8902 /* SIOCSPGRP */);
+            emit(b, BPF_MISC | BPF_TAX, 0, 0, 0);
+            emit(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xFFFFFF00u);
+            emit(b, JEQ, (unsigned char)(len - 1 - (6 + na) - 1), 0, 0x5400 /* a terminal's */);
+            emit(b, BPF_MISC | BPF_TXA, 0, 0, 0);
             emit(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xC0000000u);
             emit(b, JEQ, 1, 0, 0x40000000u /* _IOC_WRITE alone */);
             emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
             emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
             break;
+        }
         case SHC_SC_ALWAYS:
             emit(b, JEQ, 0, 1, nr);
+            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
+            break;
+        case SHC_SC_FCNTL: /* fcntl: a signal's owner (SIGIO, SIGURG), a lease */
+            emit(b, JEQ, 0, 7, nr);
+            emit(b, LD_ABS, 0, 0, ARG_LO(1));
+            emit(b, JEQ, 4, 0, 8 /* F_SETOWN */);
+            emit(b, JEQ, 3, 0, 15 /* F_SETOWN_EX */);
+            emit(b, JEQ, 2, 0, 10 /* F_SETSIG */);
+            emit(b, JEQ, 1, 0, 1024 /* F_SETLEASE */);
+            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
             emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
             break;
         case SHC_SC_OPEN_ARG1:
@@ -444,6 +471,7 @@ int shc_confine_apply(const shc_confine_spec *s, int *listener)
     if (!SHC_AUDIT_ARCH)
         return -ENOSYS;
     struct sock_filter f[8 + 2 * sizeof frequent / sizeof frequent[0] +
+                         sizeof ioctl_reads / sizeof ioctl_reads[0] +
                          16 * sizeof systab / sizeof systab[0]];
     fbuf b = {f, 0, sizeof f / sizeof f[0]};
     build(&b);

@@ -300,9 +300,30 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem
     case SHC_SD_DOMAIN:
         snprintf(p, cap, "a socket of address family %u", (unsigned)d->args[0]);
         return D_EVENT;
-    case SHC_SD_IOCTL:
-        snprintf(p, cap, "ioctl 0x%x", (unsigned)d->args[1]);
+    case SHC_SD_IOCTL: {
+        /* its own terminal's settings are its own (a pager's modes, its window size) */
+        static const unsigned own[] = {0x5402, 0x5403, 0x5404, 0x5406, 0x5407, 0x5408, 0x5409,
+                                       0x540A, 0x540B, 0x5410, 0x5414};
+        unsigned cmd = (unsigned)d->args[1];
+        snprintf(p, cap, "ioctl 0x%x", cmd);
+        for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+            if (cmd == own[i] && shc__obj_fd_is_tty(&w->obj, ev->pid, (long)(int)d->args[0]))
+                return D_NONE;
         return D_EVENT;
+    }
+    case SHC_SD_FCNTL: {
+        unsigned cmd = (unsigned)d->args[1];
+        long owner = (long)(int)d->args[2];
+        snprintf(p, cap, "fcntl %s %ld",
+                 cmd == 8 ? "F_SETOWN" : cmd == 15 ? "F_SETOWN_EX" : cmd == 10 ? "F_SETSIG"
+                                                                         : "F_SETLEASE",
+                 owner);
+        if (cmd == 8 && (owner == 0 || (w->leader && (owner > 0 ? shc__obj_in_tree(w->leader,
+                                                                                ev->pid, (pid_t)owner)
+                                                                 : -owner == w->leader))))
+            return D_NONE; /* SIGIO to its own processes */
+        return D_EVENT;
+    }
     case SHC_SD_TTYREAD:
         if (!shc__obj_fd_is_tty(&w->obj, ev->pid, (long)(int)d->args[0]))
             return D_NONE;
