@@ -122,9 +122,12 @@ expect_eq "a netlink socket" "$(field "$j" '[e["syscall"] for e in d["events"]]'
 j=$(verify --as read "/usr/bin/python3 -B -c 'import socket; a, b = socket.socketpair(); a.send(b\"x\"); b.recv(1)'")
 expect_eq "a unix socketpair is no event" "$(field "$j" 'd["held"]')" True
 sleep 60 & victim_pid=$!
+sleep 60 & other_pid=$!
 j=$(verify --as read "kill -TERM $victim_pid")
 expect_eq "kill of a process outside the command" "$(field "$j" '[(e["what"], e["syscall"]) for e in d["events"]]')" "[('signal', 'kill')]"
 check "it was still sent" bash -c "! kill -0 $victim_pid 2>/dev/null"
+j=$(verify --as read "/usr/bin/python3 -B -c 'import os, resource; resource.prlimit($other_pid, resource.RLIMIT_NOFILE, (64, 64)); resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512)); os.sched_setaffinity(0, os.sched_getaffinity(0))'")
+expect_eq "another process's limits (its own are its own)" "$(field "$j" '[(e["what"], e["syscall"]) for e in d["events"]]')" "[('process', 'prlimit64')]"
 j=$(verify --as read "sleep 5 & kill \$!; cat $T/repo/notes.txt")
 expect_eq "kill of its own child is no event" "$(field "$j" 'd["held"]')" True
 j=$(verify --as read "/usr/bin/python3 -B -c 'import ctypes; ctypes.CDLL(\"librt.so.1\").mq_open(b\"/shcard-verify-mq\", 0o102, 0o600, None)' ; /usr/bin/python3 -B -c 'import ctypes; ctypes.CDLL(\"librt.so.1\").mq_unlink(b\"/shcard-verify-mq\")'")

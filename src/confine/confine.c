@@ -185,6 +185,16 @@ static const shc_sysent systab[] = {
     ENT(rt_sigqueueinfo, "signal", SHC_SC_ALWAYS, SHC_SD_SIGNAL, 1, 0),
     ENT(rt_tgsigqueueinfo, "signal", SHC_SC_ALWAYS, SHC_SD_SIGNAL, 2, 0),
     ENT(pidfd_send_signal, "signal", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    /* settings of a process: only its own tree's (watch.c) */
+    ENT(prlimit64, "process", SHC_SC_ADDR4, SHC_SD_PID, 2, 0),
+    ENT(setpriority, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 1),
+    ENT(ioprio_set, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 1),
+    ENT(sched_setaffinity, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(sched_setscheduler, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(sched_setparam, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(sched_setattr, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(migrate_pages, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(move_pages, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
     /* what a read, search or list tool never needs: the system's state, other IPC, handles */
     ENT(open_by_handle_at, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(mq_open, "system", SHC_SC_ALWAYS, SHC_SD_PATH, 0, -1),
@@ -443,11 +453,11 @@ static void build(fbuf *b)
             emit(b, RET, 0, 0, SECCOMP_RET_ALLOW); /* A no longer holds nr */
             break;
         }
-        case SHC_SC_ADDR4:
+        case SHC_SC_ADDR4: /* arg `path` (sendto's address, prlimit64's new limit) not NULL */
             emit(b, JEQ, 0, 6, nr);
-            emit(b, LD_ABS, 0, 0, ARG_LO(4));
+            emit(b, LD_ABS, 0, 0, ARG_LO(e->path));
             emit(b, JEQ, 0, 2, 0);
-            emit(b, LD_ABS, 0, 0, ARG_HI(4));
+            emit(b, LD_ABS, 0, 0, ARG_HI(e->path));
             emit(b, JEQ, 1, 0, 0);
             emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
             emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);

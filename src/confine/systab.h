@@ -13,7 +13,7 @@ enum {
     SHC_SC_IOCTL,     /* ioctl: a terminal request (0x54NN) other than a query, FIOSETOWN,
                        * SIOCSPGRP, or a pure _IOW request */
     SHC_SC_FCNTL,     /* fcntl: F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SETLEASE */
-    SHC_SC_ADDR4,     /* sendto with a destination address (arg4 not NULL) */
+    SHC_SC_ADDR4,     /* arg `path` not NULL (sendto's address, prlimit64's new limit) */
     SHC_SC_NOT_UNIX,  /* socket, socketpair: a family (arg0) other than AF_UNIX */
     SHC_SC_OUTFD,     /* read, readv on descriptor 1 or 2 (checked before the frequent calls) */
 };
@@ -31,6 +31,8 @@ enum {
     SHC_SD_TTYREAD, /* a read of the descriptor at arg `dirfd`: an event when it is the terminal */
     SHC_SD_SIGNAL,  /* a signal to the process at arg `dirfd`, signal number at arg `path` */
     SHC_SD_FCNTL,   /* fcntl(fd, cmd, arg) */
+    SHC_SD_PID,     /* a process at arg `dirfd` (0: itself; setpriority, ioprio_set: arg0 says
+                     * whether it is a process, a group or a user) */
     SHC_SD_NONE,
 };
 

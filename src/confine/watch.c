@@ -331,6 +331,18 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem
         return D_EVENT;
     case SHC_SD_SIGNAL:
         return signal_call(w, d, e, ev);
+    case SHC_SD_PID: { /* a process's settings: its own tree's are its own */
+        bool prio = !strcmp(e->name, "setpriority"), io = !strcmp(e->name, "ioprio_set");
+        /* which: 0 a process, 1 a process group, 2 a user (ioprio_set counts from 1) */
+        long which = prio ? (long)(int)d->args[0] : io ? (long)(int)d->args[0] - 1 : 0;
+        long target = (long)(int)d->args[e->dirfd];
+        snprintf(p, cap, "%s of %s %ld", e->name, which ? "group or user" : "process", target);
+        if (target == 0 && which <= 1)
+            return D_NONE;
+        return which == 0 && w->leader && shc__obj_in_tree(w->leader, ev->pid, (pid_t)target)
+                   ? D_NONE
+                   : D_EVENT;
+    }
     case SHC_SD_SOCK:
         if (!sockaddr_text(mem, d->args[e->path], d->args[e->dirfd], p, cap, &unix_nss))
             return strcmp(e->name, "sendto") == 0 ? D_NONE : D_EVENT;
@@ -579,6 +591,8 @@ const char *shc_confine_event_text(const shc_confine_event *ev, char *buf, size_
                  ev->syscall);
     else if (!strcmp(ev->what, "io_uring"))
         snprintf(buf, cap, "it set up io_uring (io_uring_setup), which the watch cannot see into");
+    else if (!strcmp(ev->what, "process") && ev->detail[0])
+        snprintf(buf, cap, "it changed another process (%s)", d);
     else if (!strcmp(ev->what, "process"))
         snprintf(buf, cap, "it reached into another process (%s)", ev->syscall);
     else
