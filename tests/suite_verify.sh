@@ -144,6 +144,11 @@ j=$(verify --as read "/usr/bin/python3 -B -c 'import os; os.set_blocking(1, Fals
 try: os.read(1, 10)
 except BlockingIOError: pass'")
 expect_eq "a non-blocking read of the terminal" "$(field "$j" '[(e["what"], e["syscall"]) for e in d["events"]]')" "[('terminal', 'read')]"
+# a seccomp filter of its own: a newer USER_NOTIF listener would receive the watch's calls
+j=$(verify --as read "/usr/bin/python3 -B -c 'import ctypes, platform; v = ctypes.c_uint32(0x7fc00000); ctypes.CDLL(None).syscall({\"x86_64\": 317, \"aarch64\": 277}[platform.machine()], 2, 0, ctypes.byref(v))'")
+expect_eq "seccomp() is an event" "$(field "$j" '[(e["what"], e["syscall"]) for e in d["events"]]')" "[('blind', 'seccomp')]"
+j=$(verify --as read "/usr/bin/python3 -B -c 'import ctypes; ctypes.CDLL(None).msgctl(0x7ffffff0, 0, None)'")
+expect_eq "System V IPC by a guessed id" "$(field "$j" '[(e["what"], e["syscall"]) for e in d["events"]]')" "[('system', 'msgctl')]"
 # a named program is the file its word resolves to on the trusted PATH
 mkdir -p "$T/evilbin" && printf '#!/bin/sh\necho evil\n' >"$T/evilbin/cat" && chmod +x "$T/evilbin/cat"
 j=$(verify --cwd "$T" --as read "PATH=./evilbin:\$PATH cat victim")

@@ -204,6 +204,16 @@ static const shc_sysent systab[] = {
     ENT(msgsnd, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(shmget, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(semget, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(msgrcv, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1), /* an id can be guessed */
+    ENT(msgctl, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(shmat, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(shmctl, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(semctl, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(semop, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(semtimedop, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    /* a filter of its own: a newer listener would take the watch's notifications */
+    ENT(seccomp, "blind", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(prctl, "blind", SHC_SC_PRCTL, SHC_SD_NONE, -1, -1),
     ENT(mount, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(umount2, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(open_tree, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
@@ -432,6 +442,13 @@ static void build(fbuf *b)
         case SHC_SC_ALWAYS:
             emit(b, JEQ, 0, 1, nr);
             emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
+            break;
+        case SHC_SC_PRCTL: /* prctl(PR_SET_SECCOMP) */
+            emit(b, JEQ, 0, 4, nr);
+            emit(b, LD_ABS, 0, 0, ARG_LO(0));
+            emit(b, JEQ, 0, 1, 22 /* PR_SET_SECCOMP */);
+            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
+            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
             break;
         case SHC_SC_FCNTL: /* fcntl: a signal's owner (SIGIO, SIGURG), a lease */
             emit(b, JEQ, 0, 7, nr);

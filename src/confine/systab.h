@@ -13,6 +13,7 @@ enum {
     SHC_SC_IOCTL,     /* ioctl: a terminal request (0x54NN) other than a query, FIOSETOWN,
                        * SIOCSPGRP, or a pure _IOW request */
     SHC_SC_FCNTL,     /* fcntl: F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SETLEASE */
+    SHC_SC_PRCTL,     /* prctl(PR_SET_SECCOMP) */
     SHC_SC_ADDR4,     /* arg `path` not NULL (sendto's address, prlimit64's new limit) */
     SHC_SC_NOT_UNIX,  /* socket, socketpair: a family (arg0) other than AF_UNIX */
     SHC_SC_OUTFD,     /* read, readv on descriptor 1 or 2 (checked before the frequent calls) */

@@ -586,6 +586,9 @@ const char *shc_confine_event_text(const shc_confine_event *ev, char *buf, size_
         snprintf(buf, cap, "it read its terminal (%s)", ev->syscall);
     else if (!strcmp(ev->what, "signal"))
         snprintf(buf, cap, "it signalled a process outside the command (%s: %s)", ev->syscall, d);
+    else if (!strcmp(ev->what, "blind"))
+        snprintf(buf, cap, "it installed a seccomp filter of its own (%s), which could take the "
+                 "watch's place", ev->syscall);
     else if (!strcmp(ev->what, "system"))
         snprintf(buf, cap, "it made a system call no read, search or list needs (%s)",
                  ev->syscall);
