@@ -12,12 +12,15 @@
  * steps to shc_confine_apply() without changing its callers.
  *
  * What is watched, and why (docs/verified-cards.md): execve/execveat; open/openat/creat with a
- * write, create, truncate or O_TMPFILE flag (tested in BPF); every openat2 (its flags live in
- * memory: read there); unlink*, rename*, mkdir*, rmdir, link*, symlink*, truncate/ftruncate,
- * chmod*, chown*, utime*, mknod*, *xattr writes; connect, bind, sendto with an address,
- * sendmsg/sendmmsg (their address lives in memory: read there); ioctl(TIOCSTI); io_uring_setup
- * (its operations bypass the filter); ptrace and process_vm_writev; and every system call of a
- * foreign ABI (x32, i386 on x86_64).  Reads are not filtered at all.
+ * write, create, truncate or O_TMPFILE flag (tested in BPF); every openat2; unlink*, rename*,
+ * mkdir*, rmdir, link*, symlink*, truncate/ftruncate, chmod*, chown*, utime*, mknod*, *xattr
+ * writes; socket/socketpair of any family but AF_UNIX, listen, connect, bind, sendto with an
+ * address, sendmsg/sendmmsg; signals and process settings aimed outside the command's tree;
+ * terminal ioctls but the queries, pure _IOW ioctls; reads of descriptors 1 and 2; the system's
+ * state (mounts, namespaces, host and clock, modules, keys, bpf, IPC, ...); seccomp of its own;
+ * io_uring_setup, ptrace, process_vm_writev; every call of a foreign ABI.  Other reads are not
+ * filtered.  Exemptions are decided on the object (object.c), never on memory the process can
+ * change after the supervisor read it.
  *
  * If the supervisor goes away while a watched process lives, its notified calls fail with
  * ENOSYS: the owner keeps the listener open for the command's whole life (pty.c closes it only
