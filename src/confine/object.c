@@ -148,6 +148,17 @@ bool shc__obj_in_tree(pid_t leader, pid_t self, pid_t target)
     return false;
 }
 
+bool shc__obj_signal_outside(pid_t leader, pid_t self, bool is_kill, long target, long sig)
+{
+    if (sig == 0)
+        return false; /* a probe */
+    if (is_kill && target == 0)
+        return false; /* its own process group */
+    if (is_kill && target < -1)
+        return !leader || -target != leader;
+    return !leader || !shc__obj_in_tree(leader, self, (pid_t)target);
+}
+
 /* The process (thread group) a thread belongs to. */
 static pid_t tgid_of(pid_t tid)
 {

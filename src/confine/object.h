@@ -42,6 +42,10 @@ pid_t shc__obj_parent(pid_t pid);
 /* Whether target is self, leader, or a descendant of leader. */
 bool shc__obj_in_tree(pid_t leader, pid_t self, pid_t target);
 
+/* Whether a signal sig to target (kill's meaning of 0 and negative targets when is_kill) reaches
+ * a process outside the command's tree; signal 0 only probes. */
+bool shc__obj_signal_outside(pid_t leader, pid_t self, bool is_kill, long target, long sig);
+
 /* Whether path is exactly a name service socket (nscd, systemd-userdb's io.systemd.NAME). */
 bool shc__obj_nss_socket(const char *path);
 /* Connects thread tid's socket fd to the AF_UNIX path here (pidfd_getfd): 0 or -errno. */

@@ -233,21 +233,6 @@ static int write_open(shc_confine_watch *w, const struct seccomp_notif *n, const
     return D_EVENT;
 }
 
-/* A signal: an event unless it goes to the command's own processes (or only probes: signal 0). */
-static int signal_call(shc_confine_watch *w, const struct seccomp_data *d, const shc_sysent *e,
-                       shc_confine_event *ev)
-{
-    long target = (long)(int)d->args[e->dirfd], sig = (long)(int)d->args[e->path];
-    snprintf(ev->detail, sizeof ev->detail, "signal %ld to %ld", sig, target);
-    if (sig == 0)
-        return D_NONE;
-    if (!strcmp(e->name, "kill") && target == 0)
-        return D_NONE; /* its own process group */
-    if (!strcmp(e->name, "kill") && target < -1)
-        return w->leader && -target == w->leader ? D_NONE : D_EVENT;
-    return w->leader && shc__obj_in_tree(w->leader, ev->pid, (pid_t)target) ? D_NONE : D_EVENT;
-}
-
 /* Fills ev from notification n and says what to answer (D_*). */
 static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem,
                     shc_confine_event *ev)
@@ -329,8 +314,13 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem
             return D_NONE;
         snprintf(p, cap, "read the terminal (descriptor %d)", (int)d->args[0]);
         return D_EVENT;
-    case SHC_SD_SIGNAL:
-        return signal_call(w, d, e, ev);
+    case SHC_SD_SIGNAL: {
+        long target = (long)(int)d->args[e->dirfd], sig = (long)(int)d->args[e->path];
+        snprintf(p, cap, "signal %ld to %ld", sig, target);
+        return shc__obj_signal_outside(w->leader, ev->pid, !strcmp(e->name, "kill"), target, sig)
+                   ? D_EVENT
+                   : D_NONE;
+    }
     case SHC_SD_PID: { /* a process's settings: its own tree's are its own */
         bool prio = !strcmp(e->name, "setpriority"), io = !strcmp(e->name, "ioprio_set");
         /* which: 0 a process, 1 a process group, 2 a user (ioprio_set counts from 1) */
