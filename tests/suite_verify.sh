@@ -105,6 +105,26 @@ writes = d["nevents"] - sum(1 for e in d["events"] if e["what"] != "write")
 lines = sum(1 for _ in open(sys.argv[2]))
 assert lines <= writes, (lines, writes)
 EOF2
+# another thread rewrites an exec's path between a named program and another file: when the
+# other file ran, its next watched call says so (an exec event naming it)
+mkdir -p "$T/trusted" && cc -O2 -pthread -o "$T/trusted/execrace" tests/helpers/exec_race.c && cp "$T/trusted/execrace" "$T/evil"
+check "an exec path raced against a named program: the other file is an event" $PY - "$S" "$T" <<'EOF2'
+import json, os, subprocess, sys
+s, t = sys.argv[1], sys.argv[2]
+env = dict(os.environ, PATH=t + "/trusted:" + os.environ["PATH"])
+ran = 0
+for _ in range(12):
+    p = subprocess.run([s, "run", "--verify", "--as", "read", "--json",
+                        "cat /dev/null; execrace /usr/bin/cat %s/evil" % t],
+                       env=env, capture_output=True, text=True, timeout=60)
+    lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    out = "".join(l.get("data", "") for l in lines if l.get("event") == "output")
+    d = lines[-1]
+    if "EVIL-RAN" in out:
+        ran += 1
+        assert any(e["what"] == "exec" and e["detail"] == t + "/evil" for e in d["events"]), d
+print("the other file ran in", ran, "of 12", file=sys.stderr)
+EOF2
 # a login shell's profile ends where the command's text starts: the command's own redirection
 # before its first tool counts (the profile's own writes still do not)
 printf ': > "$HOME/profile-ran"\n' >"$T/home/.bash_profile"

@@ -232,6 +232,72 @@ bool shc__obj_program_trusted(const shc_obj *o, const char *abs_path)
     return false;
 }
 
+static void set_id(shc_obj *o, size_t i, int k, const struct stat *st)
+{
+    o->after[i].dev[k] = st->st_dev;
+    o->after[i].ino[k] = st->st_ino;
+}
+
+void shc__obj_exec_expect(shc_obj *o, pid_t tid, const char *abs_path)
+{
+    char link[64], interp[256];
+    struct stat st;
+    pid_t tgid = tgid_of(tid);
+    if (tgid <= 0)
+        return;
+    size_t i = 0;
+    while (i < o->nafter && o->after[i].pid != tgid)
+        i++;
+    if (i == sizeof o->after / sizeof o->after[0])
+        i = 0; /* full: the oldest place is reused */
+    else if (i == o->nafter)
+        o->nafter++;
+    memset(&o->after[i], 0, sizeof o->after[i]);
+    o->after[i].pid = tgid;
+    snprintf(link, sizeof link, "/proc/%d/exe", (int)tid);
+    if (stat(link, &st) == 0)
+        set_id(o, i, 0, &st);
+    if (stat(abs_path, &st) == 0)
+        set_id(o, i, 1, &st);
+    int fd = open(abs_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    ssize_t n = fd >= 0 ? read(fd, interp, sizeof interp - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n > 2 && interp[0] == '#' && interp[1] == '!') {
+        interp[n] = 0;
+        char *a = interp + 2, *z;
+        while (*a == ' ' || *a == '\t')
+            a++;
+        for (z = a; *z && *z != ' ' && *z != '\t' && *z != '\n'; z++)
+            ;
+        *z = 0;
+        if (stat(a, &st) == 0)
+            set_id(o, i, 2, &st);
+    }
+}
+
+bool shc__obj_exec_check(shc_obj *o, pid_t pid, char *detail, size_t cap)
+{
+    for (size_t i = 0; i < o->nafter; i++) {
+        if (o->after[i].pid != pid)
+            continue;
+        char link[64];
+        struct stat st;
+        snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+        bool ok = stat(link, &st) != 0; /* gone: nothing to say */
+        for (int k = 0; k < 3 && !ok; k++)
+            ok = o->after[i].ino[k] && o->after[i].dev[k] == st.st_dev &&
+                 o->after[i].ino[k] == st.st_ino;
+        o->after[i] = o->after[--o->nafter];
+        if (ok)
+            return false;
+        ssize_t n = readlink(link, detail, cap - 1);
+        detail[n > 0 ? n : 0] = 0;
+        return true;
+    }
+    return false;
+}
+
 /* ------------------------------------------------------------------ sockets */
 
 bool shc__obj_nss_socket(const char *path)

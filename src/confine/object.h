@@ -17,6 +17,12 @@ typedef struct shc_obj {
         ino_t ino;
     } ids[64]; /* the files the named programs are on the trusted PATH */
     size_t nids;
+    struct {
+        pid_t pid;
+        dev_t dev[3];
+        ino_t ino[3];
+    } after[16]; /* accepted execs: what the process may be running once it calls again */
+    size_t nafter;
 } shc_obj;
 
 void shc__obj_init(shc_obj *o);
@@ -27,6 +33,13 @@ void shc__obj_tty(shc_obj *o, const char *pts);
 void shc__obj_programs(shc_obj *o, const char *programs, size_t len);
 /* Whether abs_path is (now) one of those files, by device and inode. */
 bool shc__obj_program_trusted(const shc_obj *o, const char *abs_path);
+
+/* After an accepted exec by tid of abs_path: the process's next notified call checks that it
+ * runs that file (or its #! interpreter), or still its program of before (a failed exec). */
+void shc__obj_exec_expect(shc_obj *o, pid_t tid, const char *abs_path);
+/* At any notification of pid: true when an accepted exec ran something else (a path changed
+ * after we read it); detail gets what /proc/PID/exe names. */
+bool shc__obj_exec_check(shc_obj *o, pid_t pid, char *detail, size_t cap);
 
 /* What a write-open of exactly `path` by pid would reach, when that is output and not a change:
  * SHC_OBJ_NULL (/dev/null), SHC_OBJ_TTY (the command's terminal: /dev/tty, its /dev/pts/N, or a

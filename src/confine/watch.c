@@ -143,20 +143,19 @@ static bool program_ok(shc_confine_watch *w, char *path, pid_t pid, int dirfd)
         return true;
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     bool named = false;
-    for (size_t i = 0; i < w->programs_len && !named;) {
-        const char *p = w->programs + i;
-        size_t l = strlen(p);
-        named = l && !strcmp(p, base);
-        i += l + 1;
-    }
+    for (size_t i = 0; i < w->programs_len && !named; i += strlen(w->programs + i) + 1)
+        named = w->programs[i] && !strcmp(w->programs + i, base);
     if (!named)
         return false;
     absolutise(pid, dirfd, path, SHC_CONFINE_DETAIL);
     /* execvp tries each PATH directory: a named program's name where there is no file is a
      * failed try, not a program */
     struct stat st;
-    return shc__obj_program_trusted(&w->obj, path) ||
-           (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR));
+    bool ok = shc__obj_program_trusted(&w->obj, path) ||
+              (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR));
+    if (ok) /* the path may change before the kernel reads it: the next call checks the file */
+        shc__obj_exec_expect(&w->obj, pid, path);
+    return ok;
 }
 
 /* Describes a sockaddr; false when it is no address at all. */
@@ -440,7 +439,8 @@ static bool one(shc_confine_watch *w)
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/mem", (unsigned)w->n->pid);
     int mem = open(path, O_RDONLY | O_CLOEXEC);
-    shc_confine_event ev;
+    shc_confine_event ev, ran = {"exec", "execve", (pid_t)w->n->pid, ""};
+    bool other = !w->quiet && shc__obj_exec_check(&w->obj, ran.pid, ran.detail, sizeof ran.detail);
     w->res = -1;
     int disp = describe(w, w->n, mem, &ev);
     bool is_event = disp == D_EVENT;
@@ -459,6 +459,10 @@ static bool one(shc_confine_watch *w)
     if (is_event && valid && w->quiet) {
         w->profile++;
         return true;
+    }
+    if (other) {
+        clean(ran.detail); /* an accepted exec ran another file than the one checked */
+        w->fn(&ran, w->payload);
     }
     if (is_event && valid) {
         clean(ev.detail);
