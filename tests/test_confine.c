@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "classify/programs.h"
 #include "confine/confine.h"
+#include "confine/object.h"
 #include "exec/pty.h"
 
 typedef struct got {
@@ -178,6 +180,94 @@ static void test_threads(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The name-service exemption is an exact name, never a prefix a path climbs out of. */
+static void test_nss_exact(void **state)
+{
+    (void)state;
+    assert_true(shc__obj_nss_socket("/run/nscd/socket"));
+    assert_true(shc__obj_nss_socket("/run/systemd/userdb/io.systemd.Multiplexer"));
+    assert_false(shc__obj_nss_socket("/run/systemd/userdb/../../dbus/system_bus_socket"));
+    assert_false(shc__obj_nss_socket("/run/systemd/userdb/io.systemd./../../x"));
+    assert_false(shc__obj_nss_socket("/run/systemd/userdb/"));
+    assert_false(shc__obj_nss_socket("/run/nscd/socket/.."));
+    assert_false(shc__obj_nss_socket("/tmp/run/nscd/socket"));
+}
+
+/* A write-open's exemption: only the exact names, and the reopening names only when the
+ * descriptor behind them is /dev/null or the terminal (here: this process's own fds). */
+static void test_write_open_object(void **state)
+{
+    (void)state;
+    shc_obj o;
+    shc__obj_init(&o);
+    int tty = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(tty >= 0);
+    assert_int_equal(grantpt(tty), 0);
+    assert_int_equal(unlockpt(tty), 0);
+    char pts[64];
+    assert_int_equal(ptsname_r(tty, pts, sizeof pts), 0);
+    shc__obj_tty(&o, pts);
+    assert_true(o.have_tty);
+    pid_t me = getpid();
+    assert_int_equal(shc__obj_write_open(&o, me, "/dev/null", O_WRONLY), SHC_OBJ_NULL);
+    assert_int_equal(shc__obj_write_open(&o, me, pts, O_WRONLY), SHC_OBJ_TTY);
+    assert_int_equal(shc__obj_write_open(&o, me, "/dev/tty", O_WRONLY), SHC_OBJ_TTY);
+    char climbed[128];
+    snprintf(climbed, sizeof climbed, "%s/../../tmp/x", pts);
+    assert_int_equal(shc__obj_write_open(&o, me, climbed, O_WRONLY), SHC_OBJ_OTHER);
+    assert_int_equal(shc__obj_write_open(&o, me, "/dev/pts/999999", O_WRONLY), SHC_OBJ_OTHER);
+    assert_int_equal(shc__obj_write_open(&o, me, "/dev/null/", O_WRONLY), SHC_OBJ_OTHER);
+    int slave = open(pts, O_RDWR | O_NOCTTY);
+    int null = open("/dev/null", O_WRONLY);
+    char file[] = "/tmp/shc-confine-obj-XXXXXX";
+    int f = mkstemp(file);
+    assert_true(slave >= 0 && null >= 0 && f >= 0);
+    char name[64];
+    snprintf(name, sizeof name, "/proc/self/fd/%d", slave);
+    assert_int_equal(shc__obj_write_open(&o, me, name, O_WRONLY), SHC_OBJ_TTY);
+    assert_int_equal(shc__obj_write_open(&o, me, name, O_WRONLY | O_NOFOLLOW), SHC_OBJ_OTHER);
+    snprintf(name, sizeof name, "/dev/fd/%d", null);
+    assert_int_equal(shc__obj_write_open(&o, me, name, O_WRONLY), SHC_OBJ_NULL);
+    snprintf(name, sizeof name, "/dev/fd/%d", f);
+    assert_int_equal(shc__obj_write_open(&o, me, name, O_WRONLY), SHC_OBJ_OTHER);
+    snprintf(name, sizeof name, "/dev/fd/%d/", f);
+    assert_int_equal(shc__obj_write_open(&o, me, name, O_WRONLY), SHC_OBJ_OTHER);
+    assert_true(shc__obj_fd_is_tty(&o, me, slave));
+    assert_false(shc__obj_fd_is_tty(&o, me, f));
+    int nfd = shc__obj_open(&o, SHC_OBJ_NULL, O_WRONLY | O_CREAT | O_TRUNC);
+    assert_true(nfd >= 0);
+    close(nfd);
+    unlink(file);
+    close(f);
+    close(null);
+    close(slave);
+    close(tty);
+}
+
+/* A named program is trusted by the file, not the name. */
+static void test_program_by_file(void **state)
+{
+    (void)state;
+    shc_obj o;
+    shc__obj_init(&o);
+    static const char progs[] = "cat\0";
+    shc__obj_programs(&o, progs, sizeof progs - 1);
+    assert_true(o.nids >= 1);
+    assert_true(shc__obj_program_trusted(&o, "/bin/cat") ||
+                shc__obj_program_trusted(&o, "/usr/bin/cat"));
+    char dir[] = "/tmp/shc-confine-XXXXXX", cat[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cat, sizeof cat, "%s/cat", dir);
+    FILE *f = fopen(cat, "w");
+    assert_non_null(f);
+    fputs("#!/bin/sh\n", f);
+    fclose(f);
+    assert_false(shc__obj_program_trusted(&o, cat));
+    assert_false(shc__obj_program_trusted(&o, "cat")); /* relative: never */
+    unlink(cat);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const char *why = NULL;
@@ -192,6 +282,9 @@ int main(void)
         cmocka_unit_test(test_reads_are_no_events),
         cmocka_unit_test(test_events_and_the_command_unchanged),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_nss_exact),
+        cmocka_unit_test(test_write_open_object),
+        cmocka_unit_test(test_program_by_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@ enum {
 struct br_verify {
     shc_confine_spec spec;
     char *programs;  /* owned: spec.programs */
+    char *script;    /* owned: a bash -lc wrapper's SCRIPT, run as the login shell's command */
     int t_grace;
     bool flipped, profile; /* profile: the grace waited for a login profile to end */
     char *pre;       /* display bytes so far (valid UTF-8 chunks), up to PRE_MAX */
@@ -146,7 +147,13 @@ void shc__verify_opts(br_call *c, shc_pty_opts *o)
     }
     bool login = false;
     v->programs = shc__programs(c->command, strlen(c->command), &plen, &login);
-    unsigned flags = SHC_CONFINE_WATCH | (login || br->cfg.login ? SHC_CONFINE_LOGIN : 0u);
+    /* `bash -lc SCRIPT`: run as the executor's own login shell, whose profile's end the watch
+     * sees (confine.h); another login wrapper (sh -lc) has its profile counted. */
+    if (login && (v->script = shc__login_script(c->command, strlen(c->command)))) {
+        o->command = v->script;
+        o->login = true;
+    }
+    unsigned flags = SHC_CONFINE_WATCH | (o->login ? SHC_CONFINE_LOGIN : 0u);
     v->spec = (shc_confine_spec){.flags = flags, .programs = v->programs,
                                  .programs_len = v->programs ? plen : 0};
     c->verify = v;
@@ -215,6 +222,7 @@ void shc__verify_end(br_call *c)
     }
     json_decref(v->events);
     free(v->programs);
+    free(v->script);
     free(v->pre);
     free(v);
 }

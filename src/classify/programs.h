@@ -13,4 +13,8 @@
  * is a login shell (bash -lc), whose profile runs before the command. */
 char *shc__programs(const char *cmd, size_t cmdlen, size_t *len, bool *login);
 
+/* When cmd is exactly `[/bin/…]bash -lc SCRIPT`: SCRIPT (owned), which the executor runs as its
+ * own login shell's command so that the profile's end can be told (confine.h); else NULL. */
+char *shc__login_script(const char *cmd, size_t cmdlen);
+
 #endif

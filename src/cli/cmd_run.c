@@ -393,7 +393,7 @@ int shc_cmd_run(int argc, char **argv)
         free(joined);
         return shc__cli_usage_error(&run_cli, "--as needs --verify");
     }
-    char *reason = NULL, *programs = NULL;
+    char *reason = NULL, *programs = NULL, *script = NULL;
     shc_kind kind = print_card(o.command, o.cwd, &reason);
     const char *card = c.as ? c.as : shc_kind_name(kind);
     bool watch = c.verify && strcmp(card, "terminal") != 0; /* terminal cards: never watched */
@@ -403,7 +403,10 @@ int shc_cmd_run(int argc, char **argv)
         spec.flags |= SHC_CONFINE_WATCH;
         bool login = false;
         programs = shc__programs(o.command, strlen(o.command), &plen, &login);
-        if (login || o.login)
+        /* bash -lc SCRIPT runs as our own login shell: the watch sees its profile end */
+        if (login && (script = shc__login_script(o.command, strlen(o.command))))
+            o.login = true;
+        if (o.login)
             spec.flags |= SHC_CONFINE_LOGIN;
         spec.programs = programs;
         spec.programs_len = programs ? plen : 0;
@@ -444,7 +447,10 @@ int shc_cmd_run(int argc, char **argv)
     shc_loop_signal(loop, SIGHUP, on_signal, &c);
 
     shc_pty_error err;
-    if (shc_pty_spawn(&c.pty, ex, &o, &err) != 0) {
+    shc_pty_opts so = o; /* what runs: a bash -lc wrapper's SCRIPT as the login shell's */
+    if (script)
+        so.command = script;
+    if (shc_pty_spawn(&c.pty, ex, &so, &err) != 0) {
         status = spawn_error(&c, err.message);
         goto done;
     }
@@ -485,6 +491,7 @@ done:
     free(joined);
     free(reason);
     free(programs);
+    free(script);
     json_decref(c.events);
     shc__run_sandbox_done(&sb);
     return status;

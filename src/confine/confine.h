@@ -12,12 +12,15 @@
  * steps to shc_confine_apply() without changing its callers.
  *
  * What is watched, and why (docs/verified-cards.md): execve/execveat; open/openat/creat with a
- * write, create, truncate or O_TMPFILE flag (tested in BPF); every openat2 (its flags live in
- * memory: read there); unlink*, rename*, mkdir*, rmdir, link*, symlink*, truncate/ftruncate,
- * chmod*, chown*, utime*, mknod*, *xattr writes; connect, bind, sendto with an address,
- * sendmsg/sendmmsg (their address lives in memory: read there); ioctl(TIOCSTI); io_uring_setup
- * (its operations bypass the filter); ptrace and process_vm_writev; and every system call of a
- * foreign ABI (x32, i386 on x86_64).  Reads are not filtered at all.
+ * write, create, truncate or O_TMPFILE flag (tested in BPF); every openat2; unlink*, rename*,
+ * mkdir*, rmdir, link*, symlink*, truncate/ftruncate, chmod*, chown*, utime*, mknod*, *xattr
+ * writes; socket/socketpair of any family but AF_UNIX, listen, connect, bind, sendto with an
+ * address, sendmsg/sendmmsg; signals and process settings aimed outside the command's tree;
+ * terminal ioctls but the queries, pure _IOW ioctls; reads of descriptors 1 and 2; the system's
+ * state (mounts, namespaces, host and clock, modules, keys, bpf, IPC, ...); seccomp of its own;
+ * io_uring_setup, ptrace, process_vm_writev; every call of a foreign ABI.  Other reads are not
+ * filtered.  Exemptions are decided on the object (object.c), never on memory the process can
+ * change after the supervisor read it.
  *
  * If the supervisor goes away while a watched process lives, its notified calls fail with
  * ENOSYS: the owner keeps the listener open for the command's whole life (pty.c closes it only
@@ -43,6 +46,12 @@ enum {
     SHC_CONFINE_PACK_MAX = 64u << 10, /* a packed spec is at most this long */
     SHC_CONFINE_DETAIL = 512,         /* bytes of an event's detail (path, program, address) */
 };
+
+/* With SHC_CONFINE_LOGIN the executor runs `bash -lc 'SHC_CONFINE_PROFILE_END_CMD CMD'`: the
+ * login shell's write-open of this path (it fails: /dev/null is no directory) ends the profile's
+ * time.  The profile cannot hide the command's events by it: the command's text comes after. */
+#define SHC_CONFINE_PROFILE_END "/dev/null/.shcard-profile-end"
+#define SHC_CONFINE_PROFILE_END_CMD ": 2>/dev/null >" SHC_CONFINE_PROFILE_END ";"
 
 /* What the child does to itself.  programs: names (basenames) the watch accepts in an exec, as
  * "cat\0rg\0" (each NUL-terminated), programs_len bytes in all; borrowed.  The first exec (the
@@ -141,6 +150,8 @@ typedef void (*shc_confine_event_fn)(const shc_confine_event *ev, void *payload)
 shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t leader,
                                          const shc_confine_spec *spec, shc_confine_event_fn fn,
                                          void *payload);
+/* The command's terminal ("/dev/pts/N"): writing it is output, reading it is an event. */
+void shc_confine_watch_tty(shc_confine_watch *w, const char *pts);
 /* Whether a login shell's profile still runs (SHC_CONFINE_LOGIN, before the command's tool). */
 bool shc_confine_watch_quiet(const shc_confine_watch *w);
 /* Events not reported because a login shell's profile was still running (SHC_CONFINE_LOGIN). */

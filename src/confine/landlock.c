@@ -280,3 +280,36 @@ void shc_sandbox_sweep(void)
     }
     closedir(d);
 }
+
+int shc__roots_init(shc__roots *r, const shc_confine_spec *spec)
+{
+    size_t most = 1;
+    for (const char *p = spec->writable, *end = p + spec->writable_len; p && p < end;
+         p += strlen(p) + 1)
+        most++;
+    r->n = 0;
+    if (!(r->dirs = calloc(most, sizeof *r->dirs)))
+        return -1;
+    const char *p = spec->cwd ? spec->cwd : ".";
+    const char *end = spec->writable ? spec->writable + spec->writable_len : NULL;
+    for (size_t k = 0; k < most; k++) {
+        char *real = realpath(p, NULL);
+        if (!real && errno == ENOMEM)
+            return -1;
+        if (real)
+            r->dirs[r->n++] = real;
+        p = k == 0 ? spec->writable : p + strlen(p) + 1;
+        if (!p || (end && p >= end))
+            break;
+    }
+    return 0;
+}
+
+void shc__roots_free(shc__roots *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->dirs[i]);
+    free(r->dirs);
+    r->dirs = NULL;
+    r->n = 0;
+}

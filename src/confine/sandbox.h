@@ -33,6 +33,16 @@ int shc__attrfilter_apply(unsigned mode);
 int shc__attr_listener(void);
 #define SHC__CONFINE_MARKER 0x53484344u /* "SHCD": no prctl option has this value */
 
+/* The workspace's writable roots, canonical: its cwd and the spec's roots (landlock.c).  One
+ * that does not resolve is left out (nothing can change there). */
+typedef struct {
+    char **dirs;
+    size_t n;
+} shc__roots;
+/* 0, or -1 when out of memory (r is then still safe to free). */
+int shc__roots_init(shc__roots *r, const shc_confine_spec *spec);
+void shc__roots_free(shc__roots *r);
+
 struct seccomp_notif;
 /* The supervisor's answer to a notification n (mem: /proc/PID/mem, or -1): -1 when it is no
  * metadata call (CONTINUE); else the call is over: 0 when its file is under one of roots

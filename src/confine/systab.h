@@ -10,8 +10,13 @@ enum {
     SHC_SC_ALWAYS,    /* every call */
     SHC_SC_OPEN_ARG1, /* when arg1 (open's flags) asks for write/create/truncate/tmpfile */
     SHC_SC_OPEN_ARG2, /* the same for arg2 (openat) */
-    SHC_SC_TIOCSTI,   /* ioctl(fd, TIOCSTI) */
-    SHC_SC_ADDR4,     /* sendto with a destination address (arg4 not NULL) */
+    SHC_SC_IOCTL,     /* ioctl: a terminal request (0x54NN) other than a query, FIOSETOWN,
+                       * SIOCSPGRP, or a pure _IOW request */
+    SHC_SC_FCNTL,     /* fcntl: F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SETLEASE */
+    SHC_SC_PRCTL,     /* prctl(PR_SET_SECCOMP) */
+    SHC_SC_ADDR4,     /* arg `path` not NULL (sendto's address, prlimit64's new limit) */
+    SHC_SC_NOT_UNIX,  /* socket, socketpair: a family (arg0) other than AF_UNIX */
+    SHC_SC_OUTFD,     /* read, readv on descriptor 1 or 2 (checked before the frequent calls) */
 };
 
 /* What the supervisor reads to describe it. */
@@ -22,6 +27,13 @@ enum {
     SHC_SD_SOCK,    /* a sockaddr at arg `path`, length arg `dirfd` */
     SHC_SD_MSG,     /* a struct msghdr at arg1 (sendmsg; sendmmsg's first) */
     SHC_SD_FD,      /* a descriptor at arg `dirfd`: the file it names */
+    SHC_SD_DOMAIN,  /* a socket's family at arg `dirfd` */
+    SHC_SD_IOCTL,   /* an ioctl request (arg1) on the descriptor at arg `dirfd` */
+    SHC_SD_TTYREAD, /* a read of the descriptor at arg `dirfd`: an event when it is the terminal */
+    SHC_SD_SIGNAL,  /* a signal to the process at arg `dirfd`, signal number at arg `path` */
+    SHC_SD_FCNTL,   /* fcntl(fd, cmd, arg) */
+    SHC_SD_PID,     /* a process at arg `dirfd` (0: itself; setpriority, ioprio_set: arg0 says
+                     * whether it is a process, a group or a user) */
     SHC_SD_NONE,
 };
 

@@ -1,6 +1,6 @@
 /* The supervisor (confine.h): reads the watched command's notifications on the agent's loop,
- * describes each from the process's memory, and answers CONTINUE (a workspace sandbox's
- * metadata call is answered by attrs.c instead: done by us on the file it checked, or refused).  Every notification
+ * describes each from the process's memory, and answers CONTINUE, or does the call itself (an
+ * exempt object; a workspace sandbox's metadata call, which attrs.c checks).  Every notification
  * is answered before anything else is done with it, and the work per notification is a few
  * pread()s of /proc/PID/mem: a watched command never waits on us for long.  Several threads
  * (rg, git) may each have a notification pending: each is received and answered in turn. */
@@ -19,10 +19,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "confine/object.h"
 #include "confine/sandbox.h"
 #include "confine/systab.h"
 
@@ -31,6 +33,14 @@ enum {
     PAGE = 4096,    /* reads from the target's memory never cross a page in one pread */
     AT_CWD = -100,  /* AT_FDCWD as the kernel passes it */
     WRITE_FLAGS = 01 | 02 | 0100 | 01000 | 020000000,
+};
+
+/* What the supervisor answers. */
+enum {
+    D_NONE,  /* CONTINUE: no event */
+    D_EVENT, /* CONTINUE: an event */
+    D_FD,    /* the call is done here: an fd we opened goes in its place (the exempt objects) */
+    D_RET,   /* the call is done here: its result is r (0 or -errno) */
 };
 
 struct shc_confine_watch {
@@ -43,13 +53,16 @@ struct shc_confine_watch {
     uint64_t count, profile;
     bool quiet; /* SHC_CONFINE_LOGIN: the profile still runs */
     pid_t leader; /* the command's first process (its login shell), or 0 */
+    shc_obj obj;  /* the terminal, /dev/null, the named programs' files */
+    bool no_addfd; /* the kernel cannot put an fd in the process (before 5.9) */
+    long res;     /* D_FD: our fd, with cloexec; D_RET: the result */
+    bool cloexec;
+    bool watching;    /* SHC_CONFINE_WATCH: report events (else only the sandbox's answers) */
+    shc__roots roots; /* workspace sandbox: where metadata may change (attrs.c) */
+    bool sandboxed;
     struct seccomp_notif *n;
     struct seccomp_notif_resp *r;
     size_t nsz, rsz;
-    bool watching; /* SHC_CONFINE_WATCH: report events (else only the sandbox's answers) */
-    char **roots;  /* workspace sandbox: where metadata may change (attrs.c); canonical */
-    size_t nroots;
-    bool sandboxed;
 };
 
 /* ------------------------------------------------------------------ the target's memory */
@@ -126,75 +139,28 @@ static void fd_path(pid_t pid, int fd, char *path, size_t cap)
 
 /* ------------------------------------------------------------------ what is not an event */
 
-static bool is_shell(const char *base)
+/* A named program: its word is on the command line (the basename), and the file is the one that
+ * word resolves to on the trusted PATH (by device and inode: a PATH=./evil:$PATH cat is not
+ * cat).  While a login profile runs, every program is the profile's. */
+static bool program_ok(shc_confine_watch *w, char *path, pid_t pid, int dirfd)
 {
-    return !strcmp(base, "bash") || !strcmp(base, "sh") || !strcmp(base, "dash");
-}
-
-static pid_t parent_of(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    const char *r = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-    int ppid = 0;
-    return r && sscanf(r + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
-}
-
-/* The command's own tool: run by its login shell itself or a direct child of it (a pipeline's
- * stage), not deeper down where a profile's helpers run theirs. */
-static bool from_the_shell(const shc_confine_watch *w, pid_t pid)
-{
-    return !w->leader || pid == w->leader || parent_of(pid) == w->leader;
-}
-
-static bool program_ok(shc_confine_watch *w, const char *path, pid_t pid)
-{
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    if (w->quiet && !is_shell(base) && from_the_shell(w, pid)) {
-        for (size_t i = 0; i < w->programs_len;) {
-            const char *p = w->programs + i;
-            if (*p && !strcmp(p, base))
-                w->quiet = false; /* the command's own tool: the profile is over */
-            i += strlen(p) + 1;
-        }
-    }
     if (w->quiet)
-        return true; /* the profile's own programs */
-    for (size_t i = 0; i < w->programs_len;) {
-        const char *p = w->programs + i;
-        size_t l = strlen(p);
-        if (l && !strcmp(p, base))
-            return true;
-        i += l + 1;
-    }
-    return false;
-}
-
-/* Writing to these is output, not a change: `2>/dev/null`, the command's own terminal. */
-static bool harmless_write(const char *path)
-{
-    static const char *const same[] = {"/dev/null", "/dev/tty", "/dev/stdout", "/dev/stderr",
-                                       "/dev/fd/1", "/dev/fd/2", "/proc/self/fd/1",
-                                       "/proc/self/fd/2"};
-    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-        if (!strcmp(path, same[i]))
-            return true;
-    return !strncmp(path, "/dev/pts/", 9);
-}
-
-/* The name service's own sockets (ls -l, find -user look users up through them). */
-static bool nss_socket(const char *path)
-{
-    return !strcmp(path, "/run/nscd/socket") || !strcmp(path, "/var/run/nscd/socket") ||
-           !strncmp(path, "/run/systemd/userdb/", 20);
+        return true;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    bool named = false;
+    for (size_t i = 0; i < w->programs_len && !named; i += strlen(w->programs + i) + 1)
+        named = w->programs[i] && !strcmp(w->programs + i, base);
+    if (!named)
+        return false;
+    absolutise(pid, dirfd, path, SHC_CONFINE_DETAIL);
+    /* execvp tries each PATH directory: a named program's name where there is no file is a
+     * failed try, not a program */
+    struct stat st;
+    bool ok = shc__obj_program_trusted(&w->obj, path) ||
+              (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR));
+    if (ok) /* the path may change before the kernel reads it: the next call checks the file */
+        shc__obj_exec_expect(&w->obj, pid, path);
+    return ok;
 }
 
 /* Describes a sockaddr; false when it is no address at all. */
@@ -229,7 +195,7 @@ static bool sockaddr_text(int mem, uint64_t addr, uint64_t len, char *out, size_
         if (pl > 0 && p[0] == 0) {
             p[0] = '@'; /* abstract */
         }
-        *unix_nss = nss_socket(p);
+        *unix_nss = shc__obj_nss_socket(p);
         snprintf(out, cap, "unix:%s", p);
     } else if (ss.ss_family == AF_NETLINK) {
         snprintf(out, cap, "netlink");
@@ -239,9 +205,41 @@ static bool sockaddr_text(int mem, uint64_t addr, uint64_t len, char *out, size_
     return true;
 }
 
-/* Fills ev from notification n; false when what it did is no event (see above). */
-static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem,
-                     shc_confine_event *ev)
+/* A write-open (open, openat, creat).  flags are the call's own (a register: no race).  Its
+ * path is read from memory, which another thread may change before the kernel reads it: so an
+ * exemption is never a CONTINUE on that text.  When the text names /dev/null or the terminal
+ * (itself, or a descriptor that is one of them now), we open that object here and put our fd in
+ * the process (SECCOMP_IOCTL_NOTIF_ADDFD): the kernel never reads the path.  Anything else is an
+ * event. */
+static int write_open(shc_confine_watch *w, const struct seccomp_notif *n, const shc_sysent *e,
+                      int mem, shc_confine_event *ev)
+{
+    const struct seccomp_data *d = &n->data;
+    unsigned flags = e->when == SHC_SC_OPEN_ARG1   ? (unsigned)d->args[1]
+                     : e->when == SHC_SC_OPEN_ARG2 ? (unsigned)d->args[2]
+                                                   : (unsigned)(O_CREAT | O_WRONLY | O_TRUNC);
+    char *p = ev->detail;
+    if (!read_str(mem, d->args[e->path], p, sizeof ev->detail))
+        return D_EVENT;
+    if (w->quiet && ev->pid == w->leader && !strcmp(p, SHC_CONFINE_PROFILE_END)) {
+        w->quiet = false; /* the profile is over: the command's own text starts here */
+        return D_NONE;
+    }
+    int obj = p[0] == '/' ? shc__obj_write_open(&w->obj, ev->pid, p, flags) : SHC_OBJ_OTHER;
+    if (obj != SHC_OBJ_OTHER && !w->no_addfd) {
+        w->res = shc__obj_open(&w->obj, obj, flags);
+        w->cloexec = (flags & O_CLOEXEC) != 0;
+        return w->res >= 0 ? D_FD : D_RET;
+    }
+    if (obj != SHC_OBJ_OTHER)
+        return D_NONE; /* a kernel without ADDFD: the old exemption (docs: Limits) */
+    absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, sizeof ev->detail);
+    return D_EVENT;
+}
+
+/* Fills ev from notification n and says what to answer (D_*). */
+static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem,
+                    shc_confine_event *ev)
 {
     const struct seccomp_data *d = &n->data;
     ev->pid = (pid_t)n->pid;
@@ -257,7 +255,7 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
         ev->syscall = "syscall";
         snprintf(ev->detail, sizeof ev->detail, "a system call of another ABI (arch 0x%x, %d)",
                  (unsigned)d->arch, d->nr);
-        return true;
+        return D_EVENT;
     }
     ev->what = e->what;
     ev->syscall = e->name;
@@ -268,68 +266,157 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
     case SHC_SD_EXEC:
         if (!read_str(mem, d->args[e->path], p, cap))
             snprintf(p, cap, "(a program it would not let us read)");
-        else if (program_ok(w, p, ev->pid))
-            return false;
-        return true;
-    case SHC_SD_OPENAT2: {
-        uint64_t flags = 0;
-        if (read_mem(mem, d->args[2], &flags, sizeof flags) && !(flags & WRITE_FLAGS))
-            return false;
+        else if (program_ok(w, p, ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD))
+            return D_NONE;
+        return D_EVENT;
+    case SHC_SD_OPENAT2: /* its flags live in memory, where they can change after our read */
         if (read_str(mem, d->args[1], p, cap))
             absolutise(ev->pid, (int)d->args[0], p, cap);
-        return !harmless_write(p);
-    }
+        return D_EVENT;
     case SHC_SD_PATH: {
+        if (!strcmp(e->what, "write"))
+            return write_open(w, n, e, mem, ev);
         bool got = read_str(mem, d->args[e->path], p, cap);
         if (got && p[0])
             absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, cap);
         else if (e->dirfd >= 0 && (!d->args[e->path] || got)) /* NULL or "" (AT_EMPTY_PATH) */
             fd_path(ev->pid, (int)d->args[e->dirfd], p, cap); /* utimensat(fd, NULL): the fd's file */
-        return strcmp(e->what, "write") || !harmless_write(p);
+        return D_EVENT;
     }
     case SHC_SD_FD:
         fd_path(ev->pid, (int)d->args[e->dirfd], p, cap);
-        return strcmp(e->what, "write") || !harmless_write(p);
+        return D_EVENT;
+    case SHC_SD_DOMAIN:
+        snprintf(p, cap, "a socket of address family %u", (unsigned)d->args[0]);
+        return D_EVENT;
+    case SHC_SD_IOCTL: {
+        /* its own terminal's settings are its own (a pager's modes, its window size) */
+        static const unsigned own[] = {0x5402, 0x5403, 0x5404, 0x5406, 0x5407, 0x5408, 0x5409,
+                                       0x540A, 0x540B, 0x5410, 0x5414};
+        unsigned cmd = (unsigned)d->args[1];
+        snprintf(p, cap, "ioctl 0x%x", cmd);
+        for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+            if (cmd == own[i] && shc__obj_fd_is_tty(&w->obj, ev->pid, (long)(int)d->args[0]))
+                return D_NONE;
+        return D_EVENT;
+    }
+    case SHC_SD_FCNTL: {
+        unsigned cmd = (unsigned)d->args[1];
+        long owner = (long)(int)d->args[2];
+        snprintf(p, cap, "fcntl %s %ld",
+                 cmd == 8 ? "F_SETOWN" : cmd == 15 ? "F_SETOWN_EX" : cmd == 10 ? "F_SETSIG"
+                                                                         : "F_SETLEASE",
+                 owner);
+        if (cmd == 8 && (owner == 0 || (w->leader && (owner > 0 ? shc__obj_in_tree(w->leader,
+                                                                                ev->pid, (pid_t)owner)
+                                                                 : -owner == w->leader))))
+            return D_NONE; /* SIGIO to its own processes */
+        return D_EVENT;
+    }
+    case SHC_SD_TTYREAD:
+        if (!shc__obj_fd_is_tty(&w->obj, ev->pid, (long)(int)d->args[0]))
+            return D_NONE;
+        snprintf(p, cap, "read the terminal (descriptor %d)", (int)d->args[0]);
+        return D_EVENT;
+    case SHC_SD_SIGNAL: {
+        long target = (long)(int)d->args[e->dirfd], sig = (long)(int)d->args[e->path];
+        snprintf(p, cap, "signal %ld to %ld", sig, target);
+        return shc__obj_signal_outside(w->leader, ev->pid, !strcmp(e->name, "kill"), target, sig)
+                   ? D_EVENT
+                   : D_NONE;
+    }
+    case SHC_SD_PID: { /* a process's settings: its own tree's are its own */
+        bool prio = !strcmp(e->name, "setpriority"), io = !strcmp(e->name, "ioprio_set");
+        /* which: 0 a process, 1 a process group, 2 a user (ioprio_set counts from 1) */
+        long which = prio ? (long)(int)d->args[0] : io ? (long)(int)d->args[0] - 1 : 0;
+        long target = (long)(int)d->args[e->dirfd];
+        snprintf(p, cap, "%s of %s %ld", e->name, which ? "group or user" : "process", target);
+        if (target == 0 && which <= 1)
+            return D_NONE;
+        return which == 0 && w->leader && shc__obj_in_tree(w->leader, ev->pid, (pid_t)target)
+                   ? D_NONE
+                   : D_EVENT;
+    }
     case SHC_SD_SOCK:
         if (!sockaddr_text(mem, d->args[e->path], d->args[e->dirfd], p, cap, &unix_nss))
-            return strcmp(e->name, "sendto") == 0 ? false : true;
-        return !(unix_nss && !strcmp(e->name, "connect"));
+            return strcmp(e->name, "sendto") == 0 ? D_NONE : D_EVENT;
+        if (unix_nss && !strcmp(e->name, "connect")) {
+            /* the address we checked is the one used: the connect is done here, on its socket */
+            w->res = shc__obj_connect(ev->pid, (long)(int)d->args[0], p + 5);
+            return w->res == -ESRCH || w->res == -EBADF ? D_EVENT : D_RET;
+        }
+        return D_EVENT;
     case SHC_SD_MSG: {
         struct {
             uint64_t name;
             uint32_t namelen;
         } h = {0, 0};
         if (!read_mem(mem, d->args[1], &h, sizeof h))
-            return true;
+            return D_EVENT;
         if (!h.name || !h.namelen)
-            return false; /* a connected socket: no address given */
-        return sockaddr_text(mem, h.name, h.namelen, p, cap, &unix_nss);
+            return D_NONE; /* a connected socket: no address given */
+        return sockaddr_text(mem, h.name, h.namelen, p, cap, &unix_nss) ? D_EVENT : D_NONE;
     }
     default:
-        if (!strcmp(e->name, "ioctl") && (uint32_t)d->args[1] != 0x5412u) {
-            ev->what = "change"; /* an inode's flags (chattr) */
-            fd_path(ev->pid, (int)d->args[0], p, cap);
-        } else if (!strcmp(e->name, "ioctl"))
+        if (!strcmp(e->name, "ioctl"))
             snprintf(p, cap, "TIOCSTI (typing into the terminal)");
-        return true;
+        return D_EVENT;
     }
 }
 
 /* ------------------------------------------------------------------ the loop */
 
-/* res < 0: CONTINUE (the kernel runs the call); else the call is over, failing with errno
- * res, or done (res 0: the supervisor made it, attrs.c). */
-static void answer(shc_confine_watch *w, uint64_t id, int res)
+static void answer(shc_confine_watch *w, uint64_t id)
 {
     memset(w->r, 0, w->rsz);
     w->r->id = id;
-    if (res > 0)
-        w->r->error = -res;
-    else if (res < 0)
-        w->r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    w->r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
     while (ioctl(w->fd, SECCOMP_IOCTL_NOTIF_SEND, w->r) != 0 && errno == EINTR)
         ;
     w->count++;
+}
+
+/* Answers with a result of our own: 0 or -errno. */
+static void answer_ret(shc_confine_watch *w, uint64_t id, long r)
+{
+    memset(w->r, 0, w->rsz);
+    w->r->id = id;
+    w->r->val = r < 0 ? -1 : r;
+    w->r->error = r < 0 ? (int)r : 0;
+    while (ioctl(w->fd, SECCOMP_IOCTL_NOTIF_SEND, w->r) != 0 && errno == EINTR)
+        ;
+    w->count++;
+}
+
+/* Puts our fd (w->r) in the process as the call's result.  A kernel before 5.14 adds it first
+ * and is then answered with its number; one before 5.9 cannot: CONTINUE (and no_addfd). */
+static void put_fd(shc_confine_watch *w, uint64_t id)
+{
+    struct seccomp_notif_addfd a;
+    memset(&a, 0, sizeof a);
+    a.id = id;
+    a.flags = SECCOMP_ADDFD_FLAG_SEND;
+    a.srcfd = (uint32_t)w->res;
+    a.newfd_flags = w->cloexec ? O_CLOEXEC : 0;
+    int rc;
+    while ((rc = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a)) < 0 && errno == EINTR)
+        ;
+    if (rc >= 0) {
+        w->count++;
+        return;
+    }
+    if (errno == EINVAL) { /* no SEND flag: add, then answer with the number */
+        a.flags = 0;
+        while ((rc = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a)) < 0 && errno == EINTR)
+            ;
+        if (rc >= 0) {
+            answer_ret(w, id, rc);
+            return;
+        }
+    }
+    if (errno == ENOTTY || errno == EINVAL)
+        w->no_addfd = true;
+    answer(w, id);
 }
 
 static void stop(shc_confine_watch *w)
@@ -357,21 +444,37 @@ static bool one(shc_confine_watch *w)
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/mem", (unsigned)w->n->pid);
     int mem = open(path, O_RDONLY | O_CLOEXEC);
+    shc_confine_event ev, ran = {"exec", "execve", (pid_t)w->n->pid, ""};
+    bool other = !w->quiet && shc__obj_exec_check(&w->obj, ran.pid, ran.detail, sizeof ran.detail);
+    w->res = -1;
     /* The workspace sandbox's metadata rule first: the supervisor makes the call itself on the
      * file it checked (res 0), or refuses it (an errno): a refused call changed nothing. */
-    int res = w->sandboxed ? shc__attr_decide((const char *const *)w->roots, w->nroots, w->n,
-                                              mem)
+    int res = w->sandboxed ? shc__attr_decide((const char *const *)w->roots.dirs, w->roots.n,
+                                              w->n, mem)
                            : -1;
-    shc_confine_event ev;
-    bool is_event = res <= 0 && w->watching && describe(w, w->n, mem, &ev);
+    int disp = res <= 0 && w->watching ? describe(w, w->n, mem, &ev) : D_NONE;
+    bool is_event = disp == D_EVENT;
     if (mem >= 0)
         close(mem);
     /* What we read is the call's only if the notification is still pending now. */
     bool valid = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-    answer(w, id, res);
+    if (res >= 0)
+        answer_ret(w, id, -res);
+    else if (disp == D_FD && valid)
+        put_fd(w, id);
+    else if (disp == D_RET && valid)
+        answer_ret(w, id, w->res);
+    else
+        answer(w, id);
+    if (disp == D_FD && w->res >= 0)
+        close((int)w->res);
     if (is_event && valid && w->quiet) {
         w->profile++;
         return true;
+    }
+    if (other) {
+        clean(ran.detail); /* an accepted exec ran another file than the one checked */
+        w->fn(&ran, w->payload);
     }
     if (is_event && valid) {
         clean(ev.detail);
@@ -388,39 +491,6 @@ static void on_ready(shc_loop *loop, int fd, unsigned events, void *payload)
     shc_confine_watch *w = payload;
     for (int i = 0; i < BATCH && w->wid > 0 && one(w); i++)
         ;
-}
-
-static void free_roots(shc_confine_watch *w)
-{
-    for (size_t i = 0; i < w->nroots; i++)
-        free(w->roots[i]);
-    free(w->roots);
-}
-
-/* The workspace's writable roots, canonical: its cwd and the spec's roots.  One that does not
- * resolve is left out (nothing can change there).  -1 when out of memory. */
-static int add_roots(shc_confine_watch *w, const shc_confine_spec *spec)
-{
-    size_t most = 1;
-    for (const char *p = spec->writable, *end = p + spec->writable_len; p && p < end;
-         p += strlen(p) + 1)
-        most++;
-    w->sandboxed = true;
-    if (!(w->roots = calloc(most, sizeof *w->roots)))
-        return -1;
-    const char *p = spec->cwd ? spec->cwd : ".";
-    const char *end = spec->writable ? spec->writable + spec->writable_len : NULL;
-    for (size_t k = 0; k < most; k++) {
-        char *real = realpath(p, NULL);
-        if (!real && errno == ENOMEM)
-            return -1;
-        if (real)
-            w->roots[w->nroots++] = real;
-        p = k == 0 ? spec->writable : p + strlen(p) + 1;
-        if (!p || (end && p >= end))
-            break;
-    }
-    return 0;
 }
 
 shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t leader,
@@ -450,8 +520,11 @@ shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t lea
     }
     w->quiet = spec && (spec->flags & SHC_CONFINE_LOGIN);
     w->watching = spec && (spec->flags & SHC_CONFINE_WATCH);
-    if (spec && spec->sandbox == SHC_SANDBOX_WORKSPACE && add_roots(w, spec) != 0)
+    w->sandboxed = spec && spec->sandbox == SHC_SANDBOX_WORKSPACE;
+    if (w->sandboxed && shc__roots_init(&w->roots, spec) != 0)
         goto fail;
+    shc__obj_init(&w->obj);
+    shc__obj_programs(&w->obj, w->programs, w->programs_len);
     fcntl(listener, F_SETFD, FD_CLOEXEC);
     w->wid = shc_loop_watch(loop, listener, SHC_LOOP_READ, on_ready, w);
     if (w->wid <= 0)
@@ -462,11 +535,17 @@ fail:
         free(w->n);
         free(w->r);
         free(w->programs);
-        free_roots(w);
+        shc__roots_free(&w->roots);
         free(w);
     }
     close(listener);
     return NULL;
+}
+
+void shc_confine_watch_tty(shc_confine_watch *w, const char *pts)
+{
+    if (w)
+        shc__obj_tty(&w->obj, pts);
 }
 
 bool shc_confine_watch_quiet(const shc_confine_watch *w)
@@ -497,29 +576,6 @@ void shc_confine_watch_free(shc_confine_watch *w)
     free(w->n);
     free(w->r);
     free(w->programs);
-    free_roots(w);
+    shc__roots_free(&w->roots);
     free(w);
-}
-
-const char *shc_confine_event_text(const shc_confine_event *ev, char *buf, size_t cap)
-{
-    const char *d = ev->detail[0] ? ev->detail : ev->syscall;
-    const char *base = strrchr(d, '/') ? strrchr(d, '/') + 1 : d;
-    if (!strcmp(ev->what, "exec"))
-        snprintf(buf, cap, "it ran `%s`", base);
-    else if (!strcmp(ev->what, "write"))
-        snprintf(buf, cap, "it opened '%s' for writing (%s)", d, ev->syscall);
-    else if (!strcmp(ev->what, "change"))
-        snprintf(buf, cap, "it changed '%s' (%s)", d, ev->syscall);
-    else if (!strcmp(ev->what, "network"))
-        snprintf(buf, cap, "it used the network: %s %s", ev->syscall, d);
-    else if (!strcmp(ev->what, "terminal"))
-        snprintf(buf, cap, "it typed into the terminal (ioctl TIOCSTI)");
-    else if (!strcmp(ev->what, "io_uring"))
-        snprintf(buf, cap, "it set up io_uring (io_uring_setup), which the watch cannot see into");
-    else if (!strcmp(ev->what, "process"))
-        snprintf(buf, cap, "it reached into another process (%s)", ev->syscall);
-    else
-        snprintf(buf, cap, "it made %s", d);
-    return buf;
 }

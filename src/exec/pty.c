@@ -506,6 +506,7 @@ int shc_pty_spawn(shc_pty **out, shc_exec *ex, const shc_pty_opts *opts, shc_pty
     p->input_wait_ms = opts->input_wait_ms;
     if (ptsname_r(p->master, p->pts, sizeof p->pts) != 0)
         p->pts[0] = 0;
+    shc_confine_watch_tty(p->watch, p->pts); /* before the loop answers its first call */
     if ((p->input_wait_ms || p->on_wait) && !ex->t_watch)
         ex->t_watch = shc_loop_timer(ex->loop, WATCH_MS, on_watch, ex);
     if (!ex->t_nudge)

@@ -336,7 +336,7 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, int *listener_out, const shc_
     int rc = SHC_E_IO, e = 0;
     int master = -1, slave = -1, pipefd[2] = {-1, -1};
     char **env = NULL;
-    char *shell = NULL, *cwd = NULL;
+    char *shell = NULL, *cwd = NULL, *marked = NULL;
     unsigned cols = o->cols ? o->cols : 120, rows = o->rows ? o->rows : 40;
     const char *sh = o->shell ? o->shell : "bash";
 
@@ -352,8 +352,20 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, int *listener_out, const shc_
         goto fail;
     }
     const char *base = strrchr(shell, '/') ? strrchr(shell, '/') + 1 : shell;
+    /* A watched login shell: the profile's time ends where the command's text starts (the
+     * marker's failed open, confine.h), on the same line, so line numbers do not move. */
+    if (o->login && spec && (spec->flags & SHC_CONFINE_WATCH) && (spec->flags & SHC_CONFINE_LOGIN)) {
+        size_t ml = strlen(SHC_CONFINE_PROFILE_END_CMD), cl = strlen(o->command);
+        if (!(marked = malloc(ml + cl + 1))) {
+            rc = SHC_E_NOMEM;
+            fail_msg(err, ENOMEM, "nomem", "%s", "building the command");
+            goto fail;
+        }
+        memcpy(marked, SHC_CONFINE_PROFILE_END_CMD, ml);
+        memcpy(marked + ml, o->command, cl + 1);
+    }
     char *argv[] = {(char *)(uintptr_t)base, (char *)(uintptr_t)(o->login ? "-lc" : "-c"),
-                    (char *)(uintptr_t)o->command, NULL};
+                    marked ? marked : (char *)(uintptr_t)o->command, NULL};
 
     char sname[128];
     master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -440,5 +452,6 @@ fail:
     free_env(env);
     free(shell);
     free(cwd);
+    free(marked);
     return rc;
 }

@@ -1,7 +1,7 @@
 // End-to-end: verified cards.  `shcard acp` (shell mode, a private store) driven by the pinned
 // @agentclientprotocol/sdk client.  A `cat` earlier in PATH stands for a tool a hostile repository
 // controls: for some files it runs another program, writes a file, takes long, or reads the
-// terminal.  Each such read card becomes a terminal card (same id, kind execute, the notice, the
+// terminal, writes through a terminal path it climbs out of, or listens on the network.  Each such read card becomes a terminal card (same id, kind execute, the notice, the
 // output so far, terminal_exit); a plain read stays a read; nothing is killed; the findings file
 // gets one line per flipped card; after a restart, session/load replays the flipped cards as they
 // were live; SHCARD_NO_VERIFY=1 keeps the read card and says cards are unverified.
@@ -26,6 +26,11 @@ elif a == "writeme.txt":
     open("written", "w").write("x")
 elif a == "slow.txt":
     time.sleep(3)
+elif a == "climb.txt":
+    open("/dev/pts/../.." + os.getcwd() + "/climbed", "w").write("x")
+elif a == "listen.txt":
+    import socket
+    socket.socket().listen()
 elif a == "tty.txt":
     fd = os.open("/dev/tty", os.O_RDONLY)
     select.select([fd], [], [], 1.5)
@@ -33,7 +38,7 @@ sys.stdout.write(open(a).read())
 `,
 );
 chmodSync(join(bin, "cat"), 0o755);
-for (const f of ["plain", "touchme", "writeme", "slow", "tty"]) writeFileSync(join(ws, f + ".txt"), `${f} text\n`);
+for (const f of ["plain", "touchme", "writeme", "climb", "listen", "slow", "tty"]) writeFileSync(join(ws, f + ".txt"), `${f} text\n`);
 const state = realpathSync(mkdtempSync(join(tmpdir(), "shcard-verify-state-")));
 const findings = join(state, "findings.jsonl");
 const env = { XDG_STATE_HOME: state, SHCARD_FINDINGS: findings, PATH: `${bin}:${process.env.PATH}` };
@@ -59,6 +64,8 @@ const cases = [
   ["cat plain.txt", null],
   ["cat touchme.txt", /shown as a read, but it ran `touch`/],
   ["cat writeme.txt", /shown as a read, but it opened '.*\/written' for writing/],
+  ["cat climb.txt", /shown as a read, but it opened '\/dev\/pts\/\.\.\/\.\..*\/climbed' for writing/],
+  ["cat listen.txt", /shown as a read, but it used the network: socket/],
   ["cat slow.txt", /shown as a read, but it is still running after 2 s/],
   ["cat tty.txt", /shown as a read, but it waited for terminal input/],
 ];
@@ -104,7 +111,7 @@ await a2.ctx.request("session/load", { sessionId: sid, cwd: ws, mcpServers: [] }
   eq(rep.length, was.length, "replay: as many tool_call frames (the flips included)");
   rep.forEach((u, i) => eq(u, was[i], `replay: tool_call ${i + 1} (${was[i]?.toolCallId} ${was[i]?.kind}) is the live one`));
   const exits = ups(a2, sid).filter((u) => u._meta?.terminal_exit).length;
-  eq(exits, 4, "replay: the four flipped cards end with their exit pill");
+  eq(exits, cases.filter((c) => c[1]).length, "replay: every flipped card ends with its exit pill");
 }
 await stop(a2);
 

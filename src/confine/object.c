@@ -1,0 +1,339 @@
+/* What a watched call is about, decided on the object rather than on the text the process
+ * passed (object.h): which descriptor a write-open's exempted name stands for, whether a
+ * program is the one the command's word resolves to on the trusted PATH, whether a signal's
+ * target is in the command's own tree, whether a socket path is exactly a name service's, and
+ * a connect done on the process's own socket with the address we checked.  Below watch.c. */
+#define _GNU_SOURCE
+#include "confine/object.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+
+void shc__obj_init(shc_obj *o)
+{
+    memset(o, 0, sizeof *o);
+    o->null_rdev = makedev(1, 3);
+}
+
+void shc__obj_tty(shc_obj *o, const char *pts)
+{
+    struct stat st;
+    if (!pts || strlen(pts) >= sizeof o->pts || stat(pts, &st) != 0 || !S_ISCHR(st.st_mode))
+        return;
+    snprintf(o->pts, sizeof o->pts, "%s", pts);
+    o->tty_rdev = st.st_rdev;
+    o->have_tty = true;
+}
+
+/* The object pid's descriptor fd is: SHC_OBJ_NULL, SHC_OBJ_TTY, or SHC_OBJ_OTHER. */
+static int fd_object(const shc_obj *o, pid_t pid, long fd)
+{
+    char link[64];
+    struct stat st;
+    if (fd < 0 || fd > 1 << 20)
+        return SHC_OBJ_OTHER;
+    snprintf(link, sizeof link, "/proc/%d/fd/%ld", (int)pid, fd);
+    if (stat(link, &st) != 0 || !S_ISCHR(st.st_mode))
+        return SHC_OBJ_OTHER;
+    if (st.st_rdev == o->null_rdev)
+        return SHC_OBJ_NULL;
+    if (o->have_tty && st.st_rdev == o->tty_rdev)
+        return SHC_OBJ_TTY;
+    return SHC_OBJ_OTHER;
+}
+
+bool shc__obj_fd_is_tty(const shc_obj *o, pid_t pid, long fd)
+{
+    char link[64];
+    struct stat st;
+    if (o->have_tty)
+        return fd_object(o, pid, fd) == SHC_OBJ_TTY;
+    snprintf(link, sizeof link, "/proc/%d/fd/%ld", (int)pid, fd);
+    return stat(link, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev != o->null_rdev;
+}
+
+/* "N" of a descriptor name: digits only, or -1. */
+static long fd_number(const char *s)
+{
+    long v = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > 1 << 20)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v;
+}
+
+int shc__obj_write_open(const shc_obj *o, pid_t pid, const char *path, unsigned flags)
+{
+    if (!strcmp(path, "/dev/null"))
+        return SHC_OBJ_NULL;
+    if (!o->have_tty)
+        return SHC_OBJ_OTHER;
+    if (!strcmp(path, "/dev/tty") || !strcmp(path, o->pts))
+        return SHC_OBJ_TTY;
+    /* the names that reopen one of the process's descriptors: what that descriptor is */
+    static const struct {
+        const char *prefix;
+        long fd; /* -1: the number follows the prefix */
+    } reopen[] = {{"/dev/stdout", 1}, {"/dev/stderr", 2}, {"/dev/fd/", -1},
+                  {"/proc/self/fd/", -1}, {"/proc/thread-self/fd/", -1}};
+    if (flags & O_NOFOLLOW)
+        return SHC_OBJ_OTHER; /* these are links: the kernel refuses them (ELOOP) */
+    for (size_t i = 0; i < sizeof reopen / sizeof reopen[0]; i++) {
+        size_t l = strlen(reopen[i].prefix);
+        if (strncmp(path, reopen[i].prefix, l))
+            continue;
+        long fd = reopen[i].fd >= 0 ? (path[l] ? -1 : reopen[i].fd) : fd_number(path + l);
+        return fd < 0 ? SHC_OBJ_OTHER : fd_object(o, pid, fd);
+    }
+    return SHC_OBJ_OTHER;
+}
+
+int shc__obj_open(const shc_obj *o, int obj, unsigned flags)
+{
+    const char *path = obj == SHC_OBJ_NULL ? "/dev/null" : o->pts;
+    int fd = open(path, (int)((flags & ~(unsigned)O_CLOEXEC) | O_NOCTTY | O_CLOEXEC), 0666);
+    return fd < 0 ? -errno : fd;
+}
+
+/* ------------------------------------------------------------------ processes */
+
+pid_t shc__obj_parent(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *r = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    int ppid = 0;
+    return r && sscanf(r + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
+}
+
+bool shc__obj_in_tree(pid_t leader, pid_t self, pid_t target)
+{
+    if (target <= 0)
+        return false;
+    if (target == self)
+        return true;
+    for (int i = 0; i < 256 && target > 1; i++) {
+        if (target == leader)
+            return true;
+        target = shc__obj_parent(target);
+    }
+    return false;
+}
+
+bool shc__obj_signal_outside(pid_t leader, pid_t self, bool is_kill, long target, long sig)
+{
+    if (sig == 0)
+        return false; /* a probe */
+    if (is_kill && target == 0)
+        return false; /* its own process group */
+    if (is_kill && target < -1)
+        return !leader || -target != leader;
+    return !leader || !shc__obj_in_tree(leader, self, (pid_t)target);
+}
+
+/* The process (thread group) a thread belongs to. */
+static pid_t tgid_of(pid_t tid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *t = strstr(buf, "\nTgid:");
+    return t ? (pid_t)atoi(t + 6) : 0;
+}
+
+/* ------------------------------------------------------------------ programs */
+
+static void add_id(shc_obj *o, const struct stat *st)
+{
+    if (o->nids == sizeof o->ids / sizeof o->ids[0])
+        return;
+    for (size_t i = 0; i < o->nids; i++)
+        if (o->ids[i].dev == st->st_dev && o->ids[i].ino == st->st_ino)
+            return;
+    o->ids[o->nids].dev = st->st_dev;
+    o->ids[o->nids++].ino = st->st_ino;
+}
+
+/* Where a named program may come from: the absolute directories of the agent's PATH and the
+ * system's.  A command's own PATH=./bin or a relative entry does not count. */
+void shc__obj_programs(shc_obj *o, const char *programs, size_t len)
+{
+    static const char sys[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    const char *env = getenv("PATH");
+    for (size_t i = 0; i < len;) {
+        const char *name = programs + i;
+        size_t nl = strlen(name);
+        i += nl + 1;
+        if (!nl || strchr(name, '/'))
+            continue;
+        for (int pass = 0; pass < 2; pass++) {
+            const char *s = pass ? sys : env;
+            while (s && *s) {
+                const char *c = strchr(s, ':');
+                size_t dl = c ? (size_t)(c - s) : strlen(s);
+                char full[4096];
+                struct stat st;
+                if (dl && s[0] == '/' && dl + 1 + nl < sizeof full) {
+                    memcpy(full, s, dl);
+                    full[dl] = '/';
+                    memcpy(full + dl + 1, name, nl + 1);
+                    if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+                        add_id(o, &st);
+                }
+                s = c ? c + 1 : NULL;
+            }
+        }
+    }
+}
+
+bool shc__obj_program_trusted(const shc_obj *o, const char *abs_path)
+{
+    struct stat st;
+    if (abs_path[0] != '/' || stat(abs_path, &st) != 0)
+        return false;
+    for (size_t i = 0; i < o->nids; i++)
+        if (o->ids[i].dev == st.st_dev && o->ids[i].ino == st.st_ino)
+            return true;
+    return false;
+}
+
+static void set_id(shc_obj *o, size_t i, int k, const struct stat *st)
+{
+    o->after[i].dev[k] = st->st_dev;
+    o->after[i].ino[k] = st->st_ino;
+}
+
+void shc__obj_exec_expect(shc_obj *o, pid_t tid, const char *abs_path)
+{
+    char link[64], interp[256];
+    struct stat st;
+    pid_t tgid = tgid_of(tid);
+    if (tgid <= 0)
+        return;
+    size_t i = 0;
+    while (i < o->nafter && o->after[i].pid != tgid)
+        i++;
+    if (i == sizeof o->after / sizeof o->after[0])
+        i = 0; /* full: the oldest place is reused */
+    else if (i == o->nafter)
+        o->nafter++;
+    memset(&o->after[i], 0, sizeof o->after[i]);
+    o->after[i].pid = tgid;
+    snprintf(link, sizeof link, "/proc/%d/exe", (int)tid);
+    if (stat(link, &st) == 0)
+        set_id(o, i, 0, &st);
+    if (stat(abs_path, &st) == 0)
+        set_id(o, i, 1, &st);
+    int fd = open(abs_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    ssize_t n = fd >= 0 ? read(fd, interp, sizeof interp - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n > 2 && interp[0] == '#' && interp[1] == '!') {
+        interp[n] = 0;
+        char *a = interp + 2, *z;
+        while (*a == ' ' || *a == '\t')
+            a++;
+        for (z = a; *z && *z != ' ' && *z != '\t' && *z != '\n'; z++)
+            ;
+        *z = 0;
+        if (stat(a, &st) == 0)
+            set_id(o, i, 2, &st);
+    }
+}
+
+bool shc__obj_exec_check(shc_obj *o, pid_t pid, char *detail, size_t cap)
+{
+    for (size_t i = 0; i < o->nafter; i++) {
+        if (o->after[i].pid != pid)
+            continue;
+        char link[64];
+        struct stat st;
+        snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+        bool ok = stat(link, &st) != 0; /* gone: nothing to say */
+        for (int k = 0; k < 3 && !ok; k++)
+            ok = o->after[i].ino[k] && o->after[i].dev[k] == st.st_dev &&
+                 o->after[i].ino[k] == st.st_ino;
+        o->after[i] = o->after[--o->nafter];
+        if (ok)
+            return false;
+        ssize_t n = readlink(link, detail, cap - 1);
+        detail[n > 0 ? n : 0] = 0;
+        return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ sockets */
+
+bool shc__obj_nss_socket(const char *path)
+{
+    static const char userdb[] = "/run/systemd/userdb/io.systemd.";
+    if (!strcmp(path, "/run/nscd/socket") || !strcmp(path, "/var/run/nscd/socket"))
+        return true;
+    if (strncmp(path, userdb, sizeof userdb - 1) || !path[sizeof userdb - 1])
+        return false;
+    for (const char *p = path + sizeof userdb - 1; *p; p++) /* one name, letters only */
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
+            return false;
+    return true;
+}
+
+int shc__obj_connect(pid_t tid, long fd, const char *path)
+{
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    size_t l = strlen(path);
+    if (l >= sizeof a.sun_path || fd < 0 || fd > 1 << 20)
+        return -EINVAL;
+    memcpy(a.sun_path, path, l);
+    pid_t tgid = tgid_of(tid);
+    long pfd = tgid > 0 ? syscall(__NR_pidfd_open, tgid, 0) : -1;
+    if (pfd < 0)
+        return -ESRCH;
+    long s = syscall(__NR_pidfd_getfd, (int)pfd, (int)fd, 0);
+    int e = errno;
+    close((int)pfd);
+    if (s < 0)
+        return -(e ? e : EBADF);
+    int rc = connect((int)s, (const struct sockaddr *)&a,
+                     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l + 1));
+    e = errno;
+    close((int)s);
+    return rc == 0 ? 0 : -e;
+}
