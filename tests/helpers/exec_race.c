@@ -43,7 +43,8 @@ int main(int argc, char **argv)
     pthread_t t;
     pthread_create(&t, NULL, flip, NULL);
     usleep(1000);
-    char *av[] = {(char *)"x", (char *)"evil", NULL};
+    char a0[] = "x", a1[] = "evil";
+    char *av[] = {a0, a1, NULL};
     extern char **environ;
     execve(buf, av, environ);
     return 1;
