@@ -21,7 +21,7 @@
 
 #include "acp/bridge.h"
 #include "acp/journal.h"
-#include "acp/jsonrpc.h"
+#include "rpc/jsonrpc.h"
 #include "acp/present.h"
 #include "acp/store.h"
 #include "base/loop.h"
