@@ -305,13 +305,46 @@ def shell_mode_accepts_and_ignores():
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/", "mcpServers": [tiny()]}}) + "\n").encode(),
         capture_output=True, timeout=20)
     lines = [json.loads(l) for l in p.stdout.decode().splitlines()]
-    assert "mcpCapabilities" in lines[0]["result"]["agentCapabilities"], lines[0]
+    assert lines[0]["result"]["agentCapabilities"]["mcpCapabilities"] == {"http": True, "sse": False}, lines[0]
     assert "sessionId" in lines[1]["result"], lines
     bad = subprocess.run([SHCARD, "acp", "--shell", "--no-store"], input=(
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/", "mcpServers": [{"name": "x"}]}}) + "\n").encode(),
         capture_output=True, timeout=20)
     r = json.loads(bad.stdout.decode().splitlines()[0])
     assert r["error"]["code"] == -32602 and "command" in r["error"]["message"], r
+
+
+def http_server():
+    d = tempfile.mkdtemp()
+    port, log = os.path.join(d, "port"), os.path.join(d, "log")
+    p = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "mcp_unit", "tiny_http.py"), port, log])
+    end = time.monotonic() + 10
+    while not os.path.exists(port) and time.monotonic() < end:
+        time.sleep(0.05)
+    return p, "http://127.0.0.1:%s/mcp" % open(port).read(), log
+
+
+@case
+def http_server_tools():
+    p, url, log = http_server()
+    try:
+        entry = {"type": "http", "name": "web", "url": url, "headers": [{"name": "X-Token", "value": "t0k"}]}
+        a = Agent(tool_turn("mcp__web__echo", {"text": "hi"}) + tool_turn("mcp__web__boom", {}), [entry])
+        a.prompt()
+        assert a.tool_text() == "http echo: hi", a.tool_text()
+        a.prompt()
+        assert a.tool_text(3).startswith("MCP error:") and "HTTP 500" in a.tool_text(3), a.tool_text(3)
+        a.close()
+        posts = [json.loads(l) for l in open(log)]
+        assert all(q["headers"].get("x-token") == "t0k" for q in posts), posts
+        assert "mcp-session-id" not in posts[0]["headers"], posts[0]
+        later = posts[1:]
+        assert later and all(q["headers"].get("mcp-session-id") == "sess-42" for q in later), later
+        assert all(q["headers"].get("mcp-protocol-version") == "2025-06-18" for q in later), later
+        assert "text/event-stream" in posts[0]["headers"]["accept"], posts[0]
+    finally:
+        p.terminate()
+        p.wait()
 
 
 print("%d passed, %d failed" % (passed, failed))

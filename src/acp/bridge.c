@@ -47,7 +47,7 @@ static json_t *agent_caps(const br_bridge *br)
     }
     return json_pack("{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:o}", "loadSession", br->store != NULL,
                      "promptCapabilities", "image", br->be->images, "audio", 0, "embeddedContext",
-                     1, "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", sc);
+                     1, "mcpCapabilities", "http", 1, "sse", 0, "sessionCapabilities", sc);
 }
 
 /* initialize's params, checked against the schema's types before anything is taken from them.

@@ -338,7 +338,7 @@ void shc__oai_start_request(shc_backend_turn *t)
                        .idle_timeout_s = be->idle_timeout_s,
                        .progress_by_caller = 1,
                        .total_timeout_s = be->deadline_s};
-    static const shc_http_cbs cbs = {on_body, on_done};
+    static const shc_http_cbs cbs = {on_body, on_done, NULL};
     t->state = T_REQUEST;
     int rc = shc_http_post(&t->req, be->http, &o, &cbs, t);
     free(body);
