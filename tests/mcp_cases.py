@@ -37,7 +37,7 @@ def tool_turn(name, args, then="done"):
 
 
 class Agent:
-    def __init__(self, responses, servers, args=(), approve="all"):
+    def __init__(self, responses, servers, args=(), approve="all", store=None, load=None):
         script = os.path.join(tempfile.mkdtemp(), "script.json")
         with open(script, "w") as f:
             json.dump({"responses": responses}, f)
@@ -47,7 +47,7 @@ class Agent:
         env = dict(os.environ, DEEPSEEK_API_KEY="sk-test", SHCARD_CONFIG="", HOME=tempfile.gettempdir(),
                    XDG_CONFIG_HOME=os.path.join(tempfile.gettempdir(), "nocfg"),
                    NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
-        self.p = subprocess.Popen([SHCARD, "acp", "--base-url", self.srv.base_url, "--no-store",
+        self.p = subprocess.Popen([SHCARD, "acp", "--base-url", self.srv.base_url] + (["--store", store] if store else ["--no-store"]) + [
                                    "--approve", approve, "--log-level", "info", "--sandbox", "off"] + list(args),
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   env=env)
@@ -62,7 +62,11 @@ class Agent:
         self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         for s in servers:
             s.setdefault("env", []).append({"name": "TINY_LOG", "value": self.log})
-        self.sid = self.call("session/new", {"cwd": self.work, "mcpServers": servers})["result"]["sessionId"]
+        if load:
+            self.sid = load
+            self.loaded = self.call("session/load", {"sessionId": load, "cwd": self.work, "mcpServers": servers})
+        else:
+            self.sid = self.call("session/new", {"cwd": self.work, "mcpServers": servers})["result"]["sessionId"]
 
     def _read(self):
         for line in self.p.stdout:
@@ -312,6 +316,22 @@ def shell_mode_accepts_and_ignores():
         capture_output=True, timeout=20)
     r = json.loads(bad.stdout.decode().splitlines()[0])
     assert r["error"]["code"] == -32602 and "command" in r["error"]["message"], r
+
+
+@case
+def stored_calls_replay():
+    store = tempfile.mkdtemp(prefix="store-")
+    a = Agent(tool_turn("mcp__tiny__echo", {"text": "kept"}), [tiny()], store=store)
+    a.prompt()
+    a.close()
+    b = Agent([{"events": [{"content": "again"}, {"finish": "stop"}]}], [tiny()], store=store, load=a.sid)
+    assert "result" in b.loaded, b.loaded
+    cards = b.cards()
+    assert cards and cards[0]["title"] == "tiny: echo" and cards[0]["rawInput"] == {"text": "kept"}, cards
+    assert cards[-1]["status"] == "completed" and cards[-1]["content"][0]["content"]["text"] == "echo: kept", cards
+    b.prompt()
+    b.close()
+    assert "mcp__tiny__echo" in [t["function"]["name"] for t in b.srv.requests[0]["body"]["tools"]]
 
 
 def http_server():
