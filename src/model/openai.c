@@ -135,9 +135,12 @@ static void dispatch(shc_backend_turn *t)
         }
         if (!name || strcmp(name, "bash")) {
             char msg[200];
-            snprintf(msg, sizeof msg, "error: unknown tool '%.80s'; %s", name ? name : "",
-                     json_array_size(t->s->tools) ? "the tools are bash and those listed"
-                                                  : "the only tool is bash");
+            if (name && !strncmp(name, "mcp__", 5)) /* its server went away */
+                snprintf(msg, sizeof msg, "MCP error: no tool %.80s (its server is gone)", name);
+            else
+                snprintf(msg, sizeof msg, "error: unknown tool '%.80s'; %s", name ? name : "",
+                         json_array_size(t->s->tools) ? "the tools are bash and those listed"
+                                                      : "the only tool is bash");
             tool_message(t, id, msg);
             continue;
         }
