@@ -3,7 +3,7 @@
  * load, resume, close, delete, prompt, modes and config options) -> lifecycle.c (the sessions
  * in memory), listing.c (session/list), replay.c (a stored session read back through the
  * presenter) and v2.c (ACP v2's method side) -> turn.c (turns, tool calls, permissions, the
- * local PTY path) -> cterm.c (client terminals) -> call.c (the end of a call) -> wire.c (the
+ * local PTY path) -> mcpcall.c (MCP servers and their tools' calls) and cterm.c (client terminals) -> call.c (the end of a call) -> wire.c (the
  * writer and session/update notifications in the connection's dialect) -> v2enc.c (the v2
  * dialect); turn.c -> options.c (modes and config options) -> journal.c (what happened, into
  * the store; the backend's history/usage/notice callbacks) -> wire.c, and call.c -> journal.c;
