@@ -151,7 +151,7 @@ ok(typeof s1 === "string" && s1.length > 0, "session/new returns an id");
   eq(await codeOf(ctx.request("session/new", { cwd: "relative/dir", mcpServers: [] })), -32602, "relative cwd -32602");
   ok(typeof (await ctx.request("session/new", { cwd: ws, mcpServers: [{ name: "x", command: "/bin/true", args: [], env: [] }] })).sessionId === "string", "non-empty mcpServers accepted (not used)");
   for (let i = 0; i < 40 && !/MCP server\(s\) offered/.test(agent.stderrText); i++) await sleep(25);
-  ok(/MCP server\(s\) offered; shcard does not use MCP servers/.test(agent.stderrText), "non-empty mcpServers: logged as not used", agent.stderrText.slice(-300));
+  ok(/MCP server\(s\) offered; shell mode does not use them/.test(agent.stderrText), "non-empty mcpServers: shell mode logs them as not used", agent.stderrText.slice(-300));
   eq(await codeOf(prompt(ctx, "sess_nope", "ls")), -32602, "unknown session -32602");
   eq(await codeOf(prompt(ctx, s1, "  \n\t ")), -32602, "empty prompt -32602");
   eq(await codeOf(ctx.request("session/prompt", { sessionId: s1, prompt: [{ type: "image", data: "AA==", mimeType: "image/png" }] })), -32602, "image block -32602");
