@@ -21,4 +21,29 @@ if [ -x /usr/bin/python3 ]; then
   ln -s /usr/bin/python3 "$PYBIN/python3"
   export PATH="$PYBIN:$PATH"
 fi
-SHCARD="$SHCARD" timeout --kill-after=10 600 node tests/e2e/mcp.test.mjs
+# first the fixtures against the reference MCP client (so a failure below is the agent's), then
+# the agent; the two counts are added into the suite's one closing line
+total_p=0
+total_f=0
+for t in mcp_fixtures mcp; do
+  out=$(SHCARD="$SHCARD" timeout --kill-after=10 420 node "tests/e2e/$t.test.mjs" 2>&1)
+  rc=$?
+  printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$'
+  last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
+  if [ -z "$last" ]; then
+    echo "FAIL: $t.test.mjs printed no count (exit $rc)"
+    total_f=$((total_f + 1))
+    continue
+  fi
+  p=${last%% passed*}
+  f=${last#*, }
+  f=${f%% failed}
+  total_p=$((total_p + p))
+  total_f=$((total_f + f))
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "FAIL: $t.test.mjs exited $rc"
+    total_f=$((total_f + 1))
+  fi
+done
+echo "$total_p passed, $total_f failed"
+[ "$total_f" -eq 0 ]

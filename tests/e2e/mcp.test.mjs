@@ -393,7 +393,7 @@ await scenario("hostile stdio", async () => {
     ok(readLog(S.crash.log).some((e) => e.event === "crash"), "hostile: the crashing server really crashed mid-call");
     const seen = pidsWith(MARK);
     started.push(...seen);
-    ok(seen.length >= 7, "hostile: the servers that start run under the agent", seen.length);
+    ok(seen.length >= 5, "hostile: the servers that start run under the agent", seen.length);
     await stopAgent(child, "hostile");
     eq(await until(() => pidsWith(MARK).length === 0, 5000) ? [] : pidsWith(MARK).map(cmdline), [], "hostile: no server left after the agent exits");
   } finally {
