@@ -25,8 +25,10 @@ fi
 # the agent; the two counts are added into the suite's one closing line
 total_p=0
 total_f=0
-for t in mcp_fixtures mcp; do
-  out=$(SHCARD="$SHCARD" timeout --kill-after=10 420 node "tests/e2e/$t.test.mjs" 2>&1)
+for t in mcp_fixtures:240 mcp:540; do
+  limit=${t#*:}
+  t=${t%%:*}
+  out=$(SHCARD="$SHCARD" timeout --kill-after=10 "$limit" node "tests/e2e/$t.test.mjs" 2>&1)
   rc=$?
   printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$'
   last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)

@@ -188,7 +188,7 @@ async function httpServer(mode, sse) {
   if (!existsSync(portFile)) throw new Error(`the hostile HTTP server did not start (exit ${proc.exitCode})`);
   const port = Number(readFileSync(portFile, "utf8"));
   return { log, url: `http://127.0.0.1:${port}/mcp`, proc,
-           stop: () => new Promise((r) => { if (proc.exitCode !== null) return r(); proc.on("exit", r); proc.stdin.end(); }) };
+           stop: () => new Promise((r) => { if (proc.exitCode !== null || proc.signalCode !== null) return r(); proc.on("exit", r); proc.stdin.end(); }) };
 }
 
 async function scenario(name, body) {
@@ -424,8 +424,11 @@ await scenario("cancel", async () => {
     const sid = (await within(60000, ctx.request("session/new", { cwd: ws, mcpServers: [h.spec, { type: "http", name: "hs", url: hs.url, headers: [] }] }), "session/new")).sessionId;
     const prompt = (text) => ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text }] });
     async function cancelCase(label, logFile, server, tool) {
+      let settled = false;
       const p = prompt(label);
-      const called = await until(() => readLog(logFile).find((e) => e.event === "call" && e.name === tool), 30000);
+      p.then(() => (settled = true), () => (settled = true));
+      const called = await until(() => readLog(logFile).find((e) => e.event === "call" && e.name === tool) || settled, 30000);
+      if (called === true) return ok(false, `cancel ${label}: the server received the call (the turn ended without it)`);
       ok(!!called, `cancel ${label}: the server received the call`);
       if (!called) return within(60000, p, label).catch(() => null);
       const t0 = Date.now();
@@ -434,7 +437,7 @@ await scenario("cancel", async () => {
       const dt = Date.now() - t0;
       eq(r?.stopReason, "cancelled", `cancel ${label}: the prompt answers cancelled`);
       ok(dt < 3000, `cancel ${label}: promptly (< 3 s)`, dt);
-      const note = await until(() => readLog(logFile).find((e) => e.event === "cancelled"), 3000);
+      const note = await until(() => readLog(logFile).find((e) => e.event === "cancelled" && e.requestId === called.id), 3000);
       ok(note && note.requestId === called.id, `cancel ${label}: the server gets notifications/cancelled for that request`, [note, called.id]);
       const card = cards(log).filter((c) => c.title === `${server}: ${tool}`).pop();
       ok(card && !["pending", "in_progress"].includes(card.status), `cancel ${label}: the card does not stay running`, card?.status);
@@ -596,7 +599,6 @@ await scenario("lifetime", async () => {
       if (child.exitCode === null) child.kill("SIGKILL");
     }
   }
-  await srv.stop();
   const child = startAgent(srv, ["--approve", "all", "--store", store]);
   const { ctx, log } = connect(child);
   const stub1 = MARK + "-close";
@@ -611,7 +613,7 @@ await scenario("lifetime", async () => {
     // a session's servers end with session/close, even one that ignores SIGTERM and stdin EOF
     const s1 = stdioServer("stub", "stubborn", { marker: stub1 });
     const sid1 = (await within(60000, ctx.request("session/new", { cwd: ws, mcpServers: [s1.spec] }), "session/new stub1")).sessionId;
-    const up1 = await until(() => pidsWith(stub1).length >= 2, 20000);
+    const up1 = await until(() => pidsWith(stub1).length >= 2, 15000);
     started.push(...pidsWith(stub1));
     ok(up1, "lifetime: the stubborn server and its grandchild run", pidsWith(stub1).map(cmdline));
     await within(20000, ctx.request("session/close", { sessionId: sid1 }), "session/close");
@@ -621,7 +623,7 @@ await scenario("lifetime", async () => {
     // kill -9 of the agent ends every server
     const s2 = stdioServer("stub", "stubborn", { marker: stub2 });
     await within(60000, ctx.request("session/new", { cwd: ws, mcpServers: [s2.spec, ev] }), "session/new stub2");
-    const up2 = await until(() => pidsWith(stub2).length >= 2 && pidsWith(MARK + "-ev").length >= 1, 20000);
+    const up2 = await until(() => pidsWith(stub2).length >= 2 && pidsWith(MARK + "-ev").length >= 1, 15000);
     started.push(...pidsWith(stub2), ...pidsWith(MARK + "-ev"));
     ok(up2, "lifetime: servers of the second session run", [pidsWith(stub2), pidsWith(MARK + "-ev")]);
     const server = readLog(s2.log).find((e) => e.event === "grandchild");
@@ -633,6 +635,7 @@ await scenario("lifetime", async () => {
     ok(!!server && !alive(server.pid), "lifetime: the stubborn server itself is gone after kill -9", server?.pid);
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
+    await srv.stop();
   }
 });
 

@@ -48,7 +48,12 @@ async function http(mode, sse) {
   const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: "Bearer fixture" } } });
   const client = new Client({ name: "fixture-check", version: "1.0.0" });
   await client.connect(transport, { timeout: 5000 });
-  return { client, log, stop: async () => { await client.close().catch(() => {}); proc.stdin.end(); await new Promise((r) => proc.on("exit", r)); } };
+  return { client, log, stop: async () => {
+    await client.close().catch(() => {});
+    proc.stdin.end();
+    // the crash case has ended the server already: its exit event may be gone
+    await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r() : proc.on("exit", r)));
+  } };
 }
 
 // ---------------------------------------------------------------- stdio, mode ok
