@@ -238,7 +238,7 @@ await scenario("real servers", async () => {
 
     const echo = cardBy(log, "everything: echo");
     ok(!!echo, "real: a card titled 'everything: echo'", cards(log).map((c) => c.title));
-    eq(echo?.kind, "other", "real: echo's card kind is other");
+    ok(["other", "read"].includes(echo?.kind), "real: echo (annotated read-only, closed world) has kind other or read", echo?.kind);
     eq(echo?.rawInput, { message: "hello mcp" }, "real: echo's rawInput is the arguments");
     eq(echo?.status, "completed", "real: echo's card completed");
     ok(cardText(echo).includes("Echo: hello mcp"), "real: echo's card shows the result text", echo?.content);
@@ -322,7 +322,7 @@ await scenario("hostile stdio", async () => {
     await within(30000, ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} }), "initialize");
     const ws = realpathSync(tempDir("shc-mcp-ws-"));
     const t0 = Date.now();
-    const sid = (await within(T_MCP * 3000 + 30000, ctx.request("session/new", { cwd: ws, mcpServers: [...Object.values(S).map((s) => s.spec), missing] }), "session/new")).sessionId;
+    const sid = (await within(60000, ctx.request("session/new", { cwd: ws, mcpServers: [...Object.values(S).map((s) => s.spec), missing] }), "session/new")).sessionId;
     ok(!!sid, "hostile: session/new answers despite four servers that never come up", Date.now() - t0);
     const tp = Date.now();
     const r = await within(T_MCP * 4000 + 120000, ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "go" }] }), "prompt");
