@@ -72,13 +72,28 @@ function cmdline(pid) {
     return [];
   }
 }
-function pidsWith(needle) {
-  const out = [];
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
-    if (cmdline(d).some((a) => a.includes(needle)) && alive(Number(d))) out.push(Number(d));
+// A process is named by its pid and its start time (field 22 of /proc/PID/stat), so a pid used
+// again is not taken for ours.  Only /proc/PID/stat of arbitrary processes is read: reading
+// another process's cmdline waits on its memory map, which a stuck process elsewhere on a shared
+// machine can hold for minutes.
+function startTime(pid) {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return st.slice(st.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return null;
   }
-  return out;
+}
+const proc = (pid) => ({ pid, start: startTime(pid) });
+const running = (p) => alive(p.pid) && startTime(p.pid) === p.start;
+// the hostile servers' own pids, from their logs (every record carries the writer's pid)
+function logProcs(f) {
+  const pids = new Set();
+  for (const e of readLog(f)) {
+    if (e.pid) pids.add(e.pid);
+    if (e.child) pids.add(e.child);
+  }
+  return [...pids].map(proc).filter((p) => p.start !== null && running(p));
 }
 const everythingPids = (agentPid) => descendants(agentPid).filter((p) => cmdline(p).some((a) => a.includes("server-everything")));
 const started = []; // every pid a check saw, killed at the end if still there (the suite leaves nothing)
@@ -269,7 +284,7 @@ await scenario("real servers", async () => {
     ok(/^.*mcp filesystem: /m.test(child.stderrText), "real: filesystem's stderr prefixed 'mcp filesystem:'");
 
     const pids = everythingPids(child.pid);
-    started.push(...pids);
+    started.push(...pids.map(proc));
     ok(pids.length >= 1, "real: server-everything runs under the agent", pids);
     await stopAgent(child, "real");
     const left = await until(() => pids.every((p) => !alive(p)), 5000) ? [] : pids.filter(alive);
@@ -358,8 +373,9 @@ await scenario("hostile stdio", async () => {
     eq(c?.status, "failed", "hostile: a server that dies mid-call fails the card");
     ok(res(4).startsWith("MCP error:"), "hostile: the model is told 'MCP error:' for the crash", res(4));
     const c2 = cardBy(log, "h_crash: echo", "after crash");
-    ok((c2?.status === "failed" && res(5).startsWith("MCP error:")) || (c2?.status === "completed" && res(5).startsWith("echo:after crash")),
-      "hostile: a call to the dead server fails with an MCP error (or it was restarted and answers)", [c2?.status, res(5)]);
+    ok((c2?.status === "failed" && res(5).startsWith("MCP error:")) || (c2?.status === "completed" && res(5).startsWith("echo:after crash")) ||
+      (!c2 && /unknown tool/.test(res(5))),
+      "hostile: a call to the dead server fails with an MCP error (or its tools are withdrawn, or it was restarted and answers)", [c2?.status, res(5)]);
     // garbage after the call
     const g = cardBy(log, "h_garbage: garbage");
     eq(g?.status, "failed", "hostile: garbage for an answer fails the card");
@@ -391,11 +407,11 @@ await scenario("hostile stdio", async () => {
     ok(Date.now() - tp < T_MCP * 4000 + 90000, "hostile: the whole turn stays within its bound", Date.now() - tp);
     ok(readLog(S.garbage.log).some((e) => e.event === "garbage_sent"), "hostile: the garbage server was really called");
     ok(readLog(S.crash.log).some((e) => e.event === "crash"), "hostile: the crashing server really crashed mid-call");
-    const seen = pidsWith(MARK);
+    const seen = Object.values(S).flatMap((x) => logProcs(x.log));
     started.push(...seen);
     ok(seen.length >= 5, "hostile: the servers that start run under the agent", seen.length);
     await stopAgent(child, "hostile");
-    eq(await until(() => pidsWith(MARK).length === 0, 5000) ? [] : pidsWith(MARK).map(cmdline), [], "hostile: no server left after the agent exits");
+    eq(await until(() => seen.every((p) => !running(p)), 5000) ? [] : seen.filter(running), [], "hostile: no server left after the agent exits");
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
     await srv.stop();
@@ -457,7 +473,7 @@ await scenario("cancel", async () => {
     const r5 = await within(60000, prompt("http again"), "prompt 5").catch((e) => ({ err: String(e) }));
     eq(r5?.stopReason, "end_turn", "cancel http: the session goes on");
     ok((toolResult(srv.requests(), sc.ids[5]) || "").startsWith("echo:http after"), "cancel http: the next HTTP call answers", toolResult(srv.requests(), sc.ids[5]));
-    started.push(...pidsWith(MARK));
+    started.push(...logProcs(h.log));
     await stopAgent(child, "cancel");
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
@@ -613,25 +629,27 @@ await scenario("lifetime", async () => {
     // a session's servers end with session/close, even one that ignores SIGTERM and stdin EOF
     const s1 = stdioServer("stub", "stubborn", { marker: stub1 });
     const sid1 = (await within(60000, ctx.request("session/new", { cwd: ws, mcpServers: [s1.spec] }), "session/new stub1")).sessionId;
-    const up1 = await until(() => pidsWith(stub1).length >= 2, 15000);
-    started.push(...pidsWith(stub1));
-    ok(up1, "lifetime: the stubborn server and its grandchild run", pidsWith(stub1).map(cmdline));
+    const up1 = await until(() => logProcs(s1.log).length >= 2, 15000);
+    const p1 = logProcs(s1.log);
+    started.push(...p1);
+    ok(up1, "lifetime: the stubborn server and its grandchild run", p1);
     await within(20000, ctx.request("session/close", { sessionId: sid1 }), "session/close");
-    const gone1 = await until(() => pidsWith(stub1).length === 0, 6000);
-    ok(up1 && gone1, "lifetime: session/close ends its servers (and their children)", pidsWith(stub1).map(cmdline));
+    const gone1 = await until(() => p1.every((p) => !running(p)), 6000);
+    ok(up1 && gone1, "lifetime: session/close ends its servers (and their children)", p1.filter(running));
 
     // kill -9 of the agent ends every server
     const s2 = stdioServer("stub", "stubborn", { marker: stub2 });
     await within(60000, ctx.request("session/new", { cwd: ws, mcpServers: [s2.spec, ev] }), "session/new stub2");
-    const up2 = await until(() => pidsWith(stub2).length >= 2 && pidsWith(MARK + "-ev").length >= 1, 15000);
-    started.push(...pidsWith(stub2), ...pidsWith(MARK + "-ev"));
-    ok(up2, "lifetime: servers of the second session run", [pidsWith(stub2), pidsWith(MARK + "-ev")]);
+    const evp = () => descendants(child.pid).filter((p) => cmdline(p).some((a) => a.includes(MARK + "-ev"))).map(proc);
+    const up2 = await until(() => logProcs(s2.log).length >= 2 && evp().length >= 1, 15000);
+    const p2 = [...logProcs(s2.log), ...evp()];
+    started.push(...p2);
+    ok(up2, "lifetime: servers of the second session run", p2);
     const server = readLog(s2.log).find((e) => e.event === "grandchild");
     child.kill("SIGKILL");
     await child.exited;
-    const gone2 = await until(() => pidsWith(stub2).length === 0 && pidsWith(MARK + "-ev").length === 0, 6000);
-    const left = pidsWith(stub2);
-    ok(up2 && gone2, "lifetime: nothing left 6 s after kill -9 of the agent", [left.map(cmdline), pidsWith(MARK + "-ev")]);
+    const gone2 = await until(() => p2.every((p) => !running(p)), 6000);
+    ok(up2 && gone2, "lifetime: nothing left 6 s after kill -9 of the agent", p2.filter(running));
     ok(!!server && !alive(server.pid), "lifetime: the stubborn server itself is gone after kill -9", server?.pid);
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
@@ -658,7 +676,7 @@ await scenario("shell", async () => {
       ok(cards(log).some((c) => cardText(c).includes("shell-ok") || JSON.stringify(c).includes("shell-ok")), "shell: the command ran as a bash card");
     }
     await sleep(1500);
-    eq(pidsWith(mark), [], "shell: no MCP server process started");
+    eq(readLog(s.log).filter((e) => e.event === "start").length, 0, "shell: no MCP server process started");
     eq(readLog(hj.log).filter((e) => e.event.startsWith("http_")).length, 0, "shell: the HTTP server got no request");
     await stopAgent(child, "shell");
   } finally {
@@ -668,9 +686,9 @@ await scenario("shell", async () => {
 });
 
 // whatever a failing check left behind is ended here: pids this run saw, and its marked processes
-for (const p of new Set([...started, ...pidsWith(MARK)])) {
+for (const p of started) {
   try {
-    if (cmdline(p).some((a) => a.includes(MARK) || a.includes("server-everything"))) process.kill(p, "SIGKILL");
+    if (running(p)) process.kill(p.pid, "SIGKILL");
   } catch {}
 }
 console.log(`${passed} passed, ${failed} failed`);
