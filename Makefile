@@ -54,7 +54,7 @@ LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(LDSAN) $(LDFLAGS)
 # src/ is one folder per subsystem (ARCHITECTURE.md); includes are written from src/
 # ("base/arena.h"), the public header is include/shcard.h.  Every src/*/*.c except the CLI's
 # main.c is the library; gen/*.c are the generated lexer and parser.
-SRC_DIRS := base shell classify confine exec agent acp model cli
+SRC_DIRS := base shell classify confine exec agent rpc mcp acp model cli
 LIB_SRC  := $(filter-out src/cli/main.c,$(wildcard $(SRC_DIRS:%=src/%/*.c)))
 GEN_SRC  := $(wildcard gen/*.c)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o) $(GEN_SRC:gen/%.c=$(BUILD)/gen/%.o)

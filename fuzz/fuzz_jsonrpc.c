@@ -1,6 +1,6 @@
 /* libFuzzer target for what a client can send `shcard acp`: the bytes on its stdin.
  *
- * 1. Framing (acp/jsonrpc.c): the same bytes fed whole, split at a point taken from the input,
+ * 1. Framing (rpc/jsonrpc.c): the same bytes fed whole, split at a point taken from the input,
  *    and one byte at a time give byte-identical output; every output frame is one line of valid
  *    JSON (ids beyond what jansson holds excepted, they are echoed raw); every request line is
  *    answered.
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "acp/bridge.h"
-#include "acp/jsonrpc.h"
+#include "rpc/jsonrpc.h"
 #include "agent/shell.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -49,6 +49,7 @@ acp client-terminals flag
 acp log-level value error|warn|info|debug trace|
 acp timeout value 0|1|31536000 -1|31536001|1.5|x|
 acp input-wait value 0|86400 86401|-1|
+acp mcp-timeout value 1|86400 0|86401|x|
 acp login flag
 acp color flag
 acp max-line value 1024|4294967296 1023|4294967297|

@@ -50,7 +50,7 @@ static void on_done(void *p, shc_stop_reason reason, int code, const char *error
     r->reason = reason;
 }
 
-#define HOST(r) {&(r), on_msg, NULL, on_call, on_done, NULL, NULL, NULL}
+#define HOST(r) {&(r), on_msg, NULL, on_call, on_done, NULL, NULL, NULL, NULL}
 
 /* A prompt of one text block. */
 static shc_backend_turn *start(shc_backend *be, const char *text, const shc_backend_host *host)
@@ -70,16 +70,16 @@ static void test_lines_in_order(void **state)
     assert_non_null(t);
     assert_int_equal(r.ncalls, 1); /* one at a time */
     assert_string_equal(r.calls[0], "ls src");
-    shc_tool_result ok = {r.ids[0], "x", true, 0, NULL, false, false, NULL};
+    shc_tool_result ok = {r.ids[0], "x", true, 0, NULL, false, false, NULL, false};
     be->ops->tool_result(t, &ok);
     assert_int_equal(r.ncalls, 2);
     assert_string_equal(r.calls[1], "echo a");
     assert_string_not_equal(r.ids[0], r.ids[1]);
-    shc_tool_result rejected = {r.ids[1], "", false, -1, NULL, false, false, "rejected by the user"};
+    shc_tool_result rejected = {r.ids[1], "", false, -1, NULL, false, false, "rejected by the user", false};
     be->ops->tool_result(t, &rejected);
     assert_string_equal(r.calls[2], "exit 3");
     assert_int_equal(r.done, 0);
-    shc_tool_result failed = {r.ids[2], "", true, 3, NULL, false, false, NULL};
+    shc_tool_result failed = {r.ids[2], "", true, 3, NULL, false, false, NULL, false};
     be->ops->tool_result(t, &failed);
     assert_int_equal(r.done, 1);
     assert_int_equal(r.reason, SHC_STOP_END_TURN);
@@ -103,7 +103,7 @@ static void test_cancel(void **state)
     assert_int_equal(r.done, 1);
     assert_int_equal(r.reason, SHC_STOP_CANCELLED);
     assert_string_equal(r.msg, ""); /* no summary for a cancelled turn */
-    shc_tool_result late = {r.ids[0], "", true, -1, "SIGTERM", false, true, NULL};
+    shc_tool_result late = {r.ids[0], "", true, -1, "SIGTERM", false, true, NULL, false};
     be->ops->tool_result(t, &late); /* ignored */
     assert_int_equal(r.ncalls, 1);
     assert_int_equal(r.done, 1);
@@ -119,7 +119,7 @@ static void test_single_line_summary(void **state)
     memset(&r, 0, sizeof r);
     shc_backend_host host = HOST(r);
     shc_backend_turn *t = start(be, "true", &host);
-    shc_tool_result ok = {r.ids[0], "", true, 0, NULL, false, false, NULL};
+    shc_tool_result ok = {r.ids[0], "", true, 0, NULL, false, false, NULL, false};
     be->ops->tool_result(t, &ok);
     assert_string_equal(r.msg, "Ran 1 command: it succeeded.");
     be->ops->turn_free(t);
@@ -243,7 +243,7 @@ static void test_mentions_in_lines(void **state)
     assert_non_null(t);
     assert_string_equal(r.calls[0], "cat $'a\\'b\\x0ac' | wc -l");
     for (int i = 0; i < 2; i++) {
-        shc_tool_result ok = {r.ids[i], "", true, 0, NULL, false, false, NULL};
+        shc_tool_result ok = {r.ids[i], "", true, 0, NULL, false, false, NULL, false};
         be->ops->tool_result(t, &ok);
     }
     /* the resource alone on its line is context: not run */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acp/jsonrpc.h"
+#include "rpc/jsonrpc.h"
 
 typedef struct sink {
     char buf[1 << 16];

@@ -1,11 +1,11 @@
-/* src/acp/ owns the ACP agent on stdio: NDJSON JSON-RPC framing (jsonrpc.c), the bridge's
+/* src/acp/ owns the ACP agent on stdio (JSON-RPC through rpc/): the bridge's
  * transport, dispatch and teardown (this file), the session methods (session.c), turns and tool
  * calls (turn.c, cterm.c, call.c), the writer and session/update notifications (wire.c), the
  * presenter (present.c: verdict + client capabilities -> card JSON, the only place that knows
  * how a card looks on the wire), the session store (store.c: one file per session; journal.c
  * writes what happened, replay.c reads it back through the presenter), and ACP v2 (v2.c: the
  * negotiation and what differs on v2's method side; v2enc.c: the v2 dialect of the wire).
- * May use: agent/ (the seam, never a particular backend), exec/, classify/ (through the public
+ * May use: rpc/, agent/ (the seam, never a particular backend), exec/, classify/ (through the public
  * API), base/.
  *
  * The ACP bridge: stdio transport on the loop, ACP methods, sessions, and the one teardown that
@@ -47,7 +47,7 @@ static json_t *agent_caps(const br_bridge *br)
     }
     return json_pack("{s:b,s:{s:b,s:b,s:b},s:{s:b,s:b},s:o}", "loadSession", br->store != NULL,
                      "promptCapabilities", "image", br->be->images, "audio", 0, "embeddedContext",
-                     1, "mcpCapabilities", "http", 0, "sse", 0, "sessionCapabilities", sc);
+                     1, "mcpCapabilities", "http", 1, "sse", 0, "sessionCapabilities", sc);
 }
 
 /* initialize's params, checked against the schema's types before anything is taken from them.

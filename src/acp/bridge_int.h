@@ -21,7 +21,7 @@
 
 #include "acp/bridge.h"
 #include "acp/journal.h"
-#include "acp/jsonrpc.h"
+#include "rpc/jsonrpc.h"
 #include "acp/present.h"
 #include "acp/store.h"
 #include "base/loop.h"
@@ -116,6 +116,10 @@ struct br_call {
                                    * turn offers to run it again without the sandbox */
     br_call *held;                /* owned, on a rerun without the sandbox: the sandboxed call,
                                    * whose result the model gets if the rerun does not run */
+    bool mcp;                     /* an MCP tool's call (mcpcall.c): command is its function
+                                   * name, mcp_args its arguments */
+    char *mcp_args;               /* owned */
+    struct shc_mcp_call *mcp_call; /* owned while it runs */
 };
 
 struct br_turn {
@@ -134,6 +138,7 @@ struct br_turn {
     bool settled;                 /* the prompt was answered */
     br_call *calls;               /* owned queue; the head is the current call */
     int kick_timer;
+    void *mcp_held;               /* owned (mcpcall.c): the prompt, while the MCP servers start */
 };
 
 /* A prompt that arrived while the session's turn was cancelled but not yet answered. */
@@ -174,6 +179,9 @@ struct br_session {
     bool delete_after;            /* session/delete: remove the file once freed */
     json_t *close_id;             /* owned: the close / delete request to answer then */
     json_t *load_id;              /* owned: the load / resume request while it runs */
+    struct shc_mcp *mcp;          /* owned (mcpcall.c): the session's MCP servers, or NULL */
+    json_t *mcp_allowed;          /* owned: {fname: true} for "Always allow this tool" */
+    json_t *mcp_servers;          /* owned: a load's mcpServers until its replay is done */
 };
 
 /* Set by bridge.c, called by the parts below it. */
@@ -323,6 +331,23 @@ void shc__verify_started(br_call *c);
 void shc__verify_output(br_call *c, const char *data, size_t len);
 /* The call's command ended (or is dropped): the findings file, then everything freed. */
 void shc__verify_end(br_call *c);
+
+/* mcpcall.c: MCP servers and their tools' calls (docs/mcp.md) */
+void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers); /* starts them (model) */
+void shc__mcp_session_end(br_session *s);
+/* The turn's prompt waits for the servers to settle (copied): true when held. */
+bool shc__mcp_hold(br_turn *t, const shc_prompt_part *parts, size_t n);
+void shc__mcp_held_free(br_turn *t);
+void shc__mcp_host_call(void *payload, const char *call_id, const char *name,
+                        const char *arguments); /* host.tool_call_named */
+void shc__mcp_start_call(br_call *c);  /* the card, the permission, the call */
+void shc__mcp_cancel_call(br_call *c); /* the turn was cancelled */
+void shc__mcp_not_run(br_call *c, const char *why, bool cancelled); /* ends it now */
+void shc__mcp_call_free(br_call *c);
+/* The frames of an MCP call (live and replayed): its tool_call, and its end. */
+json_t *shc__mcp_card(const char *id, const char *title, const char *kind, const char *status,
+                      json_t *input);
+json_t *shc__mcp_card_end(const char *id, const char *status, const char *text, size_t len);
 
 /* cterm.c */
 void shc__ct_run(br_call *c);    /* terminal/create and what follows */

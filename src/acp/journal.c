@@ -51,6 +51,11 @@ static void put(br_session *s, json_t *rec /* steals */)
     json_decref(rec);
 }
 
+void shc__rec_put(br_session *s, json_t *rec)
+{
+    put(s, rec);
+}
+
 void shc__rec_title(br_session *s, const char *title, const char *at)
 {
     put(s, json_pack("{s:s,s:s,s:s}", "t", "title", "title", title, "at", at));

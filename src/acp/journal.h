@@ -24,6 +24,9 @@
  *                                                 applied, head+tail with the "… N bytes omitted
  *                                                 …" marker); tail the marker and the last half
  *                                                 of a terminal stream longer than the cap
+ *   {"t":"mcp_call","id":C,"title":T,"kind":K,"status":S,"input":{..}}   an MCP tool call
+ *                                                 (acp/mcpcall.c): its card's facts
+ *   {"t":"mcp_end","id":C,"status":S,"text":T}    its end: completed / failed, the text
  *   {"t":"turn","stop":R,"error":E?}              a prompt was answered
  *   {"t":"model","i":N,"entry":{..}}              the backend's conversation: entry N (and none
  *   {"t":"model","i":N}                           after it), or cut back to N entries
@@ -50,6 +53,7 @@ typedef struct br_session br_session;
 typedef struct br_turn br_turn;
 typedef struct br_call br_call;
 
+void shc__rec_put(br_session *s, json_t *rec /* steals */); /* any record */
 void shc__rec_title(br_session *s, const char *title, const char *at);
 /* mid: the user message's id (v2), or NULL */
 void shc__rec_prompt(br_session *s, json_t *blocks /* borrowed */, const char *mid);

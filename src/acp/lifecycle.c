@@ -71,6 +71,8 @@ void shc__session_free(br_bridge *br, br_session *s)
         s->pending = q->next;
         shc__pending_free(br, q);
     }
+    shc__mcp_session_end(s); /* its servers end with it */
+    json_decref(s->mcp_servers);
     s->be->ops->session_end(s->be, s->id);
     shc__auth_release(br, s->be);
     shc__v2_free(s->v2);

@@ -3,7 +3,7 @@
  * agent/quote.c), and the session title derived from the first prompt.  A string that holds a
  * NUL byte, or a file URI that decodes to one, is refused: no backend ever sees one. */
 #include "acp/prompt.h"
-#include "acp/jsonrpc.h"
+#include "rpc/jsonrpc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -273,6 +273,12 @@ static int apply(struct br_replay *r, json_t *rec)
                                        json_string_length(json_object_get(rec, "data"))));
     } else if (!strcmp(t, "end") && find_call(r, str(rec, "id"), &pp)) {
         end_call(r, pp, rec);
+    } else if (!strcmp(t, "mcp_call") && str(rec, "id") && str(rec, "title") && str(rec, "kind")) {
+        send(r, shc__mcp_card(str(rec, "id"), str(rec, "title"), str(rec, "kind"), "in_progress",
+                              json_object_get(rec, "input")));
+    } else if (!strcmp(t, "mcp_end") && str(rec, "id") && str(rec, "status") && str(rec, "text")) {
+        send(r, shc__mcp_card_end(str(rec, "id"), str(rec, "status"), str(rec, "text"),
+                                  json_string_length(json_object_get(rec, "text"))));
     } else if (!strcmp(t, "turn")) {
         close_open(r);
     } else if (!strcmp(t, "model")) {

@@ -6,6 +6,7 @@
  * runs the same methods (no load, no modes); v2.c has the steps where v2 differs. */
 #include "acp/bridge_int.h"
 #include "acp/prompt.h"
+#include "mcp/mcp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,21 +49,19 @@ static bool cwd_ok(br_bridge *br, json_t *id, const char *method, json_t *params
     return true;
 }
 
-/* mcpServers are accepted and not used (MCP tools are not there yet); additionalDirectories are
- * not advertised, so a non-empty list is refused. */
+/* mcpServers are checked here and started for a model session (mcpcall.c; shell mode accepts
+ * and ignores them); additionalDirectories are not advertised, so a non-empty list is refused. */
 static bool extras_ok(br_bridge *br, json_t *id, const char *method, json_t *params)
 {
     json_t *mcp = json_object_get(params, "mcpServers");
     json_t *dirs = json_object_get(params, "additionalDirectories");
-    char msg[160];
-    if (mcp && !json_is_null(mcp) && !json_is_array(mcp)) {
-        snprintf(msg, sizeof msg, "%s: mcpServers must be an array", method);
+    char msg[400];
+    char why[200];
+    if (shc_mcp_check(mcp, why, sizeof why) != 0) {
+        snprintf(msg, sizeof msg, "%s: %s", method, why);
         invalid(br, id, msg);
         return false;
     }
-    if (json_array_size(mcp) > 0)
-        shc_log_info(br->log, "%s: %zu MCP server(s) offered; shcard does not use MCP servers",
-                     method, json_array_size(mcp));
     if (dirs && !json_is_null(dirs) && (!json_is_array(dirs) || json_array_size(dirs) > 0)) {
         snprintf(msg, sizeof msg, "%s: additionalDirectories are not supported", method);
         invalid(br, id, msg);
@@ -98,6 +97,7 @@ static void m_new(br_bridge *br, json_t *id, json_t *params)
     /* its file comes with its first record (journal.c), which keeps the mode the flags gave:
      * a later shcard with other flags keeps it */
     shc_log_info(br->log, "session/new %s in %s", s->id, s->cwd);
+    shc__mcp_session(br, s, json_object_get(params, "mcpServers"));
     json_t *res = shc__opt_state(br, s);
     json_object_set_new(res, "sessionId", json_string(s->id));
     shc_rpc_respond(br->rpc, id, res);
@@ -111,6 +111,7 @@ static void loaded(br_bridge *br, br_session *s, int rc, const char *err)
     s->load_id = NULL;
     if (rc == 0) {
         shc_log_info(br->log, "session %s restored (%llu calls)", s->id, s->ncalls);
+        shc__mcp_session(br, s, s->mcp_servers);
         shc__v2_resumed(br, s); /* v2: the current state before the answer */
         shc_rpc_respond(br->rpc, id, shc__opt_state(br, s));
     } else {
@@ -166,6 +167,7 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
             return;
         }
         if (quiet || !s->file) { /* resume, or nothing was recorded yet: nothing to replay */
+            shc__mcp_session(br, s, json_object_get(params, "mcpServers"));
             shc__v2_resumed(br, s);
             shc_rpc_respond(br->rpc, id, shc__opt_state(br, s));
             return;
@@ -184,6 +186,7 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
             return;
         }
         shc_log_info(br->log, "%s %s: nothing was recorded in it yet", method, sid);
+        shc__mcp_session(br, s, json_object_get(params, "mcpServers"));
         shc__v2_resumed(br, s);
         shc_rpc_respond(br->rpc, id, shc__opt_state(br, s));
         return;
@@ -212,6 +215,8 @@ static void m_restore(br_bridge *br, json_t *id, json_t *params, bool quiet)
         return;
     }
     s->load_id = json_incref(id);
+    json_decref(s->mcp_servers);
+    s->mcp_servers = json_incref(json_object_get(params, "mcpServers"));
     shc_log_info(br->log, "%s %s in %s", method, s->id, cwd);
     if (shc_store_read_only(f))
         shc_log_warn(br->log,

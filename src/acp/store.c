@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "acp/rpc_scan.h"
+#include "rpc/rpc_scan.h"
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "shcard.h"

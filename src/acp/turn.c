@@ -307,6 +307,7 @@ static void call_free(br_call *c)
     if (!c)
         return;
     shc__sandbox_free(c);
+    shc__mcp_call_free(c);
     call_free(c->held);
     if (c->req_id)
         shc_rpc_forget(c->turn->br->rpc, c->req_id);
@@ -383,6 +384,7 @@ static void turn_free(br_turn *t)
         shc_loop_cancel_timer(br->loop, t->kick_timer);
     if (t->bt)
         t->sess->be->ops->turn_free(t->bt);
+    shc__mcp_held_free(t);
     json_decref(t->prompt_id);
     free(t->err_msg);
     free(t);
@@ -424,6 +426,9 @@ void shc__turn_progress(shc_loop *loop, void *payload)
                 pp = &(*pp)->next;
             }
         }
+    } else if (t->calls && t->calls->state == CALL_QUEUED && t->calls->mcp) {
+        shc__mcp_start_call(t->calls);
+        return;
     } else if (t->calls && t->calls->state == CALL_QUEUED) {
         start_call(t->calls);
         return; /* start_call kicks again when something changes */
@@ -455,10 +460,15 @@ int shc__turn_start(br_bridge *br, br_session *s, json_t *id, const shc_prompt_p
                                  host_turn_done,
                                  shc__journal_history,
                                  shc__journal_usage,
-                                 shc__journal_notice};
+                                 shc__journal_notice,
+                                 shc__mcp_host_call};
     t->next = s->turns;
     s->turns = t;
     s->active = t;
+    if (shc__mcp_hold(t, parts, nparts)) { /* mcpcall.c starts it once the servers settled */
+        shc__turn_kick(t);
+        return 0;
+    }
     t->bt = s->be->ops->turn_start(s->be, br->loop, s->id, s->cwd, parts, nparts, &t->host);
     if (!t->bt && !t->be_done)
         host_turn_done(t, SHC_STOP_END_TURN, SHC_RPC_INTERNAL_ERROR, "the backend failed to start");
@@ -478,9 +488,14 @@ void shc__turn_cancel(br_turn *t)
                            json_pack("{s:I}", "requestId", (json_int_t)c->req_id));
             shc_rpc_forget(br->rpc, c->req_id);
             c->req_id = 0;
-            shc__call_not_run(c, "cancelled", true);
+            if (c->mcp)
+                shc__mcp_not_run(c, "cancelled", true);
+            else
+                shc__call_not_run(c, "cancelled", true);
         } else if (c->state == CALL_WAITING) {
             shc__call_not_run(c, "cancelled", true);
+        } else if (c->state == CALL_RUNNING && c->mcp) {
+            shc__mcp_cancel_call(c);
         } else if (c->state == CALL_RUNNING) {
             c->cancel_requested = true;
             if (c->pty)
@@ -491,6 +506,8 @@ void shc__turn_cancel(br_turn *t)
     }
     if (t->bt && !t->be_done)
         t->sess->be->ops->cancel(t->bt);
+    else if (t->mcp_held && !t->be_done) /* it never started: it ends here */
+        host_turn_done(t, SHC_STOP_CANCELLED, 0, NULL);
     shc__wire_flush(br);
     shc__turn_kick(t);
 }
@@ -503,7 +520,9 @@ void shc__turn_force(br_turn *t)
             shc_rpc_forget(t->br->rpc, c->req_id);
             c->req_id = 0;
         }
-        if (c->state == CALL_RUNNING || c->state == CALL_ASKING || c->state == CALL_WAITING) {
+        if (c->mcp && (c->state == CALL_RUNNING || c->state == CALL_ASKING)) {
+            shc__mcp_not_run(c, "killed at shutdown", true);
+        } else if (c->state == CALL_RUNNING || c->state == CALL_ASKING || c->state == CALL_WAITING) {
             drop_pty(c);
             shc__call_not_run(c, "killed at shutdown", true);
         }

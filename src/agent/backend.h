@@ -77,6 +77,11 @@ typedef struct shc_backend_host {
     /* Something the user should know that is not part of the conversation (e.g. that older
      * command output was left out to fit the context window). */
     void (*notice)(void *payload, const char *text);
+    /* A call of one of the tools the bridge gave the session (ops.set_tools; an MCP server's
+     * tool): name as given there, arguments the model's JSON object text.  Answered through
+     * tool_result like a bash call; optional: NULL when the host has no such tools. */
+    void (*tool_call_named)(void *payload, const char *call_id, const char *name,
+                            const char *arguments);
 } shc_backend_host;
 
 /* A tool call's outcome, as the model should see it. */
@@ -89,6 +94,8 @@ typedef struct shc_tool_result {
     bool timed_out;
     bool cancelled;
     const char *error;      /* e.g. "rejected by the user", or a spawn failure; else NULL */
+    bool verbatim;          /* a named tool's result: model_text is the whole answer (no exit
+                             * line is added; it is still cut to the output limit) */
 } shc_tool_result;
 
 typedef struct shc_backend_ops {
@@ -119,6 +126,10 @@ typedef struct shc_backend_ops {
     /* What the model is told about the sandbox its commands run in (docs/sandbox.md), from the
      * session's next request on: a sentence for the tool's description (copied; NULL: none). */
     int (*set_sandbox)(shc_backend *be, const char *session_id, const char *text);
+    /* The session's tools besides bash, from its next request on: a JSON array text of
+     * {"name", "description", "parameters"} objects (copied; NULL or "[]": none).  Their calls
+     * come back through host.tool_call_named.  0, or a negative SHC_E_*. */
+    int (*set_tools)(shc_backend *be, const char *session_id, const char *tools_json);
     /* Asks the server which models it offers; done is called exactly once, from the loop (not
      * from inside this call), with the ids (borrowed for the call; n may be 0). */
     void (*list_models)(shc_backend *be, shc_loop *loop,

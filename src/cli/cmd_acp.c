@@ -26,7 +26,7 @@
 enum {
     A_APPROVE, A_CLIENT_TERMINALS, A_LOG_LEVEL, A_TIMEOUT, A_INPUT_WAIT, A_LOGIN, A_COLOR,
     A_MAX_LINE, A_OUTPUT_LIMIT, A_CHUNK_BYTES, A_CHUNK_MS, A_MAX_COMMANDS,
-    A_NO_VERIFY, A_VERIFY_GRACE, A_SANDBOX, A_ALLOW_NETWORK, A_SANDBOX_FALLBACK,
+    A_NO_VERIFY, A_VERIFY_GRACE, A_SANDBOX, A_ALLOW_NETWORK, A_SANDBOX_FALLBACK, A_MCP_TIMEOUT,
     A_MODEL_FLAG /* the model backend's and the store's: shc_model_config_set() by name */
 };
 
@@ -41,6 +41,8 @@ static const shc_cli_opt acp_opts_table[] = {
      "1800, or the config file's timeout", "per-command timeout; 0 = none", A_TIMEOUT},
     {"input-wait", 0, SHC_ARG_UINT, "SECONDS", 0, 86400, "3",
      "end a command that waits this long for terminal input (a\npassword prompt, a pager, read </dev/tty, stopped); 0 = never", A_INPUT_WAIT},
+    {"mcp-timeout", 0, SHC_ARG_UINT, "SECONDS", 1, 86400, "120",
+     "how long an MCP tool call may take before it is cancelled", A_MCP_TIMEOUT},
     {"login", 0, SHC_ARG_NONE, NULL, 0, 0, NULL, "run commands with bash -lc (not bash -c)", A_LOGIN},
     {"color", 0, SHC_ARG_NONE, NULL, 0, 0, NULL,
      "TERM=xterm-256color (without it: TERM=dumb, NO_COLOR=1)", A_COLOR},
@@ -124,6 +126,7 @@ static int set_opt(void *ctx, const shc_cli_opt *opt, const shc_cli_val *v, char
         cfg->input_wait_ms = v->u * 1000;
         a->input_wait_given = true;
         return 0;
+    case A_MCP_TIMEOUT: cfg->mcp_timeout_ms = v->u * 1000; return 0;
     case A_LOGIN: cfg->login = true; return 0;
     case A_COLOR: cfg->color = true; return 0;
     case A_MAX_LINE: cfg->max_line = (size_t)v->u; return 0;

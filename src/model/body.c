@@ -1,5 +1,5 @@
 /* The request body of a chat completion: the system prompt (with the session's directory),
- * the `bash` tool, and the conversation; usage is asked for (stream_options.include_usage). */
+ * the `bash` tool (then the session's other tools: its MCP servers'), and the conversation; usage is asked for (stream_options.include_usage). */
 #include "model/openai_int.h"
 
 #include <stdio.h>
@@ -42,6 +42,13 @@ char *shc_openai_request_body(const char *model,
 char *shc_openai_request_body_tool(const char *model, const char *system_prompt, const char *cwd,
                                    json_t *history, const char *note, const char *tool_note)
 {
+    return shc_openai_request_body_ex(model, system_prompt, cwd, history, note, tool_note, NULL);
+}
+
+char *shc_openai_request_body_ex(const char *model, const char *system_prompt, const char *cwd,
+                                 json_t *history, const char *note, const char *tool_note,
+                                 json_t *tools)
+{
     char *sys = NULL, *out = NULL, *tdesc = NULL;
     const char *base = system_prompt ? system_prompt : default_prompt;
     size_t n = strlen(base) + (cwd ? strlen(cwd) : 0) + (note ? strlen(note) : 0) + 64;
@@ -70,6 +77,8 @@ char *shc_openai_request_body_tool(const char *model, const char *system_prompt,
                   "type", "string", "description",
                   "A few words for the user saying what the command does.", "required", "command");
     if (!req)
+        goto done;
+    if (tools && json_array_extend(json_object_get(req, "tools"), tools))
         goto done;
     if (json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "system", "content", sys)))
         goto done;

@@ -44,6 +44,7 @@ void shc__oai_session_unref(session *s)
     free(s->id);
     free(s->model);
     free(s->sandbox);
+    json_decref(s->tools);
     json_decref(s->history);
     free(s);
 }

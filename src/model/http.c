@@ -273,6 +273,16 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
     return 0;
 }
 
+/* A response header line (cbs.header, when set). */
+static size_t header_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    shc_http_req *r = userdata;
+    size_t n = size * nmemb;
+    if (!r->cancelled && !r->aborted && r->cbs.header)
+        r->cbs.header(r->payload, ptr, n);
+    return n;
+}
+
 static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     shc_http_req *r = userdata;
@@ -433,6 +443,10 @@ int shc_http_post(
     h->api.easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
     h->api.easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
     h->api.easy_setopt(e, CURLOPT_WRITEDATA, r);
+    if (cbs->header) {
+        h->api.easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+        h->api.easy_setopt(e, CURLOPT_HEADERDATA, r);
+    }
     h->api.easy_setopt(e, CURLOPT_PRIVATE, (char *)r);
     h->api.easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
     h->api.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);

@@ -29,6 +29,8 @@ typedef struct shc_http_cbs {
      * (done then reports failed with error "aborted"). */
     int (*body)(void *payload, long status, const char *buf, size_t len);
     void (*done)(void *payload, const shc_http_result *res);
+    /* Optional (may be NULL): each response header line as it arrives (with its CRLF). */
+    void (*header)(void *payload, const char *line, size_t len);
 } shc_http_cbs;
 
 typedef struct shc_http_opts {

@@ -123,7 +123,7 @@ void shc__oai_list_models(shc_backend *base, shc_loop *loop, models_done_fn done
     int k = snprintf(url, sizeof url, "%s/models", be->base_url);
     const char *headers[] = {"Accept: application/json", be->auth, NULL};
     shc_http_opts o = {.url = url, .headers = headers, .idle_timeout_s = MODELS_TIMEOUT};
-    static const shc_http_cbs cbs = {on_body, on_done};
+    static const shc_http_cbs cbs = {on_body, on_done, NULL};
     if (!be->http || k < 0 || (size_t)k >= sizeof url ||
         shc_http_post(&m->req, be->http, &o, &cbs, m) != 0)
         finish(m, NULL, 0);

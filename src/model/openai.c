@@ -96,6 +96,22 @@ static void tool_message(shc_backend_turn *t, const char *id, const char *text)
                 json_pack("{s:s, s:s, s:s}", "role", "tool", "tool_call_id", id, "content", text));
 }
 
+/* A tool the bridge gave the session (set_tools) and the host can run. */
+static bool named_tool(const shc_backend_turn *t, const char *name)
+{
+    size_t i;
+    json_t *e;
+    if (!t->host.tool_call_named)
+        return false;
+    json_array_foreach(t->s->tools, i, e)
+    {
+        const char *n = json_string_value(json_object_get(json_object_get(e, "function"), "name"));
+        if (n && !strcmp(n, name))
+            return true;
+    }
+    return false;
+}
+
 static void dispatch(shc_backend_turn *t)
 {
     while (t->next_call < json_array_size(t->calls)) {
@@ -106,10 +122,22 @@ static void dispatch(shc_backend_turn *t)
         const char *args = json_string_value(json_object_get(fn, "arguments"));
         if (!id)
             continue;
+        if (name && strcmp(name, "bash") && named_tool(t, name)) {
+            t->waiting = strdup(id);
+            if (!t->waiting) {
+                failf(t, "out of memory");
+                return;
+            }
+            t->state = T_TOOLS;
+            t->host.tool_call_named(t->host.payload, t->waiting, name,
+                                    args && *args ? args : "{}");
+            return; /* tool_result continues */
+        }
         if (!name || strcmp(name, "bash")) {
             char msg[200];
-            snprintf(msg, sizeof msg, "error: unknown tool '%.80s'; the only tool is bash",
-                     name ? name : "");
+            snprintf(msg, sizeof msg, "error: unknown tool '%.80s'; %s", name ? name : "",
+                     json_array_size(t->s->tools) ? "the tools are bash and those listed"
+                                                  : "the only tool is bash");
             tool_message(t, id, msg);
             continue;
         }
@@ -237,6 +265,19 @@ static void op_tool_result(shc_backend_turn *t, const shc_tool_result *r)
         return; /* late (after cancel) or unknown: nothing to do */
     const char *text = r->model_text ? r->model_text : "";
     char line[160];
+    if (r->verbatim) { /* a named tool's answer, whole (cut to the limit) */
+        char *v = clip(text, (size_t)t->be->tool_output_limit);
+        if (!v) {
+            failf(t, "out of memory");
+            return;
+        }
+        tool_message(t, t->waiting, v);
+        free(v);
+        free(t->waiting);
+        t->waiting = NULL;
+        schedule(t, STEP_DISPATCH, 0);
+        return;
+    }
     if (!r->ran) {
         const char *why = r->error ? r->error : (r->cancelled ? "cancelled" : "not run");
         snprintf(line, sizeof line, "[not run: %.120s]", why);
@@ -461,6 +502,35 @@ static int op_set_sandbox(shc_backend *base, const char *session_id, const char 
     return 0;
 }
 
+/* {"name","description","parameters"} objects become the request's function entries. */
+static int op_set_tools(shc_backend *base, const char *session_id, const char *tools_json)
+{
+    session *s = shc__oai_session((openai *)base, session_id, true);
+    if (!s)
+        return SHC_E_NOMEM;
+    json_t *in = tools_json ? json_loads(tools_json, 0, NULL) : NULL;
+    json_t *out = json_array();
+    size_t i;
+    json_t *e;
+    if (!out) {
+        json_decref(in);
+        return SHC_E_NOMEM;
+    }
+    json_array_foreach(in, i, e)
+    {
+        if (!json_is_string(json_object_get(e, "name")) ||
+            !json_is_object(json_object_get(e, "parameters")))
+            continue;
+        json_array_append_new(out, json_pack("{s:s, s:O}", "type", "function", "function", e));
+    }
+    json_decref(in);
+    json_decref(s->tools);
+    s->tools = json_array_size(out) ? out : NULL;
+    if (!s->tools)
+        json_decref(out);
+    return 0;
+}
+
 static const shc_backend_ops openai_ops = {
     .name = "openai",
     .turn_start = op_turn_start,
@@ -472,6 +542,7 @@ static const shc_backend_ops openai_ops = {
     .session_restore = shc__oai_restore,
     .set_model = op_set_model,
     .set_sandbox = op_set_sandbox,
+    .set_tools = op_set_tools,
     .list_models = shc__oai_list_models,
 };
 

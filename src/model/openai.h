@@ -34,5 +34,10 @@ char *shc_openai_request_body(const char *model,
 /* The same, with tool_note (may be NULL) ending the bash tool's description. */
 char *shc_openai_request_body_tool(const char *model, const char *system_prompt, const char *cwd,
                                    json_t *history, const char *note, const char *tool_note);
+/* The same, with more tools after bash (borrowed: an array of {"type":"function",...} entries,
+ * or NULL). */
+char *shc_openai_request_body_ex(const char *model, const char *system_prompt, const char *cwd,
+                                 json_t *history, const char *note, const char *tool_note,
+                                 json_t *tools);
 
 #endif

@@ -28,6 +28,7 @@ typedef struct session {
     json_t *history; /* array of chat messages (owned) */
     char *model;     /* owned: the model this session picked, or NULL for the configured one */
     char *sandbox;   /* owned: the sandbox sentence for the tool's description, or NULL */
+    json_t *tools;   /* owned: the tools besides bash (ops.set_tools) as request entries, or NULL */
     unsigned turns;  /* turns started, for made-up tool call ids */
     int refs;        /* 1 for the table + 1 per live turn */
     bool told_elided, told_dropped; /* the user was told that outputs / turns are left out */

@@ -241,8 +241,8 @@ static char *fitted_body(shc_backend_turn *t)
     long window = shc__oai_window(be, model);
     double bpt = s->bytes_per_token > 0 ? s->bytes_per_token : DEFAULT_BYTES_PER_TOKEN;
     long reserve = window / 8 < 256 ? 256 : window / 8 > 16384 ? 16384 : window / 8;
-    char *bare = shc_openai_request_body_tool(model, be->system_prompt, t->cwd, NULL, NULL,
-                                              s->sandbox);
+    char *bare = shc_openai_request_body_ex(model, be->system_prompt, t->cwd, NULL, NULL,
+                                            s->sandbox, s->tools);
     if (!bare)
         return NULL;
     double room = (double)(window - reserve) * bpt - (double)strlen(bare) - 200.0;
@@ -273,8 +273,8 @@ static char *fitted_body(shc_backend_turn *t)
                  "The %zu oldest turn(s) of this conversation were left out to fit the context "
                  "window.",
                  dropped);
-    char *body = shc_openai_request_body_tool(model, be->system_prompt, t->cwd, view,
-                                              dropped ? note : NULL, s->sandbox);
+    char *body = shc_openai_request_body_ex(model, be->system_prompt, t->cwd, view,
+                                            dropped ? note : NULL, s->sandbox, s->tools);
     json_decref(view);
     t->req_bytes = body ? strlen(body) : 0;
     return body;
@@ -338,7 +338,7 @@ void shc__oai_start_request(shc_backend_turn *t)
                        .idle_timeout_s = be->idle_timeout_s,
                        .progress_by_caller = 1,
                        .total_timeout_s = be->deadline_s};
-    static const shc_http_cbs cbs = {on_body, on_done};
+    static const shc_http_cbs cbs = {on_body, on_done, NULL};
     t->state = T_REQUEST;
     int rc = shc_http_post(&t->req, be->http, &o, &cbs, t);
     free(body);

@@ -260,7 +260,7 @@ int main(int argc, char **argv)
         return 1;
     }
     h.cbs = (shc_backend_host){&h,           on_message, on_thought, on_tool_call,
-                               on_turn_done, on_history, on_usage,   on_notice};
+                               on_turn_done, on_history, on_usage,   on_notice, NULL};
     start_next(&h);
     int rc = shc_loop_run(h.loop);
     emit(json_pack("{s:s, s:i}", "type", "exit", "loop", rc));

@@ -1,6 +1,6 @@
 /* The tolerant pre-scan of one JSON-RPC line (rpc_scan.h).  It never allocates and never
  * recurses: it tracks string state, nesting, and at depth 1 which member it is in. */
-#include "acp/rpc_scan.h"
+#include "rpc/rpc_scan.h"
 
 #include <errno.h>
 #include <stdint.h>

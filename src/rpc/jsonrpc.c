@@ -1,14 +1,18 @@
-/* NDJSON framing and JSON-RPC 2.0 envelope.  Never touches a file descriptor itself: input
+/* src/rpc/ owns the one JSON-RPC 2.0 implementation: NDJSON framing and the envelope (this
+ * file) and the tolerant pre-scan of a line (rpc_scan.c).  The ACP bridge speaks it on stdio
+ * and the MCP client to its servers (stdio lines, HTTP bodies and events).  May use: base/.
+ *
+ * NDJSON framing and JSON-RPC 2.0 envelope.  Never touches a file descriptor itself: input
  * arrives through shc_rpc_feed, output leaves through the injected write function, so tests
  * can split input at every byte and make the writer fail or stall at will. */
-#include "acp/jsonrpc.h"
+#include "rpc/jsonrpc.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "acp/rpc_scan.h"
+#include "rpc/rpc_scan.h"
 #include "base/json.h"
 #include "shcard.h"
 

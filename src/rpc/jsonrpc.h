@@ -1,4 +1,4 @@
-/* NDJSON framing and the JSON-RPC 2.0 envelope for `shcard acp` (architecture.md, layer 4).
+/* NDJSON framing and the JSON-RPC 2.0 envelope for `shcard acp` and the MCP client.
  *
  * The reader side is fed bytes (shc_rpc_feed) split anywhere; each complete line is parsed and
  * handed to the message callback.  The writer side never touches a file descriptor: complete

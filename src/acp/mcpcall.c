@@ -1,0 +1,336 @@
+/* The bridge's side of MCP (docs/mcp.md): a model session's MCP servers (mcp/), their tools
+ * given to the backend (ops.set_tools), a turn held until the servers are settled, and each
+ * call of an MCP tool as a card: `tool_call` titled "SERVER: TOOL" with the arguments as
+ * rawInput, kind "other" ("fetch" for a read-only tool that reaches outside, "read" for a
+ * read-only one that does not), the permission asked as for a command in ask mode ("Always
+ * Allow" allows that tool for the session), the result as text content, status completed or
+ * failed.  Below turn.c; it reaches the turn only through the host callbacks it was given. */
+#define _GNU_SOURCE
+#include "acp/bridge_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/mcp.h"
+
+/* What a card shows of a result (the model gets its own, cut by the backend). */
+#define CARD_TEXT_MAX ((size_t)256 * 1024)
+
+/* ------------------------------------------------------------------ cards (replay too) */
+
+json_t *shc__mcp_card(const char *id, const char *title, const char *kind, const char *status,
+                      json_t *input)
+{
+    json_t *u = json_pack("{s:s,s:s,s:s,s:s,s:s}", "sessionUpdate", "tool_call", "toolCallId",
+                          id, "title", title, "kind", kind, "status", status);
+    if (u && json_is_object(input))
+        json_object_set(u, "rawInput", input);
+    return u;
+}
+
+json_t *shc__mcp_card_end(const char *id, const char *status, const char *text, size_t len)
+{
+    if (len > CARD_TEXT_MAX)
+        len = CARD_TEXT_MAX;
+    while (len > 0 && len < strlen(text) && ((unsigned char)text[len] & 0xC0) == 0x80)
+        len--;
+    return json_pack("{s:s,s:s,s:s,s:[{s:s,s:{s:s,s:s%}}]}", "sessionUpdate", "tool_call_update",
+                     "toolCallId", id, "status", status, "content", "type", "content", "content",
+                     "type", "text", "text", text, len);
+}
+
+static const char *kind_of(const shc_mcp_tool *t)
+{
+    if (t && t->read_only)
+        return t->open_world ? "fetch" : "read";
+    return "other";
+}
+
+/* ------------------------------------------------------------------ servers and tools */
+
+static void start_held(br_session *s);
+
+static void on_changed(void *payload)
+{
+    br_session *s = payload;
+    char *tools = shc_mcp_tools_json(s->mcp);
+    if (tools && s->be->ops->set_tools)
+        s->be->ops->set_tools(s->be, s->id, tools);
+    free(tools);
+    if (shc_mcp_settled(s->mcp))
+        start_held(s);
+}
+
+void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
+{
+    if (json_array_size(servers) == 0)
+        return;
+    if (!s->be->ops->set_tools) {
+        shc_log_info(br->log, "%s: %zu MCP server(s) offered; shell mode does not use them",
+                     s->id, json_array_size(servers));
+        return;
+    }
+    shc_mcp_free(s->mcp); /* a load or resume names them again */
+    shc_mcp_env env = {
+        .loop = br->loop,
+        .exec = br->exec,
+        .log = br->log,
+        .cwd = s->cwd,
+        .call_timeout_ms = br->cfg.mcp_timeout_ms,
+        .changed = on_changed,
+        .payload = s,
+    };
+    s->mcp = shc_mcp_start(&env, servers);
+}
+
+void shc__mcp_session_end(br_session *s)
+{
+    shc_mcp_free(s->mcp);
+    s->mcp = NULL;
+    json_decref(s->mcp_allowed);
+    s->mcp_allowed = NULL;
+}
+
+/* ------------------------------------------------------------------ a turn held */
+
+typedef struct held_parts {
+    shc_prompt_part *parts;
+    size_t n;
+} held_parts;
+
+static char *dupn(const char *s, size_t n)
+{
+    return s ? strndup(s, n) : NULL;
+}
+
+bool shc__mcp_hold(br_turn *t, const shc_prompt_part *parts, size_t n)
+{
+    if (!t->sess->mcp || shc_mcp_settled(t->sess->mcp))
+        return false;
+    held_parts *h = calloc(1, sizeof *h);
+    if (!h || !(h->parts = calloc(n, sizeof *h->parts))) {
+        free(h);
+        return false; /* out of memory: the turn starts without waiting */
+    }
+    for (size_t i = 0; i < n; i++) {
+        shc_prompt_part *p = &h->parts[i];
+        p->kind = parts[i].kind;
+        p->len = parts[i].len;
+        p->text = dupn(parts[i].text, parts[i].len);
+        p->uri = parts[i].uri ? strdup(parts[i].uri) : NULL;
+        p->name = parts[i].name ? strdup(parts[i].name) : NULL;
+        p->mime = parts[i].mime ? strdup(parts[i].mime) : NULL;
+    }
+    h->n = n;
+    t->mcp_held = h;
+    shc_log_info(t->br->log, "%s: the prompt waits for the MCP servers", t->sess->id);
+    return true;
+}
+
+void shc__mcp_held_free(br_turn *t)
+{
+    held_parts *h = t->mcp_held;
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->n; i++) {
+        free((char *)(uintptr_t)h->parts[i].text);
+        free((char *)(uintptr_t)h->parts[i].uri);
+        free((char *)(uintptr_t)h->parts[i].name);
+        free((char *)(uintptr_t)h->parts[i].mime);
+    }
+    free(h->parts);
+    free(h);
+    t->mcp_held = NULL;
+}
+
+static void start_held(br_session *s)
+{
+    for (br_turn *t = s->turns; t; t = t->next) {
+        held_parts *h = t->mcp_held;
+        if (!h || t->be_done || t->cancelled)
+            continue;
+        t->bt = s->be->ops->turn_start(s->be, t->br->loop, s->id, s->cwd, h->parts, h->n,
+                                       &t->host);
+        shc__mcp_held_free(t);
+        if (!t->bt && !t->be_done)
+            t->host.turn_done(t, SHC_STOP_END_TURN, SHC_RPC_INTERNAL_ERROR,
+                              "the backend failed to start");
+        shc__turn_kick(t);
+    }
+}
+
+/* ------------------------------------------------------------------ calls */
+
+void shc__mcp_host_call(void *payload, const char *call_id, const char *name,
+                        const char *arguments)
+{
+    br_turn *t = payload;
+    if (t->settled || t->cancelled || t->be_done)
+        return;
+    br_call *c = calloc(1, sizeof *c);
+    if (c) {
+        c->be_call_id = strdup(call_id ? call_id : "");
+        c->command = strdup(name ? name : "");
+        c->mcp_args = strdup(arguments ? arguments : "{}");
+    }
+    if (!c || !c->be_call_id || !c->command || !c->mcp_args) {
+        if (c) {
+            free(c->be_call_id);
+            free(c->command);
+            free(c->mcp_args);
+        }
+        free(c);
+        t->oom = true;
+        t->host.turn_done(t, SHC_STOP_END_TURN, SHC_RPC_INTERNAL_ERROR, NULL);
+        return;
+    }
+    c->mcp = true;
+    c->turn = t;
+    c->state = CALL_QUEUED;
+    br_call **tail = &t->calls;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = c;
+    shc__turn_kick(t);
+}
+
+/* The call's end: the final card, the record, the result the model reads (verbatim). */
+static void mcp_end(br_call *c, bool failed, bool cancelled, const char *text, size_t len)
+{
+    br_turn *t = c->turn;
+    const char *status = failed ? "failed" : "completed";
+    shc__call_send(t, shc__mcp_card_end(c->id, status, text, len));
+    shc__rec_put(t->sess, json_pack("{s:s,s:s,s:s,s:s%}", "t", "mcp_end", "id", c->id, "status",
+                                    status, "text", text, len > CARD_TEXT_MAX ? CARD_TEXT_MAX : len));
+    c->res_text = strndup(text, len);
+    c->res = (shc_tool_result){
+        .call_id = c->be_call_id,
+        .model_text = c->res_text ? c->res_text : "MCP error: out of memory",
+        .ran = true,
+        .cancelled = cancelled,
+        .verbatim = true,
+    };
+    c->state = CALL_DONE;
+    shc__turn_kick(t);
+}
+
+static void on_done(void *payload, const shc_mcp_result *r)
+{
+    br_call *c = payload;
+    c->mcp_call = NULL;
+    mcp_end(c, r->error, r->cancelled, r->text, r->len);
+}
+
+static void run(br_call *c)
+{
+    c->state = CALL_RUNNING;
+    c->mcp_call = shc_mcp_call_start(c->turn->sess->mcp, c->command, c->mcp_args, on_done, c);
+    if (!c->mcp_call) {
+        static const char oom[] = "MCP error: out of memory";
+        mcp_end(c, true, false, oom, sizeof oom - 1);
+    }
+}
+
+static void allow_always(br_session *s, const char *fname)
+{
+    if (!s->mcp_allowed)
+        s->mcp_allowed = json_object();
+    json_object_set_new(s->mcp_allowed, fname, json_true());
+}
+
+static void on_permission(void *payload, json_t *result, json_t *error)
+{
+    br_call *c = payload;
+    c->req_id = 0;
+    json_t *outcome = json_object_get(result, "outcome");
+    const char *kind = shc_rpc_str(json_object_get(outcome, "outcome"));
+    const char *opt = shc_rpc_str(json_object_get(outcome, "optionId"));
+    if (error)
+        shc_log_warn(c->turn->br->log, "session/request_permission failed: %s",
+                     shc_rpc_str(json_object_get(error, "message")));
+    bool allow = kind && !strcmp(kind, "selected") && opt &&
+                 (!strcmp(opt, "allow") || !strcmp(opt, "allow_always"));
+    if (!allow || c->turn->cancelled || c->turn->br->tearing) {
+        static const char no[] = "MCP error: rejected by the user";
+        static const char cancelled[] = "MCP error: cancelled";
+        bool cc = c->turn->cancelled;
+        mcp_end(c, true, cc, cc ? cancelled : no, cc ? sizeof cancelled - 1 : sizeof no - 1);
+        return;
+    }
+    if (!strcmp(opt, "allow_always"))
+        allow_always(c->turn->sess, c->command);
+    shc__call_send(c->turn, json_pack("{s:s,s:s,s:s}", "sessionUpdate", "tool_call_update",
+                                      "toolCallId", c->id, "status", "in_progress"));
+    run(c);
+}
+
+void shc__mcp_start_call(br_call *c)
+{
+    br_turn *t = c->turn;
+    br_session *s = t->sess;
+    br_bridge *br = t->br;
+    snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
+    const shc_mcp_tool *tool = shc_mcp_find(s->mcp, c->command);
+    const char *title = tool ? tool->title : c->command;
+    const char *kind = kind_of(tool);
+    json_t *input = json_loads(c->mcp_args, 0, NULL);
+    bool ask = s->approve == SHC_APPROVE_ASK &&
+               !json_is_true(json_object_get(s->mcp_allowed, c->command));
+    const char *status = ask ? "pending" : "in_progress";
+    shc__call_send(t, shc__mcp_card(c->id, title, kind, status, input));
+    shc__rec_put(s, json_pack("{s:s,s:s,s:s,s:s,s:s,s:O?}", "t", "mcp_call", "id", c->id,
+                              "title", title, "kind", kind, "status", status, "input",
+                              json_is_object(input) ? input : NULL));
+    shc_log_debug(br->log, "%s %s: MCP call %s", s->id, c->id, title);
+    if (!ask) {
+        json_decref(input);
+        run(c);
+        return;
+    }
+    c->state = CALL_ASKING;
+    json_t *tc = json_pack("{s:s,s:s,s:s,s:s}", "toolCallId", c->id, "title", title, "kind", kind,
+                           "status", "pending");
+    if (tc && json_is_object(input))
+        json_object_set(tc, "rawInput", input);
+    json_decref(input);
+    json_t *params = json_pack(
+        "{s:s,s:o,s:[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]}", "sessionId", s->id, "toolCall",
+        tc, "options", "optionId", "allow", "name", "Allow once", "kind", "allow_once",
+        "optionId", "allow_always", "name", "Always allow this tool", "kind", "allow_always",
+        "optionId", "reject", "name", "Reject", "kind", "reject_once");
+    int64_t id = 0;
+    if (!params ||
+        shc_rpc_request(br->rpc, "session/request_permission", params, on_permission, c, &id)) {
+        static const char no[] = "MCP error: the permission request failed";
+        mcp_end(c, true, false, no, sizeof no - 1);
+        return;
+    }
+    c->req_id = id;
+    shc__wire_flush(br);
+}
+
+void shc__mcp_not_run(br_call *c, const char *why, bool cancelled)
+{
+    shc_mcp_call_drop(c->mcp_call);
+    c->mcp_call = NULL;
+    char *text = NULL;
+    if (asprintf(&text, "MCP error: %s", why) < 0)
+        text = NULL;
+    mcp_end(c, true, cancelled, text ? text : "MCP error", text ? strlen(text) : 9);
+    free(text);
+}
+
+void shc__mcp_cancel_call(br_call *c)
+{
+    if (c->mcp_call)
+        shc_mcp_call_cancel(c->mcp_call); /* its done follows from the loop */
+}
+
+void shc__mcp_call_free(br_call *c)
+{
+    shc_mcp_call_drop(c->mcp_call);
+    c->mcp_call = NULL;
+    free(c->mcp_args);
+    c->mcp_args = NULL;
+}

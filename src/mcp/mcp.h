@@ -1,0 +1,92 @@
+/* The MCP client of `shcard acp` (docs/mcp.md): the MCP servers an editor names in
+ * session/new, load or resume become tools of the session's model.  One shc_mcp per session
+ * holds its servers; each speaks JSON-RPC (rpc/) over stdio (a process run through the
+ * executor, so it is contained like a command and ends with the agent) or streamable HTTP
+ * (libcurl on the loop).  Nothing here blocks: every step runs from the bridge's loop.
+ *
+ * Ownership: shc_mcp is owned by the caller (the session) and borrows the loop, the executor
+ * and the log.  Strings passed to callbacks are borrowed for the call. */
+#ifndef SHC_MCP_H
+#define SHC_MCP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/log.h"
+#include "base/loop.h"
+#include "exec/pty.h"
+
+/* The protocol versions this client speaks, newest first; it asks for the first. */
+#define SHC_MCP_PROTOCOL "2025-06-18"
+#define SHC_MCP_CALL_TIMEOUT_MS ((uint64_t)120000) /* a tools/call (--mcp-timeout) */
+#define SHC_MCP_INIT_TIMEOUT_MS ((uint64_t)30000)  /* start, initialize and the first list */
+#define SHC_MCP_SCHEMA_MAX ((size_t)32 * 1024)     /* a tool's inputSchema, as JSON text */
+#define SHC_MCP_MAX_SERVERS 32                     /* per session */
+#define SHC_MCP_MAX_TOOLS 256                      /* per session, all servers */
+#define SHC_MCP_MAX_LINE ((size_t)4 * 1024 * 1024) /* one message from a server */
+#define SHC_MCP_NAME_MAX 64                        /* a function name for the model */
+
+typedef struct shc_mcp shc_mcp;
+typedef struct shc_mcp_call shc_mcp_call;
+
+typedef struct shc_mcp_env {
+    shc_loop *loop;         /* borrowed */
+    shc_exec *exec;         /* borrowed: stdio servers run through it */
+    const shc_log *log;     /* borrowed: "mcp SERVER: ..." lines */
+    const char *cwd;        /* copied: stdio servers start there */
+    uint64_t call_timeout_ms; /* 0 = SHC_MCP_CALL_TIMEOUT_MS */
+    /* The tools changed (a server came up, failed, or re-listed) or every server is settled
+     * (ready or failed).  Called from the loop. */
+    void (*changed)(void *payload);
+    void *payload;
+} shc_mcp_env;
+
+/* One tool as the session knows it. */
+typedef struct shc_mcp_tool {
+    const char *fname;  /* mcp__SERVER__TOOL, sanitised, unique: what the model calls */
+    const char *server; /* the server's name as the editor gave it */
+    const char *tool;   /* the tool's name as the server gave it */
+    const char *title;  /* "SERVER: TOOL" */
+    bool read_only, open_world; /* annotations.readOnlyHint, openWorldHint */
+} shc_mcp_tool;
+
+/* How a call ended.  text is what the model reads (the tool's text content first; "MCP
+ * error: ..." when it failed); error is true for a failure (the card's status is failed). */
+typedef struct shc_mcp_result {
+    bool error;
+    bool cancelled;
+    const char *text;
+    size_t len;
+} shc_mcp_result;
+
+typedef void (*shc_mcp_done_fn)(void *payload, const shc_mcp_result *r);
+
+/* Checks an mcpServers array (the ACP shapes: stdio {name, command, args, env}, http {type,
+ * name, url, headers}; sse entries are accepted and skipped).  0, or -1 with why (a message
+ * for -32602). */
+int shc_mcp_check(json_t *servers, char *why, size_t cap);
+/* Starts the servers (servers borrowed; checked already).  NULL when there is nothing to start
+ * (no servers, or out of memory: logged). */
+shc_mcp *shc_mcp_start(const shc_mcp_env *env, json_t *servers);
+/* Every server is up (initialized and listed) or has failed. */
+bool shc_mcp_settled(const shc_mcp *m);
+/* The tools for the model: a JSON array text of {name, description, parameters} (owned). */
+char *shc_mcp_tools_json(const shc_mcp *m);
+/* The tool the model calls fname, or NULL (borrowed until the tools change: copy what you keep). */
+const shc_mcp_tool *shc_mcp_find(const shc_mcp *m, const char *fname);
+/* Calls a tool with arguments (a JSON object text).  done runs exactly once, from the loop
+ * (never inside this call), unless shc_mcp_call_drop comes first.  NULL only out of memory. */
+shc_mcp_call *shc_mcp_call_start(shc_mcp *m, const char *fname, const char *arguments,
+                                 shc_mcp_done_fn done, void *payload);
+/* The turn was cancelled: notifications/cancelled goes to the server, done follows with
+ * cancelled set. */
+void shc_mcp_call_cancel(shc_mcp_call *c);
+/* Forgets the call (done never runs). */
+void shc_mcp_call_drop(shc_mcp_call *c);
+/* NULL-safe: every server ends (stdio: stdin closed, then the kill ladder; http: DELETE not
+ * sent), calls are dropped without their callbacks. */
+void shc_mcp_free(shc_mcp *m);
+
+#endif

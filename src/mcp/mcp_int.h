@@ -1,0 +1,115 @@
+/* Internals of the MCP client, shared by client.c (the session's servers and the protocol),
+ * servers.c (the editor's entries), stdio.c and streamable.c (the two transports) and result.c (names, schemas, results as text).
+ * Direction: client.c -> servers.c, stdio.c, streamable.c -> result.c; the transports reach
+ * client.c only through s->up.  Not a public header. */
+#ifndef SHC_MCP_INT_H
+#define SHC_MCP_INT_H
+
+#include "mcp/mcp.h"
+#include "model/http.h"
+#include "rpc/jsonrpc.h"
+
+typedef struct mcp_server mcp_server;
+
+/* How a transport reports to client.c (pointers, so that the transports name nothing above
+ * them): bytes of messages, a failure (the message), "write what is queued". */
+typedef struct mcp_up {
+    void (*feed)(mcp_server *s, const char *buf, size_t len);
+    void (*fail)(mcp_server *s, const char *msg);
+    void (*flush)(mcp_server *s);
+} mcp_up;
+
+typedef enum mcp_state {
+    MS_STARTING, /* the transport comes up, initialize sent */
+    MS_LISTING,  /* initialized; tools/list pages coming */
+    MS_READY,
+    MS_FAILED,
+} mcp_state;
+
+typedef struct mcp_tool {
+    shc_mcp_tool pub;
+    char *fname, *tool, *title, *description;
+    json_t *schema; /* owned */
+} mcp_tool;
+
+struct mcp_server {
+    shc_mcp *m;
+    const mcp_up *up;     /* client.c's */
+    char *name;
+    bool http;
+    mcp_state state;
+    char *why;            /* owned: why it failed */
+    shc_rpc *rpc;         /* owned */
+    int init_timer;
+    json_t *listing;      /* owned: tools of the pages so far */
+    unsigned pages;
+    bool relist;          /* list_changed while listing */
+    bool was_up;          /* it was ready once (a re-list keeps the old tools meanwhile) */
+    mcp_tool *tools;      /* owned, ntools */
+    size_t ntools;
+    /* stdio (stdio.c) */
+    char **argv;          /* owned, NULL-terminated */
+    char **env;           /* owned "NAME=value", NULL-terminated */
+    char *dir;            /* owned: the private directory of its FIFOs, until they are open */
+    shc_pty *pty;         /* owned */
+    int in_fd, out_fd, err_fd;
+    int in_w, out_w, err_w;
+    char errline[512];    /* the stderr line being read */
+    size_t errlen;
+    char errlast[200];    /* the last complete stderr line (for the failure's message) */
+    /* http (http.c) */
+    char *url;
+    char **headers;       /* owned "Name: value", NULL-terminated (room for two more) */
+    size_t nheaders;
+    char *session_id;     /* owned: Mcp-Session-Id */
+    char *proto;          /* owned: the negotiated version (MCP-Protocol-Version) */
+    shc_http *curl;       /* owned */
+    char *wbuf;           /* frames the rpc wrote, up to their newline */
+    size_t wlen, wcap;
+    struct mcp_post *posts; /* in flight */
+    struct mcp_post *cur_post; /* the one whose done callback runs */
+};
+
+struct shc_mcp {
+    shc_mcp_env env;
+    char *cwd;
+    mcp_server **servers;
+    size_t n;
+    shc_mcp_call *calls;  /* in flight */
+    json_t *tools_json;   /* owned: what shc_mcp_tools_json gives */
+    mcp_tool **index;     /* borrowed pointers into the servers' tools, by fname */
+    size_t nindex;
+    int changed_timer;
+    bool freeing;
+};
+
+/* servers.c: the server for a checked entry, or NULL (out of memory, or an sse entry: skipped) */
+mcp_server *shc__mcp_server_new(shc_mcp *m, json_t *entry);
+void shc__mcp_server_free(mcp_server *s); /* its settings and tools (transport stopped) */
+
+/* stdio.c, streamable.c: a failure through s->up, formatted */
+void shc__mcp_up_fail(mcp_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* stdio.c */
+int shc__mcp_stdio_start(mcp_server *s); /* 0, or -1 after shc__mcp_fail */
+ssize_t shc__mcp_stdio_write(void *io, const void *buf, size_t len);
+void shc__mcp_stdio_want_write(mcp_server *s, bool on);
+void shc__mcp_stdio_ready(mcp_server *s); /* initialized: the FIFOs' directory goes */
+void shc__mcp_stdio_stop(mcp_server *s);
+
+/* streamable.c */
+int shc__mcp_http_start(mcp_server *s);
+ssize_t shc__mcp_http_write(void *io, const void *buf, size_t len);
+void shc__mcp_http_stop(mcp_server *s);
+
+/* result.c */
+/* fname for server / tool: "mcp__S__T" sanitised to [A-Za-z0-9_-], cut to SHC_MCP_NAME_MAX,
+ * made unique against taken[0..n) (owned). */
+char *shc__mcp_fname(const char *server, const char *tool, mcp_tool **taken, size_t n);
+/* A tools/list entry as a tool, or NULL with why (no name, a schema too large...). */
+int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *entry, const char **why);
+void shc__mcp_tool_fini(mcp_tool *t);
+/* A tools/call result as the model's text (owned); *error when isError. */
+char *shc__mcp_result_text(json_t *result, bool *error, size_t *len);
+
+#endif

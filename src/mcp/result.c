@@ -1,0 +1,192 @@
+/* What the model sees of an MCP server (and the transports' formatted failure): its tools' function names (mcp__SERVER__TOOL,
+ * sanitised and unique), their schemas (bounded), and a tools/call result as text. */
+#define _GNU_SOURCE
+#include "mcp/mcp_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+
+/* What a result may take before the model backend cuts it to its own limit. */
+#define RESULT_MAX ((size_t)1 << 20)
+
+static void sanitise(char *p)
+{
+    for (; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            *p = '_';
+    }
+}
+
+static bool taken_by(const char *name, mcp_tool **taken, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (taken[i] && taken[i]->fname && !strcmp(taken[i]->fname, name))
+            return true;
+    return false;
+}
+
+char *shc__mcp_fname(const char *server, const char *tool, mcp_tool **taken, size_t n)
+{
+    char base[SHC_MCP_NAME_MAX + 1];
+    snprintf(base, sizeof base, "mcp__%s__%s", server, tool);
+    sanitise(base);
+    if (!taken_by(base, taken, n))
+        return strdup(base);
+    for (unsigned k = 2; k < 100000; k++) {
+        char suffix[16], out[SHC_MCP_NAME_MAX + 1];
+        int sl = snprintf(suffix, sizeof suffix, "_%u", k);
+        size_t keep = strlen(base);
+        if (keep + (size_t)sl > SHC_MCP_NAME_MAX)
+            keep = SHC_MCP_NAME_MAX - (size_t)sl;
+        snprintf(out, sizeof out, "%.*s%s", (int)keep, base, suffix);
+        if (!taken_by(out, taken, n))
+            return strdup(out);
+    }
+    return NULL;
+}
+
+int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *entry, const char **why)
+{
+    memset(out, 0, sizeof *out);
+    const char *name = shc_rpc_str(json_object_get(entry, "name"));
+    json_t *schema = json_object_get(entry, "inputSchema");
+    if (!name || !*name) {
+        *why = "a tool without a name";
+        return -1;
+    }
+    if (!json_is_object(schema)) {
+        *why = "its inputSchema is not an object";
+        return -1;
+    }
+    char *text = json_dumps(schema, JSON_COMPACT);
+    size_t tl = text ? strlen(text) : 0;
+    free(text);
+    if (!text || tl > SHC_MCP_SCHEMA_MAX) {
+        *why = "its inputSchema is larger than 32 KiB";
+        return -1;
+    }
+    const char *desc = shc_rpc_str(json_object_get(entry, "description"));
+    json_t *ann = json_object_get(entry, "annotations");
+    out->tool = strdup(name);
+    size_t n = strlen(server) + strlen(name) + 3;
+    out->title = malloc(n);
+    /* the model is told whose tool it is; a description is cut at 2 KiB */
+    char *d = NULL;
+    if (asprintf(&d, "[MCP server %s, tool %s] %.2048s", server, name, desc ? desc : "") < 0)
+        d = NULL;
+    out->description = d;
+    out->schema = json_deep_copy(schema);
+    if (!out->tool || !out->title || !out->description || !out->schema) {
+        shc__mcp_tool_fini(out);
+        *why = "out of memory";
+        return -1;
+    }
+    snprintf(out->title, n, "%s: %s", server, name);
+    if (!json_object_get(out->schema, "type"))
+        json_object_set_new(out->schema, "type", json_string("object"));
+    out->pub.server = server;
+    out->pub.tool = out->tool;
+    out->pub.title = out->title;
+    out->pub.read_only = json_is_true(json_object_get(ann, "readOnlyHint"));
+    out->pub.open_world = json_is_true(json_object_get(ann, "openWorldHint"));
+    return 0;
+}
+
+void shc__mcp_up_fail(mcp_server *s, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    s->up->fail(s, msg);
+}
+
+void shc__mcp_tool_fini(mcp_tool *t)
+{
+    free(t->fname);
+    free(t->tool);
+    free(t->title);
+    free(t->description);
+    json_decref(t->schema);
+    memset(t, 0, sizeof *t);
+}
+
+static void add(shc_strbuf *b, const char *s, size_t n)
+{
+    if (b->n > 0 && b->n < RESULT_MAX && b->p[b->n - 1] != '\n')
+        shc_strbuf_putc(b, '\n');
+    if (b->n + n > RESULT_MAX)
+        n = b->n < RESULT_MAX ? RESULT_MAX - b->n : 0;
+    shc_strbuf_put(b, s, n);
+}
+
+static void addf(shc_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(shc_strbuf *b, const char *fmt, ...)
+{
+    char line[600];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        add(b, line, strlen(line));
+}
+
+char *shc__mcp_result_text(json_t *result, bool *error, size_t *len)
+{
+    shc_strbuf b = {0};
+    *error = json_is_true(json_object_get(result, "isError"));
+    if (*error)
+        shc_strbuf_puts(&b, "MCP error: the tool reported an error:\n");
+    json_t *content = json_object_get(result, "content");
+    size_t i, ntext = 0;
+    json_t *c;
+    json_array_foreach(content, i, c)
+    {
+        const char *type = shc_rpc_str(json_object_get(c, "type"));
+        const char *mime = shc_rpc_str(json_object_get(c, "mimeType"));
+        if (!type)
+            continue;
+        if (!strcmp(type, "text") && json_is_string(json_object_get(c, "text"))) {
+            json_t *t = json_object_get(c, "text");
+            add(&b, json_string_value(t), json_string_length(t));
+            ntext++;
+        } else if (!strcmp(type, "image") || !strcmp(type, "audio")) {
+            json_t *d = json_object_get(c, "data");
+            addf(&b, "[%s (%.60s, %zu bytes of base64) not shown to the model]", type,
+                 mime ? mime : "unknown type", json_string_length(d));
+        } else if (!strcmp(type, "resource_link")) {
+            const char *uri = shc_rpc_str(json_object_get(c, "uri"));
+            const char *name = shc_rpc_str(json_object_get(c, "name"));
+            addf(&b, "[resource link: %.400s%s%.100s%s]", uri ? uri : "", name ? " (" : "",
+                 name ? name : "", name ? ")" : "");
+        } else if (!strcmp(type, "resource")) {
+            json_t *r = json_object_get(c, "resource");
+            const char *uri = shc_rpc_str(json_object_get(r, "uri"));
+            json_t *t = json_object_get(r, "text");
+            addf(&b, "[resource: %.400s]", uri ? uri : "");
+            if (json_is_string(t))
+                add(&b, json_string_value(t), json_string_length(t));
+        } else {
+            addf(&b, "[content of type %.40s not shown]", type);
+        }
+    }
+    json_t *sc = json_object_get(result, "structuredContent");
+    if (sc && ntext == 0) { /* the text form is optional for a structured result */
+        char *s = json_dumps(sc, JSON_COMPACT);
+        if (s)
+            add(&b, s, strlen(s));
+        free(s);
+    }
+    if (b.n == 0 || (*error && ntext == 0 && !sc))
+        add(&b, "(no content)", 12);
+    *len = b.n;
+    return shc_strbuf_take(&b);
+}

@@ -1,0 +1,243 @@
+/* The stdio transport: the server's process runs through the executor (exec/), so it is
+ * contained as a command is (its own session and process group, a cgroup or the guardian's
+ * subtree) and ends with its session, with the agent, and after a SIGKILL of the agent (the
+ * guardian ends it).  The executor gives a command a PTY, which would mix the server's stderr
+ * into its messages, so the command is bash's `exec ARGV <IN >OUT 2>ERR` with three FIFOs in
+ * a private directory: every word is quoted (agent/quote.c), so the editor's command and
+ * arguments reach execve as they were given.  The agent opens the FIFOs read-write (which
+ * never blocks), and removes them once the server answered initialize. */
+#define _GNU_SOURCE
+#include "mcp/mcp_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/quote.h"
+#include "base/strbuf.h"
+
+static const char *const fifo_names[3] = {"in", "out", "err"};
+
+static void remove_dir(mcp_server *s)
+{
+    if (!s->dir)
+        return;
+    for (int i = 0; i < 3; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", s->dir, fifo_names[i]);
+        unlink(p);
+    }
+    rmdir(s->dir);
+    free(s->dir);
+    s->dir = NULL;
+}
+
+ssize_t shc__mcp_stdio_write(void *io, const void *buf, size_t len)
+{
+    mcp_server *s = io;
+    if (s->in_fd < 0) {
+        errno = EPIPE;
+        return -1;
+    }
+    return write(s->in_fd, buf, len);
+}
+
+static void on_writable(shc_loop *loop, int fd, unsigned events, void *payload)
+{
+    (void)loop;
+    (void)fd;
+    (void)events;
+    { mcp_server *s = payload; s->up->flush(s); }
+}
+
+void shc__mcp_stdio_want_write(mcp_server *s, bool on)
+{
+    if (on && !s->in_w && s->in_fd >= 0)
+        s->in_w = shc_loop_watch(s->m->env.loop, s->in_fd, POLLOUT, on_writable, s);
+    else if (!on && s->in_w) {
+        shc_loop_unwatch(s->m->env.loop, s->in_w);
+        s->in_w = 0;
+    }
+    if (s->in_w < 0)
+        s->in_w = 0;
+}
+
+static void on_out(shc_loop *loop, int fd, unsigned events, void *payload)
+{
+    (void)loop;
+    (void)events;
+    mcp_server *s = payload;
+    char buf[65536];
+    for (int i = 0; i < 16 && s->out_fd == fd && s->state != MS_FAILED; i++) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        s->up->feed(s, buf, (size_t)n);
+    }
+}
+
+/* The server's stderr, a line at a time, into the agent's log (control characters escaped). */
+static void err_line(mcp_server *s)
+{
+    char esc[sizeof s->errline * 4 + 1];
+    size_t o = 0;
+    for (size_t i = 0; i < s->errlen; i++) {
+        unsigned char c = (unsigned char)s->errline[i];
+        if (c < 0x20 || c == 0x7f)
+            o += (size_t)snprintf(esc + o, sizeof esc - o, "\\x%02x", c);
+        else
+            esc[o++] = (char)c;
+    }
+    esc[o] = '\0';
+    s->errlen = 0;
+    if (o == 0)
+        return;
+    snprintf(s->errlast, sizeof s->errlast, "%.199s", esc);
+    shc_log_info(s->m->env.log, "mcp %s: %s", s->name, esc);
+}
+
+static void on_err(shc_loop *loop, int fd, unsigned events, void *payload)
+{
+    (void)loop;
+    (void)events;
+    mcp_server *s = payload;
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf);
+    for (ssize_t i = 0; i < n; i++) {
+        if (buf[i] == '\n' || s->errlen == sizeof s->errline) {
+            err_line(s);
+            if (buf[i] == '\n')
+                continue;
+        }
+        s->errline[s->errlen++] = buf[i];
+    }
+}
+
+static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payload)
+{
+    (void)pty;
+    mcp_server *s = payload;
+    shc_log_info(s->m->env.log, "mcp %s: (terminal) %.*s", s->name, (int)(len > 300 ? 300 : len),
+                 data);
+}
+
+static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
+{
+    (void)pty;
+    mcp_server *s = payload;
+    if (s->errlen)
+        err_line(s);
+    char how[64];
+    if (st->signal)
+        snprintf(how, sizeof how, "was killed by %s", st->signal);
+    else
+        snprintf(how, sizeof how, "exited with status %d", st->exit_code);
+    if (s->state == MS_FAILED)
+        return;
+    /* what it printed before it went is usually the reason */
+    if (s->errlast[0])
+        shc__mcp_up_fail(s, "the server %s (stderr: %s)", how, s->errlast);
+    else
+        shc__mcp_up_fail(s, "the server %s", how);
+}
+
+int shc__mcp_stdio_start(mcp_server *s)
+{
+    const char *tmp = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/shcard-mcp-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+    if (!mkdtemp(tmpl)) {
+        shc__mcp_up_fail(s, "cannot make a directory for its pipes: %s", strerror(errno));
+        return -1;
+    }
+    s->dir = strdup(tmpl);
+    if (!s->dir) {
+        rmdir(tmpl);
+        shc__mcp_up_fail(s, "out of memory");
+        return -1;
+    }
+    int *fds[3] = {&s->in_fd, &s->out_fd, &s->err_fd};
+    shc_strbuf cmd = {0};
+    shc_strbuf_puts(&cmd, "exec");
+    for (size_t i = 0; s->argv[i]; i++) {
+        shc_strbuf_putc(&cmd, ' ');
+        shc_shell_quote(&cmd, s->argv[i], strlen(s->argv[i]));
+    }
+    for (int i = 0; i < 3; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", s->dir, fifo_names[i]);
+        if (mkfifo(p, 0600) != 0 || (*fds[i] = open(p, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+            shc_strbuf_free(&cmd);
+            shc__mcp_up_fail(s, "cannot make its pipes: %s", strerror(errno));
+            return -1;
+        }
+        shc_strbuf_puts(&cmd, i == 0 ? " <" : i == 1 ? " >" : " 2>");
+        shc_shell_quote(&cmd, p, strlen(p));
+    }
+    char *command = shc_strbuf_take(&cmd);
+    if (!command) {
+        shc__mcp_up_fail(s, "out of memory");
+        return -1;
+    }
+    s->out_w = shc_loop_watch(s->m->env.loop, s->out_fd, POLLIN, on_out, s);
+    s->err_w = shc_loop_watch(s->m->env.loop, s->err_fd, POLLIN, on_err, s);
+    shc_pty_opts o = {
+        .command = command,
+        .cwd = s->m->cwd,
+        .env = (const char *const *)s->env,
+        .kill_grace_ms = 1000,
+        .model_cap = 4096,
+        .has_tail_limit = true,
+        .tail_limit = 0,
+        .on_output = on_pty_output,
+        .on_exit = on_pty_exit,
+        .payload = s,
+    };
+    shc_pty_error err;
+    memset(&err, 0, sizeof err);
+    int rc = shc_pty_spawn(&s->pty, s->m->env.exec, &o, &err);
+    free(command);
+    if (rc != 0) {
+        s->pty = NULL;
+        shc__mcp_up_fail(s, "cannot start `%s`: %s", s->argv[0],
+                      err.message[0] ? err.message : "spawn failed");
+        return -1;
+    }
+    shc_log_info(s->m->env.log, "mcp %s: started `%s` (pid %d)", s->name, s->argv[0],
+                 (int)shc_pty_pid(s->pty));
+    return 0;
+}
+
+void shc__mcp_stdio_ready(mcp_server *s)
+{
+    remove_dir(s);
+}
+
+void shc__mcp_stdio_stop(mcp_server *s)
+{
+    shc_loop *loop = s->m->env.loop;
+    shc__mcp_stdio_want_write(s, false);
+    if (s->out_w > 0)
+        shc_loop_unwatch(loop, s->out_w);
+    if (s->err_w > 0)
+        shc_loop_unwatch(loop, s->err_w);
+    s->out_w = s->err_w = 0;
+    int *fds[3] = {&s->in_fd, &s->out_fd, &s->err_fd};
+    for (int i = 0; i < 3; i++)
+        if (*fds[i] >= 0) {
+            close(*fds[i]);
+            *fds[i] = -1;
+        }
+    /* from its exit callback the pty is freed by the executor's caller: here, not there */
+    if (s->pty) {
+        shc_pty *p = s->pty;
+        s->pty = NULL;
+        shc_pty_free(p);
+    }
+    remove_dir(s);
+}

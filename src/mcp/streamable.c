@@ -1,0 +1,291 @@
+/* The streamable HTTP transport (MCP 2025-06-18): each message the client sends is one POST
+ * of JSON to the server's URL with the entry's headers, Accept: application/json,
+ * text/event-stream, the Mcp-Session-Id the server gave (from its initialize answer on), and
+ * MCP-Protocol-Version once negotiated.  The answer is a JSON body or an event stream whose
+ * events are messages; both are fed to the rpc as lines (a raw newline in JSON is only ever
+ * whitespace, so it becomes a space).  An HTTP error, a cut connection or an answer over the
+ * message limit answers the request it carried with a JSON-RPC error, so a call fails with a
+ * reason instead of waiting for its timeout.  libcurl runs on the loop (model/http.c). */
+#define _GNU_SOURCE
+#include "mcp/mcp_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model/sse.h"
+#include "shcard.h"
+
+#define ERR_KEEP 512 /* bytes of an error body kept for the message */
+
+typedef struct mcp_post {
+    struct mcp_post *next;
+    mcp_server *s;
+    shc_http_req *req;
+    json_t *id;       /* owned: the id of the request it carries, or NULL */
+    bool sse, fed;
+    shc_sse *parser;
+    size_t body;      /* bytes of a JSON body fed so far */
+    char err[ERR_KEEP + 1];
+    size_t errlen;
+} mcp_post;
+
+static void post_free(mcp_post *p)
+{
+    mcp_server *s = p->s;
+    for (mcp_post **pp = &s->posts; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            break;
+        }
+    json_decref(p->id);
+    shc_sse_free(p->parser);
+    free(p);
+}
+
+/* The request p carried ends with an error (fed as the server's answer). */
+static void answer_error(mcp_post *p, const char *msg)
+{
+    if (!p->id)
+        return;
+    json_t *e = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", p->id, "error", "code",
+                          -32603, "message", msg);
+    char *t = e ? json_dumps(e, JSON_COMPACT) : NULL;
+    json_decref(e);
+    json_decref(p->id);
+    p->id = NULL;
+    if (!t)
+        return;
+    p->s->up->feed(p->s, t, strlen(t));
+    p->s->up->feed(p->s, "\n", 1);
+    free(t);
+}
+
+static void feed_json(mcp_server *s, const char *buf, size_t len)
+{
+    char tmp[8192];
+    while (len > 0) {
+        size_t n = len < sizeof tmp ? len : sizeof tmp;
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = buf[i] == '\n' || buf[i] == '\r' ? ' ' : buf[i];
+        s->up->feed(s, tmp, n);
+        buf += n;
+        len -= n;
+    }
+}
+
+static int on_event(void *payload, const char *event, const char *data, size_t len)
+{
+    mcp_post *p = payload;
+    (void)event;
+    if (len == 0)
+        return 0;
+    feed_json(p->s, data, len);
+    p->s->up->feed(p->s, "\n", 1);
+    json_decref(p->id); /* answered (or the server's own message: it answers later) */
+    p->id = NULL;
+    return 0;
+}
+
+static void on_header(void *payload, const char *line, size_t len)
+{
+    mcp_post *p = payload;
+    mcp_server *s = p->s;
+    static const char ct[] = "content-type:", sid[] = "mcp-session-id:";
+    if (len > sizeof ct && !strncasecmp(line, ct, sizeof ct - 1)) {
+        const char *v = line + sizeof ct - 1;
+        while (*v == ' ')
+            v++;
+        p->sse = !strncasecmp(v, "text/event-stream", 17);
+    } else if (len > sizeof sid && !strncasecmp(line, sid, sizeof sid - 1) && !s->session_id) {
+        const char *v = line + sizeof sid - 1;
+        size_t n = len - (sizeof sid - 1);
+        while (n && *v == ' ') {
+            v++;
+            n--;
+        }
+        while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' '))
+            n--;
+        bool ok = n > 0 && n < 256;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = v[i] >= 0x21 && v[i] <= 0x7e; /* visible ASCII, as the spec says */
+        if (ok)
+            s->session_id = strndup(v, n);
+    }
+}
+
+static int on_body(void *payload, long status, const char *buf, size_t len)
+{
+    mcp_post *p = payload;
+    if (p->s->state == MS_FAILED)
+        return 1;
+    if (status < 200 || status >= 300) {
+        size_t room = ERR_KEEP - p->errlen;
+        size_t n = len < room ? len : room;
+        memcpy(p->err + p->errlen, buf, n);
+        p->errlen += n;
+        return 0;
+    }
+    if (p->sse) {
+        if (!p->parser && !(p->parser = shc_sse_new(SHC_MCP_MAX_LINE)))
+            return 1;
+        int rc = shc_sse_feed(p->parser, buf, len, on_event, p);
+        if (rc != 0) {
+            answer_error(p, rc == SHC_E_LIMIT ? "an event of the answer is larger than the limit"
+                                              : "the event stream cannot be read");
+            return 1;
+        }
+        return 0;
+    }
+    p->fed = true;
+    p->body += len;
+    feed_json(p->s, buf, len);
+    return 0;
+}
+
+static void on_done(void *payload, const shc_http_result *res)
+{
+    mcp_post *p = payload;
+    mcp_server *s = p->s;
+    p->req = NULL;
+    s->cur_post = p; /* a failure below stops the transport: not this post, freed here */
+    if (p->fed)
+        s->up->feed(s, "\n", 1); /* the JSON body's end */
+    char msg[ERR_KEEP + 200];
+    if (res->failed && p->id) {
+        snprintf(msg, sizeof msg, "HTTP: %s", res->error ? res->error : "the transfer failed");
+        answer_error(p, msg);
+    } else if ((res->status < 200 || res->status >= 300) && p->id) {
+        p->err[p->errlen] = '\0';
+        for (size_t i = 0; i < p->errlen; i++)
+            if (!isprint((unsigned char)p->err[i]))
+                p->err[i] = ' ';
+        snprintf(msg, sizeof msg, "HTTP %ld%s%s", res->status, p->errlen ? ": " : "", p->err);
+        answer_error(p, msg);
+    } else if (p->id && res->status != 202 && !p->fed) {
+        answer_error(p, "the server's answer held no message");
+    } else if (res->status >= 300 || res->failed) {
+        shc_log_info(s->m->env.log, "mcp %s: a notification got HTTP %ld", s->name, res->status);
+    }
+    s->cur_post = NULL;
+    post_free(p);
+    if (s->state != MS_FAILED)
+        s->up->flush(s);
+}
+
+static int post(mcp_server *s, const char *line, size_t len)
+{
+    mcp_post *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    p->s = s;
+    json_t *msg = json_loadb(line, len, 0, NULL);
+    json_t *id = json_object_get(msg, "id");
+    if (id && json_object_get(msg, "method"))
+        p->id = json_incref(id);
+    json_decref(msg);
+    char sid[300] = "", ver[64] = "";
+    if (s->session_id)
+        snprintf(sid, sizeof sid, "Mcp-Session-Id: %s", s->session_id);
+    if (s->proto)
+        snprintf(ver, sizeof ver, "MCP-Protocol-Version: %s", s->proto);
+    const char **h = calloc(s->nheaders + 5, sizeof *h);
+    if (!h) {
+        post_free(p);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < s->nheaders; i++)
+        h[n++] = s->headers[i];
+    h[n++] = "Content-Type: application/json";
+    h[n++] = "Accept: application/json, text/event-stream";
+    if (sid[0])
+        h[n++] = sid;
+    if (ver[0])
+        h[n++] = ver;
+    shc_http_opts o = {
+        .url = s->url,
+        .body = line,
+        .body_len = len,
+        .headers = h,
+        .idle_timeout_s = 86400, /* a call's own timeout governs (client.c) */
+    };
+    static const shc_http_cbs cbs = {on_body, on_done, on_header};
+    p->next = s->posts;
+    s->posts = p;
+    int rc = shc_http_post(&p->req, s->curl, &o, &cbs, p);
+    free(h);
+    if (rc != 0) {
+        post_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+ssize_t shc__mcp_http_write(void *io, const void *buf, size_t len)
+{
+    mcp_server *s = io;
+    if (!s->curl || s->state == MS_FAILED) {
+        errno = EPIPE;
+        return -1;
+    }
+    if (s->wlen + len > s->wcap) {
+        size_t cap = s->wcap ? s->wcap : 4096;
+        while (cap < s->wlen + len)
+            cap *= 2;
+        char *q = realloc(s->wbuf, cap);
+        if (!q) {
+            errno = ENOMEM;
+            return -1;
+        }
+        s->wbuf = q;
+        s->wcap = cap;
+    }
+    memcpy(s->wbuf + s->wlen, buf, len);
+    s->wlen += len;
+    char *nl;
+    while ((nl = memchr(s->wbuf, '\n', s->wlen))) {
+        size_t n = (size_t)(nl - s->wbuf);
+        if (n > 0 && post(s, s->wbuf, n) != 0) {
+            errno = EIO;
+            return -1;
+        }
+        memmove(s->wbuf, nl + 1, s->wlen - n - 1);
+        s->wlen -= n + 1;
+    }
+    return (ssize_t)len;
+}
+
+int shc__mcp_http_start(mcp_server *s)
+{
+    char err[256] = "";
+    s->curl = shc_http_new(s->m->env.loop, err, sizeof err);
+    if (!s->curl) {
+        shc__mcp_up_fail(s, "HTTP is not available: %s", err[0] ? err : "libcurl cannot start");
+        return -1;
+    }
+    shc_log_info(s->m->env.log, "mcp %s: %s", s->name, s->url);
+    return 0;
+}
+
+/* A failure stops the transfers (the one whose callback runs ends by itself); libcurl goes
+ * with the session (never from inside one of its own callbacks). */
+void shc__mcp_http_stop(mcp_server *s)
+{
+    for (mcp_post **pp = &s->posts; *pp;) {
+        mcp_post *p = *pp;
+        if (p == s->cur_post) {
+            pp = &p->next;
+            continue;
+        }
+        shc_http_cancel(p->req);
+        post_free(p);
+    }
+    if (s->m->freeing) {
+        shc_http_free(s->curl);
+        s->curl = NULL;
+    }
+}

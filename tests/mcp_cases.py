@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""shcard's MCP client through the real agent: `shcard acp` on stdio with the model backend
+against the fake OpenAI-compatible server (tests/fake_openai.py), and small Python stdio MCP
+servers (tests/mcp_unit/tiny_server.py) started by the agent from session/new's mcpServers.
+Checks the tools the model is offered, the cards, what the model reads back, approval,
+timeouts and cancellation, failures, and that no server outlives its agent.
+Prints "N passed, N failed" at the end."""
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import atexit
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_openai import FakeServer  # noqa: E402
+
+tempfile.tempdir = tempfile.mkdtemp(prefix="shc-mcp-cases-")
+atexit.register(shutil.rmtree, tempfile.tempdir, True)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BUILD", "build")
+SHCARD = os.path.join(ROOT, BUILD, "shcard")
+TINY = os.path.join(ROOT, "tests", "mcp_unit", "tiny_server.py")
+passed = failed = 0
+
+
+def tool_turn(name, args, then="done"):
+    """A script: the model calls name(args), then answers `then`."""
+    return [{"events": [{"tool": {"index": 0, "id": "call_a", "name": name,
+                                  "args": json.dumps(args)}}, {"finish": "tool_calls"}]},
+            {"events": [{"content": then}, {"finish": "stop"}]}]
+
+
+class Agent:
+    def __init__(self, responses, servers, args=(), approve="all", store=None, load=None):
+        script = os.path.join(tempfile.mkdtemp(), "script.json")
+        with open(script, "w") as f:
+            json.dump({"responses": responses}, f)
+        self.srv = FakeServer(script).start()
+        self.work = tempfile.mkdtemp(prefix="work-")
+        self.log = os.path.join(self.work, "tiny.log")
+        env = dict(os.environ, DEEPSEEK_API_KEY="sk-test", SHCARD_CONFIG="", HOME=tempfile.gettempdir(),
+                   XDG_CONFIG_HOME=os.path.join(tempfile.gettempdir(), "nocfg"),
+                   NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+        self.p = subprocess.Popen([SHCARD, "acp", "--base-url", self.srv.base_url] + (["--store", store] if store else ["--no-store"]) + [
+                                   "--approve", approve, "--log-level", "info", "--sandbox", "off"] + list(args),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  env=env)
+        self.q = queue.Queue()
+        self.frames = []
+        self.err = []
+        self.permission = "allow"
+        self.asked = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: self.err.extend(l.decode(errors="replace") for l in self.p.stderr), daemon=True).start()
+        self.nid = 0
+        self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        for s in servers:
+            s.setdefault("env", []).append({"name": "TINY_LOG", "value": self.log})
+        if load:
+            self.sid = load
+            self.loaded = self.call("session/load", {"sessionId": load, "cwd": self.work, "mcpServers": servers})
+        else:
+            self.sid = self.call("session/new", {"cwd": self.work, "mcpServers": servers})["result"]["sessionId"]
+
+    def _read(self):
+        for line in self.p.stdout:
+            m = json.loads(line)
+            if m.get("method") == "session/request_permission":
+                self.asked.append(m["params"])
+                self.send({"jsonrpc": "2.0", "id": m["id"], "result": {"outcome": {"outcome": "selected", "optionId": self.permission}}})
+                continue
+            self.frames.append(m)
+            self.q.put(m)
+
+    def send(self, m):
+        self.p.stdin.write((json.dumps(m) + "\n").encode())
+        self.p.stdin.flush()
+
+    def call(self, method, params, timeout=30):
+        self.nid += 1
+        rid = self.nid
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                m = self.q.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if m.get("id") == rid:
+                return m
+        raise AssertionError("no answer to %s" % method)
+
+    def prompt(self, text="go", timeout=40):
+        return self.call("session/prompt", {"sessionId": self.sid, "prompt": [{"type": "text", "text": text}]}, timeout)
+
+    def updates(self):
+        return [f["params"]["update"] for f in self.frames if f.get("method") == "session/update"]
+
+    def cards(self):
+        return [u for u in self.updates() if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
+
+    def tool_text(self, n=1):
+        """What the model read back for its nth request's last tool message."""
+        msgs = self.srv.requests[n]["body"]["messages"]
+        return [m for m in msgs if m["role"] == "tool"][-1]["content"]
+
+    def tiny_log(self):
+        try:
+            return [json.loads(l) for l in open(self.log)]
+        except FileNotFoundError:
+            return []
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.p.wait(15)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        self.srv.stop()
+        return "".join(self.err)
+
+
+def tiny(mode="ok", name="tiny"):
+    return {"name": name, "command": sys.executable, "args": [TINY, mode],
+            "env": [{"name": "TINY_ENV", "value": "v1"}]}
+
+
+def case(fn):
+    global passed, failed
+    t0 = time.monotonic()
+    try:
+        fn()
+        passed += 1
+        print("ok   %-40s %.1fs" % (fn.__name__, time.monotonic() - t0))
+    except Exception as e:  # noqa: BLE001
+        failed += 1
+        print("FAIL %-40s %s" % (fn.__name__, e))
+
+
+def alive(pid):
+    """The process exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@case
+def tools_offered_and_called():
+    a = Agent(tool_turn("mcp__tiny__echo", {"text": "hi"}), [tiny()])
+    r = a.prompt()
+    err = a.close()
+    assert r["result"]["stopReason"] == "end_turn", r
+    tools = [t["function"]["name"] for t in a.srv.requests[0]["body"]["tools"]]
+    assert tools[0] == "bash" and "mcp__tiny__echo" in tools and "mcp__tiny__slow" in tools, tools
+    assert "mcp__tiny__huge_schema" not in tools, "a schema over 32 KiB was offered"
+    assert "larger than 32 KiB" in err, err
+    echo = [t for t in a.srv.requests[0]["body"]["tools"] if t["function"]["name"] == "mcp__tiny__echo"][0]
+    assert echo["function"]["parameters"]["required"] == ["text"], echo
+    assert a.tool_text() == "echo: hi", a.tool_text()
+    cards = a.cards()
+    assert cards[0]["title"] == "tiny: echo" and cards[0]["kind"] == "other", cards[0]
+    assert cards[0]["rawInput"] == {"text": "hi"}, cards[0]
+    assert cards[-1]["status"] == "completed", cards[-1]
+    assert cards[-1]["content"][0]["content"]["text"] == "echo: hi", cards[-1]
+    assert "mcp tiny: tiny: started in %s with TINY_ENV=v1" % a.work in err, err
+    calls = [m for m in a.tiny_log() if m.get("method") == "tools/call"]
+    assert calls and calls[0]["params"] == {"name": "echo", "arguments": {"text": "hi"}}, calls
+    inits = [m for m in a.tiny_log() if m.get("method") == "initialize"]
+    assert inits[0]["params"]["protocolVersion"] == "2025-06-18", inits
+    assert any(m.get("method") == "notifications/initialized" for m in a.tiny_log())
+
+
+@case
+def is_error_and_images():
+    a = Agent(tool_turn("mcp__tiny__fail", {}) , [tiny()])
+    a.prompt()
+    a.close()
+    assert a.tool_text().startswith("MCP error:") and "it broke" in a.tool_text(), a.tool_text()
+    assert a.cards()[-1]["status"] == "failed"
+    b = Agent(tool_turn("mcp__tiny__pic", {}), [tiny()])
+    b.prompt()
+    b.close()
+    t = b.tool_text()
+    assert t.startswith("a picture") and "image/png" in t and "not shown" in t, t
+
+
+@case
+def big_result_is_an_error():
+    a = Agent(tool_turn("mcp__tiny__big", {}), [tiny()])
+    r = a.prompt(timeout=60)
+    a.close()
+    assert r["result"]["stopReason"] == "end_turn", r
+    assert a.tool_text().startswith("MCP error:") and "longer than" in a.tool_text(), a.tool_text()[:300]
+
+
+@case
+def timeout_cancels_on_server():
+    a = Agent(tool_turn("mcp__tiny__slow", {}), [tiny()], args=["--mcp-timeout", "1"])
+    t0 = time.monotonic()
+    a.prompt()
+    took = time.monotonic() - t0
+    assert a.cards()[0]["kind"] == "fetch", a.cards()[0]
+    assert a.tool_text().startswith("MCP error:") and "within 1 s" in a.tool_text(), a.tool_text()
+    assert took < 3, took
+    time.sleep(3)  # the server reads the notification once its sleep is over
+    a.close()
+    cancels = [m for m in a.tiny_log() if m.get("method") == "notifications/cancelled"]
+    call = [m for m in a.tiny_log() if m.get("method") == "tools/call"][0]
+    assert cancels and cancels[0]["params"]["requestId"] == call["id"], a.tiny_log()
+
+
+@case
+def cancel_turn_cancels_call():
+    a = Agent(tool_turn("mcp__tiny__slow", {}), [tiny()])
+    a.nid += 1
+    rid = a.nid
+    a.send({"jsonrpc": "2.0", "id": rid, "method": "session/prompt", "params": {"sessionId": a.sid, "prompt": [{"type": "text", "text": "go"}]}})
+    end = time.monotonic() + 20
+    while time.monotonic() < end and not any(c.get("status") == "in_progress" for c in a.cards()):
+        time.sleep(0.05)
+    a.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": a.sid}})
+    end = time.monotonic() + 10
+    ans = None
+    while time.monotonic() < end and ans is None:
+        ans = next((f for f in a.frames if f.get("id") == rid), None)
+        time.sleep(0.05)
+    assert ans and ans["result"]["stopReason"] == "cancelled", ans
+    time.sleep(3.5)
+    a.close()
+    assert any(m.get("method") == "notifications/cancelled" for m in a.tiny_log()), a.tiny_log()
+
+
+@case
+def ask_mode_permission():
+    a = Agent(tool_turn("mcp__tiny__echo", {"text": "x"}) + tool_turn("mcp__tiny__echo", {"text": "y"}), [tiny()], approve="ask")
+    a.permission = "reject"
+    a.prompt()
+    assert a.tool_text() == "MCP error: rejected by the user", a.tool_text()
+    assert a.asked[0]["toolCall"]["title"] == "tiny: echo", a.asked
+    assert [o["optionId"] for o in a.asked[0]["options"]] == ["allow", "allow_always", "reject"]
+    a.permission = "allow_always"
+    a.prompt()
+    assert a.tool_text(3) == "echo: y", a.tool_text(3)
+    a.close()
+    assert len(a.asked) == 2
+
+
+@case
+def broken_servers_do_not_hang():
+    servers = [tiny("badver", "bad"), tiny("garbage", "junk"), tiny("crash", "crashy"),
+               {"name": "missing", "command": "/nonexistent/mcp-server", "args": []},
+               tiny("ok", "good")]
+    a = Agent(tool_turn("mcp__crashy__echo", {"text": "x"}), servers)
+    r = a.prompt(timeout=60)
+    err = a.close()
+    assert r["result"]["stopReason"] == "end_turn", r
+    tools = [t["function"]["name"] for t in a.srv.requests[0]["body"]["tools"]]
+    assert "mcp__good__echo" in tools and not any(t.startswith(("mcp__bad__", "mcp__junk__", "mcp__missing__")) for t in tools), tools
+    assert "mcp bad: the server speaks MCP 1999-01-01" in err, err
+    assert "mcp missing:" in err and "mcp crashy:" in err, err
+    assert a.tool_text().startswith("error: unknown tool") or a.tool_text().startswith("MCP error:"), a.tool_text()
+
+
+@case
+def servers_end_with_the_agent():
+    a = Agent([{"events": [{"content": "hi"}, {"finish": "stop"}]}], [tiny()])
+    a.prompt()
+    pids = [m["pid"] for m in a.tiny_log() if "pid" in m]
+    assert pids and alive(pids[0]), "the server is not running"
+    os.kill(a.p.pid, signal.SIGKILL)
+    a.p.wait()
+    end = time.monotonic() + 10
+    while time.monotonic() < end and alive(pids[0]):
+        time.sleep(0.1)
+    a.srv.stop()
+    assert not alive(pids[0]), "a server outlived its agent's SIGKILL"
+
+
+@case
+def servers_end_with_the_session():
+    a = Agent([{"events": [{"content": "hi"}, {"finish": "stop"}]}], [tiny()])
+    a.prompt()
+    pids = [m["pid"] for m in a.tiny_log() if "pid" in m]
+    r = a.call("session/close", {"sessionId": a.sid})
+    assert "result" in r, r
+    end = time.monotonic() + 10
+    while time.monotonic() < end and alive(pids[0]):
+        time.sleep(0.1)
+    a.close()
+    assert not alive(pids[0]), "a server outlived its session"
+
+
+@case
+def shell_mode_accepts_and_ignores():
+    p = subprocess.run([SHCARD, "acp", "--shell", "--no-store"], input=(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}) + "\n" +
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/", "mcpServers": [tiny()]}}) + "\n").encode(),
+        capture_output=True, timeout=20)
+    lines = [json.loads(l) for l in p.stdout.decode().splitlines()]
+    assert lines[0]["result"]["agentCapabilities"]["mcpCapabilities"] == {"http": True, "sse": False}, lines[0]
+    assert "sessionId" in lines[1]["result"], lines
+    bad = subprocess.run([SHCARD, "acp", "--shell", "--no-store"], input=(
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/", "mcpServers": [{"name": "x"}]}}) + "\n").encode(),
+        capture_output=True, timeout=20)
+    r = json.loads(bad.stdout.decode().splitlines()[0])
+    assert r["error"]["code"] == -32602 and "command" in r["error"]["message"], r
+
+
+@case
+def stored_calls_replay():
+    store = tempfile.mkdtemp(prefix="store-")
+    a = Agent(tool_turn("mcp__tiny__echo", {"text": "kept"}), [tiny()], store=store)
+    a.prompt()
+    a.close()
+    b = Agent([{"events": [{"content": "again"}, {"finish": "stop"}]}], [tiny()], store=store, load=a.sid)
+    assert "result" in b.loaded, b.loaded
+    cards = b.cards()
+    assert cards and cards[0]["title"] == "tiny: echo" and cards[0]["rawInput"] == {"text": "kept"}, cards
+    assert cards[-1]["status"] == "completed" and cards[-1]["content"][0]["content"]["text"] == "echo: kept", cards
+    b.prompt()
+    b.close()
+    assert "mcp__tiny__echo" in [t["function"]["name"] for t in b.srv.requests[0]["body"]["tools"]]
+
+
+def http_server():
+    d = tempfile.mkdtemp()
+    port, log = os.path.join(d, "port"), os.path.join(d, "log")
+    p = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "mcp_unit", "tiny_http.py"), port, log])
+    end = time.monotonic() + 10
+    while not os.path.exists(port) and time.monotonic() < end:
+        time.sleep(0.05)
+    return p, "http://127.0.0.1:%s/mcp" % open(port).read(), log
+
+
+@case
+def http_server_tools():
+    p, url, log = http_server()
+    try:
+        entry = {"type": "http", "name": "web", "url": url, "headers": [{"name": "X-Token", "value": "t0k"}]}
+        a = Agent(tool_turn("mcp__web__echo", {"text": "hi"}) + tool_turn("mcp__web__boom", {}), [entry])
+        a.prompt()
+        assert a.tool_text() == "http echo: hi", a.tool_text()
+        a.prompt()
+        assert a.tool_text(3).startswith("MCP error:") and "HTTP 500" in a.tool_text(3), a.tool_text(3)
+        a.close()
+        posts = [json.loads(l) for l in open(log)]
+        assert all(q["headers"].get("x-token") == "t0k" for q in posts), posts
+        assert "mcp-session-id" not in posts[0]["headers"], posts[0]
+        later = posts[1:]
+        assert later and all(q["headers"].get("mcp-session-id") == "sess-42" for q in later), later
+        assert all(q["headers"].get("mcp-protocol-version") == "2025-06-18" for q in later), later
+        assert "text/event-stream" in posts[0]["headers"]["accept"], posts[0]
+    finally:
+        p.terminate()
+        p.wait()
+
+
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)

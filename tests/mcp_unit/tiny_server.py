@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""A small stdio MCP server for shcard's own MCP tests (not the end-to-end suite's hostile
+servers).  Its behaviour is chosen by argv[1]:
+
+  ok        tools echo (text), pic (an image), fail (isError), slow (sleeps 3 s, answers
+            notifications/cancelled by noting it), big (a 10 MB text), two pages of tools/list
+  badver    answers initialize with protocolVersion 1999-01-01
+  garbage   writes a line that is not JSON, then exits
+  crash     exits 3 after initialize (stderr: "tiny: crashing")
+
+Every message it receives is appended to $TINY_LOG (one JSON line each) when set."""
+import json
+import os
+import sys
+import time
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+log = os.environ.get("TINY_LOG")
+
+
+def note(obj):
+    if log:
+        with open(log, "a") as f:
+            f.write(json.dumps(obj) + "\n")
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+TOOLS = [
+    {"name": "echo", "description": "Echo the text back",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    {"name": "pic", "description": "An image", "inputSchema": {"type": "object"}},
+    {"name": "fail", "description": "Always fails", "inputSchema": {"type": "object"}},
+    {"name": "slow", "description": "Takes 3 s", "inputSchema": {"type": "object"},
+     "annotations": {"readOnlyHint": True, "openWorldHint": True}},
+    {"name": "big", "description": "10 MB", "inputSchema": {"type": "object"}},
+    {"name": "huge.schema", "description": "a schema over 32 KiB",
+     "inputSchema": {"type": "object", "properties": {"p%d" % i: {"type": "string", "description": "x" * 100} for i in range(400)}}},
+]
+
+note({"pid": os.getpid()})
+sys.stderr.write("tiny: started in %s with TINY_ENV=%s\n" % (os.getcwd(), os.environ.get("TINY_ENV", "")))
+sys.stderr.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    note(msg)
+    mid = msg.get("id")
+    method = msg.get("method")
+    if method == "initialize":
+        if mode == "badver":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": "1999-01-01", "capabilities": {"tools": {}}, "serverInfo": {"name": "tiny", "version": "1"}}})
+            continue
+        if mode == "garbage":
+            sys.stdout.write("this is not json\n")
+            sys.stdout.flush()
+            sys.exit(0)
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "tiny", "version": "1"}}})
+        if mode == "crash":
+            sys.stderr.write("tiny: crashing\n")
+            sys.stderr.flush()
+            sys.exit(3)
+    elif method == "tools/list":
+        cursor = (msg.get("params") or {}).get("cursor")
+        if cursor is None:
+            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS[:3], "nextCursor": "page2"}})
+        else:
+            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS[3:]}})
+    elif method == "tools/call":
+        name = msg["params"]["name"]
+        args = msg["params"].get("arguments") or {}
+        if name == "echo":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "echo: " + str(args.get("text"))}]}})
+        elif name == "pic":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "a picture"}, {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}})
+        elif name == "fail":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"isError": True, "content": [{"type": "text", "text": "it broke"}]}})
+        elif name == "slow":
+            time.sleep(3)
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "late"}]}})
+        elif name == "big":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "x" * (10 << 20)}]}})
+    elif mid is not None:
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "no"}})
