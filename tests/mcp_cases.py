@@ -127,7 +127,11 @@ class Agent:
             self.p.kill()
             self.p.wait()
         self.srv.stop()
-        return "".join(self.err)
+        time.sleep(0.1)  # the stderr reader takes the last lines
+        err = "".join(self.err)
+        for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+            assert bad not in err, err[-3000:]
+        return err
 
 
 def tiny(mode="ok", name="tiny"):
