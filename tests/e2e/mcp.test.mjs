@@ -297,8 +297,11 @@ await scenario("real servers", async () => {
 
 // ================================================================ 2. hostile stdio servers
 await scenario("hostile stdio", async () => {
+  // the argv and env of a server reach it as words: nothing in them is read by a shell
+  const shellDir = tempDir("shc-mcp-shell-");
+  const nasty = `m$(touch ${shellDir}/p1)\`touch ${shellDir}/p2\`;touch ${shellDir}/p3 '"*`;
   const S = {
-    ok: stdioServer("h_ok", "ok"),
+    ok: stdioServer("h_ok", "ok", { marker: nasty, env: [{ name: "SHC_NASTY", value: `$(touch ${shellDir}/p4)` }] }),
     big: stdioServer("h_big", "ok"),
     crash: stdioServer("h_crash", "ok"),
     garbage: stdioServer("h_garbage", "ok"),
@@ -406,6 +409,8 @@ await scenario("hostile stdio", async () => {
     ok(res(17).length > 0, "hostile: a call to a tool nobody offers gets an answer for the model", res(17));
     ok(Date.now() - tp < T_MCP * 4000 + 90000, "hostile: the whole turn stays within its bound", Date.now() - tp);
     ok(readLog(S.garbage.log).some((e) => e.event === "garbage_sent"), "hostile: the garbage server was really called");
+    ok(readdirSync(shellDir).length === 0 && readLog(S.ok.log).some((e) => e.event === "start"),
+      "hostile: shell metacharacters in a server's args and env are not run by a shell", readdirSync(shellDir));
     ok(readLog(S.crash.log).some((e) => e.event === "crash"), "hostile: the crashing server really crashed mid-call");
     const seen = Object.values(S).flatMap((x) => logProcs(x.log));
     started.push(...seen);
@@ -460,7 +465,7 @@ await scenario("cancel", async () => {
       return r;
     }
     await cancelCase("stdio", h.log, "h_ok", "slow");
-    ok(readLog(h.log).some((e) => e.event === "stopped"), "cancel stdio: the honouring server stopped its work");
+    ok(await until(() => readLog(h.log).some((e) => e.event === "stopped"), 3000), "cancel stdio: the honouring server stopped its work");
     // a server that ignores cancellation: the turn ends anyway; its late answer is dropped
     await cancelCase("stdio-ignoring", h.log, "h_ok", "slow_ignore");
     await until(() => readLog(h.log).some((e) => e.event === "slept" && e.name === "slow_ignore"), 10000);
