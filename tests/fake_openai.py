@@ -18,6 +18,10 @@ A response entry:
    "events": [                    the stream, in order
       {"content": "text"}, {"reasoning": "text"},
       {"tool": {"index": 0, "id": "call_1", "name": "bash", "args": "{\\"command\\""}},
+      {"tool": {"id": "call_2", "name_offered": "^mcp__srv__", "pick": 0, "args": "{}"}},
+                                  the name of the request's offered function (body.tools) that
+                                  matches the regex, the pick-th one in offered order (agents
+                                  that rename tools: the test need not know the new names)
       {"finish": "stop"}, {"comment": "keep-alive"}, {"raw": "data: ...\\n\\n"},
       {"error": {"message": "..."}}, {"sleep_ms": 100}, {"done": true},
       {"bulk": {"bytes": 1048576, "per_event": 4096}},   many content events (benchmarks)
@@ -35,6 +39,7 @@ GET .../models (recorded with kind "get"; without "models" that GET is a 404).
 import argparse
 import json
 import os
+import re
 import signal
 import socket
 import sys
@@ -49,7 +54,15 @@ def chunk(delta=None, finish=None):
                                           "finish_reason": finish}]}
 
 
-def render(ev, body_len=0):
+def offered_name(t, offered):
+    """The pick-th offered function name matching t["name_offered"] (a regex), or a name that
+    says none matched (the test then sees a call to a tool nobody offered)."""
+    hits = [n for n in offered if re.search(t["name_offered"], n)]
+    pick = t.get("pick", 0)
+    return hits[pick] if pick < len(hits) else "no_offered_tool_matches"
+
+
+def render(ev, body_len=0, offered=()):
     """One scripted event -> bytes on the wire (or None for control events)."""
     if "usage" in ev:
         u = ev["usage"]
@@ -72,6 +85,8 @@ def render(ev, body_len=0):
         fn = {}
         if "name" in t:
             fn["name"] = t["name"]
+        elif "name_offered" in t:
+            fn["name"] = offered_name(t, offered)
         if "args" in t:
             fn["arguments"] = t["args"]
         if fn:
@@ -155,7 +170,10 @@ class FakeServer:
                     return self.endless(status, r["endless_body"])
                 if "body" in r or status != 200:
                     return self.plain(status, r.get("body", ""), r.get("headers", {}))
-                self.stream(n, r, len(raw))
+                tools = body.get("tools") if isinstance(body, dict) else None
+                offered = [((x or {}).get("function") or {}).get("name", "") for x in (tools or [])
+                           if isinstance(x, dict)]
+                self.stream(n, r, len(raw), offered)
 
             def endless(self, status, spec):
                 self.close_connection = True
@@ -184,7 +202,7 @@ class FakeServer:
                 self.wfile.write(data)
                 self.wfile.flush()
 
-            def stream(self, n, r, body_len=0):
+            def stream(self, n, r, body_len=0, offered=()):
                 self.close_connection = True
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -211,7 +229,7 @@ class FakeServer:
                         if "bulk" in ev:
                             self.bulk(n, ev["bulk"])
                             continue
-                        data = render(ev, body_len)
+                        data = render(ev, body_len, offered)
                         if data is None:
                             continue
                         if n not in server.first_byte:

@@ -181,14 +181,15 @@ export function text(block) {
 }
 
 // The fake OpenAI-compatible server (tests/fake_openai.py: real HTTP and SSE on 127.0.0.1)
-// playing tests/data/openai/SCRIPT.  Its log gives what it received: requests, GETs, clients
+// playing tests/data/openai/SCRIPT (or SCRIPT itself when it is an absolute path).  Its log gives what it received: requests, GETs, clients
 // that went away.  stop() closes its stdin (it exits on EOF) and waits for it.
 export async function startFakeServer(script) {
   const root = new URL("../..", import.meta.url).pathname;
   const dir = tempDir("shc-fake-");
   const portFile = join(dir, "port");
   const log = join(dir, "log.jsonl");
-  const proc = spawn("python3", [join(root, "tests/fake_openai.py"), join(root, "tests/data/openai", script),
+  const scriptPath = script.startsWith("/") ? script : join(root, "tests/data/openai", script);
+  const proc = spawn("python3", [join(root, "tests/fake_openai.py"), scriptPath,
     "--port-file", portFile, "--log", log, "--stdin-eof"], { stdio: ["pipe", "inherit", "inherit"] });
   // a loaded machine can take seconds to start python3: wait up to 60 s, then say what went wrong
   for (let i = 0; i < 2400 && !existsSync(portFile) && proc.exitCode === null; i++) await sleep(25);
