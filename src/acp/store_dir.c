@@ -297,6 +297,7 @@ int shc_store_open(shc_store **out, const char *dir, uint64_t max_bytes, const s
         return SHC_E_NOMEM;
     }
     st->dirfd = fd;
+    st->cdirfd = -1;
     st->log = log;
     if (load_key(st) != 0) {
         snprintf(err, errlen, "the session store %s has no readable id key (.key)", dir);
@@ -305,7 +306,19 @@ int shc_store_open(shc_store **out, const char *dir, uint64_t max_bytes, const s
     }
     st->max_bytes = max_bytes ? max_bytes : SHC_STORE_DEFAULT_MAX_BYTES;
     st->session_max = st->max_bytes < SHC_STORE_SESSION_MAX ? st->max_bytes : SHC_STORE_SESSION_MAX;
-    size_t gone = shc_store_prune(st);
+    /* pruning needs every session's size: the index file has them, and when it agrees with
+     * the directory and is under the cap, start-up reads nothing else */
+    size_t gone = 0;
+    shc_cache_hdr h;
+    if (shc__cache_open(st) == 0 && shc__cache_header(st, &h) == 0) {
+        const shc_store_info *v;
+        size_t n;
+        int64_t dir_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+        if ((h.dir_ns != dir_ns || h.total > st->max_bytes) && shc_store_index(st, &v, &n) == 0)
+            gone = shc_store_prune(st);
+    } else {
+        gone = shc_store_prune(st); /* no index file yet: every file's size */
+    }
     if (gone)
         shc_log_info(log, "session store: pruned %zu old session(s)", gone);
     *out = st;
@@ -316,8 +329,13 @@ void shc_store_free(shc_store *st)
 {
     if (!st)
         return;
+    shc__store_index_flush(st);
     close(st->dirfd);
+    if (st->cdirfd >= 0)
+        close(st->cdirfd);
     shc_store_list_free(st->idx, st->idx_n);
+    free(st->idx_text);
+    free(st->touched);
     free(st->path);
     free(st);
 }
@@ -427,6 +445,10 @@ int shc_store_delete(shc_store *st, const char *id)
     else
         mark_gone(st, id);
     shc__store_touch(st, id);
+    if (!rc) {
+        st->names_changed = true;
+        shc__cache_publish(st, id);
+    }
     close(fd);
     return rc;
 }
@@ -444,6 +466,7 @@ bool shc__store_scan_head(shc_store *st, shc_store_info *info, bool heads)
         return false;
     info->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
     info->size = (uint64_t)sb.st_size;
+    info->ino = (uint64_t)sb.st_ino;
     if (!heads)
         return true;
     char *buf = malloc(SHC_STORE_HEAD_SCAN);
@@ -550,6 +573,8 @@ int shc_store_list(shc_store *st, shc_store_info **out, size_t *n)
 void shc_store_list_free(shc_store_info *v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++) {
+        if (v[i].borrowed)
+            continue;
         free(v[i].cwd);
         free(v[i].title);
     }
@@ -572,10 +597,22 @@ static int by_age(const void *a, const void *b)
 size_t shc_store_prune(shc_store *st)
 {
     st->since_prune = 0;
-    shc_store_info *v;
-    size_t n;
-    if (list(st, &v, &n, false) != 0) /* sizes and times are enough */
+    shc_store_info *v = NULL;
+    size_t n = 0;
+    const shc_store_info *iv;
+    size_t in;
+    if (st->idx_valid && shc_store_index(st, &iv, &in) == 0) { /* sizes from the index */
+        if (in && !(v = calloc(in, sizeof *v)))
+            return 0;
+        for (size_t i = 0; i < in; i++) {
+            memcpy(v[i].id, iv[i].id, sizeof v[i].id);
+            v[i].size = iv[i].size;
+            v[i].mtime_ns = iv[i].mtime_ns;
+        }
+        n = in;
+    } else if (list(st, &v, &n, false) != 0) { /* sizes and times are enough */
         return 0;
+    }
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += v[i].size;
