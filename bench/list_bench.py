@@ -47,7 +47,7 @@ def measure(n):
                 r = a.call("session/list", {"cursor": cursor}, timeout=60)
                 times.append(time.monotonic() - t0)
                 cursor = r["result"].get("nextCursor")
-            scans = a.stderr_text().count(b"session/list: the store was scanned")
+            scans = a.stderr_text().count(b"session store: every session read to index it")
             return start, first, sum(times) / max(1, len(times)), max(times or [0]), scans
         finally:
             a.close()

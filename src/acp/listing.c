@@ -70,14 +70,11 @@ void shc__session_list(br_bridge *br, json_t *id, json_t *params)
     /* the page's entries are checked against their files; one that changed moves (a newer
      * time) and the page is made again, a few times at most (a session written meanwhile) */
     for (int attempt = 0;; attempt++) {
-        unsigned long scans = shc_store_scans(br->store);
         if (br->store && shc_store_index(br->store, &v, &n) != 0) {
             shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the session store cannot be read",
                           NULL);
             return;
         }
-        if (shc_store_scans(br->store) != scans)
-            shc_log_debug(br->log, "session/list: the store was scanned (%zu sessions)", n);
         i = 0;
         if (cursor) { /* the first entry after the cursor: a binary search, not a walk */
             shc_store_info key;

@@ -239,6 +239,7 @@ static int rebuild(shc_store *st)
     st->idx_dirty = true;
     st->idx_dir_ns = dir;
     st->scans++;
+    shc_log_debug(st->log, "session store: every session read to index it (%zu sessions)", n);
     return 0;
 }
 
