@@ -4,7 +4,8 @@
  * that is missing, cut short or altered (its checksum) is not used, and the store is scanned
  * again.  Writers replace the snapshot whole (a temporary file renamed into place) under an
  * exclusive flock of .index/; announcing a session takes that lock shared, so that a journal is
- * never replaced between an agent's open and its write.  store_index.c -> store_cache.c. */
+ * never replaced between an agent's open and its write.  store_index.c -> store_cache.c ->
+ * store_dir.c. */
 #define _GNU_SOURCE
 #include "acp/store_int.h"
 
@@ -26,6 +27,15 @@
 #define SNAPSHOT_MAX ((uint64_t)512 << 20)
 #define JOURNAL_READ_MAX ((size_t)4 << 20)
 #define LOCK_WAIT_MS 500
+
+/* The index's order (store.h). */
+int shc__store_newest_first(const void *a, const void *b)
+{
+    const shc_store_info *x = a, *y = b;
+    if (x->mtime_ns != y->mtime_ns)
+        return x->mtime_ns > y->mtime_ns ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
 
 int shc__cache_open(shc_store *st)
 {

@@ -19,14 +19,6 @@
 
 #include "shcard.h"
 
-int shc__store_newest_first(const void *a, const void *b)
-{
-    const shc_store_info *x = a, *y = b;
-    if (x->mtime_ns != y->mtime_ns)
-        return x->mtime_ns > y->mtime_ns ? -1 : 1;
-    return strcmp(x->id, y->id);
-}
-
 void shc__store_touch(shc_store *st, const char *id)
 {
     if (st->ntouched > SHC_STORE_TOUCHED)

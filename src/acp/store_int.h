@@ -70,6 +70,13 @@ int shc__cache_journal(shc_store *st, char (**ids)[SHC_STORE_ID_LEN + 1], size_t
 /* The snapshot file's identity now (inode, mtime); false when there is none. */
 bool shc__cache_stat(shc_store *st, uint64_t *ino, int64_t *mtime);
 
+/* store_dir.c, for store_open.c: mkdir -p (0700), the id key (.key, made once), an id noted as
+ * gone (.gone), every session file (sizes and times only without heads). */
+int shc__store_mkdirs(const char *path);
+int shc__store_load_key(shc_store *st);
+void shc__store_mark_gone(shc_store *st, const char *id);
+int shc__store_list(shc_store *st, shc_store_info **out, size_t *n, bool heads);
+
 /* Reads the head of one file into info (store_dir.c); false when it is not a session file. */
 bool shc__store_scan_head(shc_store *st, shc_store_info *info, bool heads);
 
