@@ -1703,6 +1703,8 @@ def list_all(a, cwd=None):
     ids, cursor, pages, times = [], None, 0, []
     while True:
         params = {} if cursor is None else {"cursor": cursor}
+        if cwd is not None:
+            params["cwd"] = cwd
         t0 = time.monotonic()
         r = a.call("session/list", params, timeout=60)
         times.append(time.monotonic() - t0)

@@ -303,6 +303,11 @@ static int reconcile_names(shc_store *st, delta *d)
     return 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
 /* The sessions written here and announced in the journal, one fstatat each. */
 static int catch_up(shc_store *st, delta *d)
 {
@@ -310,6 +315,14 @@ static int catch_up(shc_store *st, delta *d)
     size_t nids = 0;
     shc__cache_journal(st, &ids, &nids); /* unreadable: the directory's mtime still tells */
     bool all = st->ntouched > SHC_STORE_TOUCHED;
+    if (nids > 1) { /* a session written for long is announced many times: checked once */
+        qsort(ids, nids, sizeof *ids, cmp_id);
+        size_t u = 1;
+        for (size_t k = 1; k < nids; k++)
+            if (strcmp(ids[k], ids[u - 1]))
+                memcpy(ids[u++], ids[k], sizeof *ids);
+        nids = u;
+    }
     if (!nids && !st->ntouched) {
         free(ids);
         return 0;

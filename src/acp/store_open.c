@@ -70,7 +70,7 @@ int shc_store_open(shc_store **out, const char *dir, uint64_t max_bytes, const s
     if (shc__cache_open(st) == 0 && shc__cache_header(st, &h) == 0) {
         const shc_store_info *v;
         size_t n;
-        int64_t dir_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+        int64_t dir_ns = fstat(fd, &sb) == 0 ? (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec : -1;
         if ((h.dir_ns != dir_ns || h.total > st->max_bytes) && shc_store_index(st, &v, &n) == 0)
             gone = shc_store_prune(st);
     } else {
