@@ -1703,6 +1703,8 @@ def list_all(a, cwd=None):
     ids, cursor, pages, times = [], None, 0, []
     while True:
         params = {} if cursor is None else {"cursor": cursor}
+        if cwd is not None:
+            params["cwd"] = cwd
         t0 = time.monotonic()
         r = a.call("session/list", params, timeout=60)
         times.append(time.monotonic() - t0)
@@ -1715,32 +1717,176 @@ def list_all(a, cwd=None):
             return ids, pages, times
 
 
+def write_sessions(store, n, cwds, t0=None, no_prompt_every=0):
+    """n session files written directly in the store's format (store.c: a first "session"
+    record, then "prompt" and "title" records, one JSON object a line), each with its own time
+    (mtime, whole seconds apart) and one of cwds.  Returns [(id, mtime_ns, cwd, title, prompted)]
+    oldest first."""
+    t0 = int(time.time()) - n - 10 if t0 is None else t0
+    out = []
+    for i in range(n):
+        sid = "sess_" + uuid.uuid4().hex
+        cwd = cwds[i % len(cwds)]
+        prompted = not (no_prompt_every and i % no_prompt_every == 0)
+        title = f"echo {i}"
+        lines = [json.dumps({"t": "session", "v": 1, "id": sid, "cwd": cwd, "created": "x", "agent": "shell"})]
+        if prompted:
+            lines.append('{"t":"prompt","blocks":[{"type":"text","text":"echo %d"}]}' % i)
+            lines.append(json.dumps({"t": "title", "title": title}))
+        path = os.path.join(store, sid + ".jsonl")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, ("\n".join(lines) + "\n").encode())
+        os.close(fd)
+        ns = (t0 + i) * 1_000_000_000
+        os.utime(path, ns=(ns, ns))
+        out.append((sid, ns, cwd, title, prompted))
+    return out
+
+
+def expected_ids(made, cwd=None):
+    """What session/list shows of sessions written by write_sessions: prompted ones, newest
+    first (time, then id)."""
+    v = [m for m in made if m[4] and (cwd is None or m[2] == cwd)]
+    v.sort(key=lambda m: (-m[1], m[0]))
+    return [m[0] for m in v]
+
+
+def start_seeded(store):
+    """An agent on store that recorded one real session (the store exists, with its key)."""
+    a = Agent(args=["--store", store], log_level="debug")
+    a.init(PLAIN_CAPS)
+    sid = a.new_session()
+    a.response(a.prompt(sid, "echo seed"), 15)
+    return a, sid
+
+
 def case_list_index():
-    """session/list pages come from an index: one scan of the store for a whole walk through its
-    pages, none for a session written meanwhile; the order is the same as a fresh scan."""
+    """session/list pages come from an index kept in the store: one scan of the store for a
+    whole walk through its pages and none for a session written meanwhile, here, by another
+    agent or by hand; a second agent starts from the index file without a scan; the index file
+    damaged or replaced by a FIFO costs one scan, never a wrong page or a hang."""
     d = tempfile.mkdtemp(prefix="shc-list-")
     store = os.path.join(d, "st")
     try:
-        a = Agent(args=["--store", store], log_level="debug")
+        a, sid = start_seeded(store)
+        b = None
         try:
-            a.init(PLAIN_CAPS)
-            sid = a.new_session()
-            a.response(a.prompt(sid, "echo seed"), 15)
             made = make_sessions(store, 3000, sid)
             ids, pages, _ = list_all(a)
-            scans = lambda: a.stderr_text().count(b"session/list: the store was scanned")
+            scans = lambda x: x.stderr_text().count(b"session store: every session read to index it")
             R.check(ids is not None and len(ids) == 3001 and pages == 61, "index: every session listed once", (len(ids or []), pages))
             R.check(ids == [sid] + made[::-1], "index: newest first, as the files' times say", (ids or [])[:3])
-            R.check(scans() == 1, "index: one scan for 61 pages", scans())
+            R.check(scans(a) == 1, "index: one scan for 61 pages", scans(a))
+            R.check(os.path.isfile(os.path.join(store, ".index", "sessions")), "index: written to the store", os.listdir(store)[:5])
             s2 = a.new_session()
             a.response(a.prompt(s2, "echo newest"), 15)
             r = a.call("session/list", {})
             first = r["result"]["sessions"][0]["sessionId"] if r and "result" in r else None
-            R.check(first == s2 and scans() == 1, "index: a session written here is first, without a rescan", (first, s2, scans()))
-            # another process makes a session: the directory changed, the next list scans again
-            make_sessions(store, 1, sid)
-            a.call("session/list", {})
-            R.check(scans() == 2, "index: a session made elsewhere brings a rescan", scans())
+            R.check(first == s2 and scans(a) == 1, "index: a session written here is first, without a rescan", (first, s2, scans(a)))
+            # a session made by hand: the directory changed for no announced reason, its names
+            # are read again (no scan of every session)
+            hand = make_sessions(store, 1, sid)[0]
+            now = time.time()
+            os.utime(os.path.join(store, hand + ".jsonl"), (now, now))
+            r = a.call("session/list", {})
+            first = r["result"]["sessions"][0]["sessionId"] if r and "result" in r else None
+            R.check(first == hand and scans(a) == 1, "index: a session made by hand is listed, without a rescan", (first, hand, scans(a)))
+            # a second agent on the same store starts from the index file
+            b = Agent(args=["--store", store], log_level="debug")
+            b.init(PLAIN_CAPS)
+            ids, pages, _ = list_all(b)
+            R.check(ids is not None and ids[:3] == [hand, s2, sid] and len(ids) == 3003 and len(set(ids)) == 3003,
+                    "two agents: the second lists every session once", (len(ids or []), (ids or [])[:3]))
+            R.check(scans(b) == 0, "two agents: the second reads the index file, not every session", scans(b))
+            # each sees the other's new sessions first, and a session written again moves up
+            s3 = b.new_session()
+            b.response(b.prompt(s3, "echo from b"), 15)
+            r = a.call("session/list", {})
+            got = [x["sessionId"] for x in r["result"]["sessions"][:2]] if r and "result" in r else None
+            R.check(got == [s3, hand], "two agents: a session written by the other is first", (got, s3))
+            time.sleep(0.05)
+            a.response(a.prompt(s2, "echo again"), 15)
+            r = b.call("session/list", {})
+            got = [x["sessionId"] for x in r["result"]["sessions"][:2]] if r and "result" in r else None
+            R.check(got == [s2, s3], "two agents: a session the other wrote again moves to the top", (got, s2))
+            # a session deleted through one agent is gone from the other's list
+            b.call("session/close", {"sessionId": s3})
+            r = a.call("session/delete", {"sessionId": s3})
+            R.check(r is not None and "result" in r, "two agents: one deletes a session the other closed", r)
+            ids, _, _ = list_all(b)
+            R.check(ids is not None and s3 not in ids and len(ids) == 3003, "two agents: a session deleted by the other is not listed", len(ids or []))
+            R.check(scans(a) == 1 and scans(b) == 0, "two agents: no scan for any of it", (scans(a), scans(b)))
+        finally:
+            a.close()
+            if b:
+                b.close()
+        # the index file damaged: one scan, the right pages
+        path = os.path.join(store, ".index", "sessions")
+        with open(path, "r+b") as f:
+            f.seek(os.path.getsize(path) // 2)
+            c = f.read(1)
+            f.seek(-1, 1)
+            f.write(bytes([c[0] ^ 0x20]))
+        for what in ("damaged", "a FIFO"):
+            a = Agent(args=["--store", store], log_level="debug")
+            try:
+                a.init(PLAIN_CAPS)
+                ids, _, _ = list_all(a)
+                R.check(ids is not None and len(ids) == 3003 and len(set(ids)) == 3003 and ids[0] == s2,
+                        f"index file {what}: every session listed once", (len(ids or []), (ids or [])[:1]))
+                R.check(scans(a) == 1, f"index file {what}: one scan", scans(a))
+            finally:
+                a.close()
+            os.unlink(path)
+            os.mkfifo(path)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def case_list_100k():
+    """100,000 sessions (RELIAB_LIST_N) written directly in the store's format: every session
+    listed exactly once across the pages, newest first, the cwd filter, then a second agent
+    from the index file after sessions were deleted, added, truncated and corrupted by hand."""
+    n = int(os.environ.get("RELIAB_LIST_N", "100000"))
+    d = tempfile.mkdtemp(prefix="shc-list100k-")
+    store = os.path.join(d, "st")
+    cwds = [os.path.join(d, "p%d" % i) for i in range(3)]
+    scans = lambda x: x.stderr_text().count(b"session store: every session read to index it")
+    try:
+        a, seed = start_seeded(store)
+        try:
+            made = write_sessions(store, n, cwds, no_prompt_every=1000)
+            want = [seed] + expected_ids(made)
+            ids, pages, _ = list_all(a)
+            R.check(ids == want, f"{n} sessions: every one listed once, newest first",
+                    (len(ids or []), len(set(ids or [])), len(want), pages))
+            ids, _, _ = list_all(a, cwds[1])
+            R.check(ids == expected_ids(made, cwds[1]), f"{n} sessions: the cwd filter", len(ids or []))
+            R.check(scans(a) == 1, f"{n} sessions: one scan", scans(a))
+            a.close_stdin()
+            a.wait_exit(30)
+        finally:
+            a.close()
+        # by hand: 3 deleted (one on the first page), 2 added (newest), one truncated and one
+        # corrupted on the first page
+        order = expected_ids(made)
+        gone = {order[0], order[5000], order[-1]}
+        for sid in gone:
+            os.unlink(os.path.join(store, sid + ".jsonl"))
+        with open(os.path.join(store, order[1] + ".jsonl"), "r+b") as f:
+            f.truncate(0)
+        with open(os.path.join(store, order[2] + ".jsonl"), "r+b") as f:
+            f.write(b"\x00garbage")
+        added = write_sessions(store, 2, cwds, t0=int(time.time()) + 100)
+        a = Agent(args=["--store", store], log_level="debug")
+        try:
+            a.init(PLAIN_CAPS)
+            ids, _, _ = list_all(a)
+            # the two added are newest, then the seed session (recorded now), then the rest
+            want = [m[0] for m in added[::-1]] + [seed] + [x for x in order if x not in gone and x not in (order[1], order[2])]
+            R.check(ids == want, "changed by hand: the second agent lists each session once, in order",
+                    (len(ids or []), len(want), (ids or [])[:3], want[:3]))
+            R.check(scans(a) == 0, "changed by hand: no scan of every session", scans(a))
         finally:
             a.close()
     finally:
@@ -1781,6 +1927,7 @@ CASES = {
     "store_read_only": case_store_read_only,
     "model_big_usage": case_model_big_usage,
     "list_index": case_list_index,
+    "list_100k": case_list_100k,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}
 

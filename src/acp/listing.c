@@ -64,47 +64,55 @@ void shc__session_list(br_bridge *br, json_t *id, json_t *params)
         invalid(br, id, "session/list: invalid cursor");
         return;
     }
-    json_t *out = json_array();
     const shc_store_info *v = NULL;
-    size_t n = 0, i = 0;
-    unsigned long scans = shc_store_scans(br->store);
-    if (br->store && shc_store_index(br->store, &v, &n) != 0) {
-        json_decref(out);
-        shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the session store cannot be read",
-                      NULL);
-        return;
-    }
-    if (shc_store_scans(br->store) != scans)
-        shc_log_debug(br->log, "session/list: the store was scanned (%zu sessions)", n);
-    if (cursor) { /* the first entry after the cursor: a binary search, not a walk */
-        shc_store_info key;
-        memset(&key, 0, sizeof key);
-        key.mtime_ns = after_ns;
-        memcpy(key.id, after_id, sizeof key.id);
-        for (size_t hi = n; i < hi;) {
-            size_t mid = i + (hi - i) / 2;
-            if (shc__store_newest_first(&v[mid], &key) <= 0)
-                i = mid + 1;
-            else
-                hi = mid;
-        }
-    }
-    size_t shown = 0;
+    size_t n = 0, i = 0, shown = 0, pos[BR_LIST_PAGE];
     bool more = false;
-    const shc_store_info *last = NULL;
-    for (; i < n; i++) {
-        const shc_store_info *e = &v[i];
-        if (e->corrupt) {
-            shc_log_warn(br->log, "session/list: %s is not a readable session file: skipped",
-                         e->id);
-            continue;
+    /* the page's entries are checked against their files; one that changed moves (a newer
+     * time) and the page is made again, a few times at most (a session written meanwhile) */
+    for (int attempt = 0;; attempt++) {
+        if (br->store && shc_store_index(br->store, &v, &n) != 0) {
+            shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the session store cannot be read",
+                          NULL);
+            return;
         }
-        if (!e->has_prompt || (cwd && strcmp(cwd, e->cwd)))
-            continue;
-        if (shown == BR_LIST_PAGE) {
-            more = true;
+        i = 0;
+        if (cursor) { /* the first entry after the cursor: a binary search, not a walk */
+            shc_store_info key;
+            memset(&key, 0, sizeof key);
+            key.mtime_ns = after_ns;
+            memcpy(key.id, after_id, sizeof key.id);
+            for (size_t hi = n; i < hi;) {
+                size_t mid = i + (hi - i) / 2;
+                if (shc__store_newest_first(&v[mid], &key) <= 0)
+                    i = mid + 1;
+                else
+                    hi = mid;
+            }
+        }
+        shown = 0;
+        more = false;
+        for (; i < n; i++) {
+            const shc_store_info *e = &v[i];
+            if (e->corrupt || !e->has_prompt || (cwd && strcmp(cwd, e->cwd)))
+                continue;
+            if (shown == BR_LIST_PAGE) {
+                more = true;
+                break;
+            }
+            pos[shown++] = i;
+        }
+        int rc = attempt < 4 && br->store ? shc_store_index_verify(br->store, pos, shown) : 0;
+        if (rc < 0) {
+            shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the session store cannot be read",
+                          NULL);
+            return;
+        }
+        if (rc == 0)
             break;
-        }
+    }
+    json_t *out = json_array();
+    for (size_t k = 0; k < shown; k++) {
+        const shc_store_info *e = &v[pos[k]];
         char when[40];
         shc__iso_time(when, sizeof when, e->mtime_ns);
         json_t *it = json_pack("{s:s,s:s,s:s}", "sessionId", e->id, "cwd", e->cwd, "updatedAt",
@@ -112,9 +120,8 @@ void shc__session_list(br_bridge *br, json_t *id, json_t *params)
         if (it && e->title)
             json_object_set_new(it, "title", json_string(e->title));
         json_array_append_new(out, it);
-        last = e;
-        shown++;
     }
+    const shc_store_info *last = shown ? &v[pos[shown - 1]] : NULL;
     json_t *res = json_pack("{s:o}", "sessions", out);
     if (more && last) {
         char next[64];

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rpc/rpc_scan.h"
@@ -19,6 +20,7 @@
 #include "shcard.h"
 
 #define READ_CHUNK ((size_t)64 << 10)
+#define PUBLISH_EVERY_MS 1000 /* a session being written is announced this often at most */
 
 struct shc_store_file {
     shc_store *st;
@@ -28,6 +30,8 @@ struct shc_store_file {
     bool failed; /* a write failed: nothing more goes in */
     bool capped; /* the per-session cap was reached */
     bool read_only; /* opened for reading only: the store (or this file) is not writable */
+    bool unannounced; /* written since it was last announced in the index's journal */
+    uint64_t announced_ms;
     /* sequential reading (shc_store_read) */
     char *buf;
     size_t len, pos, cap;
@@ -38,6 +42,26 @@ struct shc_store_file {
 };
 
 /* ------------------------------------------------------------------ opening files */
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Other agents learn from the index's journal that this session changed; a journal grown
+ * long is folded into the index file (store_index.c). */
+static void announce(shc_store_file *f)
+{
+    f->unannounced = false;
+    f->announced_ms = now_ms();
+    if (shc__cache_publish(f->st, f->id) > SHC_CACHE_JOURNAL_MAX) {
+        const shc_store_info *v;
+        size_t n;
+        shc_store_index(f->st, &v, &n);
+    }
+}
 
 static shc_store_file *file_new(shc_store *st, const char *id, int fd, uint64_t size)
 {
@@ -82,7 +106,8 @@ int shc_store_create(shc_store_file **out, shc_store *st, const char *id, const 
         unlinkat(st->dirfd, name, 0);
         return SHC_E_IO;
     }
-    shc__store_touch(st, id);
+    shc__store_touch(st, id); /* announced by the append above */
+    st->names_changed = true;
     *out = f;
     return 0;
 }
@@ -133,6 +158,8 @@ void shc_store_close(shc_store_file *f)
 {
     if (!f)
         return;
+    if (f->unannounced)
+        announce(f);
     close(f->fd); /* drops the lock */
     free(f->buf);
     free(f);
@@ -339,6 +366,13 @@ int shc_store_append(shc_store_file *f, const json_t *rec)
         rc = write_all(f, s.b.p, s.b.n);
     }
     shc_strbuf_free(&s.b);
+    if (!rc) { /* a prompt or a title changes what a list shows: announced at once */
+        const char *t = json_string_value(json_object_get(rec, "t"));
+        f->unannounced = true;
+        if ((t && (!strcmp(t, "prompt") || !strcmp(t, "title"))) ||
+            now_ms() - f->announced_ms >= PUBLISH_EVERY_MS)
+            announce(f);
+    }
     if (!rc && f->st->since_prune >= SHC_STORE_PRUNE_EVERY)
         shc_store_prune(f->st);
     return rc ? rc : replaced;

@@ -122,19 +122,28 @@ typedef struct shc_store_info {
     bool corrupt;     /* the first line is not a session record */
     int64_t mtime_ns; /* last write: the session's updatedAt */
     uint64_t size;
+    uint64_t ino;     /* with size and mtime_ns: has the file changed since its head was read? */
+    bool mark;        /* scratch for the index's bookkeeping */
+    bool borrowed;    /* cwd and title point into the index file's text (not owned) */
 } shc_store_info;
 
 /* Every session file in the store, unsorted.  *out is owned (shc_store_list_free). */
 int shc_store_list(shc_store *st, shc_store_info **out, size_t *n);
 void shc_store_list_free(shc_store_info *v, size_t n);
 
-/* Every session file, newest first (mtime, then id), from an index kept between calls
- * (store_index.c): built by one scan of the directory, then brought up to date with the
- * sessions written through this store; scanned again when the directory changed behind our
- * back (another process made or removed a session) or after SHC_STORE_INDEX_MAX_AGE_MS
- * (another process's writes reorder it).  *v is borrowed until the next call on st. */
-#define SHC_STORE_INDEX_MAX_AGE_MS 30000u
+/* Every session file, newest first (mtime, then id), from the listing index (store_index.c):
+ * kept in memory between calls and in the store (.index/, store_cache.c) between processes, so
+ * that neither a page nor a start-up reads every session.  A cache only: deleted or corrupt, it
+ * is built again by one scan of the store.  It catches up on the sessions written through this
+ * store, on those other agents announce in the index's journal, and on files made or removed
+ * by hand (the directory's mtime changed for no announced reason: its names are read again).
+ * *v is borrowed until the next call on st. */
 int shc_store_index(shc_store *st, const shc_store_info **v, size_t *n);
+/* The entries at pos[0..k) of the last shc_store_index answer are about to be shown: each is
+ * checked against its file (one fstatat) and read again when it changed (by hand, or by a
+ * writer that did not announce it).  Returns 0 when none changed, 1 when the index changed (the
+ * caller asks shc_store_index again), or an error. */
+int shc_store_index_verify(shc_store *st, const size_t *pos, size_t k);
 /* How many times the index scanned the whole directory (tests and benchmarks). */
 unsigned long shc_store_scans(const shc_store *st);
 /* The index's order, for qsort. */

@@ -1,5 +1,5 @@
 /* The session store's directory (store.h): ids and file names, opening a store file safely,
- * listing, pruning and deleting.  store.c (one session's file) builds on it. */
+ * listing.  store.c (one session's file) and store_open.c (opening, deleting, pruning) build on it. */
 #define _GNU_SOURCE
 #include "acp/store_int.h"
 
@@ -131,7 +131,7 @@ bool shc_store_id_ours(const shc_store *st, const char *id)
 
 /* The store's id key: made once (written to a temporary file, then linked into place, so that
  * two agents starting together agree on one), then read: a regular 0600 file of 16 bytes. */
-static int load_key(shc_store *st)
+int shc__store_load_key(shc_store *st)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         int fd = openat(st->dirfd, ".key", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -235,7 +235,7 @@ int shc_store_default_dir(char *out, size_t cap, shc_store_env_fn env)
 }
 
 /* mkdir -p with mode 0700 for every directory it creates. */
-static int mkdirs(const char *path)
+int shc__store_mkdirs(const char *path)
 {
     char *p = strdup(path);
     if (!p)
@@ -258,70 +258,6 @@ static int mkdirs(const char *path)
     return rc;
 }
 
-int shc_store_open(shc_store **out, const char *dir, uint64_t max_bytes, const shc_log *log,
-                   char *err, size_t errlen)
-{
-    *out = NULL;
-    if (!dir || dir[0] != '/') {
-        snprintf(err, errlen, "the session store must be an absolute path");
-        return SHC_E_USAGE;
-    }
-    if (mkdirs(dir) != 0) {
-        snprintf(err, errlen, "cannot create the session store %s: %s", dir, strerror(errno));
-        return SHC_E_IO;
-    }
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0) {
-        snprintf(err, errlen, "cannot open the session store %s: %s", dir, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return SHC_E_IO;
-    }
-    if (sb.st_uid != geteuid()) {
-        snprintf(err, errlen, "the session store %s belongs to another user", dir);
-        close(fd);
-        return SHC_E_IO;
-    }
-    if ((sb.st_mode & 077) && fchmod(fd, 0700) != 0) {
-        snprintf(err, errlen, "cannot make the session store %s private: %s", dir,
-                 strerror(errno));
-        close(fd);
-        return SHC_E_IO;
-    }
-    shc_store *st = calloc(1, sizeof *st);
-    if (!st || !(st->path = strdup(dir))) {
-        free(st);
-        close(fd);
-        snprintf(err, errlen, "out of memory");
-        return SHC_E_NOMEM;
-    }
-    st->dirfd = fd;
-    st->log = log;
-    if (load_key(st) != 0) {
-        snprintf(err, errlen, "the session store %s has no readable id key (.key)", dir);
-        shc_store_free(st);
-        return SHC_E_IO;
-    }
-    st->max_bytes = max_bytes ? max_bytes : SHC_STORE_DEFAULT_MAX_BYTES;
-    st->session_max = st->max_bytes < SHC_STORE_SESSION_MAX ? st->max_bytes : SHC_STORE_SESSION_MAX;
-    size_t gone = shc_store_prune(st);
-    if (gone)
-        shc_log_info(log, "session store: pruned %zu old session(s)", gone);
-    *out = st;
-    return 0;
-}
-
-void shc_store_free(shc_store *st)
-{
-    if (!st)
-        return;
-    close(st->dirfd);
-    shc_store_list_free(st->idx, st->idx_n);
-    free(st->path);
-    free(st);
-}
-
 const char *shc_store_path(const shc_store *st)
 {
     return st->path;
@@ -332,7 +268,7 @@ uint64_t shc_store_max_bytes(const shc_store *st)
     return st->max_bytes;
 }
 
-/* ------------------------------------------------------------------ delete, list, prune */
+/* ------------------------------------------------------------------ gone ids, listing */
 
 /* .gone: the ids of deleted and pruned sessions, one a line, so that an id this store made is
  * not taken for a session that never recorded anything (shc_store_id_gone).  Bounded: past
@@ -355,7 +291,7 @@ static int open_gone(shc_store *st)
                   0600);
 }
 
-static void mark_gone(shc_store *st, const char *id)
+void shc__store_mark_gone(shc_store *st, const char *id)
 {
     int fd = open_gone(st);
     if (fd < 0)
@@ -402,35 +338,6 @@ bool shc_store_id_gone(shc_store *st, const char *id)
     return gone;
 }
 
-int shc_store_delete(shc_store *st, const char *id)
-{
-    if (!shc_store_id_valid(id))
-        return SHC_STORE_ENOENT;
-    struct stat sb;
-    int fd = shc__store_open_file(st, id, O_RDONLY, &sb);
-    if (fd < 0) {
-        if (errno != ENOENT && errno != EINVAL)
-            return SHC_E_IO;
-        if (errno == ENOENT && shc_store_id_ours(st, id))
-            mark_gone(st, id); /* one that never recorded anything is deleted too */
-        return SHC_STORE_ENOENT;
-    }
-    int rc = 0;
-    char name[SHC_STORE_ID_LEN + 7];
-    shc__store_file_name(name, id);
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-        rc = errno == EWOULDBLOCK ? SHC_STORE_EBUSY : SHC_E_IO;
-    else if (!shc__store_still_linked(st, id, fd))
-        rc = SHC_STORE_ENOENT;
-    else if (unlinkat(st->dirfd, name, 0) != 0)
-        rc = SHC_E_IO;
-    else
-        mark_gone(st, id);
-    shc__store_touch(st, id);
-    close(fd);
-    return rc;
-}
-
 /* Reads the head of one file into info (only its size and time without heads).  Returns false
  * when it is not a regular file. */
 bool shc__store_scan_head(shc_store *st, shc_store_info *info, bool heads)
@@ -444,6 +351,7 @@ bool shc__store_scan_head(shc_store *st, shc_store_info *info, bool heads)
         return false;
     info->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
     info->size = (uint64_t)sb.st_size;
+    info->ino = (uint64_t)sb.st_ino;
     if (!heads)
         return true;
     char *buf = malloc(SHC_STORE_HEAD_SCAN);
@@ -497,7 +405,7 @@ bool shc__store_scan_head(shc_store *st, shc_store_info *info, bool heads)
     return true;
 }
 
-static int list(shc_store *st, shc_store_info **out, size_t *n, bool heads)
+int shc__store_list(shc_store *st, shc_store_info **out, size_t *n, bool heads)
 {
     *out = NULL;
     *n = 0;
@@ -544,54 +452,16 @@ static int list(shc_store *st, shc_store_info **out, size_t *n, bool heads)
 
 int shc_store_list(shc_store *st, shc_store_info **out, size_t *n)
 {
-    return list(st, out, n, true);
+    return shc__store_list(st, out, n, true);
 }
 
 void shc_store_list_free(shc_store_info *v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++) {
+        if (v[i].borrowed)
+            continue;
         free(v[i].cwd);
         free(v[i].title);
     }
     free(v);
-}
-
-/* Prune order: a file too large to load first (it is no session anyone can open), then the
- * least recently written. */
-static int by_age(const void *a, const void *b)
-{
-    const shc_store_info *x = a, *y = b;
-    bool xbig = x->size > SHC_STORE_LOAD_MAX, ybig = y->size > SHC_STORE_LOAD_MAX;
-    if (xbig != ybig)
-        return xbig ? -1 : 1;
-    if (x->mtime_ns != y->mtime_ns)
-        return x->mtime_ns < y->mtime_ns ? -1 : 1;
-    return strcmp(x->id, y->id);
-}
-
-size_t shc_store_prune(shc_store *st)
-{
-    st->since_prune = 0;
-    shc_store_info *v;
-    size_t n;
-    if (list(st, &v, &n, false) != 0) /* sizes and times are enough */
-        return 0;
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += v[i].size;
-    size_t gone = 0;
-    if (total > st->max_bytes) {
-        qsort(v, n, sizeof *v, by_age);
-        for (size_t i = 0; i < n && total > st->max_bytes; i++) {
-            if (shc_store_delete(st, v[i].id) != 0)
-                continue; /* open somewhere: never pulled from under a writer */
-            total -= v[i].size;
-            gone++;
-            shc_log_info(st->log, "session store: pruned %s (%llu bytes) to stay under %llu",
-                         v[i].id, (unsigned long long)v[i].size,
-                         (unsigned long long)st->max_bytes);
-        }
-    }
-    shc_store_list_free(v, n);
-    return gone;
 }

@@ -1,5 +1,6 @@
-/* Internals of the session store shared by store.c (one session's file) and store_dir.c (the
- * directory: names, safe opening, listing, pruning).  store.c -> store_dir.c.  Not public. */
+/* Internals of the session store shared by store.c (one session's file), store_dir.c (the
+ * directory: names, safe opening, listing, pruning), store_index.c (the listing index) and
+ * store_cache.c (the index kept in the store).  store.c -> store_dir.c.  Not public. */
 #ifndef SHC_STORE_INT_H
 #define SHC_STORE_INT_H
 
@@ -8,7 +9,7 @@
 
 #include "acp/store.h"
 
-enum { SHC_STORE_TOUCHED = 32 };
+enum { SHC_STORE_TOUCHED = 4096 }; /* more written between two lists: every entry is checked */
 
 struct shc_store {
     char *path;
@@ -21,29 +22,60 @@ struct shc_store {
     /* the listing index (store_index.c): every session's head, newest first */
     shc_store_info *idx;
     size_t idx_n;
+    char *idx_text; /* the index file's text, which loaded entries' strings point into */
     bool idx_valid;
-    int64_t idx_dir_ns;  /* the directory's mtime when it was built (or last caught up) */
-    uint64_t idx_built_ms;
-    char touched[SHC_STORE_TOUCHED][SHC_STORE_ID_LEN + 1]; /* written here since */
-    size_t ntouched;     /* SHC_STORE_TOUCHED + 1: too many, rebuild */
-    unsigned long scans; /* full directory scans for the index */
+    bool idx_dirty;     /* differs from the index file in the store: write it back */
+    bool names_changed; /* this process made or removed a session file */
+    int64_t idx_dir_ns; /* the directory's mtime the index's names agree with */
+    char (*touched)[SHC_STORE_ID_LEN + 1]; /* written here since the last list (owned) */
+    size_t ntouched, touched_cap;          /* ntouched > SHC_STORE_TOUCHED: check every entry */
+    unsigned long scans; /* full scans of the store (every file's head read) */
+    /* the index kept in the store (store_cache.c): .index/ holds "sessions" (a snapshot) and
+     * "journal" (the ids agents wrote since) */
+    int cdirfd; /* .index/, or -1: none (a read-only store, or something else at that name) */
+    uint64_t base_ino; /* the snapshot loaded or written last */
+    int64_t base_mtime;
+    uint64_t jino, jpos; /* how far the journal was read */
 };
 
 /* A session file was made, written or removed through this store: the index catches up on
- * it without a rescan. */
-static inline void shc__store_touch(shc_store *st, const char *id)
-{
-    if (!st->idx_valid || st->ntouched > SHC_STORE_TOUCHED)
-        return;
-    for (size_t i = 0; i < st->ntouched; i++)
-        if (!memcmp(st->touched[i], id, SHC_STORE_ID_LEN))
-            return;
-    if (st->ntouched == SHC_STORE_TOUCHED) {
-        st->ntouched++;
-        return;
-    }
-    memcpy(st->touched[st->ntouched++], id, SHC_STORE_ID_LEN + 1);
-}
+ * it without a scan (store_index.c). */
+void shc__store_touch(shc_store *st, const char *id);
+/* Before the store is freed: the index file takes in what this process did. */
+void shc__store_index_flush(shc_store *st);
+
+/* The snapshot's header (store_cache.c). */
+typedef struct shc_cache_hdr {
+    int64_t dir_ns;      /* the directory's mtime its names agree with (0: unknown) */
+    uint64_t n, total;   /* entries, and the sum of their sizes */
+    uint64_t jino, jpos; /* the journal it took in: that inode, up to that offset */
+} shc_cache_hdr;
+#define SHC_CACHE_JOURNAL_MAX ((uint64_t)256 << 10) /* then folded into a new snapshot */
+/* Opens (makes) .index/ into st->cdirfd: 0, or -1 when the store cannot have one. */
+int shc__cache_open(shc_store *st);
+/* Reads the snapshot: entries newest first into *v (owned).  0, or -1 (none, or corrupt). */
+int shc__cache_load(shc_store *st, shc_store_info **v, size_t *n, shc_cache_hdr *h, char **text);
+/* The snapshot's header alone (start-up): 0 or -1. */
+int shc__cache_header(shc_store *st, shc_cache_hdr *h);
+/* Writes v[0..n) as the new snapshot (temp + rename) under the index's lock, agreeing with
+ * the directory at st->idx_dir_ns and the journal at st->jino/jpos; with rotate the journal is
+ * replaced by an empty one.  0 or -1 (then nothing changed). */
+int shc__cache_write(shc_store *st, const shc_store_info *v, size_t n, bool rotate);
+/* Announces that a session was written: one journal line.  The journal's size after it, or 0
+ * when there is none. */
+uint64_t shc__cache_publish(shc_store *st, const char *id);
+/* The ids the journal got since st->jino/jpos (advanced; from 0 in another journal) into *ids
+ * (owned).  0, or -1 when the journal could not be read (*n 0). */
+int shc__cache_journal(shc_store *st, char (**ids)[SHC_STORE_ID_LEN + 1], size_t *n);
+/* The snapshot file's identity now (inode, mtime); false when there is none. */
+bool shc__cache_stat(shc_store *st, uint64_t *ino, int64_t *mtime);
+
+/* store_dir.c, for store_open.c: mkdir -p (0700), the id key (.key, made once), an id noted as
+ * gone (.gone), every session file (sizes and times only without heads). */
+int shc__store_mkdirs(const char *path);
+int shc__store_load_key(shc_store *st);
+void shc__store_mark_gone(shc_store *st, const char *id);
+int shc__store_list(shc_store *st, shc_store_info **out, size_t *n, bool heads);
 
 /* Reads the head of one file into info (store_dir.c); false when it is not a session file. */
 bool shc__store_scan_head(shc_store *st, shc_store_info *info, bool heads);
