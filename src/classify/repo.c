@@ -22,13 +22,14 @@
  *   it per directory and modification times.
  *
  * - ignore and attribute files in subdirectories of the walk (a FIFO `.gitattributes` there
- *   blocked `git grep`): in the bridge context only (shc__tree_check: a walk of the tree costs
- *   milliseconds a command, too much for `explain --batch --cwd` over thousands of commands
- *   without a cache), each plain, 64 KiB each and 256 KiB together, 20000 entries at most.
- *
+ *   blocked `git grep`), and every nested `.git` there judged as a git directory of its own
+ *   (rg, ag and fd read its info/exclude, git its HEAD and, entering a submodule, the rest): in
+ *   the bridge context only (shc__tree_check: a walk costs milliseconds a command), each
+ *   plain, 64 KiB each and 256 KiB together, 20000 entries at most.
  * What stays unseen: FIFOs or huge files inside the walk (the tools skip what is not a regular
- * file when they walk), subdirectories' ignore files outside the bridge context, the user's
- * global git configuration and the environment. */
+ * file when they walk), subdirectories' ignore files and nested repositories outside the
+ * bridge context (submodules git may enter: rundir.c), the global configuration, the
+ * environment. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "classify/policy.h"
 
@@ -63,7 +64,10 @@ static const char *const git_keys[] = {
      * work tree is judged by no one; every submodule.* key is refused */
     "submodule",
     /* grep.threads, index.threads, pack.threads: as many threads as it says */
-    "threads"};
+    "threads",
+    /* extensions.objectFormat = sha256: index entries of another width (rundir.c reads the
+     * index for its gitlinks) */
+    "objectformat"};
 
 /* NULL when path does not exist or is a regular file of at most max bytes (also through a
  * symlink whose target is not under /dev, /proc, /sys or /run); else why not.  *size gets its
@@ -99,8 +103,7 @@ static const char *plain_file(const char *path, long long max, long long *size)
 static FILE *open_text(const char *path)
 {
 #ifdef __wasi__
-    (void)path;
-    return NULL;
+    return (void)path, NULL;
 #else
     return fopen(path, "r");
 #endif
@@ -348,6 +351,7 @@ const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_
 #endif
 }
 typedef struct tscan {
+    bool git; /* git walks (ls-files -o, grep --untracked) or recurses: nested .git judged whole */
     size_t entries;
     shc_ignbudget *b;
     char *what;
@@ -360,8 +364,7 @@ typedef struct tscan {
 static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 {
 #ifdef __wasi__
-    (void)p, (void)len, (void)depth, (void)s;
-    return "a tree the WebAssembly build cannot walk";
+    return (void)p, (void)len, (void)depth, (void)s, "a tree the WebAssembly build cannot walk";
 #else
     if (depth > SHC_TREE_MAX_DEPTH) {
         snprintf(s->what, s->cap, "%s", p);
@@ -388,13 +391,23 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
                       : "a path too long to judge";
             break;
         }
+        if (!strcmp(nm, ".git")) {
+            /* depth 0: the walked directory's own, judged by shc__repo_check; below it a nested
+             * repository (a submodule, a clone): rg, ag and fd read its info/exclude (a FIFO
+             * there blocked them), git its HEAD (ls-files -o) and, entering it, the rest */
+            char g[SHC_PATH_MAX];
+            int k = depth == 0 ? 0 : shc__git_dir_of(p, g, sizeof g, &why);
+            if (k < 0)
+                snprintf(s->what, s->cap, "%s/.git", p);
+            else if (k > 0)
+                why = shc__git_dir_judge(g, s->git, false, s->b, s->what, s->cap);
+            continue;
+        }
         bool ign = false;
         for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names && !ign; i++)
             ign = !strcmp(nm, ignore_names[i]);
         if (!ign && (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
             continue;
-        if (!ign && !strcmp(nm, ".git"))
-            continue; /* judged as the git directory */
         p[len] = '/';
         memcpy(p + len + 1, nm, n + 1);
         struct stat st;
@@ -415,7 +428,8 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 #endif
 }
 
-const char *shc__tree_check(const char *abs_dir, shc_ignbudget *b, char *what, size_t cap)
+const char *shc__tree_check(const char *abs_dir, bool git, shc_ignbudget *b, char *what,
+                            size_t cap)
 {
     struct stat st;
     if (stat(abs_dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -424,7 +438,7 @@ const char *shc__tree_check(const char *abs_dir, shc_ignbudget *b, char *what, s
     int w = snprintf(p, sizeof p, "%s", abs_dir);
     if (w < 0 || (size_t)w >= sizeof p)
         return "a path too long to judge";
-    tscan s = {0, b, what, cap};
+    tscan s = {git, 0, b, what, cap};
     return tree_ignores(p, (size_t)w, 0, &s);
 }
 
@@ -469,9 +483,16 @@ static const char *common_info(const char *g, shc_ignbudget *budget, char *what,
     return git_info(common, budget, what, cap);
 }
 
-/* The git directory for the work tree directory d: d/.git, or the `gitdir:` a .git file names.
- * Returns 1 with *g set, 0 when d has no .git, -1 (why set) when it cannot be judged. */
-static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
+const char *shc__git_dir_judge(const char *g, bool whole, bool objects, shc_ignbudget *budget,
+                               char *what, size_t cap)
+{
+    const char *why = whole ? shc__git_dir_ordinary(g, objects, what, cap) : NULL;
+    if (!why && !(why = git_info(g, budget, what, cap)))
+        why = common_info(g, budget, what, cap);
+    return why;
+}
+
+int shc__git_dir_of(const char *d, char *g, size_t cap, const char **why)
 {
     char p[4096];
     struct stat st;
@@ -544,16 +565,15 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
             }
             if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
                 git_seen = true;
-                const char *why = shc__git_dir_ordinary(d, objects, what, cap);
-                if (why || (why = git_info(d, budget, what, cap)) ||
-                    (why = common_info(d, budget, what, cap)))
+                const char *why = shc__git_dir_judge(d, true, objects, budget, what, cap);
+                if (why)
                     return why;
             }
         }
         if (!seen_before && (walks || git)) {
             char g[4096];
             const char *why = NULL;
-            int k = git_dir_of(d, g, sizeof g, &why);
+            int k = shc__git_dir_of(d, g, sizeof g, &why);
             if (k < 0) {
                 snprintf(what, cap, "%s/.git", strcmp(d, "/") ? d : "");
                 return why;
@@ -562,10 +582,7 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
                 git_seen = true;
                 /* the walkers read only info/, here and in the common directory; git the
                  * whole directory, and its info/ files count in the ignore budget */
-                if (git && (why = shc__git_dir_ordinary(g, objects, what, cap)))
-                    return why;
-                if ((why = git_info(g, budget, what, cap)) ||
-                    (why = common_info(g, budget, what, cap)))
+                if ((why = shc__git_dir_judge(g, git, objects, budget, what, cap)) != NULL)
                     return why;
             }
         }
