@@ -405,6 +405,8 @@ static void test_submodules(void **state)
     TERMINAL("cd src && git --no-pager grep foo");
     TERMINAL("git ls-files");
     TERMINAL("git -c submodule.recurse=true grep foo");
+    TERMINAL("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=submodule.recurse GIT_CONFIG_VALUE_0=true "
+             "git --no-pager grep foo");
     TERMINAL("git --no-pager grep --recurse-submodules foo");
     CARD("rg foo src", SHC_KIND_SEARCH); /* rg enters no submodule through the index */
     /* index version 4 (names prefix-compressed) and 3 */
@@ -436,6 +438,9 @@ static void test_submodules(void **state)
     CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
     sh("git -C sm/inner config core.fsmonitor 'touch PWNED; false'");
     TERMINAL("git --no-pager grep foo");
+    sh("git -C sm/inner config --unset core.fsmonitor && printf '[includeIf \"gitdir:/\"]\n"
+       "\tpath = /dev/null\n' >> sm/inner/.git/config");
+    TERMINAL("git --no-pager grep foo"); /* include, includeIf: refused in a submodule too */
     sh("rm -rf sm/inner && git -C sm update-index --force-remove inner");
     /* what git reads to enter them: .gitmodules, a split index */
     sh("mv .gitmodules gm && mkfifo .gitmodules");
@@ -509,6 +514,8 @@ static void test_ackrc(void **state)
     CARD("ack --noenv foo src", SHC_KIND_SEARCH);
     CARD("ack foo src --noenv", SHC_KIND_SEARCH);
     sh("timeout 5 ack --noenv foo src </dev/null >/dev/null 2>&1");
+    sh("rm .ackrc && mkfifo .ackrc");
+    TERMINAL("ack foo src");
     sh("rm .ackrc && mkdir .ackrc");
     TERMINAL("ack foo src");
     sh("rmdir .ackrc && ln -s /dev/zero src/_ackrc");
