@@ -7,7 +7,7 @@
  *   `--follow` walks links.  Any entry of either name there (a file, a link, a FIFO, a
  *   directory) is terminal unless the command holds the word `--noenv` before `--` (the only
  *   form ack's first pass reads).  ~/.ackrc is found this way when the directory is below HOME;
- *   /etc/ackrc, $ACKRC and ACK_OPTIONS are the user's environment.
+ *   /etc/ackrc and $ACKRC are the user's environment (ack 3 reads no option variable).
  * - git enters submodules when any configuration it reads says so (`submodule.recurse`,
  *   `submodule.active`: the repository's configuration refuses every submodule key (repo.c), but
  *   the user's global one may hold them) and runs what the submodule's own configuration names
