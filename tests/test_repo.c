@@ -450,6 +450,14 @@ static void test_submodules(void **state)
     TERMINAL("git --no-pager grep foo");
     sh("git update-index --no-split-index && rm -f .git/sharedindex.*");
     CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    /* at most 64 checked-out submodules judged (each a scan of its git directory) */
+    sh("for i in $(seq 1 64); do mkdir m$i && printf 'gitdir: ../sm/.git\n' > m$i/.git && "
+       "git update-index --add --cacheinfo 160000,$(git -C sm rev-parse HEAD),m$i; done && "
+       "git update-index --force-remove sm");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("git update-index --add --cacheinfo 160000,$(git -C sm rev-parse HEAD),sm");
+    TERMINAL("git --no-pager grep foo");
+    sh("for i in $(seq 1 64); do git update-index --force-remove m$i && rm -r m$i; done");
     /* an index that is not one: terminal, not a guess */
     sh("cp .git/index idx && printf 'DIRC\\0\\0\\0\\2\\0\\0\\0\\7' > .git/index");
     TERMINAL("git --no-pager grep foo");

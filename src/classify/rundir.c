@@ -17,8 +17,8 @@
  *   every gitlink of the index of the repository git finds from the process's directory is
  *   judged: a path through no symbolic link, its .git judged as a git directory of its own
  *   (shc__git_dir_judge, whole), its `.gitmodules` plain, and its own gitlinks in turn (nested
- *   at most SHC_SUBMODULE_DEPTH).  An index git splits (`link`: entries in a shared file), one
- *   over SHC_INDEX_MAX or one shcard cannot parse is terminal. */
+ *   at most SHC_SUBMODULE_DEPTH, SHC_SUBMODULE_MAX in all).  An index git splits (`link`:
+ *   entries in a shared file), one over SHC_INDEX_MAX or one shcard cannot parse is terminal. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "classify/policy.h"
 
@@ -34,8 +34,10 @@
 #define SHC_INDEX_MAX (64L << 20)   /* an index larger than this is not parsed: terminal */
 #define SHC_GITMODULES_MAX (1L << 20) /* a .gitmodules larger than this: terminal */
 #define SHC_SUBMODULE_DEPTH 4       /* submodules inside submodules */
+#define SHC_SUBMODULE_MAX 64        /* gitlinks judged for one command (each a git dir scan) */
 
 typedef struct rstate {
+    unsigned links; /* checked-out submodules judged so far */
     shc_ignbudget *b;
     char *msg;
     size_t cap;
@@ -104,6 +106,8 @@ static bool gitlink(const char *top, const char *path, int depth, rstate *s)
         return false;
     if (k < 0)
         return fail(s, "git: the submodule's '%s/.git' is %s", wt, why);
+    if (++s->links > SHC_SUBMODULE_MAX)
+        return fail(s, "git: over %d checked-out submodules to judge", SHC_SUBMODULE_MAX);
     if ((why = shc__git_dir_judge(g, true, false, s->b, what, sizeof what)) != NULL)
         return fail(s, "git: the submodule's '%s' is %s", what, why);
     if (depth + 1 > SHC_SUBMODULE_DEPTH)
@@ -239,7 +243,7 @@ static bool git_submodules(const char *dir, rstate *s)
 bool shc__rundir_check(const char *kbase, const char *cmd, const shc_rule *r, shc_ignbudget *b,
                        char *msg, size_t cap)
 {
-    rstate s = {b, msg, cap};
+    rstate s = {0, b, msg, cap};
     if (!kbase)
         return false;
     if (r->rc_files && ackrc(kbase, &s))
