@@ -44,8 +44,11 @@ with open(sys.argv[2], "w") as o:
 # the jansson path that --batch used before issue 15 (a tree per line and per answer, a flush
 # per line), kept as tests/helpers/batch_ref: the same answers, for the before/after figure
 ref=(); [ -x "$BUILD/tests/helpers/batch_ref" ] && ref=("explain, jansson path=$BUILD/tests/helpers/batch_ref explain")
+# --cwd: with the real directory (this checkout, a git repository): every path resolved, the
+# repository's files and what the tools read from their directory judged (BENCH_CWD to change)
 python3 bench/anchors/whole.py "${BENCH_ROUNDS:-5}" "$tmp/cmds.jsonl" \
   "tree-sitter-bash=$A/ts_batch" "explain --batch=$SHCARD explain --batch" \
+  "explain --batch --cwd=$SHCARD explain --batch --cwd ${BENCH_CWD:-$PWD}" \
   "parse --batch=$SHCARD parse --batch" "${ref[@]}" |
   sed '/jansson path/!s/^ratio: \(.*\)$/ratio: \1 (target >= 10x)/'
 

@@ -9,12 +9,14 @@ Sets:
   agents     real agent commands from public transcripts (corpus/agents/agents.jsonl, with provenance)
 
 Usage: coverage.py [--shcard PATH] [--gen PATH] [--sets a,b] [--contexts any,bridge]
-                   [--reasons N] [--json FILE]
+                   [--reasons N] [--json FILE] [--baseline PATH] [--cwd DIR]
   --reasons N: also print the N most frequent terminal reasons of the agents set (per context),
   reasons folded to their rule (quoted words and numbers elided).
   --baseline PATH: also print the recall against another build (an earlier shcard): of the
   commands of each set and context that build gives a card, the share this one still does, and
   the first commands lost.
+  --cwd DIR: judge every command with that real directory (explain --cwd): paths resolved,
+  the repository's files and what the tools read from their directory judged.
 """
 import argparse
 import collections
@@ -40,9 +42,10 @@ def load_jsonl(paths):
     return out
 
 
-def classify(shcard, cmds, context):
+def classify(shcard, cmds, context, cwd=None):
     data = "".join(json.dumps({"cmd": c}) + "\n" for c in cmds).encode()
-    p = subprocess.run([shcard, "explain", "--batch", "--context", context], input=data,
+    p = subprocess.run([shcard, "explain", "--batch", "--context", context] +
+                       (["--cwd", cwd] if cwd else []), input=data,
                        capture_output=True, timeout=900)
     out = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
     if len(out) != len(cmds):
@@ -65,6 +68,7 @@ def main():
     ap.add_argument("--reasons", type=int, default=0)
     ap.add_argument("--json")
     ap.add_argument("--baseline")
+    ap.add_argument("--cwd")
     a = ap.parse_args()
     sets = {}
     want = a.sets.split(",")
@@ -82,7 +86,7 @@ def main():
                                                "search", "list"))
     for name, cmds in sets.items():
         for ctx in a.contexts.split(","):
-            vs = classify(a.shcard, cmds, ctx)
+            vs = classify(a.shcard, cmds, ctx, a.cwd)
             kinds = collections.Counter(v.get("kind") for v in vs)
             n = len(vs)
             sem = n - kinds["terminal"]
@@ -93,7 +97,7 @@ def main():
                                                         kinds["read"], kinds["search"],
                                                         kinds["list"]))
             if a.baseline:
-                bs = classify(a.baseline, cmds, ctx)
+                bs = classify(a.baseline, cmds, ctx, a.cwd)
                 base = [i for i, v in enumerate(bs) if v.get("kind") != "terminal"]
                 lost = [i for i in base if vs[i].get("kind") == "terminal"]
                 kept = len(base) - len(lost)

@@ -137,6 +137,7 @@ static void test_resolved_paths(void **state)
     TERMINAL("cat fdlink/0");
     TERMINAL("cat dangling");
     CARD("cat missing-file", SHC_KIND_READ);
+    sh("rm -rf evilrepo alias2 alias3"); /* a nested repository: the bridge's walk judges it */
     DONE();
 }
 
@@ -448,7 +449,7 @@ static void test_git_passes_over(void **state)
 
 /* A repository nested in a walked tree: rg and fd read its info/exclude (a FIFO there blocked
  * `rg foo .`); the bridge's tree scan skipped every .git. */
-static void test_nested_repository(void **state)
+static void test_nested_repository_info(void **state)
 {
     (void)state;
     wrong = 0;
@@ -467,6 +468,159 @@ static void test_nested_repository(void **state)
     DONE();
 }
 
+/* A submodule git enters when any configuration it reads says so: here the user's (HOME), which
+ * shcard never reads, with submodule.recurse and submodule.active.  The gitlinks of the index
+ * are judged wherever their .git leads (a directory in the work tree, a gitfile elsewhere),
+ * nested ones too; a path through a link, a FIFO .gitmodules, a split index are terminal. */
+#define GITHOME "HOME=$PWD/home GIT_CONFIG_NOSYSTEM=1 timeout 10 "
+static void test_submodules(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("mkdir -p home && printf '[submodule]\\n\\trecurse = true\\n\\tactive = .\\n' > "
+       "home/.gitconfig && git init -q sm && echo foo > sm/s.txt && git -C sm add s.txt && "
+       "git -C sm -c user.email=a@b -c user.name=a commit -qm s && "
+       "git update-index --add --cacheinfo 160000,$(git -C sm rev-parse HEAD),sm && "
+       "printf '[submodule \"sm\"]\\n\\tpath = sm\\n\\turl = ./sm\\n' > .gitmodules");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH); /* an ordinary submodule */
+    CARD("git ls-files", SHC_KIND_LIST);
+    sh("git -C sm config core.fsmonitor \"touch $PWD/PWNED; false\"");
+    sh(GITHOME "git --no-pager grep foo >/dev/null 2>&1; test -e PWNED && rm PWNED"); /* runs */
+    TERMINAL("git --no-pager grep foo");
+    TERMINAL("git --no-pager grep foo -- src");
+    TERMINAL("cd src && git --no-pager grep foo");
+    TERMINAL("git ls-files");
+    TERMINAL("git -c submodule.recurse=true grep foo");
+    TERMINAL("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=submodule.recurse GIT_CONFIG_VALUE_0=true "
+             "git --no-pager grep foo");
+    TERMINAL("git --no-pager grep --recurse-submodules foo");
+    CARD("rg foo src", SHC_KIND_SEARCH); /* rg enters no submodule through the index */
+    /* index version 4 (names prefix-compressed) and 3 */
+    sh("git update-index --index-version 4");
+    TERMINAL("git --no-pager grep foo");
+    sh("git update-index --index-version 2 && git -C sm config --unset core.fsmonitor");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    /* a gitfile leading out of the work tree */
+    sh("mv sm/.git smgit && printf 'gitdir: ../smgit\\n' > sm/.git && "
+       "git --git-dir=smgit config core.worktree \"$PWD/sm\"");
+    TERMINAL("git --no-pager grep foo"); /* core.worktree: a refused key in its config */
+    sh("git --git-dir=smgit config --unset core.worktree");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("git --git-dir=smgit config core.fsmonitor \"touch $PWD/PWNED; false\"");
+    sh(GITHOME "git --no-pager grep foo >/dev/null 2>&1; test -e PWNED && rm PWNED");
+    TERMINAL("git --no-pager grep foo");
+    sh("git --git-dir=smgit config --unset core.fsmonitor && mkfifo smgit/HEAD2");
+    TERMINAL("git --no-pager grep foo");
+    sh("rm smgit/HEAD2 && rm sm/.git && mv smgit sm/.git");
+    /* the submodule's path through a link */
+    sh("mv sm smreal && ln -s smreal sm");
+    TERMINAL("git --no-pager grep foo");
+    sh("rm sm && mv smreal sm");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    /* a submodule inside the submodule */
+    sh("git -C sm init -q inner && git -C sm/inner -c user.email=a@b -c user.name=a commit -q "
+       "--allow-empty -m i && git -C sm update-index --add --cacheinfo "
+       "160000,$(git -C sm/inner rev-parse HEAD),inner");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("git -C sm/inner config core.fsmonitor 'touch PWNED; false'");
+    TERMINAL("git --no-pager grep foo");
+    sh("git -C sm/inner config --unset core.fsmonitor && printf '[includeIf \"gitdir:/\"]\n"
+       "\tpath = /dev/null\n' >> sm/inner/.git/config");
+    TERMINAL("git --no-pager grep foo"); /* include, includeIf: refused in a submodule too */
+    sh("rm -rf sm/inner && git -C sm update-index --force-remove inner");
+    /* what git reads to enter them: .gitmodules, a split index */
+    sh("mv .gitmodules gm && mkfifo .gitmodules");
+    sh(GITHOME "git --no-pager grep foo >/dev/null 2>&1; test $? = 124"); /* it blocks */
+    TERMINAL("git --no-pager grep foo");
+    sh("rm .gitmodules && mv gm .gitmodules && git update-index --split-index");
+    TERMINAL("git --no-pager grep foo");
+    sh("git update-index --no-split-index && rm -f .git/sharedindex.*");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    /* at most 64 checked-out submodules judged (each a scan of its git directory) */
+    sh("for i in $(seq 1 64); do mkdir m$i && printf 'gitdir: ../sm/.git\n' > m$i/.git && "
+       "git update-index --add --cacheinfo 160000,$(git -C sm rev-parse HEAD),m$i; done && "
+       "git update-index --force-remove sm");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("git update-index --add --cacheinfo 160000,$(git -C sm rev-parse HEAD),sm");
+    TERMINAL("git --no-pager grep foo");
+    sh("for i in $(seq 1 64); do git update-index --force-remove m$i && rm -r m$i; done");
+    /* an index that is not one: terminal, not a guess */
+    sh("cp .git/index idx && printf 'DIRC\\0\\0\\0\\2\\0\\0\\0\\7' > .git/index");
+    TERMINAL("git --no-pager grep foo");
+    sh("mv idx .git/index && git update-index --force-remove sm && rm -rf sm .gitmodules home");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    DONE();
+}
+
+/* The bridge's walk: a nested repository's .git is judged as a git directory of its own (rg,
+ * ag and fd read its info/exclude, git ls-files -o its HEAD; a FIFO there blocks them). */
+static void test_nested_repository(void **state)
+{
+    (void)state;
+    wrong = 0;
+    context = SHC_CONTEXT_BRIDGE;
+    sh("mkdir -p nest && git init -q nest/inner && echo foo > nest/inner/b");
+    CARD("rg foo nest", SHC_KIND_SEARCH);
+    CARD("git ls-files -o", SHC_KIND_LIST);
+    sh("rm -f nest/inner/.git/info/exclude && mkfifo nest/inner/.git/info/exclude");
+    sh("timeout 5 rg foo nest </dev/null >/dev/null 2>&1; test $? = 124"); /* it blocks */
+    TERMINAL("rg foo nest");
+    TERMINAL("fd b nest");
+    TERMINAL("cd nest && rg foo .");
+    sh("rm nest/inner/.git/info/exclude && mv nest/inner/.git/HEAD nest/H && "
+       "mkfifo nest/inner/.git/HEAD");
+    sh("timeout 5 git ls-files -o >/dev/null 2>&1; test $? = 124");
+    TERMINAL("git ls-files -o");
+    TERMINAL("git --no-pager grep --untracked foo");
+    sh("rm nest/inner/.git/HEAD && mv nest/H nest/inner/.git/HEAD && "
+       "git -C nest/inner config core.fsmonitor 'touch PWNED; false'");
+    TERMINAL("git ls-files -o"); /* judged whole for git, as the top one */
+    CARD("rg foo nest", SHC_KIND_SEARCH); /* rg reads no config */
+    sh("git -C nest/inner config --unset core.fsmonitor && mv nest/inner/.git nest/g && "
+       "mkfifo nest/inner/.git");
+    TERMINAL("rg foo nest"); /* a .git neither directory nor file */
+    sh("rm nest/inner/.git && printf 'gitdir: ../g\\n' > nest/inner/.git");
+    CARD("rg foo nest", SHC_KIND_SEARCH);
+    sh("mkfifo nest/g/info/exclude2 && rm -f nest/g/info/exclude && mv nest/g/info/exclude2 "
+       "nest/g/info/exclude");
+    TERMINAL("rg foo nest"); /* through the gitfile */
+    sh("rm -rf nest");
+    CARD("git ls-files -o", SHC_KIND_LIST);
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
+/* ack reads the first .ackrc or _ackrc from its directory up (a project ackrc may hold
+ * --files-from=FIFO, which blocked it): terminal unless the word --noenv comes before `--`. */
+static void test_ackrc(void **state)
+{
+    (void)state;
+    wrong = 0;
+    context = SHC_CONTEXT_BRIDGE; /* elsewhere ack is terminal (a piped stdin) */
+    CARD("ack foo src", SHC_KIND_SEARCH);
+    sh("mkfifo ackfifo && printf -- \"--files-from=$PWD/ackfifo\\n\" > .ackrc");
+    sh("timeout 5 ack foo src </dev/null >/dev/null 2>&1; test $? = 124"); /* it blocks */
+    TERMINAL("ack foo src");
+    TERMINAL("cd src && ack foo .");
+    TERMINAL("ack --noen foo src");     /* the first pass takes no abbreviation */
+    TERMINAL("ack -- --noenv src");     /* an operand */
+    TERMINAL("ack --env foo src");
+    CARD("ack --noenv foo src", SHC_KIND_SEARCH);
+    CARD("ack foo src --noenv", SHC_KIND_SEARCH);
+    sh("timeout 5 ack --noenv foo src </dev/null >/dev/null 2>&1");
+    sh("rm .ackrc && mkfifo .ackrc");
+    TERMINAL("ack foo src");
+    sh("rm .ackrc && mkdir .ackrc");
+    TERMINAL("ack foo src");
+    sh("rmdir .ackrc && ln -s /dev/zero src/_ackrc");
+    TERMINAL("cd src && ack foo .");
+    CARD("ack foo src", SHC_KIND_SEARCH); /* only the directory it runs in and its parents */
+    sh("rm src/_ackrc ackfifo");
+    CARD("cd src && ack foo .", SHC_KIND_SEARCH);
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,7 +633,10 @@ int main(void)
         cmocka_unit_test(test_cd_dotdot_without_cwd),
         cmocka_unit_test(test_magic_chains),
         cmocka_unit_test(test_git_passes_over),
+        cmocka_unit_test(test_nested_repository_info),
+        cmocka_unit_test(test_submodules),
         cmocka_unit_test(test_nested_repository),
+        cmocka_unit_test(test_ackrc),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,7 +2,7 @@
  * (tools.def and tools/NAME.def), option parsing (opts.c), the per-command rules (policy.c),
  * find's predicates (find.c), pipeline filters (filter.c), the sed grammar (sed.c), option
  * values (values.c), paths (paths.c; resolve.c as the kernel resolves them), the repository's
- * own files (repo.c) and verdicts (verdict_build.c, verdict.c: names, free, JSON).  Entry
+ * own files (repo.c, rundir.c) and verdicts (verdict_build.c, verdict.c: names, free, JSON).  Entry
  * point: shc_classify() (include/shcard.h).  May use: shell/ and base/.
  * Display-only and fail-closed: whatever is not positively recognised ends in a terminal
  * verdict with the rule that decided and the span of the word or construct.
@@ -354,8 +354,9 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
         return reject(c, call->span, "the directory '%s' is, or leads to, a device or process "
                       "directory (or is too long to judge)", c->kbase ? c->kbase : c->cwd);
     const char *cmd = call->u.call.words[0].value;
-    const shc_word *words = call->u.call.words;
-    size_t nwords = call->u.call.nwords;
+    char msg[sizeof c->reason]; /* what the tool reads from its directory untold (rundir.c) */
+    if (c->real_cwd && shc__rundir_check(c->kbase, cmd, r, &c->budget, msg, sizeof msg))
+        return reject(c, call->span, "%s", msg);
     bool walks = r->kind == SHC_KIND_SEARCH || r->kind == SHC_KIND_LIST;
     unsigned file_bad = SHC_PATH_STDIN | SHC_PATH_SPECIAL | SHC_PATH_TOOLONG |
                         (c->real_cwd ? 0 : SHC_PATH_LINKUP);
@@ -376,7 +377,8 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
                                                       root_bad), call->span, "directory") < 0)
         return -1;
     for (size_t k = 0; k < r->ninputs; k++) {
-        shc_span sp = r->input_argi[k] < nwords ? words[r->input_argi[k]].span : call->span;
+        size_t a = r->input_argi[k];
+        shc_span sp = a < call->u.call.nwords ? call->u.call.words[a].span : call->span;
         if (check_one(c, base, cmd, r->inputs[k], file_bad, sp, "pattern file") < 0)
             return -1;
     }
@@ -577,9 +579,7 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
     } else {
         ctx c;
         c.ast = ast;
-        c.rejected = c.has_cwd = c.cd_physical = false;
-        c.kbase = NULL;
-        c.nhomes = 0;
+        c.rejected = c.has_cwd = c.cd_physical = false, c.kbase = NULL, c.nhomes = 0;
         c.cwd[0] = '\0';
         c.real_cwd = opts->cwd && opts->cwd[0] ? opts->cwd : NULL;
         c.context = opts->context;

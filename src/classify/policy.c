@@ -324,6 +324,14 @@ void shc__policy_primary(shc_rule *r, const char *const *argv, size_t argc)
     case SHC_CMD_ack:
         if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0)
             rule_search(r, spec, &res);
+        /* ack's first pass (no abbreviation, case-sensitive) skips every ackrc only for the
+         * word --noenv itself before `--` */
+        if (spec->id == SHC_CMD_ack) {
+            bool noenv = false;
+            for (size_t i = 1; i < argc && strcmp(argv[i], "--") && !noenv; i++)
+                noenv = !strcmp(argv[i], "--noenv");
+            r->rc_files = !noenv;
+        }
         break;
     case SHC_CMD_fd:
         if (shc__opts_parse(&res, r, spec, argv, 1, argc, true) == 0)

@@ -181,6 +181,7 @@ typedef struct shc_rule {
                           system directories may be listed */
     bool nul_files;    /* find ... -type f ... -print0 and no other output: NUL-terminated names
                           of regular files, each starting with a root (exec.c feeds xargs -0) */
+    bool rc_files;     /* ack without --noenv: it reads .ackrc/_ackrc from its directory up */
     char more[64];     /* further sed ranges for the title (", 40-60, last line"), or "" */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
@@ -418,6 +419,15 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
  * on that directory tree (a caller may cache it per directory and modification times).  Why
  * not, or NULL. */
 const char *shc__git_dir_ordinary(const char *g, bool objects, char *what, size_t cap);
+/* The git directory g as a tool reads it: with whole, shc__git_dir_ordinary() (git; objects as
+ * there); always its info/ files and its common directory's in the ignore budget (the walkers
+ * read those).  Why not (what names the file), or NULL. */
+const char *shc__git_dir_judge(const char *g, bool whole, bool objects, shc_ignbudget *b,
+                               char *what, size_t cap);
+/* The git directory for the work tree directory d: d/.git, or the `gitdir:` a .git file names
+ * (read whole, as git does).  1 with g set, 0 when d has no .git, -1 (why set) when it cannot
+ * be judged (a .git that is neither a directory nor a small regular file). */
+int shc__git_dir_of(const char *d, char *g, size_t cap, const char **why);
 
 /* ------------------------------------------------------------------ gitdir.c */
 
@@ -432,10 +442,21 @@ int shc__read_pathfile(const char *path, char *out, size_t cap);
  * parents (git's is_git_directory, stricter: a HEAD naming a ref or an object, searchable
  * objects/ and refs/, no commondir). */
 bool shc__git_stops_at(const char *g);
+
 /* For a directory a tool walks reading the ignore files of every subdirectory (rg, fd, ag,
  * git): each such file below it plain and at most 64 KiB, all of them 256 KiB together, the
- * tree at most 20000 entries (a bounded scan: past it, terminal).  Why not, or NULL. */
-const char *shc__tree_check(const char *abs_dir, shc_ignbudget *b, char *what, size_t cap);
+ * tree at most 20000 entries (a bounded scan: past it, terminal); every nested .git judged
+ * with shc__git_dir_judge() (whole for git).  Why not, or NULL. */
+const char *shc__tree_check(const char *abs_dir, bool git, shc_ignbudget *b, char *what,
+                            size_t cap);
+
+/* ------------------------------------------------------------------ rundir.c */
+
+/* What the command's tool reads from the directory its process runs in (kbase, physical) that
+ * no path names: ack's project .ackrc (r->rc_files), the submodules git may enter (cmd "git").
+ * Returns true with msg set when the command is terminal. */
+bool shc__rundir_check(const char *kbase, const char *cmd, const shc_rule *r,
+                       shc_ignbudget *b, char *msg, size_t cap);
 
 /* ------------------------------------------------------------------ opts.c: rule results */
 

@@ -8,9 +8,12 @@
  *   HEAD and index): regular files and directories only, no link or alternates, bounded sizes
  *   and entries, every config naming no key that runs programs or reads other files.  Its
  *   answer depends only on that tree (a caller may cache it by modification times);
- * - ignore files below the walk, in the bridge context only (shc__tree_check).
- * Unseen: FIFOs or huge files inside the walk (the tools skip them), global git configuration
- * and the environment. */
+ * - ignore files below the walk, and every nested `.git` there judged as a git directory of
+ *   its own (rg, ag and fd read its info/exclude, git its HEAD and, entering a submodule, the
+ *   rest), in the bridge context only (shc__tree_check);
+ * - the submodules git may enter and ack's project .ackrc: rundir.c.
+ * Unseen: FIFOs or huge files inside the walk (the tools skip them), nested repositories that
+ * are no submodules outside the bridge context, global git configuration and the environment. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "classify/policy.h"
 
@@ -108,9 +111,8 @@ static const char *ignore_at(char *p, size_t n, const char *dir, const char *nam
         snprintf(what, cap, "%s", p);
     return why;
 }
-static const char *nested_git_info(const char *d, shc_ignbudget *b, char *what, size_t cap);
-
 typedef struct tscan {
+    bool git; /* git walks (ls-files -o, grep --untracked) or recurses: nested .git judged whole */
     size_t entries;
     shc_ignbudget *b;
     char *what;
@@ -123,8 +125,7 @@ typedef struct tscan {
 static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 {
 #ifdef __wasi__
-    (void)p, (void)len, (void)depth, (void)s, (void)nested_git_info;
-    return "a tree the WebAssembly build cannot walk";
+    return (void)p, (void)len, (void)depth, (void)s, "a tree the WebAssembly build cannot walk";
 #else
     if (depth > SHC_TREE_MAX_DEPTH) {
         snprintf(s->what, s->cap, "%s", p);
@@ -155,9 +156,15 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names && !ign; i++)
             ign = !strcmp(nm, ignore_names[i]);
         if (!strcmp(nm, ".git")) {
-            /* a repository nested in the walk: rg and fd read its info/exclude too (a FIFO
-             * there blocked `rg foo .`) */
-            why = nested_git_info(p, s->b, s->what, s->cap);
+            /* depth 0: the walked directory's own, judged by shc__repo_check; below it a nested
+             * repository (a submodule, a clone): rg, ag and fd read its info/exclude (a FIFO
+             * there blocked them), git its HEAD (ls-files -o) and, entering it, the rest */
+            char g[SHC_PATH_MAX];
+            int k = depth == 0 ? 0 : shc__git_dir_of(p, g, sizeof g, &why);
+            if (k < 0)
+                snprintf(s->what, s->cap, "%s/.git", p);
+            else if (k > 0)
+                why = shc__git_dir_judge(g, s->git, false, s->b, s->what, s->cap);
             continue;
         }
         if (!ign && (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
@@ -182,7 +189,8 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 #endif
 }
 
-const char *shc__tree_check(const char *abs_dir, shc_ignbudget *b, char *what, size_t cap)
+const char *shc__tree_check(const char *abs_dir, bool git, shc_ignbudget *b, char *what,
+                            size_t cap)
 {
     struct stat st;
     if (stat(abs_dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -191,7 +199,7 @@ const char *shc__tree_check(const char *abs_dir, shc_ignbudget *b, char *what, s
     int w = snprintf(p, sizeof p, "%s", abs_dir);
     if (w < 0 || (size_t)w >= sizeof p)
         return "a path too long to judge";
-    tscan s = {0, b, what, cap};
+    tscan s = {git, 0, b, what, cap};
     return tree_ignores(p, (size_t)w, 0, &s);
 }
 
@@ -236,9 +244,16 @@ static const char *common_info(const char *g, shc_ignbudget *budget, char *what,
     return git_info(common, budget, what, cap);
 }
 
-/* The git directory for the work tree directory d: d/.git, or the `gitdir:` a .git file names.
- * Returns 1 with *g set, 0 when d has no .git, -1 (why set) when it cannot be judged. */
-static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
+const char *shc__git_dir_judge(const char *g, bool whole, bool objects, shc_ignbudget *budget,
+                               char *what, size_t cap)
+{
+    const char *why = whole ? shc__git_dir_ordinary(g, objects, what, cap) : NULL;
+    if (!why && !(why = git_info(g, budget, what, cap)))
+        why = common_info(g, budget, what, cap);
+    return why;
+}
+
+int shc__git_dir_of(const char *d, char *g, size_t cap, const char **why)
 {
     char p[4096];
     struct stat st;
@@ -268,20 +283,6 @@ static int git_dir_of(const char *d, char *g, size_t cap, const char **why)
         return -1;
     }
     return 1;
-}
-
-/* The info/ files of the repository whose .git is in d (a .git that cannot be followed is
- * terminal), for a walk that meets it. */
-static const char *nested_git_info(const char *d, shc_ignbudget *b, char *what, size_t cap)
-{
-    char g[SHC_PATH_MAX];
-    const char *why = NULL;
-    int k = git_dir_of(d, g, sizeof g, &why);
-    if (k < 0)
-        snprintf(what, cap, "%s/.git", d);
-    if (k <= 0)
-        return why;
-    return (why = git_info(g, b, what, cap)) != NULL ? why : common_info(g, b, what, cap);
 }
 
 const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool objects,
@@ -326,16 +327,15 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
             }
             if (lstat(h, &hs) == 0 && (lstat(o, &hs) == 0 || lstat(cd, &hs) == 0)) {
                 git_seen = shc__git_stops_at(d);
-                const char *why = shc__git_dir_ordinary(d, objects, what, cap);
-                if (why || (why = git_info(d, budget, what, cap)) ||
-                    (why = common_info(d, budget, what, cap)))
+                const char *why = shc__git_dir_judge(d, true, objects, budget, what, cap);
+                if (why)
                     return why;
             }
         }
         if (!seen_before && (walks || git)) {
             char g[4096];
             const char *why = NULL;
-            int k = git_dir_of(d, g, sizeof g, &why);
+            int k = shc__git_dir_of(d, g, sizeof g, &why);
             if (k < 0) {
                 snprintf(what, cap, "%s/.git", strcmp(d, "/") ? d : "");
                 return why;
@@ -348,10 +348,7 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
                 git_seen = git_seen || !dir_form || shc__git_stops_at(g);
                 /* the walkers read only info/, here and in the common directory; git the
                  * whole directory, and its info/ files count in the ignore budget */
-                if (git && (why = shc__git_dir_ordinary(g, objects, what, cap)))
-                    return why;
-                if ((why = git_info(g, budget, what, cap)) ||
-                    (why = common_info(g, budget, what, cap)))
+                if ((why = shc__git_dir_judge(g, git, objects, budget, what, cap)) != NULL)
                     return why;
             }
         }

@@ -147,7 +147,7 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
                                       file, sizeof file);
         /* and below it: the ignore files of every directory the tool walks */
         if (!why && subtree && real)
-            why = shc__tree_check(real, b, file, sizeof file);
+            why = shc__tree_check(real, git, b, file, sizeof file);
         if (why) {
             snprintf(msg, cap, "the repository's '%s' is %s", file, why);
             bad_repo = true;
