@@ -39,7 +39,10 @@ static const char *const git_keys[] = {
      * work tree is judged by no one; every submodule.* key is refused */
     "submodule",
     /* grep.threads, index.threads, pack.threads: as many threads as it says */
-    "threads"};
+    "threads",
+    /* extensions.objectFormat = sha256: index entries of another width (rundir.c reads the
+     * index for its gitlinks) */
+    "objectformat"};
 
 /* fopen(path, "r"), except in the WebAssembly build: its host answers stat() and realpath()
  * only (bindings/node/shcard_wasm.c), so a file that must be read is refused there. */
