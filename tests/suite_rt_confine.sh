@@ -14,6 +14,8 @@
 #       outside process with RLIMIT_CPU, renice), which Landlock's signal scope does not cover
 #   RC5 sandbox: ioctls other than TIOCSTI/TIOCLINUX on another terminal opened for reading
 #       (stty -F: echo turned off on a terminal outside the sandbox)
+#   RC6 sandbox (root): the workspace rule grants MAKE_BLOCK/MAKE_CHAR: mknod of an outside block
+#       device inside the workspace, then a raw write through it (a loop device's backing file)
 # Each check prints a PASS or FAIL line; the suite ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -24,12 +26,14 @@ PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 T=$(mktemp -d)
 KEY=$((0x5c000000 + $$ % 65536))
+LOOP=
 VICTIMS=()
 cleanup() {
   for v in "${VICTIMS[@]}"; do kill -KILL "$v" 2>/dev/null; done
   wait 2>/dev/null
   "$T/sysv" rm "$KEY" 2>/dev/null
   fuse_abort
+  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -184,6 +188,26 @@ if [ "$(tty_case off)" = noecho ]; then pass "RC5 control: stty -F outside the s
 got=$(tty_case read-only)
 if [ "$got" = echo ]; then pass "RC5 tty: a terminal outside keeps its settings"
 else fail "RC5 tty: a read-only sandboxed command changed another terminal's settings (stty -F -echo: $got)"; fi
+
+# ------------------------------------------------------------------ RC6 device nodes in the workspace
+if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && truncate -s 1M "$T/disk" &&
+  LOOP=$(losetup -f --show "$T/disk" 2>/dev/null) && [ -b "$LOOP" ]; then
+  mm=$(stat -c '%t %T' "$LOOP")
+  maj=$((16#${mm% *}))
+  min=$((16#${mm#* }))
+  mkdir -p "$T/ws6"
+  timeout -s KILL 30 "$S" run --sandbox workspace --cwd "$T/ws6" "printf direct | dd of=$LOOP conv=notrunc status=none" >/dev/null 2>&1
+  if [ "$(head -c 6 "$T/disk")" != direct ]; then pass "RC6 control: the workspace sandbox cannot open the outside device itself"
+  else fail "RC6 control: the outside device was written directly"; fi
+  timeout -s KILL 30 "$S" run --sandbox workspace --cwd "$T/ws6" "mknod blk b $maj $min && printf pwned | dd of=blk conv=notrunc status=none" >/dev/null 2>&1
+  sync
+  if [ "$(head -c 5 "$T/disk")" = pwned ]; then fail "RC6: a workspace command made a block device node and wrote an outside device through it"
+  else pass "RC6: no device node write from the workspace"; fi
+  losetup -d "$LOOP"
+  LOOP=
+else
+  echo "SKIP: RC6 needs root and a free loop device"
+fi
 
 echo "$_pass passed, $_fail failed"
 [ "$_fail" -eq 0 ]
