@@ -24,6 +24,11 @@ int shc__netfilter_apply(void);
  * (no typing into a terminal).  0, or -errno. */
 int shc__ttyfilter_apply(void);
 
+/* In the child, every mode (procfilter.c): EPERM from System V IPC, the keyrings, ptrace,
+ * process_vm_writev, pidfd_getfd, and from changing another process's limits, priority or
+ * scheduling (pid 0, the caller, stays allowed).  0, or -errno. */
+int shc__procfilter_apply(void);
+
 /* In the child: the metadata rule's plain filter (attrs.c): in read-only mode chmod, chown,
  * utimes, *xattr writes and the inode-flag ioctls fail with EPERM; in every mode so do they in
  * the foreign ABI.  0, or -errno. */
