@@ -153,6 +153,49 @@ static const shc_sysent systab[] = {
     ENT(io_uring_setup, "io_uring", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(ptrace, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(process_vm_writev, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    /* Reaching into other processes (the agent's own listener by pidfd_getfd) and changing
+     * their limits, priority or scheduling: SHC_SD_PID reads the pid at arg `dirfd` (0 or
+     * the caller itself is no event) and, for prlimit64, the new limit at arg `path`. */
+    ENT(process_vm_readv, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(kcmp, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+#ifdef __NR_pidfd_getfd
+    ENT(pidfd_getfd, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(pidfd_open, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(process_madvise, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+#endif
+    ENT(prlimit64, "process", SHC_SC_ALWAYS, SHC_SD_PID, 2, 0),
+    ENT(setpriority, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 1),
+    ENT(ioprio_set, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 1),
+    ENT(sched_setaffinity, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(sched_setparam, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(sched_setscheduler, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(sched_setattr, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(migrate_pages, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    ENT(move_pages, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0),
+    /* Kernel state that is no file: System V IPC, keyrings, mounts. */
+    ENT(shmget, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(shmat, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(shmctl, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(msgget, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(msgsnd, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(msgrcv, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(msgctl, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(semget, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(semop, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(semtimedop, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(semctl, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(add_key, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(request_key, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(keyctl, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(mount, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(umount2, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(pivot_root, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+#ifdef __NR_fsopen
+    ENT(fsopen, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(fsmount, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(move_mount, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(open_tree, "kernel", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+#endif
 };
 #undef ENT
 

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "confine/confine.h"
 
@@ -37,6 +39,15 @@ int shc__attrfilter_apply(unsigned mode);
  * listener (returned, or -errno).  Also notifies prctl(SHC__CONFINE_MARKER), the hand-over. */
 int shc__attr_listener(void);
 #define SHC__CONFINE_MARKER 0x53484344u /* "SHCD": no prctl option has this value */
+
+/* pread(mem, buf, n, addr) of a watched process's /proc/PID/mem on a thread of its own, waited
+ * for at most SHC__MEM_DEADLINE_MS (memread.c): a page the command's own FUSE server never
+ * delivers cannot hold up the agent.  -1 with errno ETIMEDOUT past the deadline. */
+ssize_t shc__mem_pread(int mem, void *buf, size_t n, uint64_t addr);
+#define SHC__MEM_DEADLINE_MS 1000
+/* Whether any of addrs lies in pid's mapping of a file on FUSE or a network file system (pid:
+ * the process whose /proc/PID/mem mem is): its pages may never arrive, so it is not read. */
+bool shc__mem_remote(int mem, const uint64_t *addrs, size_t naddrs);
 
 struct seccomp_notif;
 /* The supervisor's answer to a notification n (mem: /proc/PID/mem, or -1): -1 when it is no

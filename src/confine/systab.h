@@ -22,6 +22,8 @@ enum {
     SHC_SD_SOCK,    /* a sockaddr at arg `path`, length arg `dirfd` */
     SHC_SD_MSG,     /* a struct msghdr at arg1 (sendmsg; sendmmsg's first) */
     SHC_SD_FD,      /* a descriptor at arg `dirfd`: the file it names */
+    SHC_SD_PID,     /* a pid at arg `dirfd` (0, the caller or its command's own: no event);
+                     * arg `path` >= 0: no event when that argument is NULL (prlimit64) */
     SHC_SD_NONE,
 };
 

@@ -65,7 +65,7 @@ static bool read_str(int mem, uint64_t addr, char *buf, size_t cap)
         size_t want = PAGE - (size_t)(a % PAGE);
         if (want > cap - 1 - got)
             want = cap - 1 - got;
-        ssize_t n = pread(mem, buf + got, want, (off_t)a);
+        ssize_t n = shc__mem_pread(mem, buf + got, want, a);
         if (n <= 0)
             break;
         void *z = memchr(buf + got, 0, (size_t)n);
@@ -79,7 +79,7 @@ static bool read_str(int mem, uint64_t addr, char *buf, size_t cap)
 
 static bool read_mem(int mem, uint64_t addr, void *buf, size_t n)
 {
-    return addr && pread(mem, buf, n, (off_t)addr) == (ssize_t)n;
+    return addr && shc__mem_pread(mem, buf, n, addr) == (ssize_t)n;
 }
 
 /* Printable: control bytes become '?'. */
@@ -153,6 +153,15 @@ static pid_t parent_of(pid_t pid)
 static bool from_the_shell(const shc_confine_watch *w, pid_t pid)
 {
     return !w->leader || pid == w->leader || parent_of(pid) == w->leader;
+}
+
+/* Whether pid is the command's login shell or one of its descendants. */
+static bool in_command(const shc_confine_watch *w, pid_t pid)
+{
+    for (int i = 0; i < 64 && pid > 1; i++, pid = parent_of(pid))
+        if (pid == w->leader)
+            return true;
+    return false;
 }
 
 static bool program_ok(shc_confine_watch *w, const char *path, pid_t pid)
@@ -305,6 +314,15 @@ static bool describe(shc_confine_watch *w, const struct seccomp_notif *n, int me
             return false; /* a connected socket: no address given */
         return sockaddr_text(mem, h.name, h.namelen, p, cap, &unix_nss);
     }
+    case SHC_SD_PID: {
+        pid_t t = (pid_t)(int)d->args[e->dirfd];
+        if (t == 0 || t == ev->pid || (e->path >= 0 && !d->args[e->path]))
+            return false; /* itself, or prlimit64 only reading a limit */
+        if (!strcmp(e->name, "pidfd_open") && w->leader && in_command(w, t))
+            return false;
+        snprintf(p, cap, "pid %d", (int)t);
+        return true;
+    }
     default:
         if (!strcmp(e->name, "ioctl") && (uint32_t)d->args[1] != 0x5412u) {
             ev->what = "change"; /* an inode's flags (chattr) */
@@ -359,11 +377,23 @@ static bool one(shc_confine_watch *w)
     int mem = open(path, O_RDONLY | O_CLOEXEC);
     /* The workspace sandbox's metadata rule first: the supervisor makes the call itself on the
      * file it checked (res 0), or refuses it (an errno): a refused call changed nothing. */
-    int res = w->sandboxed ? shc__attr_decide((const char *const *)w->roots, w->nroots, w->n,
+    /* Arguments in a page of a FUSE or network file system are never read (memread.c): the
+     * call is refused, and reported. */
+    uint64_t args[6];
+    for (size_t i = 0; i < 6; i++)
+        args[i] = w->n->data.args[i];
+    bool remote = mem >= 0 && shc__mem_remote(mem, args, 6);
+    int res = remote ? EFAULT : w->sandboxed ? shc__attr_decide((const char *const *)w->roots, w->nroots, w->n,
                                               mem)
                            : -1;
     shc_confine_event ev;
     bool is_event = res <= 0 && w->watching && describe(w, w->n, mem, &ev);
+    if (remote && w->watching) {
+        is_event = true;
+        ev = (shc_confine_event){.what = "remote", .syscall = "syscall", .pid = (pid_t)w->n->pid};
+        const shc_sysent *e = shc__confine_sys(w->n->data.nr);
+        ev.syscall = e ? e->name : ev.syscall;
+    }
     if (mem >= 0)
         close(mem);
     /* What we read is the call's only if the notification is still pending now. */
@@ -518,7 +548,13 @@ const char *shc_confine_event_text(const shc_confine_event *ev, char *buf, size_
     else if (!strcmp(ev->what, "io_uring"))
         snprintf(buf, cap, "it set up io_uring (io_uring_setup), which the watch cannot see into");
     else if (!strcmp(ev->what, "process"))
-        snprintf(buf, cap, "it reached into another process (%s)", ev->syscall);
+        snprintf(buf, cap, "it reached into another process (%s%s%s)", ev->syscall,
+                 ev->detail[0] ? " " : "", ev->detail);
+    else if (!strcmp(ev->what, "remote"))
+        snprintf(buf, cap, "it passed %s an argument in a file on FUSE or a network file system "
+                           "(not read; refused)", ev->syscall);
+    else if (!strcmp(ev->what, "kernel"))
+        snprintf(buf, cap, "it changed kernel state that is no file (%s)", ev->syscall);
     else
         snprintf(buf, cap, "it made %s", d);
     return buf;
