@@ -272,7 +272,7 @@ static bool read_path(int mem, uint64_t addr, char *buf, size_t cap)
         size_t want = 4096 - (size_t)((addr + got) % 4096);
         if (want > cap - 1 - got)
             want = cap - 1 - got;
-        ssize_t n = shc__mem_pread(mem, buf + got, want, addr + got);
+        ssize_t n = pread(mem, buf + got, want, (off_t)(addr + got));
         if (n <= 0)
             return false;
         if (memchr(buf + got, 0, (size_t)n))
@@ -355,7 +355,7 @@ static int rc_of(long r)
 /* Reads n bytes at addr; EFAULT when it cannot. */
 static bool rd(int mem, uint64_t addr, void *buf, size_t n)
 {
-    return addr && shc__mem_pread(mem, buf, n, addr) == (ssize_t)n;
+    return addr && pread(mem, buf, n, (off_t)addr) == (ssize_t)n;
 }
 
 /* The timestamps of a utime-family call as utimensat's pair; *null when it gave none. */

@@ -10,7 +10,9 @@
  * mapping of a file on FUSE or a network file system: such a page is never read (its fault can
  * wait on the command itself, which then cannot end, and neither could a thread of ours stuck in
  * it) and the call is refused.  A command that maps such a file over the address between that
- * check and the read still meets the deadline: the loop goes on. */
+ * check and the read still meets the deadline: the loop goes on.  The sandbox's metadata rule
+ * (attrs.c) reads directly after the same check: its calls come by the thousand (a chmod -R),
+ * and a thread for each read cost too much; the race above can hold its loop. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
