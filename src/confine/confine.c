@@ -52,25 +52,6 @@
 #ifndef TIOCSTI
 #define TIOCSTI 0x5412
 #endif
-/* Numbers newer than some headers; the same on x86_64 and aarch64 (the unified table). */
-#ifndef __NR_pidfd_send_signal
-#define __NR_pidfd_send_signal 424
-#endif
-#ifndef __NR_open_tree
-#define __NR_open_tree 428
-#define __NR_move_mount 429
-#define __NR_fsopen 430
-#define __NR_fsconfig 431
-#define __NR_fsmount 432
-#define __NR_fspick 433
-#endif
-#ifndef __NR_process_madvise
-#define __NR_process_madvise 440
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
-
 /* Open flags that make an open more than a read: O_WRONLY, O_RDWR, O_CREAT, O_TRUNC and
  * __O_TMPFILE (the same values on x86_64 and aarch64). */
 #define WRITE_FLAGS (01u | 02u | 0100u | 01000u | 020000000u)
@@ -271,6 +252,9 @@ static const shc_sysent systab[] = {
     ENT(iopl, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(ioperm, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
 #endif
+    ENT(process_vm_readv, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(kcmp, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(pidfd_open, "process", SHC_SC_ALWAYS, SHC_SD_PID, -1, 0), /* outside its own tree */
 };
 #undef ENT
 

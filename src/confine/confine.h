@@ -135,7 +135,7 @@ typedef struct shc_confine_watch shc_confine_watch;
  * static (syscall, what) or inside the event (detail); borrowed for the callback only. */
 typedef struct shc_confine_event {
     const char *what;    /* "exec", "write", "change", "network", "terminal", "io_uring",
-                          * "process", "abi" */
+                          * "process", "kernel" (SysV IPC, keyrings, mounts), "abi" */
     const char *syscall; /* "openat", "execve", ... */
     pid_t pid;
     char detail[SHC_CONFINE_DETAIL]; /* the path, program, address; printable, may be empty */

@@ -31,6 +31,9 @@ const char *shc_confine_event_text(const shc_confine_event *ev, char *buf, size_
                  ev->syscall);
     else if (!strcmp(ev->what, "io_uring"))
         snprintf(buf, cap, "it set up io_uring (io_uring_setup), which the watch cannot see into");
+    else if (!strcmp(ev->what, "remote"))
+        snprintf(buf, cap, "it passed %s an argument in a file on FUSE or a network file system "
+                 "(not read; refused)", ev->syscall);
     else if (!strcmp(ev->what, "process") && ev->detail[0])
         snprintf(buf, cap, "it changed another process (%s)", d);
     else if (!strcmp(ev->what, "process"))

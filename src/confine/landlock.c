@@ -55,6 +55,9 @@ enum { LL_VERSION = 1, LL_RULE_PATH_BENEATH = 1 };
 #define FS_READ_DIR (1ull << 3)
 #define FS_REFER (1ull << 13)    /* ABI 2 */
 #define FS_TRUNCATE (1ull << 14) /* ABI 3 */
+#define FS_IOCTL_DEV (1ull << 15) /* ABI 5 */
+#define FS_MAKE_CHAR (1ull << 6)
+#define FS_MAKE_BLOCK (1ull << 11)
 /* WRITE_FILE, REMOVE_DIR, REMOVE_FILE, MAKE_CHAR/DIR/REG/SOCK/FIFO/BLOCK/SYM (ABI 1) */
 #define FS_WRITES_V1 (FS_WRITE_FILE | (0x1ffull << 4))
 #define NET_BIND_TCP (1ull << 0)    /* ABI 4 */
@@ -63,7 +66,7 @@ enum { LL_VERSION = 1, LL_RULE_PATH_BENEATH = 1 };
 #define SCOPE_SIGNAL (1ull << 1)        /* ABI 6 */
 
 /* The rights a rule on a file (not a directory) may carry. */
-#define FS_FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE)
+#define FS_FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
 
 int shc__landlock_abi(void)
 {
@@ -121,7 +124,10 @@ int shc__landlock_apply(const shc_confine_spec *s)
     if (abi <= 0)
         return -ENOSYS;
     uint64_t writes = fs_writes(abi);
-    ll_ruleset ra = {writes, 0, 0};
+    /* ioctl on devices (ABI 5): handled, granted back only on the terminal and the devices
+     * below, so a command cannot change another terminal's settings (stty -F) */
+    uint64_t ioctl_dev = abi >= 5 ? FS_IOCTL_DEV : 0;
+    ll_ruleset ra = {writes | ioctl_dev, 0, 0};
     size_t size = sizeof ra.fs;
     if (abi >= 4) {
         size += sizeof ra.net;
@@ -136,11 +142,14 @@ int shc__landlock_apply(const shc_confine_spec *s)
     if (rs < 0)
         return -errno;
     int rc = 0;
-    uint64_t dev = FS_WRITE_FILE | (abi >= 3 ? FS_TRUNCATE : 0);
+    uint64_t dev = FS_WRITE_FILE | (abi >= 3 ? FS_TRUNCATE : 0) | ioctl_dev;
     for (size_t i = 0; !rc && i < sizeof devices / sizeof devices[0]; i++)
         rc = grant((int)rs, devices[i], -1, dev);
     if (!rc && isatty(1))
         rc = grant((int)rs, NULL, 1, dev);
+    /* Device nodes are never made, in any mode: a node made under a writable root would carry
+     * that root's rights to whatever device it names (a disk, as root). */
+    writes &= ~(FS_MAKE_CHAR | FS_MAKE_BLOCK);
     if (!rc && s->sandbox == SHC_SANDBOX_WORKSPACE) {
         rc = grant((int)rs, ".", -1, writes);
         for (const char *p = s->writable, *end = p + s->writable_len; !rc && p && p < end;
@@ -198,6 +207,8 @@ int shc__sandbox_apply(const shc_confine_spec *s)
     int rc = shc__landlock_apply(s);
     if (!rc)
         rc = shc__ttyfilter_apply();
+    if (!rc)
+        rc = shc__procfilter_apply();
     if (!rc && !(s->flags & SHC_CONFINE_NETWORK))
         rc = shc__netfilter_apply();
     if (!rc)

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "confine/confine.h"
 
@@ -23,6 +25,11 @@ int shc__netfilter_apply(void);
 /* In the child: a seccomp filter making ioctl(TIOCSTI) and ioctl(TIOCLINUX) fail with EPERM
  * (no typing into a terminal).  0, or -errno. */
 int shc__ttyfilter_apply(void);
+
+/* In the child, every mode (procfilter.c): EPERM from System V IPC, the keyrings, ptrace,
+ * process_vm_writev, pidfd_getfd, and from changing another process's limits, priority or
+ * scheduling (pid 0, the caller, stays allowed).  0, or -errno. */
+int shc__procfilter_apply(void);
 
 /* In the child: the metadata rule's plain filter (attrs.c): in read-only mode chmod, chown,
  * utimes, *xattr writes and the inode-flag ioctls fail with EPERM; in every mode so do they in
@@ -42,6 +49,14 @@ typedef struct {
 /* 0, or -1 when out of memory (r is then still safe to free). */
 int shc__roots_init(shc__roots *r, const shc_confine_spec *spec);
 void shc__roots_free(shc__roots *r);
+/* pread(mem, buf, n, addr) of a watched process's /proc/PID/mem on a thread of its own, waited
+ * for at most SHC__MEM_DEADLINE_MS (memread.c): a page the command's own FUSE server never
+ * delivers cannot hold up the agent.  -1 with errno ETIMEDOUT past the deadline. */
+ssize_t shc__mem_pread(int mem, void *buf, size_t n, uint64_t addr);
+#define SHC__MEM_DEADLINE_MS 1000
+/* Whether any of addrs lies in pid's mapping of a file on FUSE or a network file system (pid:
+ * the process whose /proc/PID/mem mem is): its pages may never arrive, so it is not read. */
+bool shc__mem_remote(int mem, const uint64_t *addrs, size_t naddrs);
 
 struct seccomp_notif;
 /* The supervisor's answer to a notification n (mem: /proc/PID/mem, or -1): -1 when it is no

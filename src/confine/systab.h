@@ -4,6 +4,7 @@
 #define SHC_CONFINE_SYSTAB_H
 
 #include <stddef.h>
+#include <sys/syscall.h>
 
 /* When the filter notifies a call. */
 enum {
@@ -49,5 +50,27 @@ typedef struct shc_sysent {
 const shc_sysent *shc__confine_systab(size_t *n);
 /* The entry for nr, or NULL. */
 const shc_sysent *shc__confine_sys(int nr);
+
+/* Numbers newer than some headers; the same on x86_64 and aarch64 (the unified table). */
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#define __NR_move_mount 429
+#define __NR_fsopen 430
+#define __NR_fsconfig 431
+#define __NR_fsmount 432
+#define __NR_fspick 433
+#endif
+#ifndef __NR_process_madvise
+#define __NR_process_madvise 440
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
 
 #endif

@@ -78,7 +78,7 @@ static bool read_str(int mem, uint64_t addr, char *buf, size_t cap)
         size_t want = PAGE - (size_t)(a % PAGE);
         if (want > cap - 1 - got)
             want = cap - 1 - got;
-        ssize_t n = pread(mem, buf + got, want, (off_t)a);
+        ssize_t n = shc__mem_pread(mem, buf + got, want, a);
         if (n <= 0)
             break;
         void *z = memchr(buf + got, 0, (size_t)n);
@@ -92,7 +92,7 @@ static bool read_str(int mem, uint64_t addr, char *buf, size_t cap)
 
 static bool read_mem(int mem, uint64_t addr, void *buf, size_t n)
 {
-    return addr && pread(mem, buf, n, (off_t)addr) == (ssize_t)n;
+    return addr && shc__mem_pread(mem, buf, n, addr) == (ssize_t)n;
 }
 
 /* Printable: control bytes become '?'. */
@@ -447,13 +447,26 @@ static bool one(shc_confine_watch *w)
     shc_confine_event ev, ran = {"exec", "execve", (pid_t)w->n->pid, ""};
     bool other = !w->quiet && shc__obj_exec_check(&w->obj, ran.pid, ran.detail, sizeof ran.detail);
     w->res = -1;
-    /* The workspace sandbox's metadata rule first: the supervisor makes the call itself on the
-     * file it checked (res 0), or refuses it (an errno): a refused call changed nothing. */
-    int res = w->sandboxed ? shc__attr_decide((const char *const *)w->roots.dirs, w->roots.n,
-                                              w->n, mem)
-                           : -1;
-    int disp = res <= 0 && w->watching ? describe(w, w->n, mem, &ev) : D_NONE;
+    /* Arguments in a page of a FUSE or network file system are never read (memread.c): the
+     * call is refused, and reported.  Then the workspace sandbox's metadata rule: the
+     * supervisor makes the call itself on the file it checked (res 0), or refuses it (an
+     * errno): a refused call changed nothing. */
+    uint64_t args[6];
+    for (size_t i = 0; i < 6; i++)
+        args[i] = w->n->data.args[i];
+    bool remote = mem >= 0 && shc__mem_remote(mem, args, 6);
+    int res = remote         ? EFAULT
+              : w->sandboxed ? shc__attr_decide((const char *const *)w->roots.dirs, w->roots.n,
+                                                w->n, mem)
+                             : -1;
+    int disp = !remote && res <= 0 && w->watching ? describe(w, w->n, mem, &ev) : D_NONE;
     bool is_event = disp == D_EVENT;
+    if (remote && w->watching) {
+        is_event = true;
+        ev = (shc_confine_event){.what = "remote", .syscall = "syscall", .pid = (pid_t)w->n->pid};
+        const shc_sysent *e = shc__confine_sys(w->n->data.nr);
+        ev.syscall = e ? e->name : ev.syscall;
+    }
     if (mem >= 0)
         close(mem);
     /* What we read is the call's only if the notification is still pending now. */

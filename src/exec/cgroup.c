@@ -114,6 +114,30 @@ int shc__cg_self(char *out, size_t n, char *why, size_t nwhy)
     return 0;
 }
 
+/* Whether every process listed in procs (a cgroup.procs file) has exited but for a thread stuck
+ * in the kernel (its leader a zombie, or not listed at all): nothing more ends it, waiting
+ * longer is pointless.  Asked only after a tenth of a second of waiting. */
+static bool only_stuck(const char *procs)
+{
+    char buf[8192], stat[64], st[512];
+    if (slurp(procs, buf, sizeof buf) <= 0)
+        return true; /* no process listed, yet not empty: only such threads are left */
+    int n = 0;
+    for (char *q = buf; *q;) {
+        char *e;
+        long v = strtol(q, &e, 10);
+        if (e == q)
+            break;
+        q = e;
+        snprintf(stat, sizeof stat, "/proc/%ld/stat", v);
+        const char *r = slurp(stat, st, sizeof st) > 0 ? strrchr(st, ')') : NULL;
+        if (!r || r[1] != ' ' || r[2] != 'Z')
+            return false;
+        n++;
+    }
+    return n > 0;
+}
+
 /* Kills every member of dir (cgroup.kill, else freeze and kill each), waits until it is empty,
  * removes it.  The number of members seen, or -1 when dir does not exist. */
 static int end_dir(const char *dir)
@@ -149,6 +173,8 @@ static int end_dir(const char *dir)
             return seen;
         if (errno != EBUSY)
             break;
+        if (i % 100 == 99 && only_stuck(path))
+            break; /* left to the sweep of stale cgroups */
         if (i % 100 == 99)
             put(dir, "cgroup.kill", "1"); /* a member that slipped in meanwhile */
         struct timespec ts = {0, 1000000};

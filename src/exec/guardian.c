@@ -16,6 +16,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/signame.h"
@@ -349,8 +350,12 @@ static void do_finish(gstate *g, const char *body, size_t len)
         pid_t *keep = leader_pids(g, &nkeep); /* every leader, this one included: reaped below */
         shc__sweep(x.pid, x.token, keep, keep ? nkeep : 0);
         free(keep);
-        while (waitpid(x.pid, NULL, 0) < 0 && errno == EINTR)
-            ;
+        /* Reaped within a bound: a process stuck in the kernel (a page of a FUSE file system
+         * that never answers) outlives SIGKILL; the orphan sweep reaps it once it ends. */
+        for (int t = 0; t < 50 && waitpid(x.pid, NULL, WNOHANG) == 0; t++) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        }
         if (x.pidfd >= 0)
             close(x.pidfd);
         free(x.token);

@@ -88,6 +88,10 @@ shc_exec *shc_exec_new(shc_loop *loop)
     ex->since = shc__ticks_now();
     /* Should the guardian die, what it held comes back to us. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    /* Not dumpable: a command of ours running as the same user cannot ptrace us, read our
+     * memory or take our descriptors with pidfd_getfd (the watch's listener, the client's
+     * pipe).  The guardian is forked from here and inherits it; commands get it back at exec. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (shc__guard_start(&ex->guard, loop, on_guard_exit, on_guard_lost, ex) != 0) {
         free(ex);
         return NULL;
@@ -385,6 +389,21 @@ static void record_exit(shc_pty *p, int code, int status)
 
 /* ---------------------------------------------------------------- kill ladder */
 
+/* SIGKILL was sent STUCK_GRACE_MS ago and the leader has not ended: it is stuck in the kernel
+ * (a page of a file system that never answers, such as a FUSE server of its own).  It is given
+ * up as killed, so the agent goes on; the guardian reaps it if it ever ends. */
+static void on_stuck_timer(shc_loop *loop, void *payload)
+{
+    (void)loop;
+    shc_pty *p = payload;
+    p->t_kill = 0;
+    if (p->exited)
+        return;
+    fprintf(stderr, "shcard: the command did not end %d ms after SIGKILL (stuck in the kernel); "
+                    "given up as killed\n", STUCK_GRACE_MS);
+    record_exit(p, CLD_KILLED, SIGKILL);
+}
+
 static void on_kill_timer(shc_loop *loop, void *payload)
 {
     (void)loop;
@@ -393,6 +412,8 @@ static void on_kill_timer(shc_loop *loop, void *payload)
     if (!p->done) {
         kill(-p->pid, SIGKILL);
         kill(p->pid, SIGKILL);
+        if (!p->exited)
+            p->t_kill = shc_loop_timer(p->loop, STUCK_GRACE_MS, on_stuck_timer, p);
     }
 }
 

@@ -11,6 +11,7 @@
 
 enum {
     READ_SIZE = 65536,
+    STUCK_GRACE_MS = 1000, /* after SIGKILL, wait this long for the leader before giving up */
     DRAIN_GRACE_MS = 150, /* after exit, wait this long for EOF before hanging up */
     DRAIN_READS = 16,     /* then read at most this many READ_SIZE blocks */
     WATCH_MS = 250,       /* how often commands are checked for waiting on terminal input */

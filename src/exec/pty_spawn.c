@@ -288,6 +288,10 @@ static _Noreturn void child(int slave, int errw, int cg, const char *cwd, const 
     }
     if (chdir(cwd) != 0)
         child_fail(e2, STAGE_CHDIR);
+    /* Dumpable again (the agent and the guardian are not, pty.c): our parent takes the watch's
+     * listener from us with pidfd_getfd, which a non-dumpable process refuses its own user.
+     * Every inherited descriptor is closed by now; exec would make us dumpable anyway. */
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
     /* Last before exec: from here on the watched calls are told to the supervisor, and the exec
      * below is the first of them (our parent answers it once it holds the listener). */
     int lfd = -1, crc = shc_confine_apply(spec, &lfd);

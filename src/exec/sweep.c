@@ -231,6 +231,14 @@ void shc__kill_descendants(void)
             ;
         if (r < 0 && errno == ECHILD)
             break; /* no child left, and so no descendant */
+        /* every one left has exited but for a thread stuck in the kernel: no signal ends it */
+        bool stuck = n > 0;
+        for (int i = 0; i < n && stuck; i++) {
+            procinfo pi;
+            stuck = shc__proc_stat(all[i], &pi) == 0 && pi.state == 'Z';
+        }
+        if (stuck && round >= 40)
+            break;
         struct timespec ts = {0, 5000000};
         nanosleep(&ts, NULL);
     }

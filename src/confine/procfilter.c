@@ -1,0 +1,185 @@
+/* The sandbox's kernel-state filter (sandbox.h): what Landlock does not cover because it is no
+ * file and no signal.  In every sandbox mode these calls fail with EPERM:
+ *   - System V IPC (shared memory, message queues, semaphores; the i386 ipc() multiplexer) and
+ *     the kernel keyrings (add_key, request_key, keyctl): state other programs share, which
+ *     outlives the command;
+ *   - ptrace, process_vm_writev and pidfd_getfd: reaching into another process (Landlock's
+ *     ptrace scope stops most of this already; this holds on kernels without it);
+ *   - changing another process's limits, priority or scheduling: prlimit64 with a pid and a
+ *     new limit, setpriority and ioprio_set with a `who`, sched_set{affinity,param,scheduler,
+ *     attr}, migrate_pages and move_pages with a pid.  Pid 0 (the caller itself) stays
+ *     allowed: `ulimit`, `nice`, `taskset CMD`, `ionice CMD` work.  A thread's own id is not 0,
+ *     so pthread_setaffinity_np() and pthread_setschedparam() fail too (EPERM, which callers
+ *     treat as "not permitted here").
+ * The foreign ABI (i386 on x86_64, arm on aarch64) gets the same under its own numbers; x32
+ * under its own.  This filter denies, it never notifies. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "confine/sandbox.h"
+
+enum { R_ALL, R_A0, R_A1, R_PRLIM };
+
+typedef struct rule {
+    uint32_t nr;
+    unsigned char kind;
+} rule;
+
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#define FOREIGN_ARCH AUDIT_ARCH_I386
+#define X32(n) {0x40000000u | (uint32_t)(n), R_ALL}
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#define FOREIGN_ARCH AUDIT_ARCH_ARM
+#else
+#define NATIVE_ARCH 0
+#endif
+
+#if NATIVE_ARCH
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+#ifndef __NR_sched_setattr
+#define __NR_sched_setattr 314 /* x86_64; aarch64 has it in every libc header */
+#endif
+
+#define N(name, kind) {(uint32_t)__NR_##name, kind}
+static const rule native[] = {
+    N(shmget, R_ALL), N(shmat, R_ALL), N(shmctl, R_ALL), N(msgget, R_ALL), N(msgsnd, R_ALL),
+    N(msgrcv, R_ALL), N(msgctl, R_ALL), N(semget, R_ALL), N(semop, R_ALL),
+    N(semtimedop, R_ALL), N(semctl, R_ALL), N(add_key, R_ALL), N(request_key, R_ALL),
+    N(keyctl, R_ALL), N(ptrace, R_ALL), N(process_vm_writev, R_ALL), N(pidfd_getfd, R_ALL),
+    N(sched_setaffinity, R_A0), N(sched_setparam, R_A0), N(sched_setscheduler, R_A0),
+    N(sched_setattr, R_A0), N(migrate_pages, R_A0), N(move_pages, R_A0),
+    N(setpriority, R_A1), N(ioprio_set, R_A1), N(prlimit64, R_PRLIM),
+#if defined(__x86_64__)
+    /* x32: the common numbers with the x32 bit, its own numbers for ptrace and
+     * process_vm_writev; refused whatever the arguments (nothing uses x32 for these) */
+    X32(__NR_shmget), X32(__NR_shmat), X32(__NR_shmctl), X32(__NR_msgget), X32(__NR_msgsnd),
+    X32(__NR_msgrcv), X32(__NR_msgctl), X32(__NR_semget), X32(__NR_semop),
+    X32(__NR_semtimedop), X32(__NR_semctl), X32(__NR_add_key), X32(__NR_request_key),
+    X32(__NR_keyctl), X32(521), X32(540), X32(__NR_pidfd_getfd), X32(__NR_sched_setaffinity),
+    X32(__NR_sched_setparam), X32(__NR_sched_setscheduler), X32(__NR_sched_setattr),
+    X32(__NR_migrate_pages), X32(533), X32(__NR_setpriority), X32(__NR_ioprio_set),
+    X32(__NR_prlimit64),
+#endif
+};
+#undef N
+
+/* The foreign ABI's numbers (the kernel's syscall tables for i386 and arm). */
+static const rule foreign[] = {
+#if defined(__x86_64__)
+    {117, R_ALL}, /* ipc() */
+    {393, R_ALL}, {394, R_ALL}, {395, R_ALL}, {396, R_ALL}, {397, R_ALL}, {399, R_ALL},
+    {400, R_ALL}, {401, R_ALL}, {402, R_ALL}, /* sem/shm/msg */
+    {286, R_ALL}, {287, R_ALL}, {288, R_ALL}, /* add_key, request_key, keyctl */
+    {26, R_ALL}, {348, R_ALL}, {438, R_ALL},  /* ptrace, process_vm_writev, pidfd_getfd */
+    {154, R_A0}, {156, R_A0}, {241, R_A0}, {351, R_A0}, {294, R_A0}, {317, R_A0},
+    {97, R_A1}, {289, R_A1}, {340, R_PRLIM},
+#else
+    {298, R_ALL}, {299, R_ALL}, {300, R_ALL}, {301, R_ALL}, {302, R_ALL}, {303, R_ALL},
+    {304, R_ALL}, {305, R_ALL}, {307, R_ALL}, {308, R_ALL}, {312, R_ALL}, /* sem/shm/msg */
+    {309, R_ALL}, {310, R_ALL}, {311, R_ALL}, /* add_key, request_key, keyctl */
+    {26, R_ALL}, {377, R_ALL}, {438, R_ALL},  /* ptrace, process_vm_writev, pidfd_getfd */
+    {154, R_A0}, {156, R_A0}, {241, R_A0}, {380, R_A0}, {400, R_A0}, {344, R_A0},
+    {97, R_A1}, {314, R_A1}, {369, R_PRLIM},
+#endif
+};
+
+#define LD_ABS (BPF_LD | BPF_W | BPF_ABS)
+#define JEQ (BPF_JMP | BPF_JEQ | BPF_K)
+#define RET (BPF_RET | BPF_K)
+#define DENY (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+#define ARG_LO(i) ((uint32_t)offsetof(struct seccomp_data, args) + 8u * (uint32_t)(i))
+
+typedef struct fbuf {
+    struct sock_filter *f;
+    size_t n, cap;
+} fbuf;
+
+static void emit(fbuf *b, unsigned short code, unsigned char jt, unsigned char jf, uint32_t k)
+{
+    if (b->n < b->cap)
+        b->f[b->n] = (struct sock_filter){code, jt, jf, k};
+    b->n++;
+}
+
+/* One rule, entered with A = the call's number; falls through to the next rule when the
+ * number differs.  The pid/who arguments are ints: their low half is what the kernel reads. */
+static void emit_rule(fbuf *b, const rule *r)
+{
+    switch (r->kind) {
+    case R_ALL:
+        emit(b, JEQ, 0, 1, r->nr);
+        emit(b, RET, 0, 0, DENY);
+        break;
+    case R_A0:
+    case R_A1:
+        emit(b, JEQ, 0, 4, r->nr);
+        emit(b, LD_ABS, 0, 0, ARG_LO(r->kind == R_A0 ? 0 : 1));
+        emit(b, JEQ, 1, 0, 0);
+        emit(b, RET, 0, 0, DENY);
+        emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+        break;
+    case R_PRLIM: /* a pid other than 0 and a new limit (arg2 not NULL) */
+        emit(b, JEQ, 0, 9, r->nr);
+        emit(b, LD_ABS, 0, 0, ARG_LO(0));
+        emit(b, JEQ, 6, 0, 0);          /* pid 0 -> allow */
+        emit(b, LD_ABS, 0, 0, ARG_LO(2));
+        emit(b, JEQ, 1, 0, 0);          /* low half 0 -> look at the high half */
+        emit(b, RET, 0, 0, DENY);
+        emit(b, LD_ABS, 0, 0, ARG_LO(2) + 4u);
+        emit(b, JEQ, 1, 0, 0);          /* NULL -> allow */
+        emit(b, RET, 0, 0, DENY);
+        emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+        break;
+    default: break;
+    }
+}
+
+static void build(fbuf *b)
+{
+    size_t nn = sizeof native / sizeof native[0], nf = sizeof foreign / sizeof foreign[0];
+    emit(b, LD_ABS, 0, 0, (uint32_t)offsetof(struct seccomp_data, arch));
+    emit(b, JEQ, 3, 0, NATIVE_ARCH);
+    emit(b, JEQ, 1, 0, FOREIGN_ARCH);
+    emit(b, RET, 0, 0, SECCOMP_RET_ALLOW); /* another architecture */
+    emit(b, BPF_JMP | BPF_JA, 0, 0, 0); /* patched below: -> the foreign block */
+    size_t ja = b->n - 1;
+    emit(b, LD_ABS, 0, 0, (uint32_t)offsetof(struct seccomp_data, nr));
+    for (size_t i = 0; i < nn; i++)
+        emit_rule(b, &native[i]);
+    emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+    if (ja < b->cap)
+        b->f[ja].k = (uint32_t)(b->n - ja - 1);
+    emit(b, LD_ABS, 0, 0, (uint32_t)offsetof(struct seccomp_data, nr));
+    for (size_t i = 0; i < nf; i++)
+        emit_rule(b, &foreign[i]);
+    emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+}
+#endif
+
+int shc__procfilter_apply(void)
+{
+#if NATIVE_ARCH
+    struct sock_filter f[512];
+    fbuf b = {f, 0, sizeof f / sizeof f[0]};
+    build(&b);
+    if (b.n > b.cap)
+        return -E2BIG;
+    struct sock_fprog prog = {(unsigned short)b.n, f};
+    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+        return -errno;
+    return 0;
+#else
+    return -ENOSYS;
+#endif
+}

@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# RED-TEAM REGRESSION SUITE (confinement): reproducers for findings RC1-RC5 of the confinement
+# red team.  Every "finding" check FAILS on the code as it was when the suite was written and
+# passes once its finding is fixed; every "control" check passes today and shows the harness can
+# see the effect (the same act, unhidden or unsandboxed).  Merge it together with the fixes.
+#   RC1 verified cards: the command takes the agent's seccomp listener (pidfd_getfd is not
+#       watched, the agent is ptrace-able by its own commands) and answers its own
+#       notifications: a write with no event, card held (shcard run and shcard acp)
+#   RC2 verified cards: a path argument in a FUSE-backed page the command serves itself makes
+#       the supervisor's read of /proc/PID/mem wait forever: the agent's loop hangs (root)
+#   RC3 sandbox and watch: kernel state that is no file (SysV shared memory, the user keyring)
+#       is written from a read-only sandbox / a held read card
+#   RC4 sandbox and watch: resource limits and priority of processes outside (prlimit kills an
+#       outside process with RLIMIT_CPU, renice), which Landlock's signal scope does not cover
+#   RC5 sandbox: ioctls other than TIOCSTI/TIOCLINUX on another terminal opened for reading
+#       (stty -F: echo turned off on a terminal outside the sandbox)
+#   RC6 sandbox (root): the workspace rule grants MAKE_BLOCK/MAKE_CHAR: mknod of an outside block
+#       device inside the workspace, then a raw write through it (a loop device's backing file)
+# Each check prints a PASS or FAIL line; the suite ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+R=$PWD
+S=${SHCARD:-$R/shcard}
+D=$PWD/tests/data/rt_confine
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+T=$(mktemp -d)
+KEY=$((0x5c000000 + $$ % 65536))
+LOOP=
+VICTIMS=()
+cleanup() {
+  for v in "${VICTIMS[@]}"; do kill -KILL "$v" 2>/dev/null; done
+  wait 2>/dev/null
+  "$T/sysv" rm "$KEY" 2>/dev/null
+  fuse_abort
+  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+_pass=0
+_fail=0
+pass() { _pass=$((_pass + 1)); echo "PASS: $*"; }
+fail() { _fail=$((_fail + 1)); echo "FAIL: $*"; }
+# verdict JSON-LINES: the verify event's held value ("true"/"false"/"" when none)
+held() { grep '"event":"verify"' "$1" | grep -o '"held":[a-z]*' | head -1 | cut -d: -f2; }
+
+[ -x "$S" ] || { fail "no shcard binary at $S"; echo "$_pass passed, $_fail failed"; exit 1; }
+cc -O2 -o "$T/steal" "$D/steal.c" && cc -O2 -o "$T/sysv" "$D/sysv.c" ||
+  { fail "cannot build the probes"; echo "$_pass passed, $_fail failed"; exit 1; }
+mkdir -p "$T/ws"
+cd "$T/ws"
+
+# ------------------------------------------------------------------ RC1 the listener taken
+RT_NOSTEAL=1 timeout -s KILL 30 "$S" run --verify --as read --json "$T/steal $T/ws/ctl.txt" >"$T/j" 2>&1
+if [ "$(held "$T/j")" = false ] && [ -s "$T/ws/ctl.txt" ]; then
+  pass "RC1 control: the watch reports a read card's plain write (held:false)"
+else
+  fail "RC1 control: plain write not reported: $(tail -c 400 "$T/j")"
+fi
+hidden=0 # the listener is shared with the agent: who receives a notification is a race
+for i in 1 2 3 4; do
+  rm -f "$T/ws/out$i.txt"
+  timeout -s KILL 30 "$S" run --verify --as read --json "$T/steal $T/ws/out$i.txt" >"$T/j" 2>&1
+  h=$(held "$T/j")
+  [ -s "$T/ws/out$i.txt" ] && [ "$h" != false ] && hidden=$((hidden + 1))
+done
+if [ "$hidden" -gt 0 ]; then
+  fail "RC1: the command took the agent's listener, wrote a file and the card held ($hidden of 4 runs)"
+else
+  pass "RC1: a write behind a taken listener is reported (4 of 4 runs)"
+fi
+if [ -d "$R/tests/e2e/node_modules/@agentclientprotocol/sdk" ]; then
+  mkdir -p "$T/acp/.bin"
+  cp "$T/steal" "$T/acp/.bin/cat"
+  (cd "$R" && SHCARD="$S" RT_WS="$T/acp" timeout -s KILL 90 node tests/e2e/rt_confine.test.mjs) >"$T/node.txt" 2>&1
+  cat "$T/node.txt" | grep -E '^(PASS|FAIL)'
+  np=$(grep -c '^PASS' "$T/node.txt")
+  nf=$(grep -c '^FAIL' "$T/node.txt")
+  _pass=$((_pass + np))
+  _fail=$((_fail + nf))
+  [ $((np + nf)) -gt 0 ] || fail "RC1 acp: the ACP client test printed nothing: $(tail -c 600 "$T/node.txt")"
+else
+  fail "RC1 acp: tests/e2e/node_modules is missing (make npm-deps)"
+fi
+
+# ------------------------------------------------------------------ RC2 the supervisor held up
+# root only: mount(2) of a FUSE file system (a user would need fusermount3 on the machine)
+MNT= # set while the FUSE mount may exist: never stat it (a stat waits on the hung daemon)
+fuse_abort() {
+  [ -n "$MNT" ] || return 0
+  local mm
+  mm=$(awk -v m="$MNT" '$5 == m {print $3}' /proc/self/mountinfo | head -1)
+  if [ -n "$mm" ]; then
+    mountpoint -q /sys/fs/fuse/connections 2>/dev/null ||
+      mount -t fusectl fusectl /sys/fs/fuse/connections 2>/dev/null
+    [ -w "/sys/fs/fuse/connections/${mm#*:}/abort" ] && echo 1 >"/sys/fs/fuse/connections/${mm#*:}/abort"
+    umount -l "$MNT" 2>/dev/null
+  fi
+  MNT=
+}
+if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ]; then
+  mkdir -p "$T/mnt"
+  MNT=$T/mnt
+  t0=$(date +%s)
+  timeout -s KILL 20 "$S" run --verify --as read --timeout 3 --json "$PY $D/fusehang.py $T/mnt" >"$T/j" 2>&1
+  rc=$?
+  t1=$(date +%s)
+  fuse_abort
+  if [ "$rc" = 137 ] || [ $((t1 - t0)) -ge 15 ]; then
+    fail "RC2: a path in a FUSE page the command serves hung the agent (--timeout 3 never fired; killed after $((t1 - t0)) s)"
+  else
+    pass "RC2: the agent ended the command at its timeout (rc $rc after $((t1 - t0)) s)"
+  fi
+else
+  echo "SKIP: RC2 needs root and /dev/fuse (a user reaches the same with fusermount3)"
+fi
+
+# ------------------------------------------------------------------ RC3 state that is no file
+"$T/sysv" mk "$KEY"
+timeout -s KILL 30 "$S" run --sandbox off "$T/sysv write $KEY control" >/dev/null 2>&1
+if [ "$("$T/sysv" read "$KEY")" = control ]; then pass "RC3 control: sandbox off writes the segment"; else fail "RC3 control: the unsandboxed write did not land"; fi
+"$T/sysv" write "$KEY" orig
+timeout -s KILL 30 "$S" run --sandbox read-only "$T/sysv write $KEY pwned" >/dev/null 2>&1
+got=$("$T/sysv" read "$KEY")
+if [ "$got" = orig ]; then pass "RC3 shm: read-only sandbox cannot write another program's SysV segment"
+else fail "RC3 shm: a read-only sandboxed command rewrote an outside SysV shared memory segment (now '$got')"; fi
+"$T/sysv" write "$KEY" orig
+timeout -s KILL 30 "$S" run --verify --as read --json "$T/sysv write $KEY pwned" >"$T/j" 2>&1
+got=$("$T/sysv" read "$KEY")
+h=$(held "$T/j")
+if [ "$got" != orig ] && [ "$h" != false ]; then fail "RC3 shm watch: a read card rewrote a SysV segment and held (held:$h)"
+else pass "RC3 shm watch: reported (held:$h)"; fi
+"$T/sysv" rm "$KEY"
+kname=rt_confine_$$
+timeout -s KILL 30 "$S" run --sandbox read-only "$PY $D/addkey.py $kname" >/dev/null 2>&1
+if grep -q " $kname: " /proc/keys; then fail "RC3 keyring: a read-only sandboxed command added a key to the user keyring"
+else pass "RC3 keyring: no key added from the read-only sandbox"; fi
+$PY - "$kname" <<'X'
+import ctypes, sys
+l = ctypes.CDLL(None, use_errno=True)
+k = l.syscall(250, 10, -4, b"user", sys.argv[1].encode(), 0)  # KEYCTL_SEARCH in @u
+if k > 0:
+    l.syscall(250, 21, k)  # KEYCTL_INVALIDATE
+X
+
+# ------------------------------------------------------------------ RC4 limits of outside processes
+# The limit is read back from /proc/V/limits (deterministic on a loaded machine); what it does
+# was observed by hand: RLIMIT_CPU 1:1 on a busy outside loop gets it SIGKILLed ~1 s of CPU later,
+# while `kill -TERM` of the same process from the sandbox is EPERM.
+cpu_limit() { awk '/^Max cpu time/ {print $4 ":" $5}' "/proc/$1/limits"; }
+sleep 300 & VICTIMS+=($!); V=$!
+timeout -s KILL 30 "$S" run --sandbox off "prlimit --pid $V --cpu=1:1" >/dev/null 2>&1
+if [ "$(cpu_limit "$V")" = 1:1 ]; then pass "RC4 control: prlimit without the sandbox sets an outside process's RLIMIT_CPU"
+else fail "RC4 control: prlimit without the sandbox did not change the limit ($(cpu_limit "$V"))"; fi
+{ kill -KILL "$V"; wait "$V"; } 2>/dev/null
+sleep 300 & VICTIMS+=($!); V=$!
+timeout -s KILL 30 "$S" run --sandbox read-only "kill -TERM $V" >/dev/null 2>&1
+sleep 0.2
+if kill -0 "$V" 2>/dev/null; then pass "RC4 control: kill of an outside process from the sandbox is denied"
+else fail "RC4 control: the sandbox let kill through"; sleep 300 & VICTIMS+=($!); V=$!; fi
+timeout -s KILL 30 "$S" run --sandbox read-only "prlimit --pid $V --cpu=1:1" >/dev/null 2>&1
+got=$(cpu_limit "$V")
+if [ "$got" = 1:1 ]; then fail "RC4 prlimit: a read-only sandboxed command set an outside process's RLIMIT_CPU to 1 s (the kernel then kills it)"
+else pass "RC4 prlimit: the outside process keeps its limits ($got)"; fi
+{ kill -KILL "$V"; wait "$V"; } 2>/dev/null
+sleep 300 & VICTIMS+=($!); V=$!
+timeout -s KILL 30 "$S" run --sandbox read-only "renice -n 19 -p $V" >/dev/null 2>&1
+nice=$(awk '{print $19}' "/proc/$V/stat")
+if [ "$nice" = 0 ]; then pass "RC4 renice: the outside process keeps its priority"
+else fail "RC4 renice: a read-only sandboxed command reniced an outside process (nice $nice)"; fi
+timeout -s KILL 30 "$S" run --verify --as read --json "prlimit --pid $V --nofile=7:7" >"$T/j" 2>&1
+h=$(held "$T/j")
+if grep -q 'Max open files *7 *7' "/proc/$V/limits" && [ "$h" != false ]; then
+  fail "RC4 watch: a read card changed an outside process's limits and held (held:$h)"
+else pass "RC4 watch: reported (held:$h)"; fi
+{ kill -KILL "$V"; wait "$V"; } 2>/dev/null
+
+# ------------------------------------------------------------------ RC5 another terminal's settings
+tty_case() { # MODE -> prints echo/noecho as the outside terminal ends up
+  rm -f "$T/tname"
+  $PY "$D/ttyvictim.py" "$T/tname" 2 >"$T/tres" & local v=$!
+  for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/tname" ] && break; sleep 0.1; done
+  timeout -s KILL 30 "$S" run --sandbox "$1" "stty -F $(cat "$T/tname") -echo" >/dev/null 2>&1
+  wait "$v"
+  cat "$T/tres"
+}
+if [ "$(tty_case off)" = noecho ]; then pass "RC5 control: stty -F outside the sandbox turns echo off"; else fail "RC5 control: stty -F did not change the terminal"; fi
+got=$(tty_case read-only)
+if [ "$got" = echo ]; then pass "RC5 tty: a terminal outside keeps its settings"
+else fail "RC5 tty: a read-only sandboxed command changed another terminal's settings (stty -F -echo: $got)"; fi
+
+# ------------------------------------------------------------------ RC6 device nodes in the workspace
+if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && truncate -s 1M "$T/disk" &&
+  LOOP=$(losetup -f --show "$T/disk" 2>/dev/null) && [ -b "$LOOP" ]; then
+  mm=$(stat -c '%t %T' "$LOOP")
+  maj=$((16#${mm% *}))
+  min=$((16#${mm#* }))
+  mkdir -p "$T/ws6"
+  timeout -s KILL 30 "$S" run --sandbox workspace --cwd "$T/ws6" "printf direct | dd of=$LOOP conv=notrunc status=none" >/dev/null 2>&1
+  if [ "$(head -c 6 "$T/disk")" != direct ]; then pass "RC6 control: the workspace sandbox cannot open the outside device itself"
+  else fail "RC6 control: the outside device was written directly"; fi
+  timeout -s KILL 30 "$S" run --sandbox workspace --cwd "$T/ws6" "mknod blk b $maj $min && printf pwned | dd of=blk conv=notrunc status=none" >/dev/null 2>&1
+  sync
+  if [ "$(head -c 5 "$T/disk")" = pwned ]; then fail "RC6: a workspace command made a block device node and wrote an outside device through it"
+  else pass "RC6: no device node write from the workspace"; fi
+  losetup -d "$LOOP"
+  LOOP=
+else
+  echo "SKIP: RC6 needs root and a free loop device"
+fi
+
+echo "$_pass passed, $_fail failed"
+[ "$_fail" -eq 0 ]
