@@ -50,31 +50,6 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Noted for the listing index, which checks these files on its next catch-up (store_index.c). */
-void shc__store_touch(shc_store *st, const char *id)
-{
-    if (st->ntouched > SHC_STORE_TOUCHED)
-        return;
-    for (size_t i = st->ntouched; i-- > 0;)
-        if (!memcmp(st->touched[i], id, SHC_STORE_ID_LEN))
-            return;
-    if (st->ntouched == SHC_STORE_TOUCHED) {
-        st->ntouched++; /* too many: every entry is checked next time */
-        return;
-    }
-    if (st->ntouched == st->touched_cap) {
-        size_t cap = st->touched_cap ? st->touched_cap * 2 : 16;
-        void *p = realloc(st->touched, cap * sizeof *st->touched);
-        if (!p) {
-            st->ntouched = SHC_STORE_TOUCHED + 1;
-            return;
-        }
-        st->touched = p;
-        st->touched_cap = cap;
-    }
-    memcpy(st->touched[st->ntouched++], id, SHC_STORE_ID_LEN + 1);
-}
-
 /* Other agents learn from the index's journal that this session changed; a journal grown
  * long is folded into the index file (store_index.c). */
 static void announce(shc_store_file *f)

@@ -1,12 +1,14 @@
 /* The listing index of the session store (store.h, shc_store_index): every session's head,
  * newest first, so that a session/list page costs a binary search and 50 entries, not a read
  * of every session.  It is kept in memory and in the store (store_cache.c), and brought up to
- * date cheaply: the sessions written here (shc__store_touch) and those other agents announced
- * in the journal are checked one fstatat each; the directory's names are read again (readdir,
+ * date cheaply: the sessions written here (shc__store_touch, store_cache.c) and those other
+ * agents announced in the journal are checked one fstatat each; the directory's names are read again (readdir,
  * no stat) only when its mtime changed for a reason nobody announced (a file made or removed by
  * hand); an entry about to be shown is checked against its file (shc_store_index_verify).  A
- * missing or corrupt index file costs one scan of the store, which writes it again.
- * store_index.c -> store_cache.c, store_dir.c. */
+ * missing or corrupt index file costs one scan of the store, which writes it again.  The file
+ * is parsed a block at a time, as far as pages need (parse_more): entries past the last one
+ * parsed are not final (settled), and sessions read from their files meanwhile are skipped
+ * further down (fresh).  store_index.c -> store_cache.c, store_dir.c. */
 #define _GNU_SOURCE
 #include "acp/store_int.h"
 
