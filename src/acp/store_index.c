@@ -321,7 +321,7 @@ static void fresh_add(shc_store *st, const char *id)
         size_t cap = st->fresh_cap ? st->fresh_cap * 2 : 16;
         void *p = realloc(st->fresh, cap * sizeof *st->fresh);
         if (!p)
-            return; /* the caller parses everything instead (fresh_oom) */
+            return; /* then its stale entry is met as a repeated id: one scan */
         st->fresh = p;
         st->fresh_cap = cap;
     }
@@ -539,7 +539,9 @@ int shc_store_index_more(shc_store *st)
 {
     if (!st->lz.open)
         return 0;
-    size_t n = st->idx_n < SHC_CACHE_BLOCK ? SHC_CACHE_BLOCK : st->idx_n; /* doubling */
+    /* doubling (the merge costs the whole index), but no page parses more than 16,384 */
+    size_t n = st->idx_n < SHC_CACHE_BLOCK ? SHC_CACHE_BLOCK : st->idx_n;
+    n = n > 64 * SHC_CACHE_BLOCK ? 64 * SHC_CACHE_BLOCK : n;
     int rc = parse_more(st, n);
     return rc < 0 ? rc : 1;
 }
