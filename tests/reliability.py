@@ -1760,6 +1760,65 @@ def start_seeded(store):
     return a, sid
 
 
+def case_list_lazy():
+    """A restarted agent reads the index file a block at a time (each with its checksum): its
+    first page costs no scan even when a later block is damaged, which then costs one scan
+    when a page reaches it, every session still listed once and in order; a session another
+    agent announced in the journal, from further down the file, is listed once, first."""
+    d = tempfile.mkdtemp(prefix="shc-lazy-")
+    store = os.path.join(d, "st")
+    scans = lambda x: x.stderr_text().count(b"session store: every session read to index it")
+    agents = []
+    try:
+        a, sid = start_seeded(store)
+        agents.append(a)
+        made = make_sessions(store, 3000, sid)
+        want = [sid] + made[::-1]
+        ids, _, _ = list_all(a)
+        R.check(ids == want and scans(a) == 1, "lazy: the index is built by one scan", (len(ids or []), scans(a)))
+        a.close_stdin()
+        a.wait_exit(30)
+        path = os.path.join(store, ".index", "sessions")
+        with open(path, "rb") as f:
+            text = bytearray(f.read())
+        at = len(text) * 9 // 10
+        while text[at] in b"\n0123456789 ":
+            at += 1
+        text[at] = ord("Z") if text[at] != ord("Z") else ord("Y")
+        with open(path + ".tmp", "wb") as f:
+            f.write(text)
+        os.rename(path + ".tmp", path)
+        b = Agent(args=["--store", store], log_level="debug")
+        agents.append(b)
+        b.init(PLAIN_CAPS)
+        r = b.call("session/list", {})
+        first = [x["sessionId"] for x in r["result"]["sessions"]] if r and "result" in r else None
+        R.check(first == want[:50] and scans(b) == 0, "lazy: the first page from the file's head, no scan", (scans(b), (first or [])[:2]))
+        ids, _, _ = list_all(b)
+        R.check(ids == want, "lazy: a damaged later block: every session once, in order", (len(ids or []), len(set(ids or []))))
+        R.check(scans(b) == 1, "lazy: a damaged later block costs one scan", scans(b))
+        b.close_stdin()
+        b.wait_exit(30)
+        # an agent that parsed only the file's head learns from the journal that a session
+        # further down was written again: it is first, and listed once
+        c = Agent(args=["--store", store], log_level="debug")
+        agents.append(c)
+        c.init(PLAIN_CAPS)
+        r = c.call("session/list", {})
+        old = want[-10]
+        now = time.time() + 5
+        os.utime(os.path.join(store, old + ".jsonl"), (now, now))
+        with open(os.path.join(store, ".index", "journal"), "a") as f:
+            f.write(old + "\n")
+        ids, _, _ = list_all(c)
+        R.check(ids == [old] + [x for x in want if x != old], "lazy: an announced session from further down: first, once", (len(ids or []), (ids or [])[:1], old))
+        R.check(scans(c) == 0, "lazy: no scan for it", scans(c))
+    finally:
+        for x in agents:
+            x.close()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def case_list_index():
     """session/list pages come from an index kept in the store: one scan of the store for a
     whole walk through its pages and none for a session written meanwhile, here, by another
@@ -1927,6 +1986,7 @@ CASES = {
     "store_read_only": case_store_read_only,
     "model_big_usage": case_model_big_usage,
     "list_index": case_list_index,
+    "list_lazy": case_list_lazy,
     "list_100k": case_list_100k,
 }
 HEAVY = {"stall_flood", "many_sessions", "answer_flood"}

@@ -101,6 +101,18 @@ void shc__session_list(br_bridge *br, json_t *id, json_t *params)
             }
             pos[shown++] = i;
         }
+        if (!more && br->store) { /* the index ended before the page did: more of it is read */
+            int m = shc_store_index_more(br->store);
+            if (m < 0) {
+                shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR,
+                              "the session store cannot be read", NULL);
+                return;
+            }
+            if (m > 0) {
+                attempt--;
+                continue;
+            }
+        }
         int rc = attempt < 4 && br->store ? shc_store_index_verify(br->store, pos, shown) : 0;
         if (rc < 0) {
             shc_rpc_error(br->rpc, id, SHC_RPC_INTERNAL_ERROR, "the session store cannot be read",

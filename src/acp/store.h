@@ -137,13 +137,20 @@ void shc_store_list_free(shc_store_info *v, size_t n);
  * is built again by one scan of the store.  It catches up on the sessions written through this
  * store, on those other agents announce in the index's journal, and on files made or removed
  * by hand (the directory's mtime changed for no announced reason: its names are read again).
- * *v is borrowed until the next call on st. */
+ * *v is borrowed until the next call on st; it may end before the oldest session (the index
+ * file is parsed as far as pages need it): shc_store_index_more. */
 int shc_store_index(shc_store *st, const shc_store_info **v, size_t *n);
 /* The entries at pos[0..k) of the last shc_store_index answer are about to be shown: each is
  * checked against its file (one fstatat) and read again when it changed (by hand, or by a
  * writer that did not announce it).  Returns 0 when none changed, 1 when the index changed (the
  * caller asks shc_store_index again), or an error. */
 int shc_store_index_verify(shc_store *st, const size_t *pos, size_t k);
+/* The index may end before the oldest session (the index file is parsed as pages need it):
+ * parses more of it, so that the next shc_store_index answer is longer.  1 it did, 0 the
+ * answer was already complete, or an error. */
+int shc_store_index_more(shc_store *st);
+/* shc_store_index, complete (every session, e.g. for pruning). */
+int shc_store_index_all(shc_store *st, const shc_store_info **v, size_t *n);
 /* How many times the index scanned the whole directory (tests and benchmarks). */
 unsigned long shc_store_scans(const shc_store *st);
 /* The index's order, for qsort. */

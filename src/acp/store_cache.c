@@ -23,10 +23,35 @@
 
 #define SNAPSHOT "sessions"
 #define JOURNAL "journal"
-#define MAGIC "shcard-session-index 1 "
+#define MAGIC "shcard-session-index 2 "
 #define SNAPSHOT_MAX ((uint64_t)512 << 20)
 #define JOURNAL_READ_MAX ((size_t)4 << 20)
 #define LOCK_WAIT_MS 500
+
+/* Noted for the listing index, which checks these files on its next catch-up (store_index.c). */
+void shc__store_touch(shc_store *st, const char *id)
+{
+    if (st->ntouched > SHC_STORE_TOUCHED)
+        return;
+    for (size_t i = st->ntouched; i-- > 0;)
+        if (!memcmp(st->touched[i], id, SHC_STORE_ID_LEN))
+            return;
+    if (st->ntouched == SHC_STORE_TOUCHED) {
+        st->ntouched++; /* too many: every entry is checked next time */
+        return;
+    }
+    if (st->ntouched == st->touched_cap) {
+        size_t cap = st->touched_cap ? st->touched_cap * 2 : 16;
+        void *p = realloc(st->touched, cap * sizeof *st->touched);
+        if (!p) {
+            st->ntouched = SHC_STORE_TOUCHED + 1;
+            return;
+        }
+        st->touched = p;
+        st->touched_cap = cap;
+    }
+    memcpy(st->touched[st->ntouched++], id, SHC_STORE_ID_LEN + 1);
+}
 
 /* The index's order (store.h). */
 int shc__store_newest_first(const void *a, const void *b)
@@ -182,8 +207,9 @@ static bool hex_id(const char *p)
 }
 
 /* One entry: "<id> <size> <mtime> <ino> <flags> <cwd len> <title len> <cwd>\n<title>\n"; the
- * strings stay in the text (their newlines become NULs). */
-static bool parse_entry(char **pp, const char *end, shc_store_info *e)
+ * strings stay in the text: their ends go to z[0], z[1], which become NULs once the entry's
+ * block is verified. */
+static bool parse_entry(char **pp, const char *end, shc_store_info *e, char *z[2])
 {
     char *p = *pp;
     if ((size_t)(end - p) < SHC_STORE_ID_LEN + 1 || p[SHC_STORE_ID_LEN] != ' ')
@@ -209,7 +235,8 @@ static bool parse_entry(char **pp, const char *end, shc_store_info *e)
     e->corrupt = flags & 2;
     if (e->corrupt != (cl == 0) || (cl && p[0] != '/') || memchr(p, 0, (size_t)(cl + 1 + tl)))
         return false;
-    p[cl] = p[cl + 1 + tl] = 0;
+    z[0] = p + cl;
+    z[1] = p + cl + 1 + tl;
     e->borrowed = true;
     e->cwd = cl ? p : NULL;
     e->title = flags & 4 ? p + cl + 1 : NULL;
@@ -217,62 +244,150 @@ static bool parse_entry(char **pp, const char *end, shc_store_info *e)
     return true;
 }
 
-int shc__cache_load(shc_store *st, shc_store_info **out, size_t *n, shc_cache_hdr *h, char **text)
+void shc__cache_drop(shc_cache_lazy *lz, bool text)
 {
-    *out = NULL;
-    *n = 0;
-    *text = NULL;
+    if (lz->open)
+        close(lz->fd);
+    lz->open = false;
+    lz->left = 0;
+    if (text) {
+        free(lz->buf);
+        lz->buf = NULL;
+    }
+}
+
+/* lz->buf holds at least need bytes (or the whole file); false on a read error. */
+static bool read_upto(shc_cache_lazy *lz, size_t need)
+{
+    if (need <= lz->have)
+        return true;
+    size_t to = lz->have * 2 > need ? lz->have * 2 : need;
+    if (to < ((size_t)256 << 10))
+        to = (size_t)256 << 10;
+    if (to > lz->len)
+        to = lz->len;
+    if (!read_all(lz->fd, lz->buf + lz->have, to - lz->have, lz->have))
+        return false;
+    lz->have = to;
+    return true;
+}
+
+int shc__cache_load(shc_store *st, shc_cache_lazy *lz, shc_cache_hdr *h)
+{
     struct stat sb;
+    memset(lz, 0, sizeof *lz);
     if (st->cdirfd < 0)
         return -1;
     int fd = open_reg(st, SNAPSHOT, &sb);
     if (fd < 0)
         return -1;
-    size_t len = (size_t)sb.st_size;
-    char *buf = (uint64_t)sb.st_size <= SNAPSHOT_MAX && len > 24 ? malloc(len) : NULL;
-    bool ok = buf && read_all(fd, buf, len, 0);
-    close(fd);
-    /* the trailer "end <16 hex>\n" is the checksum of everything before it */
-    char want[24];
-    ok = ok && snprintf(want, sizeof want, "end %016llx\n",
-                        (unsigned long long)sum64(buf, len - 21)) == 21 &&
-         !memcmp(buf + len - 21, want, 21);
-    char *p = buf;
-    const char *end = buf + len - 21, *hp = buf;
-    ok = ok && parse_header(&hp, end, h) && h->n <= (uint64_t)(end - hp) / (SHC_STORE_ID_LEN + 15);
-    p += hp - buf;
-    shc_store_info *v = ok && h->n ? calloc((size_t)h->n, sizeof *v) : NULL;
-    size_t k = 0;
-    if (ok && h->n && !v)
-        ok = false;
-    bool sorted = true;
-    for (; ok && k < h->n; k++) {
-        if (!parse_entry(&p, end, &v[k])) {
-            ok = false;
-            break;
-        }
-        if (k && shc__store_newest_first(&v[k - 1], &v[k]) >= 0)
-            sorted = false;
-    }
-    ok = ok && p == end;
-    if (!ok) {
-        free(v);
-        free(buf);
+    lz->fd = fd;
+    lz->open = true;
+    lz->len = (size_t)sb.st_size;
+    /* the buffer's pages are only touched as far as the file is read */
+    lz->buf = (uint64_t)sb.st_size <= SNAPSHOT_MAX && lz->len > 21 ? malloc(lz->len) : NULL;
+    const char *hp = lz->buf;
+    if (!lz->buf || !read_upto(lz, 256) || !parse_header(&hp, lz->buf + lz->have, h) ||
+        h->n > (uint64_t)lz->len / (SHC_STORE_ID_LEN + 15)) {
+        shc__cache_drop(lz, true);
         return -1;
     }
-    if (!sorted) /* never written so; qsort also puts a repeated id next to its twin */
-        qsort(v, k, sizeof *v, shc__store_newest_first);
-    for (size_t i = 1; i < k; i++)
-        if (!strcmp(v[i - 1].id, v[i].id)) {
-            free(v);
-            free(buf);
-            return -1;
+    lz->pos = (size_t)(hp - lz->buf);
+    lz->left = h->n;
+    h->ino = (uint64_t)sb.st_ino;
+    h->mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+    return 0;
+}
+
+/* One block from lz->pos, in what was read so far: its entries into v (room for
+ * SHC_CACHE_BLOCK); 1 parsed and verified, 0 more must be read, -1 damaged. */
+static int parse_block(shc_cache_lazy *lz, shc_store_info *v, size_t *k, char *z[][2])
+{
+    size_t m = lz->left < SHC_CACHE_BLOCK ? (size_t)lz->left : SHC_CACHE_BLOCK;
+    char *p = lz->buf + lz->pos;
+    const char *end = lz->buf + lz->have;
+    shc_store_info prev;
+    bool any = lz->any;
+    prev.mtime_ns = lz->front_ns;
+    memcpy(prev.id, lz->front_id, sizeof prev.id);
+    for (size_t i = 0; i < m; i++) {
+        memset(&v[i], 0, sizeof v[i]);
+        if (!parse_entry(&p, end, &v[i], z[i]))
+            return lz->have < lz->len ? 0 : -1;
+        if (any && shc__store_newest_first(&prev, &v[i]) >= 0)
+            return -1; /* never written so */
+        prev = v[i];
+        any = true;
+    }
+    if ((size_t)(end - p) < 21)
+        return lz->have < lz->len ? 0 : -1;
+    char want[24];
+    size_t from = lz->sum_from;
+    snprintf(want, sizeof want, "sum %016llx\n",
+             (unsigned long long)sum64(lz->buf + from, (size_t)(p - (lz->buf + from))));
+    if (memcmp(p, want, 21))
+        return -1;
+    *k = m;
+    lz->pos = (size_t)(p + 21 - lz->buf);
+    lz->sum_from = lz->pos;
+    return 1;
+}
+
+int shc__cache_more(shc_cache_lazy *lz, shc_store_info **out, size_t *n, size_t want)
+{
+    *out = NULL;
+    *n = 0;
+    if (!lz->open)
+        return 0;
+    size_t cap = 0, k = 0;
+    shc_store_info *v = NULL;
+    char *(*z)[2] = malloc(SHC_CACHE_BLOCK * sizeof *z);
+    int rc = z ? 0 : -1;
+    do { /* the first block is verified even when it has no entry */
+        if (rc)
+            break;
+        if (k + SHC_CACHE_BLOCK > cap) {
+            cap = cap ? cap * 2 : SHC_CACHE_BLOCK;
+            shc_store_info *p = realloc(v, cap * sizeof *v);
+            if (!p) {
+                rc = -1;
+                break;
+            }
+            v = p;
         }
-    st->base_ino = (uint64_t)sb.st_ino;
-    st->base_mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+        size_t got = 0;
+        int b;
+        while ((b = parse_block(lz, v + k, &got, z)) == 0)
+            if (!read_upto(lz, lz->have + 1)) {
+                b = -1;
+                break;
+            }
+        if (b < 0) {
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < got; i++) /* verified: the strings are ended */
+            *z[i][0] = *z[i][1] = 0;
+        k += got;
+        lz->left -= got;
+        lz->any = lz->any || got;
+        if (got)
+            lz->front_ns = v[k - 1].mtime_ns;
+        if (got)
+            memcpy(lz->front_id, v[k - 1].id, sizeof lz->front_id);
+    } while (rc == 0 && lz->left && k < want);
+    free(z);
+    if (rc == 0 && !lz->left && lz->pos != lz->len)
+        rc = -1; /* something after the last entry */
+    if (rc) {
+        free(v);
+        shc__cache_drop(lz, false);
+        return -1;
+    }
+    if (!lz->left)
+        shc__cache_drop(lz, false);
     *out = v;
     *n = k;
-    *text = buf;
     return 0;
 }
 
@@ -330,6 +445,7 @@ int shc__cache_write(shc_store *st, const shc_store_info *v, size_t n, bool rota
     shc_strbuf_printf(&b, MAGIC "%lld %zu %llu %llu %llu\n", (long long)st->idx_dir_ns, n,
                       (unsigned long long)total, (unsigned long long)jino,
                       (unsigned long long)jpos);
+    size_t from = 0;
     for (size_t i = 0; i < n && !b.err; i++) {
         const shc_store_info *e = &v[i];
         size_t cl = e->cwd && !e->corrupt ? strlen(e->cwd) : 0;
@@ -342,9 +458,13 @@ int shc__cache_write(shc_store *st, const shc_store_info *v, size_t n, bool rota
         shc_strbuf_putc(&b, '\n');
         shc_strbuf_put(&b, e->title && cl ? e->title : "", tl);
         shc_strbuf_putc(&b, '\n');
+        if ((i + 1) % SHC_CACHE_BLOCK == 0 && !b.err) { /* each block its own checksum */
+            shc_strbuf_printf(&b, "sum %016llx\n", (unsigned long long)sum64(b.p + from, b.n - from));
+            from = b.n;
+        }
     }
-    if (!b.err)
-        shc_strbuf_printf(&b, "end %016llx\n", (unsigned long long)sum64(b.p, b.n));
+    if (!b.err && (n == 0 || n % SHC_CACHE_BLOCK))
+        shc_strbuf_printf(&b, "sum %016llx\n", (unsigned long long)sum64(b.p + from, b.n - from));
     if (!b.err && (fd = make_temp(st, SNAPSHOT, name)) >= 0 && write_all(fd, b.p, b.n) &&
         renameat(st->cdirfd, name, st->cdirfd, SNAPSHOT) == 0) {
         name[0] = 0;

@@ -1,12 +1,14 @@
 /* The listing index of the session store (store.h, shc_store_index): every session's head,
  * newest first, so that a session/list page costs a binary search and 50 entries, not a read
  * of every session.  It is kept in memory and in the store (store_cache.c), and brought up to
- * date cheaply: the sessions written here (shc__store_touch) and those other agents announced
- * in the journal are checked one fstatat each; the directory's names are read again (readdir,
+ * date cheaply: the sessions written here (shc__store_touch, store_cache.c) and those other
+ * agents announced in the journal are checked one fstatat each; the directory's names are read again (readdir,
  * no stat) only when its mtime changed for a reason nobody announced (a file made or removed by
  * hand); an entry about to be shown is checked against its file (shc_store_index_verify).  A
- * missing or corrupt index file costs one scan of the store, which writes it again.
- * store_index.c -> store_cache.c, store_dir.c. */
+ * missing or corrupt index file costs one scan of the store, which writes it again.  The file
+ * is parsed a block at a time, as far as pages need (parse_more): entries past the last one
+ * parsed are not final (settled), and sessions read from their files meanwhile are skipped
+ * further down (fresh).  store_index.c -> store_cache.c, store_dir.c. */
 #define _GNU_SOURCE
 #include "acp/store_int.h"
 
@@ -18,30 +20,6 @@
 #include <unistd.h>
 
 #include "shcard.h"
-
-void shc__store_touch(shc_store *st, const char *id)
-{
-    if (st->ntouched > SHC_STORE_TOUCHED)
-        return;
-    for (size_t i = st->ntouched; i-- > 0;)
-        if (!memcmp(st->touched[i], id, SHC_STORE_ID_LEN))
-            return;
-    if (st->ntouched == SHC_STORE_TOUCHED) {
-        st->ntouched++; /* too many: every entry is checked next time */
-        return;
-    }
-    if (st->ntouched == st->touched_cap) {
-        size_t cap = st->touched_cap ? st->touched_cap * 2 : 16;
-        void *p = realloc(st->touched, cap * sizeof *st->touched);
-        if (!p) {
-            st->ntouched = SHC_STORE_TOUCHED + 1;
-            return;
-        }
-        st->touched = p;
-        st->touched_cap = cap;
-    }
-    memcpy(st->touched[st->ntouched++], id, SHC_STORE_ID_LEN + 1);
-}
 
 static int64_t dir_mtime(const shc_store *st)
 {
@@ -76,7 +54,8 @@ static uint64_t id_key(const char *id)
     return k * 0x9e3779b97f4a7c15ULL;
 }
 
-static bool idtab_build(idtab *t, const shc_store_info *v, size_t n)
+/* dup (optional) is set when an id is there twice. */
+static bool idtab_build(idtab *t, const shc_store_info *v, size_t n, bool *dup)
 {
     size_t cap = 64;
     while (cap < n * 2)
@@ -85,8 +64,9 @@ static bool idtab_build(idtab *t, const shc_store_info *v, size_t n)
     t->mask = cap - 1;
     for (size_t i = 0; t->slot && i < n; i++) {
         size_t h = (size_t)(id_key(v[i].id) >> 20) & t->mask;
-        while (t->slot[h])
-            h = (h + 1) & t->mask;
+        for (; t->slot[h]; h = (h + 1) & t->mask)
+            if (dup && !memcmp(v[t->slot[h] - 1].id, v[i].id, SHC_STORE_ID_LEN))
+                *dup = true;
         t->slot[h] = i + 1;
     }
     return t->slot != NULL;
@@ -223,8 +203,8 @@ static int rebuild(shc_store *st)
     if (n)
         qsort(v, n, sizeof *v, shc__store_newest_first);
     shc_store_list_free(st->idx, st->idx_n);
-    free(st->idx_text);
-    st->idx_text = NULL;
+    shc__cache_drop(&st->lz, true);
+    st->nfresh = 0;
     st->idx = v;
     st->idx_n = n;
     st->idx_valid = true;
@@ -235,24 +215,152 @@ static int rebuild(shc_store *st)
     return 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+static bool is_fresh(const shc_store *st, const char *id)
+{
+    return st->nfresh &&
+           bsearch(id, st->fresh, st->nfresh, sizeof *st->fresh, cmp_id) != NULL;
+}
+
+/* Merges the next entries of the index file (newest first, after every one parsed before)
+ * into idx; an entry read from its file meanwhile is skipped, a repeated id is damage. */
+static int merge_parsed(shc_store *st, shc_store_info *v, size_t k)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!is_fresh(st, v[i].id))
+            v[j++] = v[i];
+    shc_store_info *out = st->idx_n + j ? malloc((st->idx_n + j) * sizeof *out) : NULL;
+    if (st->idx_n + j && !out)
+        return SHC_E_NOMEM;
+    size_t a = 0, b = 0, o = 0;
+    while (a < st->idx_n || b < j)
+        out[o++] = b >= j || (a < st->idx_n && shc__store_newest_first(&st->idx[a], &v[b]) < 0)
+                       ? st->idx[a++]
+                       : v[b++];
+    idtab t;
+    bool dup = false;
+    if (!idtab_build(&t, out, o, &dup)) {
+        free(out);
+        return SHC_E_NOMEM;
+    }
+    free(t.slot);
+    if (dup) {
+        free(out);
+        return 1;
+    }
+    free(st->idx);
+    st->idx = out;
+    st->idx_n = o;
+    return 0;
+}
+
+/* Parses at least want more entries of the index file: 1 some were, 0 none are left, or an
+ * error.  A damaged file costs one scan (then 1). */
+static int parse_more(shc_store *st, size_t want)
+{
+    if (!st->lz.open)
+        return 0;
+    shc_store_info *v;
+    size_t k;
+    int rc = shc__cache_more(&st->lz, &v, &k, want);
+    if (rc == 0) {
+        rc = merge_parsed(st, v, k);
+        free(v);
+        if (rc < 0)
+            return rc;
+    }
+    if (rc) {
+        shc_log_info(st->log, "session store: the index file is damaged: written again");
+        rc = rebuild(st);
+        return rc ? rc : 1;
+    }
+    if (!st->lz.open)
+        st->nfresh = 0;
+    return 1;
+}
+
+/* The whole index file parsed (for what needs every entry: names, pruning, a snapshot). */
+static int parse_all(shc_store *st)
+{
+    int rc = 0;
+    while (st->lz.open && (rc = parse_more(st, SIZE_MAX)) > 0)
+        ;
+    return rc < 0 ? rc : 0;
+}
+
+/* How many entries of idx are final: those down to the last one parsed from the file. */
+static size_t settled(const shc_store *st)
+{
+    if (!st->lz.open)
+        return st->idx_n;
+    if (!st->lz.any)
+        return 0;
+    shc_store_info key;
+    memset(&key, 0, sizeof key);
+    key.mtime_ns = st->lz.front_ns;
+    memcpy(key.id, st->lz.front_id, sizeof key.id);
+    size_t lo = 0;
+    for (size_t hi = st->idx_n; lo < hi;) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (shc__store_newest_first(&st->idx[mid], &key) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void fresh_add(shc_store *st, const char *id)
+{
+    if (st->nfresh == st->fresh_cap) {
+        size_t cap = st->fresh_cap ? st->fresh_cap * 2 : 16;
+        void *p = realloc(st->fresh, cap * sizeof *st->fresh);
+        if (!p)
+            return; /* then its stale entry is met as a repeated id: one scan */
+        st->fresh = p;
+        st->fresh_cap = cap;
+    }
+    memcpy(st->fresh[st->nfresh++], id, SHC_STORE_ID_LEN + 1);
+}
+
+/* The index file's head: its first block, the rest as pages need it. */
 static bool load(shc_store *st)
 {
+    shc_cache_lazy lz;
+    shc_cache_hdr h;
     shc_store_info *v;
     size_t n;
-    shc_cache_hdr h;
-    char *text;
-    if (shc__cache_load(st, &v, &n, &h, &text) != 0)
+    if (shc__cache_load(st, &lz, &h) != 0)
         return false;
+    if (shc__cache_more(&lz, &v, &n, SHC_CACHE_BLOCK) != 0) {
+        shc__cache_drop(&lz, true);
+        return false;
+    }
     shc_store_list_free(st->idx, st->idx_n);
-    free(st->idx_text);
-    st->idx_text = text;
-    st->idx = v;
-    st->idx_n = n;
+    shc__cache_drop(&st->lz, true);
+    st->lz = lz;
+    st->nfresh = 0;
+    st->idx = NULL;
+    st->idx_n = 0;
+    int rc = merge_parsed(st, v, n);
+    free(v);
+    if (rc) {
+        shc__cache_drop(&st->lz, true);
+        st->idx_valid = false;
+        return false;
+    }
     st->idx_valid = true;
     st->idx_dirty = false;
     st->idx_dir_ns = h.dir_ns;
     st->jino = h.jino;
     st->jpos = h.jpos;
+    st->base_ino = h.ino;
+    st->base_mtime = h.mtime;
     return true;
 }
 
@@ -260,7 +368,7 @@ static bool load(shc_store *st)
 static int reconcile_names(shc_store *st, delta *d)
 {
     idtab t;
-    if (!idtab_build(&t, st->idx, st->idx_n))
+    if (!idtab_build(&t, st->idx, st->idx_n, NULL))
         return SHC_E_NOMEM;
     unsigned char *seen = calloc(st->idx_n + 1, 1);
     int dfd = dup(st->dirfd);
@@ -303,11 +411,6 @@ static int reconcile_names(shc_store *st, delta *d)
     return 0;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
 /* The sessions written here and announced in the journal, one fstatat each. */
 static int catch_up(shc_store *st, delta *d)
 {
@@ -327,8 +430,13 @@ static int catch_up(shc_store *st, delta *d)
         free(ids);
         return 0;
     }
+    int rc = all ? parse_all(st) : 0; /* every entry is checked */
+    if (rc) {
+        free(ids);
+        return rc;
+    }
     idtab t;
-    if (!idtab_build(&t, st->idx, st->idx_n)) {
+    if (!idtab_build(&t, st->idx, st->idx_n, NULL)) {
         free(ids);
         return SHC_E_NOMEM;
     }
@@ -341,6 +449,8 @@ static int catch_up(shc_store *st, delta *d)
                 dup = !strcmp(d->add[j].id, id);
             if (!dup) {
                 d->names = true; /* made, or made and removed again */
+                if (st->lz.open) /* or further down the index file: that entry is stale */
+                    fresh_add(st, id);
                 add_new(st, id, d);
             }
         } else if (st->idx[i].id[0] && !st->idx[i].mark) {
@@ -353,12 +463,14 @@ static int catch_up(shc_store *st, delta *d)
     st->ntouched = 0;
     free(ids);
     free(t.slot);
+    if (st->nfresh > 1)
+        qsort(st->fresh, st->nfresh, sizeof *st->fresh, cmp_id);
     return 0;
 }
 
 static void save(shc_store *st, bool rotate)
 {
-    if (st->cdirfd >= 0 && shc__cache_write(st, st->idx, st->idx_n, rotate) == 0)
+    if (st->cdirfd >= 0 && parse_all(st) == 0 && shc__cache_write(st, st->idx, st->idx_n, rotate) == 0)
         st->idx_dirty = false;
 }
 
@@ -391,8 +503,18 @@ int shc_store_index(shc_store *st, const shc_store_info **v, size_t *n)
     /* the directory changed and no announced session explains it: its names are read again */
     bool reread = false;
     if (!rc && dir != st->idx_dir_ns && !d.names && !scanned) {
-        rc = reconcile_names(st, &d);
-        reread = true;
+        unsigned long before = st->scans;
+        rc = parse_all(st); /* every name is compared */
+        if (!rc && st->scans != before) { /* the file was damaged: the scan has it all */
+            for (size_t i = 0; i < d.nadd; i++)
+                info_free(&d.add[i]);
+            d.nadd = 0;
+            d.any = false;
+            scanned = true;
+        } else if (!rc) {
+            rc = reconcile_names(st, &d);
+            reread = true;
+        }
     }
     if (!rc && d.any)
         rc = apply(st, &d);
@@ -409,8 +531,27 @@ int shc_store_index(shc_store *st, const shc_store_info **v, size_t *n)
     if (scanned || damaged || (reread && st->idx_dirty) || st->jpos > SHC_CACHE_JOURNAL_MAX)
         save(st, st->jpos > SHC_CACHE_JOURNAL_MAX);
     *v = st->idx;
-    *n = st->idx_n;
+    *n = settled(st);
     return 0;
+}
+
+int shc_store_index_more(shc_store *st)
+{
+    if (!st->lz.open)
+        return 0;
+    /* doubling (the merge costs the whole index), but no page parses more than 16,384 */
+    size_t n = st->idx_n < SHC_CACHE_BLOCK ? SHC_CACHE_BLOCK : st->idx_n;
+    n = n > 64 * SHC_CACHE_BLOCK ? 64 * SHC_CACHE_BLOCK : n;
+    int rc = parse_more(st, n);
+    return rc < 0 ? rc : 1;
+}
+
+int shc_store_index_all(shc_store *st, const shc_store_info **v, size_t *n)
+{
+    int rc = shc_store_index(st, v, n);
+    if (!rc && st->lz.open && (rc = parse_all(st)) == 0)
+        rc = shc_store_index(st, v, n);
+    return rc;
 }
 
 int shc_store_index_verify(shc_store *st, const size_t *pos, size_t k)

@@ -9,7 +9,23 @@
 
 #include "acp/store.h"
 
-enum { SHC_STORE_TOUCHED = 4096 }; /* more written between two lists: every entry is checked */
+enum { SHC_STORE_TOUCHED = 4096 };
+
+/* The index file read lazily (store_cache.c): it is newest first, so a first page needs its
+ * head only; every block of SHC_CACHE_BLOCK entries carries its own checksum, verified before
+ * any of it is used. */
+enum { SHC_CACHE_BLOCK = 256 };
+typedef struct shc_cache_lazy {
+    bool open;        /* entries are left, fd is the file they are read from */
+    int fd;
+    char *buf;        /* the file's text (its whole size; read up to have, parsed up to pos) */
+    size_t len, have, pos;
+    size_t sum_from;  /* where the block being parsed starts (its checksum's first byte) */
+    uint64_t left;    /* entries not parsed yet */
+    bool any;         /* an entry was parsed: front is the last one's key */
+    int64_t front_ns;
+    char front_id[SHC_STORE_ID_LEN + 1];
+} shc_cache_lazy; /* more written between two lists: every entry is checked */
 
 struct shc_store {
     char *path;
@@ -22,7 +38,11 @@ struct shc_store {
     /* the listing index (store_index.c): every session's head, newest first */
     shc_store_info *idx;
     size_t idx_n;
-    char *idx_text; /* the index file's text, which loaded entries' strings point into */
+    shc_cache_lazy lz; /* the index file: its text (entries' strings point into it), read and
+                        * parsed a block at a time; idx is complete down to lz.front */
+    char (*fresh)[SHC_STORE_ID_LEN + 1]; /* read from their files while lz had entries left:
+                                          * their entries in the rest are stale, skipped */
+    size_t nfresh, fresh_cap;
     bool idx_valid;
     bool idx_dirty;     /* differs from the index file in the store: write it back */
     bool names_changed; /* this process made or removed a session file */
@@ -49,12 +69,21 @@ typedef struct shc_cache_hdr {
     int64_t dir_ns;      /* the directory's mtime its names agree with (0: unknown) */
     uint64_t n, total;   /* entries, and the sum of their sizes */
     uint64_t jino, jpos; /* the journal it took in: that inode, up to that offset */
+    uint64_t ino;        /* the file's identity when read */
+    int64_t mtime;
 } shc_cache_hdr;
 #define SHC_CACHE_JOURNAL_MAX ((uint64_t)256 << 10) /* then folded into a new snapshot */
 /* Opens (makes) .index/ into st->cdirfd: 0, or -1 when the store cannot have one. */
 int shc__cache_open(shc_store *st);
-/* Reads the snapshot: entries newest first into *v (owned).  0, or -1 (none, or corrupt). */
-int shc__cache_load(shc_store *st, shc_store_info **v, size_t *n, shc_cache_hdr *h, char **text);
+/* Opens the snapshot into *lz (its header into *h, verified with the first block): 0, or -1
+ * (none, or unusable). */
+int shc__cache_load(shc_store *st, shc_cache_lazy *lz, shc_cache_hdr *h);
+/* Parses whole blocks of lz until at least want entries (or the end): entries newest first,
+ * after lz->front, into *v (owned; strings borrowed from lz->buf).  0, or -1 when the file is
+ * damaged (a checksum, the order, cut short).  At the end lz->open is false. */
+int shc__cache_more(shc_cache_lazy *lz, shc_store_info **v, size_t *n, size_t want);
+/* Closes lz's file (lz->open false); with text its buffer is freed too. */
+void shc__cache_drop(shc_cache_lazy *lz, bool text);
 /* The snapshot's header alone (start-up): 0 or -1. */
 int shc__cache_header(shc_store *st, shc_cache_hdr *h);
 /* Writes v[0..n) as the new snapshot (temp + rename) under the index's lock, agreeing with

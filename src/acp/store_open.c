@@ -91,7 +91,8 @@ void shc_store_free(shc_store *st)
     if (st->cdirfd >= 0)
         close(st->cdirfd);
     shc_store_list_free(st->idx, st->idx_n);
-    free(st->idx_text);
+    shc__cache_drop(&st->lz, true);
+    free(st->fresh);
     free(st->touched);
     free(st->path);
     free(st);
@@ -150,7 +151,7 @@ size_t shc_store_prune(shc_store *st)
     size_t n = 0;
     const shc_store_info *iv;
     size_t in;
-    if (st->idx_valid && shc_store_index(st, &iv, &in) == 0) { /* sizes from the index */
+    if (st->idx_valid && shc_store_index_all(st, &iv, &in) == 0) { /* sizes from the index */
         if (in && !(v = calloc(in, sizeof *v)))
             return 0;
         for (size_t i = 0; i < in; i++) {
