@@ -67,7 +67,7 @@ struct mcp_server {
     char *wbuf;           /* frames the rpc wrote, up to their newline */
     size_t wlen, wcap;
     struct mcp_post *posts; /* in flight */
-    struct mcp_post *cur_post; /* the one whose done callback runs */
+    int post_timer;       /* starts the messages written from inside a transfer's callback */
 };
 
 struct shc_mcp {
