@@ -507,6 +507,7 @@ static void server_start(mcp_server *s)
     s->up = &up;
     shc_rpc_config rc = {
         .max_line = SHC_MCP_MAX_LINE,
+        .max_values = SHC_MCP_MAX_VALUES,
         .write = s->http ? shc__mcp_http_write : shc__mcp_stdio_write,
         .io = s,
         .on_message = on_message,

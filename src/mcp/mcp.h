@@ -26,6 +26,9 @@
 #define SHC_MCP_MAX_SERVERS 32                     /* per session */
 #define SHC_MCP_MAX_TOOLS 256                      /* per session, all servers */
 #define SHC_MCP_MAX_LINE ((size_t)4 * 1024 * 1024) /* one message from a server */
+/* JSON values in one message from a server: a tools/list page may carry a schema far over
+ * SHC_MCP_SCHEMA_MAX (that tool alone is left out), so the ACP bound (rpc/) is too small */
+#define SHC_MCP_MAX_VALUES ((size_t)500000)
 #define SHC_MCP_NAME_MAX 64                        /* a function name for the model */
 
 typedef struct shc_mcp shc_mcp;
