@@ -64,7 +64,7 @@ static void on_msg(void *payload, shc_rpc *rpc, json_t *id, const char *method, 
 static shc_rpc *mk(sink *s, size_t max_line)
 {
     memset(s, 0, sizeof *s);
-    shc_rpc_config cfg = {max_line, sink_write, s, on_msg, s};
+    shc_rpc_config cfg = {max_line, sink_write, s, on_msg, s, 0};
     shc_rpc *rpc = shc_rpc_new(&cfg);
     assert_non_null(rpc);
     return rpc;

@@ -353,7 +353,8 @@ void shc__mcp_call_free(br_call *c);
 /* The frames of an MCP call (live and replayed): its tool_call, and its end. */
 json_t *shc__mcp_card(const char *id, const char *title, const char *kind, const char *status,
                       json_t *input);
-json_t *shc__mcp_card_end(const char *id, const char *status, const char *text, size_t len);
+json_t *shc__mcp_card_end(const char *id, const char *status, const char *text, size_t len,
+                          json_t *images);
 
 /* cterm.c */
 void shc__ct_run(br_call *c);    /* terminal/create and what follows */

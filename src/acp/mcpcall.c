@@ -29,15 +29,21 @@ json_t *shc__mcp_card(const char *id, const char *title, const char *kind, const
     return u;
 }
 
-json_t *shc__mcp_card_end(const char *id, const char *status, const char *text, size_t len)
+json_t *shc__mcp_card_end(const char *id, const char *status, const char *text, size_t len,
+                          json_t *images)
 {
     if (len > CARD_TEXT_MAX)
         len = CARD_TEXT_MAX;
     while (len > 0 && len < strlen(text) && ((unsigned char)text[len] & 0xC0) == 0x80)
         len--;
-    return json_pack("{s:s,s:s,s:s,s:[{s:s,s:{s:s,s:s%}}]}", "sessionUpdate", "tool_call_update",
-                     "toolCallId", id, "status", status, "content", "type", "content", "content",
-                     "type", "text", "text", text, len);
+    json_t *u = json_pack("{s:s,s:s,s:s,s:[{s:s,s:{s:s,s:s%}}]}", "sessionUpdate",
+                          "tool_call_update", "toolCallId", id, "status", status, "content",
+                          "type", "content", "content", "type", "text", "text", text, len);
+    json_t *content = json_object_get(u, "content"), *img;
+    size_t i;
+    json_array_foreach(images, i, img) /* after the text note: the image itself, for the user */
+        json_array_append_new(content, json_pack("{s:s,s:O}", "type", "content", "content", img));
+    return u;
 }
 
 static const char *kind_of(const shc_mcp_tool *t)
@@ -196,11 +202,12 @@ void shc__mcp_host_call(void *payload, const char *call_id, const char *name,
 }
 
 /* The call's end: the final card, the record, the result the model reads (verbatim). */
-static void mcp_end(br_call *c, bool failed, bool cancelled, const char *text, size_t len)
+static void mcp_end(br_call *c, bool failed, bool cancelled, const char *text, size_t len,
+                    json_t *images)
 {
     br_turn *t = c->turn;
     const char *status = failed ? "failed" : "completed";
-    shc__call_send(t, shc__mcp_card_end(c->id, status, text, len));
+    shc__call_send(t, shc__mcp_card_end(c->id, status, text, len, images));
     shc__rec_put(t->sess, json_pack("{s:s,s:s,s:s,s:s%}", "t", "mcp_end", "id", c->id, "status",
                                     status, "text", text, len > CARD_TEXT_MAX ? CARD_TEXT_MAX : len));
     c->res_text = strndup(text, len);
@@ -219,7 +226,7 @@ static void on_done(void *payload, const shc_mcp_result *r)
 {
     br_call *c = payload;
     c->mcp_call = NULL;
-    mcp_end(c, r->error, r->cancelled, r->text, r->len);
+    mcp_end(c, r->error, r->cancelled, r->text, r->len, r->images);
 }
 
 static void run(br_call *c)
@@ -228,7 +235,7 @@ static void run(br_call *c)
     c->mcp_call = shc_mcp_call_start(c->turn->sess->mcp, c->command, c->mcp_args, on_done, c);
     if (!c->mcp_call) {
         static const char oom[] = "MCP error: out of memory";
-        mcp_end(c, true, false, oom, sizeof oom - 1);
+        mcp_end(c, true, false, oom, sizeof oom - 1, NULL);
     }
 }
 
@@ -255,7 +262,7 @@ static void on_permission(void *payload, json_t *result, json_t *error)
         static const char no[] = "MCP error: rejected by the user";
         static const char cancelled[] = "MCP error: cancelled";
         bool cc = c->turn->cancelled;
-        mcp_end(c, true, cc, cc ? cancelled : no, cc ? sizeof cancelled - 1 : sizeof no - 1);
+        mcp_end(c, true, cc, cc ? cancelled : no, cc ? sizeof cancelled - 1 : sizeof no - 1, NULL);
         return;
     }
     if (!strcmp(opt, "allow_always"))
@@ -303,7 +310,7 @@ void shc__mcp_start_call(br_call *c)
     if (!params ||
         shc_rpc_request(br->rpc, "session/request_permission", params, on_permission, c, &id)) {
         static const char no[] = "MCP error: the permission request failed";
-        mcp_end(c, true, false, no, sizeof no - 1);
+        mcp_end(c, true, false, no, sizeof no - 1, NULL);
         return;
     }
     c->req_id = id;
@@ -317,7 +324,7 @@ void shc__mcp_not_run(br_call *c, const char *why, bool cancelled)
     char *text = NULL;
     if (asprintf(&text, "MCP error: %s", why) < 0)
         text = NULL;
-    mcp_end(c, true, cancelled, text ? text : "MCP error", text ? strlen(text) : 9);
+    mcp_end(c, true, cancelled, text ? text : "MCP error", text ? strlen(text) : 9, NULL);
     free(text);
 }
 

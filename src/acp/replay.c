@@ -278,7 +278,7 @@ static int apply(struct br_replay *r, json_t *rec)
                               json_object_get(rec, "input")));
     } else if (!strcmp(t, "mcp_end") && str(rec, "id") && str(rec, "status") && str(rec, "text")) {
         send(r, shc__mcp_card_end(str(rec, "id"), str(rec, "status"), str(rec, "text"),
-                                  json_string_length(json_object_get(rec, "text"))));
+                                  json_string_length(json_object_get(rec, "text")), NULL));
     } else if (!strcmp(t, "turn")) {
         close_open(r);
     } else if (!strcmp(t, "model")) {

@@ -145,6 +145,7 @@ static void report(shc_loop *loop, void *payload)
     if (c->done)
         c->done(c->payload, &c->res);
     free(c->text);
+    json_decref(c->res.images);
     free(c->tool);
     free(c->title);
     free(c);
@@ -226,6 +227,7 @@ static void on_call_answer(void *payload, json_t *result, json_t *error)
     bool is_error = false;
     size_t len = 0;
     char *text = shc__mcp_result_text(result, &is_error, &len);
+    c->res.images = shc__mcp_result_images(result);
     settle(c, is_error, false, text, "MCP error: out of memory");
 }
 
@@ -307,6 +309,7 @@ void shc_mcp_call_drop(shc_mcp_call *c)
     if (c->timer)
         shc_loop_cancel_timer(c->m->env.loop, c->timer);
     free(c->text);
+    json_decref(c->res.images);
     free(c->tool);
     free(c->title);
     free(c);
@@ -507,6 +510,7 @@ static void server_start(mcp_server *s)
     s->up = &up;
     shc_rpc_config rc = {
         .max_line = SHC_MCP_MAX_LINE,
+        .max_values = SHC_MCP_MAX_VALUES,
         .write = s->http ? shc__mcp_http_write : shc__mcp_stdio_write,
         .io = s,
         .on_message = on_message,

@@ -26,6 +26,10 @@
 #define SHC_MCP_MAX_SERVERS 32                     /* per session */
 #define SHC_MCP_MAX_TOOLS 256                      /* per session, all servers */
 #define SHC_MCP_MAX_LINE ((size_t)4 * 1024 * 1024) /* one message from a server */
+/* JSON values in one message from a server: a tools/list page may carry a schema far over
+ * SHC_MCP_SCHEMA_MAX (that tool alone is left out), so the ACP bound (rpc/) is too small */
+#define SHC_MCP_MAX_VALUES ((size_t)500000)
+#define SHC_MCP_IMAGES_MAX ((size_t)4 * 1024 * 1024) /* base64 of a result's images in a card */
 #define SHC_MCP_NAME_MAX 64                        /* a function name for the model */
 
 typedef struct shc_mcp shc_mcp;
@@ -59,6 +63,7 @@ typedef struct shc_mcp_result {
     bool cancelled;
     const char *text;
     size_t len;
+    json_t *images; /* borrowed, or NULL: the result's images as ACP image blocks, for the card */
 } shc_mcp_result;
 
 typedef void (*shc_mcp_done_fn)(void *payload, const shc_mcp_result *r);

@@ -54,6 +54,7 @@ struct mcp_server {
     shc_pty *pty;         /* owned */
     int in_fd, out_fd, err_fd;
     int in_w, out_w, err_w;
+    int ready_fd, ready_w; /* the FIFO the shell opens and closes once the three are open */
     char errline[512];    /* the stderr line being read */
     size_t errlen;
     char errlast[200];    /* the last complete stderr line (for the failure's message) */
@@ -67,7 +68,7 @@ struct mcp_server {
     char *wbuf;           /* frames the rpc wrote, up to their newline */
     size_t wlen, wcap;
     struct mcp_post *posts; /* in flight */
-    struct mcp_post *cur_post; /* the one whose done callback runs */
+    int post_timer;       /* starts the messages written from inside a transfer's callback */
 };
 
 struct shc_mcp {
@@ -111,5 +112,8 @@ int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *entry, const c
 void shc__mcp_tool_fini(mcp_tool *t);
 /* A tools/call result as the model's text (owned); *error when isError. */
 char *shc__mcp_result_text(json_t *result, bool *error, size_t *len);
+/* Its image content as ACP image blocks {type, data, mimeType} (owned array), or NULL when it
+ * has none; images past SHC_MCP_IMAGES_MAX bytes of base64 in all are left to the text note. */
+json_t *shc__mcp_result_images(json_t *result);
 
 #endif

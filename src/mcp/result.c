@@ -190,3 +190,24 @@ char *shc__mcp_result_text(json_t *result, bool *error, size_t *len)
     *len = b.n;
     return shc_strbuf_take(&b);
 }
+
+json_t *shc__mcp_result_images(json_t *result)
+{
+    json_t *out = NULL, *c;
+    size_t i, total = 0;
+    json_array_foreach(json_object_get(result, "content"), i, c)
+    {
+        const char *type = shc_rpc_str(json_object_get(c, "type"));
+        const char *mime = shc_rpc_str(json_object_get(c, "mimeType"));
+        json_t *d = json_object_get(c, "data");
+        if (!type || strcmp(type, "image") || !mime || !json_is_string(d) ||
+            strncmp(mime, "image/", 6) || json_string_length(d) > SHC_MCP_IMAGES_MAX - total)
+            continue;
+        if (!out && !(out = json_array()))
+            return NULL;
+        total += json_string_length(d);
+        json_array_append_new(out, json_pack("{s:s,s:O,s:s}", "type", "image", "data", d,
+                                             "mimeType", mime));
+    }
+    return out;
+}

@@ -143,7 +143,7 @@ mcp_server *shc__mcp_server_new(shc_mcp *m, json_t *e)
     if (!s)
         return NULL;
     s->m = m;
-    s->in_fd = s->out_fd = s->err_fd = -1;
+    s->in_fd = s->out_fd = s->err_fd = s->ready_fd = -1;
     s->name = strdup(name);
     s->http = !strcmp(kind, "http");
     size_t n = 0;

@@ -5,7 +5,10 @@
  * into its messages, so the command is bash's `exec ARGV <IN >OUT 2>ERR` with three FIFOs in
  * a private directory: every word is quoted (agent/quote.c), so the editor's command and
  * arguments reach execve as they were given.  The agent opens the FIFOs read-write (which
- * never blocks), and removes them once the server answered initialize. */
+ * never blocks).  A fourth FIFO, read by the agent, is opened and closed by the shell after the
+ * three (`3>ready 3>&-`, before the exec): its hang-up tells the agent the server holds its
+ * pipes, and the directory goes at once, so a kill -9 of the agent while the server starts
+ * leaves nothing behind in TMPDIR. */
 #define _GNU_SOURCE
 #include "mcp/mcp_int.h"
 
@@ -21,13 +24,13 @@
 #include "agent/quote.h"
 #include "base/strbuf.h"
 
-static const char *const fifo_names[3] = {"in", "out", "err"};
+static const char *const fifo_names[4] = {"in", "out", "err", "ready"};
 
 static void remove_dir(mcp_server *s)
 {
     if (!s->dir)
         return;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", s->dir, fifo_names[i]);
         unlink(p);
@@ -118,6 +121,29 @@ static void on_err(shc_loop *loop, int fd, unsigned events, void *payload)
     }
 }
 
+static void ready_stop(mcp_server *s)
+{
+    if (s->ready_w > 0)
+        shc_loop_unwatch(s->m->env.loop, s->ready_w);
+    s->ready_w = 0;
+    if (s->ready_fd >= 0)
+        close(s->ready_fd);
+    s->ready_fd = -1;
+}
+
+/* The shell closed the ready FIFO: the server's three pipes are open, their names can go. */
+static void on_ready(shc_loop *loop, int fd, unsigned events, void *payload)
+{
+    (void)loop;
+    (void)events;
+    mcp_server *s = payload;
+    char buf[64];
+    if (read(fd, buf, sizeof buf) != 0)
+        return; /* not the end (nothing is written there: read it anyway) */
+    ready_stop(s);
+    remove_dir(s);
+}
+
 static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payload)
 {
     (void)pty;
@@ -161,24 +187,27 @@ int shc__mcp_stdio_start(mcp_server *s)
         shc__mcp_up_fail(s, "out of memory");
         return -1;
     }
-    int *fds[3] = {&s->in_fd, &s->out_fd, &s->err_fd};
+    int *fds[4] = {&s->in_fd, &s->out_fd, &s->err_fd, &s->ready_fd};
     shc_strbuf cmd = {0};
     shc_strbuf_puts(&cmd, "exec");
     for (size_t i = 0; s->argv[i]; i++) {
         shc_strbuf_putc(&cmd, ' ');
         shc_shell_quote(&cmd, s->argv[i], strlen(s->argv[i]));
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", s->dir, fifo_names[i]);
-        if (mkfifo(p, 0600) != 0 || (*fds[i] = open(p, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+        /* the agent's end of "ready" is read-only: the shell's close is then a hang-up */
+        int mode = i == 3 ? O_RDONLY : O_RDWR;
+        if (mkfifo(p, 0600) != 0 || (*fds[i] = open(p, mode | O_NONBLOCK | O_CLOEXEC)) < 0) {
             shc_strbuf_free(&cmd);
             shc__mcp_up_fail(s, "cannot make its pipes: %s", strerror(errno));
             return -1;
         }
-        shc_strbuf_puts(&cmd, i == 0 ? " <" : i == 1 ? " >" : " 2>");
+        shc_strbuf_puts(&cmd, i == 0 ? " <" : i == 1 ? " >" : i == 2 ? " 2>" : " 3>");
         shc_shell_quote(&cmd, p, strlen(p));
     }
+    shc_strbuf_puts(&cmd, " 3>&-");
     char *command = shc_strbuf_take(&cmd);
     if (!command) {
         shc__mcp_up_fail(s, "out of memory");
@@ -186,6 +215,7 @@ int shc__mcp_stdio_start(mcp_server *s)
     }
     s->out_w = shc_loop_watch(s->m->env.loop, s->out_fd, POLLIN, on_out, s);
     s->err_w = shc_loop_watch(s->m->env.loop, s->err_fd, POLLIN, on_err, s);
+    s->ready_w = shc_loop_watch(s->m->env.loop, s->ready_fd, POLLIN, on_ready, s);
     shc_pty_opts o = {
         .command = command,
         .cwd = s->m->cwd,
@@ -227,6 +257,7 @@ void shc__mcp_stdio_stop(mcp_server *s)
     if (s->err_w > 0)
         shc_loop_unwatch(loop, s->err_w);
     s->out_w = s->err_w = 0;
+    ready_stop(s);
     int *fds[3] = {&s->in_fd, &s->out_fd, &s->err_fd};
     for (int i = 0; i < 3; i++)
         if (*fds[i] >= 0) {

@@ -5,7 +5,12 @@
  * events are messages; both are fed to the rpc as lines (a raw newline in JSON is only ever
  * whitespace, so it becomes a space).  An HTTP error, a cut connection or an answer over the
  * message limit answers the request it carried with a JSON-RPC error, so a call fails with a
- * reason instead of waiting for its timeout.  libcurl runs on the loop (model/http.c). */
+ * reason instead of waiting for its timeout.  libcurl runs on the loop (model/http.c).
+ * POSTs may run side by side (the spec allows it: a request goes out while an earlier answer
+ * still streams).  libcurl refuses a new transfer from inside one of its own callbacks, so a
+ * message written from there (initialize's answer read from an event stream sends tools/list)
+ * waits for the next loop turn; and a transfer is never freed from inside its own callback: it
+ * is marked dead and freed once the callback returned. */
 #define _GNU_SOURCE
 #include "mcp/mcp_int.h"
 
@@ -26,7 +31,11 @@ typedef struct mcp_post {
     mcp_server *s;
     shc_http_req *req;
     json_t *id;       /* owned: the id of the request it carries, or NULL */
+    char *line;       /* owned: the message, until its transfer starts */
+    size_t len;
     bool sse, fed;
+    bool busy;        /* one of its callbacks runs */
+    bool dead;        /* stopped while busy: freed when the callback returns */
     shc_sse *parser;
     size_t body;      /* bytes of a JSON body fed so far */
     char err[ERR_KEEP + 1];
@@ -41,6 +50,14 @@ static void post_free(mcp_post *p)
             *pp = p->next;
             break;
         }
+    if (p->busy) { /* its callback is on the stack: it frees it when it returns */
+        shc_http_cancel(p->req); /* inside the body callback: only marks it (model/http.c) */
+        p->req = NULL;
+        p->dead = true;
+        return;
+    }
+    shc_http_cancel(p->req);
+    free(p->line);
     json_decref(p->id);
     shc_sse_free(p->parser);
     free(p);
@@ -117,9 +134,8 @@ static void on_header(void *payload, const char *line, size_t len)
     }
 }
 
-static int on_body(void *payload, long status, const char *buf, size_t len)
+static int body(mcp_post *p, long status, const char *buf, size_t len)
 {
-    mcp_post *p = payload;
     if (p->s->state == MS_FAILED)
         return 1;
     if (status < 200 || status >= 300) {
@@ -146,12 +162,25 @@ static int on_body(void *payload, long status, const char *buf, size_t len)
     return 0;
 }
 
+static int on_body(void *payload, long status, const char *buf, size_t len)
+{
+    mcp_post *p = payload;
+    p->busy = true;
+    int stop = body(p, status, buf, len);
+    p->busy = false;
+    if (p->dead) { /* stopped meanwhile: its transfer was cancelled */
+        post_free(p);
+        return 1;
+    }
+    return stop;
+}
+
 static void on_done(void *payload, const shc_http_result *res)
 {
     mcp_post *p = payload;
     mcp_server *s = p->s;
     p->req = NULL;
-    s->cur_post = p; /* a failure below stops the transport: not this post, freed here */
+    p->busy = true; /* a failure below stops the transport: this post is freed here */
     if (p->fed)
         s->up->feed(s, "\n", 1); /* the JSON body's end */
     char msg[ERR_KEEP + 200];
@@ -170,57 +199,112 @@ static void on_done(void *payload, const shc_http_result *res)
     } else if (res->status >= 300 || res->failed) {
         shc_log_info(s->m->env.log, "mcp %s: a notification got HTTP %ld", s->name, res->status);
     }
-    s->cur_post = NULL;
+    p->busy = false;
     post_free(p);
     if (s->state != MS_FAILED)
         s->up->flush(s);
 }
 
-static int post(mcp_server *s, const char *line, size_t len)
+/* Starts p's transfer (its message in p->line); on failure its request is answered with an
+ * error and p goes. */
+static void start(mcp_post *p)
 {
-    mcp_post *p = calloc(1, sizeof *p);
-    if (!p)
-        return -1;
-    p->s = s;
-    json_t *msg = json_loadb(line, len, 0, NULL);
-    json_t *id = json_object_get(msg, "id");
-    if (id && json_object_get(msg, "method"))
-        p->id = json_incref(id);
-    json_decref(msg);
+    mcp_server *s = p->s;
     char sid[300] = "", ver[64] = "";
     if (s->session_id)
         snprintf(sid, sizeof sid, "Mcp-Session-Id: %s", s->session_id);
     if (s->proto)
         snprintf(ver, sizeof ver, "MCP-Protocol-Version: %s", s->proto);
     const char **h = calloc(s->nheaders + 5, sizeof *h);
-    if (!h) {
+    int rc = -1;
+    if (h) {
+        size_t n = 0;
+        for (size_t i = 0; i < s->nheaders; i++)
+            h[n++] = s->headers[i];
+        h[n++] = "Content-Type: application/json";
+        h[n++] = "Accept: application/json, text/event-stream";
+        if (sid[0])
+            h[n++] = sid;
+        if (ver[0])
+            h[n++] = ver;
+        shc_http_opts o = {
+            .url = s->url,
+            .body = p->line,
+            .body_len = p->len,
+            .headers = h,
+            .idle_timeout_s = 86400, /* a call's own timeout governs (client.c) */
+        };
+        static const shc_http_cbs cbs = {on_body, on_done, on_header};
+        rc = shc_http_post(&p->req, s->curl, &o, &cbs, p);
+        free(h);
+    }
+    free(p->line);
+    p->line = NULL;
+    if (rc != 0) {
+        p->req = NULL;
+        p->busy = true;
+        answer_error(p, "HTTP: the request cannot be sent");
+        p->busy = false;
         post_free(p);
+    }
+}
+
+/* The messages written from inside a transfer's callback, started in order on the next turn. */
+static void start_queued(shc_loop *loop, void *payload)
+{
+    (void)loop;
+    mcp_server *s = payload;
+    s->post_timer = 0;
+    for (;;) {
+        mcp_post *first = NULL;
+        for (mcp_post *q = s->posts; q; q = q->next)
+            if (q->line)
+                first = q; /* the list is newest first: the last one is the oldest */
+        if (!first || s->state == MS_FAILED || !s->curl)
+            break;
+        start(first);
+    }
+    if (s->state != MS_FAILED)
+        s->up->flush(s);
+}
+
+static bool any_busy(const mcp_server *s)
+{
+    for (const mcp_post *q = s->posts; q; q = q->next)
+        if (q->busy || q->line)
+            return true;
+    return false;
+}
+
+static int post(mcp_server *s, const char *line, size_t len)
+{
+    mcp_post *p = calloc(1, sizeof *p);
+    if (!p || !(p->line = malloc(len))) {
+        free(p);
         return -1;
     }
-    size_t n = 0;
-    for (size_t i = 0; i < s->nheaders; i++)
-        h[n++] = s->headers[i];
-    h[n++] = "Content-Type: application/json";
-    h[n++] = "Accept: application/json, text/event-stream";
-    if (sid[0])
-        h[n++] = sid;
-    if (ver[0])
-        h[n++] = ver;
-    shc_http_opts o = {
-        .url = s->url,
-        .body = line,
-        .body_len = len,
-        .headers = h,
-        .idle_timeout_s = 86400, /* a call's own timeout governs (client.c) */
-    };
-    static const shc_http_cbs cbs = {on_body, on_done, on_header};
+    p->s = s;
+    memcpy(p->line, line, len);
+    p->len = len;
+    json_t *msg = json_loadb(line, len, 0, NULL);
+    json_t *id = json_object_get(msg, "id");
+    if (id && json_object_get(msg, "method"))
+        p->id = json_incref(id);
+    json_decref(msg);
+    bool later = any_busy(s);
     p->next = s->posts;
     s->posts = p;
-    int rc = shc_http_post(&p->req, s->curl, &o, &cbs, p);
-    free(h);
-    if (rc != 0) {
-        post_free(p);
-        return -1;
+    if (!later) {
+        start(p);
+        return 0;
+    }
+    if (!s->post_timer) {
+        int t = shc_loop_timer(s->m->env.loop, 0, start_queued, s);
+        if (t <= 0) {
+            post_free(p);
+            return -1;
+        }
+        s->post_timer = t;
     }
     return 0;
 }
@@ -275,15 +359,11 @@ int shc__mcp_http_start(mcp_server *s)
  * with the session (never from inside one of its own callbacks). */
 void shc__mcp_http_stop(mcp_server *s)
 {
-    for (mcp_post **pp = &s->posts; *pp;) {
-        mcp_post *p = *pp;
-        if (p == s->cur_post) {
-            pp = &p->next;
-            continue;
-        }
-        shc_http_cancel(p->req);
-        post_free(p);
-    }
+    if (s->post_timer)
+        shc_loop_cancel_timer(s->m->env.loop, s->post_timer);
+    s->post_timer = 0;
+    while (s->posts)
+        post_free(s->posts); /* one whose callback runs is freed when it returns */
     if (s->m->freeing) {
         shc_http_free(s->curl);
         s->curl = NULL;

@@ -49,6 +49,8 @@ shc_rpc *shc_rpc_new(const shc_rpc_config *cfg)
     rpc->cfg = *cfg;
     if (!rpc->cfg.max_line)
         rpc->cfg.max_line = SHC_RPC_MAX_LINE_DEFAULT;
+    if (!rpc->cfg.max_values)
+        rpc->cfg.max_values = SHC_RPC_MAX_VALUES;
     rpc->next_id = 1;
     return rpc;
 }
@@ -374,7 +376,7 @@ static void handle_value(shc_rpc *rpc, const char *line, size_t len)
          * request it answers still ends, with an error */
         json_error_t jerr;
         bool oom = false;
-        json_t *msg = sc.structural <= SHC_RPC_MAX_VALUES && sc.depth <= SHC_RPC_MAX_DEPTH
+        json_t *msg = sc.structural <= rpc->cfg.max_values && sc.depth <= SHC_RPC_MAX_DEPTH
                           ? shc_json_load_guarded(line, len, JSON_ALLOW_NUL, &jerr, &oom)
                           : NULL;
         if (msg && json_is_object(msg))
@@ -397,10 +399,10 @@ static void handle_value(shc_rpc *rpc, const char *line, size_t len)
                "Invalid Request: id must be a string, a 64-bit integer or null", NULL);
         return;
     }
-    if (sc.structural > SHC_RPC_MAX_VALUES || sc.depth > SHC_RPC_MAX_DEPTH) {
+    if (sc.structural > rpc->cfg.max_values || sc.depth > SHC_RPC_MAX_DEPTH) {
         char why[128];
-        snprintf(why, sizeof why, "Invalid Request: more than %d values or %d levels of nesting",
-                 SHC_RPC_MAX_VALUES, SHC_RPC_MAX_DEPTH);
+        snprintf(why, sizeof why, "Invalid Request: more than %zu values or %d levels of nesting",
+                 rpc->cfg.max_values, SHC_RPC_MAX_DEPTH);
         reject(rpc, &sc, SHC_RPC_INVALID_REQUEST, why, NULL);
         return;
     }

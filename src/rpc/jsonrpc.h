@@ -55,6 +55,7 @@ typedef struct shc_rpc_config {
     void *io;               /* first argument of write */
     shc_rpc_message_fn on_message;
     void *payload;          /* first argument of on_message */
+    size_t max_values;      /* most JSON values in one message (0 = SHC_RPC_MAX_VALUES) */
 } shc_rpc_config;
 
 /* Returns an owned rpc (free with shc_rpc_free) or NULL on allocation failure. */
