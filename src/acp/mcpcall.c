@@ -70,6 +70,12 @@ static void on_changed(void *payload)
 
 void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
 {
+    /* a load or resume names the servers again: the earlier ones end (also when it names
+     * none), and "Always allow" given to their tools does not carry to new programs */
+    shc_mcp_free(s->mcp);
+    s->mcp = NULL;
+    json_decref(s->mcp_allowed);
+    s->mcp_allowed = NULL;
     if (json_array_size(servers) == 0)
         return;
     if (!s->be->ops->set_tools) {
@@ -77,7 +83,6 @@ void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
                      s->id, json_array_size(servers));
         return;
     }
-    shc_mcp_free(s->mcp); /* a load or resume names them again */
     shc_mcp_env env = {
         .loop = br->loop,
         .exec = br->exec,

@@ -38,11 +38,17 @@ bool shc__git_maybe_rev(const char *s)
     return true;
 }
 
-/* A pathspec operand: "" is an error, "-" is refused like a stdin operand elsewhere. */
+/* A pathspec operand: "" is an error, "-" is refused like a stdin operand elsewhere; a leading
+ * ':' is pathspec magic (`:/`, `:(top)x`, `:!x`), which names other places than the word does
+ * (the top of the work tree) and the path rules would judge the wrong directory. */
 static int check_pathspec(shc_rule *r, const char *cmd, const shc_operand *op)
 {
     if (!strcmp(op->value, "-") || op->value[0] == '\0')
         return shc__reject(r, op->argi, "%s: '%s' is not a path that can be shown", cmd, op->value);
+    if (op->value[0] == ':')
+        return shc__reject(r, op->argi,
+                           "%s: '%s' is pathspec magic (it may name the whole work tree)", cmd,
+                           op->value);
     return 0;
 }
 

@@ -30,7 +30,7 @@ static bool pairs_ok(json_t *a)
     {
         const char *n = shc_rpc_str(json_object_get(p, "name"));
         const char *v = shc_rpc_str(json_object_get(p, "value"));
-        if (!n || !v || !*n || strchr(n, '=') || strchr(n, ':') || strchr(n, '\n') ||
+        if (!n || !v || !*n || strchr(n, '=') || strchr(n, ':') || strchr(n, '\n') || strchr(n, '\r') ||
             strchr(v, '\n') || strchr(v, '\r'))
             return false;
     }

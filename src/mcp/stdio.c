@@ -189,7 +189,8 @@ int shc__mcp_stdio_start(mcp_server *s)
     }
     int *fds[4] = {&s->in_fd, &s->out_fd, &s->err_fd, &s->ready_fd};
     shc_strbuf cmd = {0};
-    shc_strbuf_puts(&cmd, "exec");
+    /* `exec --`: a command word starting with '-' is the program's name, not exec's option */
+    shc_strbuf_puts(&cmd, "exec --");
     for (size_t i = 0; s->argv[i]; i++) {
         shc_strbuf_putc(&cmd, ' ');
         shc_shell_quote(&cmd, s->argv[i], strlen(s->argv[i]));
