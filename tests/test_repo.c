@@ -621,6 +621,40 @@ static void test_ackrc(void **state)
     DONE();
 }
 
+/* Found by a red team after the submodule rules: git's pathspec magic names the top of the work
+ * tree; an empty .git in a subdirectory is passed over by git (the parent's index and its
+ * submodules are used); a worktree's commondir written under /proc resolves in the command's
+ * process; an index entry's name is as long as its flags say. */
+static void test_git_reads_elsewhere(void **state)
+{
+    (void)state;
+    wrong = 0;
+    TERMINAL("git ls-files -o -- :/");
+    TERMINAL("git grep foo -- ':(top)src'");
+    CARD("git --no-pager grep foo -- src", SHC_KIND_SEARCH);
+    sh("mkdir -p home w && printf '[submodule]\\n\\trecurse = true\\n\\tactive = .\\n' > "
+       "home/.gitconfig && git init -q w/sm && echo foo > w/sm/a && git -C w/sm add a && "
+       "git -C w/sm -c user.email=a@b -c user.name=a commit -qm s && "
+       "git update-index --add --cacheinfo 160000,$(git -C w/sm rev-parse HEAD),w/sm && "
+       "printf '[submodule \"sm\"]\\n\\tpath = w/sm\\n\\turl = ./sm\\n' > .gitmodules && "
+       "git -C w/sm config core.fsmonitor \"touch $PWD/PWNED; false\"");
+    TERMINAL("cd w && git --no-pager grep foo");
+    sh("mkdir w/.git"); /* empty: git passes over it */
+    sh("H=$PWD; cd w && HOME=$H/home GIT_CONFIG_NOSYSTEM=1 timeout 10 git --no-pager grep foo "
+       ">/dev/null 2>&1; cd .. && test -e PWNED && rm PWNED"); /* the submodule's hook runs */
+    TERMINAL("cd w && git --no-pager grep foo");
+    sh("rmdir w/.git && git update-index --force-remove w/sm && rm -rf w home .gitmodules");
+    context = SHC_CONTEXT_BRIDGE;
+    sh("mkdir -p ct/wt && echo foo > ct/f && printf 'gitdir: %%s/ct/wt\\n' \"$PWD\" > ct/.git && "
+       "echo 'ref: refs/heads/main' > ct/wt/HEAD && echo /proc/self/cwd/evil > ct/wt/commondir");
+    TERMINAL("rg foo ct");
+    sh("echo ../../.git > ct/wt/commondir");
+    CARD("rg foo ct", SHC_KIND_SEARCH);
+    sh("rm -r ct");
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -637,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_submodules),
         cmocka_unit_test(test_nested_repository),
         cmocka_unit_test(test_ackrc),
+        cmocka_unit_test(test_git_reads_elsewhere),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

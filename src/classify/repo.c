@@ -237,7 +237,10 @@ static const char *common_info(const char *g, shc_ignbudget *budget, char *what,
     int w = got < 0 || !line[0] ? -1
             : line[0] == '/' ? snprintf(common, sizeof common, "%s", line)
                              : snprintf(common, sizeof common, "%s/%s", g, line);
-    if (w < 0 || (size_t)w >= sizeof common) {
+    shc_path wp;
+    if (w < 0 || (size_t)w >= sizeof common || shc__path_magic(common) ||
+        (shc__path_check(NULL, common, &wp) & SHC_PATH_SPECIAL)) {
+        /* a common directory through /proc/self/cwd resolves in the command's process */
         snprintf(what, cap, "%s", cf);
         return "a git common directory shcard cannot follow";
     }

@@ -145,6 +145,7 @@ static bool index_entries(const char *top, const unsigned char *buf, size_t n, i
         if (off + 62 > end)
             return fail(s, BAD, ip);
         uint32_t mode = be32(buf + off + 24);
+        size_t flen = ((size_t)buf[off + 60] << 8 | buf[off + 61]) & 0xFFF; /* git's name length */
         size_t hdr = (buf[off + 60] & 0x40) ? 64 : 62; /* extended flags (version 3 and up) */
         if (hdr == 64 && version < 3)
             return fail(s, BAD, ip);
@@ -169,6 +170,8 @@ static bool index_entries(const char *top, const unsigned char *buf, size_t n, i
         size_t len = (size_t)(nul - (buf + at)), keep = version == 4 ? prevlen - strip : 0;
         if (keep + len >= sizeof path)
             return fail(s, "git: an index entry in '%s' is too long to judge", ip);
+        if (flen != 0xFFF && flen != keep + len) /* git reads flen bytes, not up to the NUL */
+            return fail(s, "git: an index entry in '%s' names its path differently for git", ip);
         memcpy(path + keep, buf + at, len);
         path[prevlen = keep + len] = '\0';
         off = version == 4 ? at + len + 1 : off + ((hdr + len + 8) & ~(size_t)7);
@@ -228,13 +231,21 @@ static bool git_submodules(const char *dir, rstate *s)
         if (lstat(p, &st) == 0) {
             const char *why = NULL;
             int k = shc__git_dir_of(d, g, sizeof g, &why);
-            return k < 0 ? fail(s, "git: '%s' is %s", p, why) : submodules(d, g, 0, s);
+            if (k < 0)
+                return fail(s, "git: '%s' is %s", p, why);
+            if (submodules(d, g, 0, s))
+                return true;
+            /* git passes over a .git directory that is no repository (an empty one) and uses
+             * a parent's: judge the parents too unless git surely stops here */
+            if (!S_ISDIR(st.st_mode) || shc__git_stops_at(g))
+                return false;
         }
         char o[SHC_RD_PATH + 16];
         snprintf(p, sizeof p, "%s/HEAD", strcmp(d, "/") ? d : "");
         snprintf(o, sizeof o, "%s/objects", strcmp(d, "/") ? d : "");
         char *slash = strrchr(d, '/');
-        if ((lstat(p, &st) == 0 && lstat(o, &st) == 0) || !slash || !strcmp(d, "/"))
+        if ((lstat(p, &st) == 0 && lstat(o, &st) == 0 && shc__git_stops_at(d)) || !slash ||
+            !strcmp(d, "/"))
             return false;
         slash == d ? (void)(d[1] = 0) : (void)(*slash = 0);
     }
