@@ -303,6 +303,9 @@ void shc__call_send(br_turn *t, json_t *update); /* a session/update of the turn
 void shc__call_finish(br_call *c, const shc_call_end *end, const char *model_text, size_t mlen,
                       bool timed_out, bool cancelled);
 void shc__call_not_run(br_call *c, const char *why, bool cancelled);
+/* A session/request_permission answer for call c (clears its request id, logs an error):
+ * 1 allowed once, 2 "allow_always", 0 rejected, cancelled or the bridge tearing down. */
+int shc__permission_outcome(br_call *c, json_t *result, json_t *error);
 void shc__turn_kick(br_turn *t); /* the turn's progress runs from a zero-delay timer */
 
 /* sandbox.c: the sandbox of a session's commands (docs/sandbox.md).  default: the mode new

@@ -48,3 +48,17 @@ void shc__call_not_run(br_call *c, const char *why, bool cancelled)
     shc__call_finish(c, &end, why, strlen(why), false, cancelled);
 }
 
+int shc__permission_outcome(br_call *c, json_t *result, json_t *error)
+{
+    c->req_id = 0;
+    json_t *outcome = json_object_get(result, "outcome");
+    const char *kind = shc_rpc_str(json_object_get(outcome, "outcome"));
+    const char *opt = shc_rpc_str(json_object_get(outcome, "optionId"));
+    if (error)
+        shc_log_warn(c->turn->br->log, "session/request_permission failed: %s",
+                     shc_rpc_str(json_object_get(error, "message")));
+    if (!kind || strcmp(kind, "selected") != 0 || !opt || c->turn->cancelled ||
+        c->turn->br->tearing)
+        return 0;
+    return !strcmp(opt, "allow") ? 1 : !strcmp(opt, "allow_always") ? 2 : 0;
+}

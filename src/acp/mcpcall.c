@@ -254,23 +254,15 @@ static void allow_always(br_session *s, const char *fname)
 static void on_permission(void *payload, json_t *result, json_t *error)
 {
     br_call *c = payload;
-    c->req_id = 0;
-    json_t *outcome = json_object_get(result, "outcome");
-    const char *kind = shc_rpc_str(json_object_get(outcome, "outcome"));
-    const char *opt = shc_rpc_str(json_object_get(outcome, "optionId"));
-    if (error)
-        shc_log_warn(c->turn->br->log, "session/request_permission failed: %s",
-                     shc_rpc_str(json_object_get(error, "message")));
-    bool allow = kind && !strcmp(kind, "selected") && opt &&
-                 (!strcmp(opt, "allow") || !strcmp(opt, "allow_always"));
-    if (!allow || c->turn->cancelled || c->turn->br->tearing) {
+    int allow = shc__permission_outcome(c, result, error);
+    if (!allow) {
         static const char no[] = "MCP error: rejected by the user";
         static const char cancelled[] = "MCP error: cancelled";
         bool cc = c->turn->cancelled;
         mcp_end(c, true, cc, cc ? cancelled : no, cc ? sizeof cancelled - 1 : sizeof no - 1, NULL);
         return;
     }
-    if (!strcmp(opt, "allow_always"))
+    if (allow == 2)
         allow_always(c->turn->sess, c->command);
     shc__call_send(c->turn, json_pack("{s:s,s:s,s:s}", "sessionUpdate", "tool_call_update",
                                       "toolCallId", c->id, "status", "in_progress"));

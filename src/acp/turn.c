@@ -157,23 +157,15 @@ static void run_call(br_call *c)
 static void on_permission(void *payload, json_t *result, json_t *error)
 {
     br_call *c = payload;
-    c->req_id = 0;
-    json_t *outcome = json_object_get(result, "outcome");
-    const char *kind = shc_rpc_str(json_object_get(outcome, "outcome"));
-    const char *opt = shc_rpc_str(json_object_get(outcome, "optionId"));
-    if (error)
-        shc_log_warn(c->turn->br->log, "session/request_permission failed: %s",
-                     shc_rpc_str(json_object_get(error, "message")));
-    bool allow = kind && !strcmp(kind, "selected") && opt &&
-                 (!strcmp(opt, "allow") || !strcmp(opt, "allow_always"));
-    if (!allow || c->turn->cancelled || c->turn->br->tearing) {
+    int allow = shc__permission_outcome(c, result, error);
+    if (!allow) {
         shc__call_not_run(c, "rejected by the user", c->turn->cancelled);
         return;
     }
     const char *why;
-    if (!strcmp(opt, "allow_always") && c->held) /* the session's sandbox becomes off */
+    if (allow == 2 && c->held) /* the session's sandbox becomes off */
         shc__opt_set(c->turn->br, c->turn->sess, "sandbox", "off", &why);
-    else if (!strcmp(opt, "allow_always")) /* the session's mode becomes "all" (announced) */
+    else if (allow == 2) /* the session's mode becomes "all" (announced) */
         shc__opt_set(c->turn->br, c->turn->sess, "mode", "all", &why);
     shc__call_send(c->turn, shc_present_status(&c->info, "in_progress"));
     shc__rec_status(c, "in_progress");
