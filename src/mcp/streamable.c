@@ -3,7 +3,10 @@
  * text/event-stream, the Mcp-Session-Id the server gave (from its initialize answer on), and
  * MCP-Protocol-Version once negotiated.  The answer is a JSON body or an event stream whose
  * events are messages; both are fed to the rpc as lines (a raw newline in JSON is only ever
- * whitespace, so it becomes a space).  An HTTP error, a cut connection or an answer over the
+ * whitespace, so it becomes a space).  Each POST frames its own answer: a JSON body is kept
+ * whole in its post and fed as one line when its transfer ends (an event whenever it is
+ * complete), so answers of transfers running side by side never mix in the rpc's line
+ * reader, and the rest of an over-long answer cannot swallow the next one.  An HTTP error, a cut connection or an answer over the
  * message limit answers the request it carried with a JSON-RPC error, so a call fails with a
  * reason instead of waiting for its timeout.  libcurl runs on the loop (model/http.c).
  * POSTs may run side by side (the spec allows it: a request goes out while an earlier answer
@@ -22,6 +25,7 @@
 #include <strings.h>
 
 #include "model/sse.h"
+#include "rpc/rpc_scan.h"
 #include "shcard.h"
 
 #define ERR_KEEP 512 /* bytes of an error body kept for the message */
@@ -37,7 +41,8 @@ typedef struct mcp_post {
     bool busy;        /* one of its callbacks runs */
     bool dead;        /* stopped while busy: freed when the callback returns */
     shc_sse *parser;
-    size_t body;      /* bytes of a JSON body fed so far */
+    char *json;       /* owned: the JSON body so far, newlines made spaces */
+    size_t jlen, jcap;
     char err[ERR_KEEP + 1];
     size_t errlen;
 } mcp_post;
@@ -60,6 +65,7 @@ static void post_free(mcp_post *p)
     free(p->line);
     json_decref(p->id);
     shc_sse_free(p->parser);
+    free(p->json);
     free(p);
 }
 
@@ -156,9 +162,35 @@ static int body(mcp_post *p, long status, const char *buf, size_t len)
         }
         return 0;
     }
+    if (len > SHC_MCP_MAX_LINE - p->jlen) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "the answer is larger than the limit of %zu bytes",
+                 (size_t)SHC_MCP_MAX_LINE);
+        answer_error(p, msg);
+        free(p->json);
+        p->json = NULL;
+        p->jlen = p->jcap = 0;
+        p->fed = false;
+        return 1;
+    }
+    if (p->jlen + len > p->jcap) {
+        size_t cap = p->jcap ? p->jcap : 4096;
+        while (cap < p->jlen + len)
+            cap *= 2;
+        if (cap > SHC_MCP_MAX_LINE)
+            cap = SHC_MCP_MAX_LINE;
+        char *q = realloc(p->json, cap);
+        if (!q) {
+            answer_error(p, "out of memory for the answer");
+            return 1;
+        }
+        p->json = q;
+        p->jcap = cap;
+    }
+    for (size_t i = 0; i < len; i++)
+        p->json[p->jlen + i] = buf[i] == '\n' || buf[i] == '\r' ? ' ' : buf[i];
+    p->jlen += len;
     p->fed = true;
-    p->body += len;
-    feed_json(p->s, buf, len);
     return 0;
 }
 
@@ -181,8 +213,34 @@ static void on_done(void *payload, const shc_http_result *res)
     mcp_server *s = p->s;
     p->req = NULL;
     p->busy = true; /* a failure below stops the transport: this post is freed here */
-    if (p->fed)
-        s->up->feed(s, "\n", 1); /* the JSON body's end */
+    if (p->fed && !res->failed && res->status >= 200 && res->status < 300) {
+        /* the whole JSON body, one line: a cut body is never parsed, its request fails below */
+        shc_rpc_scan sc;
+        shc__rpc_scan(p->json, p->jlen, &sc);
+        bool answers = false; /* does the body carry the answer to p's request? */
+        if (p->id && sc.object && sc.has_reply) {
+            json_t *id = NULL;
+            answers = shc__rpc_scan_id(&sc, &id) == SHC_RPC_ID_VALUE && json_equal(id, p->id);
+            json_decref(id);
+        }
+        if (sc.object) { /* an HTML page for an answer is not the rpc's to parse */
+            s->up->feed(s, p->json, p->jlen);
+            if (s->state != MS_FAILED)
+                s->up->feed(s, "\n", 1);
+        }
+        if (answers) {
+            json_decref(p->id);
+            p->id = NULL;
+        } else if (p->id && s->state != MS_FAILED) {
+            answer_error(p, sc.object ? "the server's answer does not answer the request"
+                                   : "the server's answer is not JSON");
+        }
+    } else {
+        p->fed = false;
+    }
+    free(p->json);
+    p->json = NULL;
+    p->jlen = p->jcap = 0;
     char msg[ERR_KEEP + 200];
     if (res->failed && p->id) {
         snprintf(msg, sizeof msg, "HTTP: %s", res->error ? res->error : "the transfer failed");

@@ -206,7 +206,9 @@ async function httpServer(mode, sse) {
            stop: () => new Promise((r) => { if (proc.exitCode !== null || proc.signalCode !== null) return r(); proc.on("exit", r); proc.stdin.end(); }) };
 }
 
+// MCP_ONLY=name runs one scenario (for chasing a failure); the suite runs them all
 async function scenario(name, body) {
+  if (process.env.MCP_ONLY && process.env.MCP_ONLY !== name) return;
   try {
     await body();
   } catch (e) {
@@ -499,8 +501,10 @@ await scenario("http", async () => {
     { call: "mcp__hj__rpcerr", args: { tag: "h4" } }, // 3
     { call: "mcp__hj__garbage", args: { tag: "h5" } }, // 4
     { call: "mcp__hj__silent", args: { tag: "h6" } }, // 5
-    { call: "mcp__hj__crash", args: { tag: "h7" } }, // 6
-    { call: "mcp__hs__upper", args: { message: "still here" } }, // 7
+    { call: "mcp__hj__big_stall", args: { tag: "h9" } }, // 6
+    { call: "mcp__hj__echo", args: { message: "after the stall" } }, // 7
+    { call: "mcp__hj__crash", args: { tag: "h7" } }, // 8
+    { call: "mcp__hs__upper", args: { message: "still here" } }, // 9
     { say: "http done" },
   ];
   const sc = script(steps);
@@ -525,10 +529,13 @@ await scenario("http", async () => {
     const b = cardBy(log, "hj: big");
     ok(b && cardText(b).length <= 2 * 1024 * 1024 && res(2).length <= 1024 * 1024 && res(2).length > 0, "http: a 10 MB answer is trimmed for card and model", [cardText(b).length, res(2).length]);
     ok(cardBy(log, "hj: rpcerr")?.status === "failed" && res(3).startsWith("MCP error:") && res(3).includes("tool exploded"), "http: a JSON-RPC error", res(3));
-    ok(cardBy(log, "hj: garbage")?.status === "failed" && res(4).startsWith("MCP error:"), "http: an HTML body for an answer", res(4));
+    ok(cardBy(log, "hj: garbage")?.status === "failed" && res(4).startsWith("MCP error:") && res(4).includes("not JSON"), "http: an HTML body for an answer fails at once", res(4));
     ok(cardBy(log, "hj: silent")?.status === "failed" && res(5).startsWith("MCP error:"), "http: a request never answered times out", res(5));
-    ok(cardBy(log, "hj: crash")?.status === "failed" && res(6).startsWith("MCP error:"), "http: a connection cut mid-answer", res(6));
-    ok(cardBy(log, "hs: upper")?.status === "completed" && res(7).startsWith("STILL HERE"), "http: the other server still answers", res(7));
+    ok(cardBy(log, "hj: crash")?.status === "failed" && res(8).startsWith("MCP error:"), "http: a connection cut mid-answer", res(8));
+    ok(cardBy(log, "hs: upper")?.status === "completed" && res(9).startsWith("STILL HERE"), "http: the other server still answers", res(9));
+    ok(res(6).startsWith("MCP error:") && res(6).includes("larger than the limit"), "http: an answer over the limit fails its call", res(6));
+    const e9 = cardBy(log, "hj: echo", "after the stall");
+    ok(e9?.status === "completed" && res(7).startsWith("echo:after the stall"), "http: the next answer is read while an over-long one still streams", res(7));
     ok(Date.now() - t0 < T_MCP * 3000 + 60000, "http: the turn stays within its bound", Date.now() - t0);
     const posts = readLog(hj.log).filter((e) => e.event === "http_post");
     const init = posts.find((e) => e.msg?.method === "initialize");

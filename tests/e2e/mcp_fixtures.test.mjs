@@ -61,7 +61,7 @@ async function http(mode, sse) {
   const s = await stdio("ok");
   await s.connect();
   const tools = (await s.client.listTools()).tools.map((t) => t.name);
-  ok(tools.length === 10 && tools.includes("slow_ignore"), "ok: ten tools", tools);
+  ok(tools.length === 11 && tools.includes("slow_ignore") && tools.includes("big_stall"), "ok: eleven tools", tools);
   ok(text(await s.client.callTool({ name: "echo", arguments: { message: "x" } })) === "echo:x", "ok: echo");
   const f = await s.client.callTool({ name: "fail", arguments: {} });
   ok(f.isError === true && text(f) === "fail: it broke", "ok: fail is an isError result", f);
@@ -133,7 +133,7 @@ for (const mode of ["garbage_init", "silent", "dead"]) {
 for (const sse of [false, true]) {
   const label = sse ? "http sse" : "http json";
   const h = await http("ok", sse);
-  ok((await h.client.listTools()).tools.length === 10, `${label}: tools listed`);
+  ok((await h.client.listTools()).tools.length === 11, `${label}: tools listed`);
   ok(text(await h.client.callTool({ name: "echo", arguments: { message: "h" } })) === "echo:h", `${label}: echo`);
   const ac = new AbortController();
   const slow = settle(h.client.callTool({ name: "slow", arguments: { seconds: 30 } }, undefined, { signal: ac.signal, timeout: 60000 }), 10000);

@@ -65,6 +65,7 @@ OK_TOOLS = [
     tool("slow", "Sleeps `seconds`; honours cancellation", {"seconds": {"type": "number"}}),
     tool("slow_ignore", "Sleeps `seconds`; ignores cancellation", {"seconds": {"type": "number"}}),
     tool("big", "Answers 10 MB of text"),
+    tool("big_stall", "Answers 10 MB of text over HTTP, stalling 3 s after the first 6 MB"),
     tool("garbage", "Answers with garbage"),
     tool("silent", "Never answers"),
     tool("crash", "Dies in the middle of the call"),
@@ -165,6 +166,8 @@ class Server:
                 line = "BIG-START " + "0123456789abcdef" * 64 + "\n"
                 body = (line * (BIG_BYTES // len(line) + 1))[:BIG_BYTES]
                 return text(body)
+            if name == "big_stall":
+                return "big_stall", None
             if name == "garbage":
                 return "garbage", None
             if name == "silent":
@@ -298,8 +301,12 @@ def http_main(srv):
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(body)
-            self.wfile.flush()
+            try:
+                self.wfile.write(body)
+                self.wfile.flush()
+            except OSError:  # the client stopped reading (an answer over its limit)
+                srv.log("http_cut", status=status, size=len(body))
+                self.close_connection = True
 
         def answer(self, obj, headers=None):
             body = json.dumps(obj).encode()
@@ -390,6 +397,27 @@ def http_main(srv):
                                 self.connection.setblocking(True)
                             except OSError:
                                 pass
+                if kind == "big_stall":
+                    # one JSON answer over the limit whose tail comes late: the client's next
+                    # request is answered while this body still streams
+                    body = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": [
+                        {"type": "text", "text": "S" * BIG_BYTES}]}}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    cut = 6 * 1024 * 1024
+                    try:
+                        self.wfile.write(body[:cut])
+                        self.wfile.flush()
+                        time.sleep(3)
+                        self.wfile.write(body[cut:])
+                        self.wfile.flush()
+                        srv.log("big_stall_sent", id=rid)
+                    except OSError:
+                        srv.log("big_stall_cut", id=rid)
+                    self.close_connection = True
+                    return
                 if kind == "crash":
                     srv.log("crash", id=rid)
                     self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\"")
