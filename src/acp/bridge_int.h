@@ -121,6 +121,7 @@ struct br_call {
     bool mcp;                     /* an MCP tool's call (mcpcall.c): command is its function
                                    * name, mcp_args its arguments */
     char *mcp_args;               /* owned */
+    struct shc_mcp_target *mcp_target; /* owned: the tool resolved when the call came, or NULL */
     struct shc_mcp_call *mcp_call; /* owned while it runs */
 };
 
@@ -184,7 +185,8 @@ struct br_session {
     json_t *close_id;             /* owned: the close / delete request to answer then */
     json_t *load_id;              /* owned: the load / resume request while it runs */
     struct shc_mcp *mcp;          /* owned (mcpcall.c): the session's MCP servers, or NULL */
-    json_t *mcp_allowed;          /* owned: {fname: true} for "Always allow this tool" */
+    json_t *mcp_allowed;          /* owned: {shc_mcp_approval_key: true} for "Always allow
+                                   * this tool" (the server's identity and the exact tool) */
     json_t *mcp_servers;          /* owned: a load's mcpServers until its replay is done */
 };
 

@@ -3,8 +3,9 @@
  * call of an MCP tool as a card: `tool_call` titled "SERVER: TOOL" with the arguments as
  * rawInput, kind "other" ("fetch" for a read-only tool that reaches outside, "read" for a
  * read-only one that does not), the permission asked as for a command in ask mode ("Always
- * Allow" allows that tool for the session), the result as text content, status completed or
- * failed.  Below turn.c; it reaches the turn only through the host callbacks it was given. */
+ * Allow" allows that tool of that server entry for the session), the result as text content,
+ * status completed or failed.  The tool is resolved once, when the model's call arrives; the
+ * card, the prompt and the call use that target, so a re-list cannot move the call.  Below turn.c; it reaches the turn only through the host callbacks it was given. */
 #define _GNU_SOURCE
 #include "acp/bridge_int.h"
 
@@ -46,7 +47,7 @@ json_t *shc__mcp_card_end(const char *id, const char *status, const char *text, 
     return u;
 }
 
-static const char *kind_of(const shc_mcp_tool *t)
+static const char *kind_of(const shc_mcp_target *t)
 {
     if (t && t->read_only)
         return t->open_world ? "fetch" : "read";
@@ -71,13 +72,16 @@ static void on_changed(void *payload)
 void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
 {
     /* a load or resume names the servers again: the earlier ones end (also when it names
-     * none), and "Always allow" given to their tools does not carry to new programs */
+     * none), and "Always allow" given to their tools carries only to entries of the same
+     * identity (same name, same command, args and env names, or url and header names) */
     shc_mcp_free(s->mcp);
     s->mcp = NULL;
-    json_decref(s->mcp_allowed);
+    json_t *allowed = s->mcp_allowed;
     s->mcp_allowed = NULL;
-    if (json_array_size(servers) == 0)
+    if (json_array_size(servers) == 0) {
+        json_decref(allowed);
         return;
+    }
     if (!s->be->ops->set_tools) {
         shc_log_info(br->log, "%s: %zu MCP server(s) offered; shell mode does not use them",
                      s->id, json_array_size(servers));
@@ -93,6 +97,17 @@ void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
         .payload = s,
     };
     s->mcp = shc_mcp_start(&env, servers);
+    const char *key;
+    json_t *v;
+    json_object_foreach(allowed, key, v)
+    {
+        if (s->mcp && shc_mcp_key_present(s->mcp, key)) {
+            if (!s->mcp_allowed)
+                s->mcp_allowed = json_object();
+            json_object_set(s->mcp_allowed, key, v);
+        }
+    }
+    json_decref(allowed);
 }
 
 void shc__mcp_session_end(br_session *s)
@@ -196,6 +211,8 @@ void shc__mcp_host_call(void *payload, const char *call_id, const char *name,
         t->host.turn_done(t, SHC_STOP_END_TURN, SHC_RPC_INTERNAL_ERROR, NULL);
         return;
     }
+    /* the target is fixed now: what the name means when the model calls it */
+    c->mcp_target = shc_mcp_resolve(t->sess->mcp, c->command);
     c->mcp = true;
     c->turn = t;
     c->state = CALL_QUEUED;
@@ -237,18 +254,35 @@ static void on_done(void *payload, const shc_mcp_result *r)
 static void run(br_call *c)
 {
     c->state = CALL_RUNNING;
-    c->mcp_call = shc_mcp_call_start(c->turn->sess->mcp, c->command, c->mcp_args, on_done, c);
+    shc_mcp *m = c->turn->sess->mcp;
+    if (!m) {
+        static const char gone[] = "MCP error: the session no longer has MCP servers; not called";
+        mcp_end(c, true, false, gone, sizeof gone - 1, NULL);
+        return;
+    }
+    c->mcp_call = shc_mcp_call_start(m, c->mcp_target, c->mcp_args, on_done, c);
     if (!c->mcp_call) {
         static const char oom[] = "MCP error: out of memory";
         mcp_end(c, true, false, oom, sizeof oom - 1, NULL);
     }
 }
 
-static void allow_always(br_session *s, const char *fname)
+static void allow_always(br_session *s, const shc_mcp_target *g)
 {
-    if (!s->mcp_allowed)
+    char *key = shc_mcp_approval_key(g);
+    if (key && !s->mcp_allowed)
         s->mcp_allowed = json_object();
-    json_object_set_new(s->mcp_allowed, fname, json_true());
+    if (key)
+        json_object_set_new(s->mcp_allowed, key, json_true());
+    free(key);
+}
+
+static bool allowed(br_session *s, const shc_mcp_target *g)
+{
+    char *key = shc_mcp_approval_key(g);
+    bool yes = key && json_is_true(json_object_get(s->mcp_allowed, key));
+    free(key);
+    return yes;
 }
 
 static void on_permission(void *payload, json_t *result, json_t *error)
@@ -263,7 +297,7 @@ static void on_permission(void *payload, json_t *result, json_t *error)
         return;
     }
     if (allow == 2)
-        allow_always(c->turn->sess, c->command);
+        allow_always(c->turn->sess, c->mcp_target);
     shc__call_send(c->turn, json_pack("{s:s,s:s,s:s}", "sessionUpdate", "tool_call_update",
                                       "toolCallId", c->id, "status", "in_progress"));
     run(c);
@@ -275,12 +309,25 @@ void shc__mcp_start_call(br_call *c)
     br_session *s = t->sess;
     br_bridge *br = t->br;
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
-    const shc_mcp_tool *tool = shc_mcp_find(s->mcp, c->command);
-    const char *title = tool ? tool->title : c->command;
+    const shc_mcp_target *tool = c->mcp_target;
+    char *shown = tool ? NULL : shc_mcp_display(c->command, 120); /* the model's name */
+    const char *title = tool ? tool->title : shown ? shown : "MCP tool";
     const char *kind = kind_of(tool);
     json_t *input = json_loads(c->mcp_args, 0, NULL);
-    bool ask = s->approve == SHC_APPROVE_ASK &&
-               !json_is_true(json_object_get(s->mcp_allowed, c->command));
+    if (!tool) { /* no such tool when the model called it: nothing to ask for */
+        shc__call_send(t, shc__mcp_card(c->id, title, kind, "in_progress", input));
+        json_decref(input);
+        char *text = NULL;
+        if (asprintf(&text, "MCP error: no tool %.100s (its server is gone or no longer lists it)",
+                     c->command) < 0)
+            text = NULL;
+        mcp_end(c, true, false, text ? text : "MCP error: no such tool",
+                strlen(text ? text : "MCP error: no such tool"), NULL);
+        free(text);
+        free(shown);
+        return;
+    }
+    bool ask = s->approve == SHC_APPROVE_ASK && !allowed(s, tool);
     const char *status = ask ? "pending" : "in_progress";
     shc__call_send(t, shc__mcp_card(c->id, title, kind, status, input));
     shc__rec_put(s, json_pack("{s:s,s:s,s:s,s:s,s:s,s:O?}", "t", "mcp_call", "id", c->id,
@@ -337,4 +384,6 @@ void shc__mcp_call_free(br_call *c)
     c->mcp_call = NULL;
     free(c->mcp_args);
     c->mcp_args = NULL;
+    shc_mcp_target_free(c->mcp_target);
+    c->mcp_target = NULL;
 }

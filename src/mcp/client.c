@@ -119,14 +119,6 @@ char *shc_mcp_tools_json(const shc_mcp *m)
     return m && m->tools_json ? json_dumps(m->tools_json, JSON_COMPACT) : strdup("[]");
 }
 
-const shc_mcp_tool *shc_mcp_find(const shc_mcp *m, const char *fname)
-{
-    for (size_t i = 0; m && fname && i < m->nindex; i++)
-        if (!strcmp(m->index[i]->fname, fname))
-            return &m->index[i]->pub;
-    return NULL;
-}
-
 /* ------------------------------------------------------------------ calls */
 
 static void report(shc_loop *loop, void *payload)
@@ -231,7 +223,7 @@ static void on_call_answer(void *payload, json_t *result, json_t *error)
     settle(c, is_error, false, text, "MCP error: out of memory");
 }
 
-shc_mcp_call *shc_mcp_call_start(shc_mcp *m, const char *fname, const char *arguments,
+shc_mcp_call *shc_mcp_call_start(shc_mcp *m, const shc_mcp_target *g, const char *arguments,
                                  shc_mcp_done_fn done, void *payload)
 {
     shc_mcp_call *c = calloc(1, sizeof *c);
@@ -242,23 +234,18 @@ shc_mcp_call *shc_mcp_call_start(shc_mcp *m, const char *fname, const char *argu
     c->payload = payload;
     c->next = m->calls;
     m->calls = c;
-    mcp_tool *t = NULL;
-    for (size_t i = 0; i < m->nindex; i++)
-        if (!strcmp(m->index[i]->fname, fname))
-            t = m->index[i];
+    /* the target resolved when the model's call came, never the function name again */
+    const char *why = NULL;
+    mcp_tool *t = shc__mcp_target_tool(m, g, &c->srv, &why);
     if (!t) {
-        settle(c, true, false, NULL, "MCP error: no tool %.100s (its server is gone or no longer lists it)",
-               fname);
+        settle(c, true, false, NULL, "MCP error: %s was not called: %s", g->title, why);
         return c;
     }
-    for (size_t i = 0; i < m->n; i++)
-        if (!strcmp(m->servers[i]->name, t->pub.server))
-            c->srv = m->servers[i];
     c->tool = strdup(t->tool);
-    c->title = strdup(t->title);
+    c->title = strdup(g->title);
     json_error_t je;
     json_t *args = json_loads(arguments ? arguments : "{}", 0, &je);
-    if (!c->tool || !c->title || !c->srv) {
+    if (!c->tool || !c->title) {
         json_decref(args);
         settle(c, true, false, NULL, "MCP error: out of memory");
         return c;
@@ -353,9 +340,12 @@ static void on_listed(void *payload, json_t *result, json_t *error)
         list_page(s, cursor);
         return;
     }
-    /* the pages are in: the tools are replaced at once */
-    for (size_t k = 0; k < s->ntools; k++)
+    /* the pages are in: the tools are replaced at once (a call's target keeps its own
+     * reference to the entry it was resolved with) */
+    for (size_t k = 0; k < s->ntools; k++) {
+        json_decref(s->tools[k].entry);
         shc__mcp_tool_fini(&s->tools[k]);
+    }
     free(s->tools);
     s->ntools = 0;
     s->tools = calloc(json_array_size(s->listing) + 1, sizeof *s->tools);
@@ -365,7 +355,7 @@ static void on_listed(void *payload, json_t *result, json_t *error)
         if (!s->tools)
             break;
         if (shc__mcp_tool_from(&s->tools[s->ntools], s->name, e, &why) == 0)
-            s->ntools++;
+            shc__mcp_tool_dress(&s->tools[s->ntools++], s->name, e);
         else
             shc_log_warn(s->m->env.log, "mcp %s: tool %.100s left out: %s", s->name,
                          shc_rpc_str(json_object_get(e, "name")) ? shc_rpc_str(json_object_get(e, "name")) : "?",
@@ -557,6 +547,8 @@ shc_mcp *shc_mcp_start(const shc_mcp_env *env, json_t *servers)
     json_array_foreach(servers, i, e)
     {
         mcp_server *s = shc__mcp_server_new(m, e);
+        if (s && !(s->ident = shc__mcp_ident(e)))
+            shc_log_warn(env->log, "mcp %s: out of memory: its tools cannot be called", s->name);
         if (s)
             m->servers[m->n++] = s;
     }
@@ -585,6 +577,9 @@ void shc_mcp_free(shc_mcp *m)
             shc__mcp_stdio_stop(s);
         shc_rpc_free(s->rpc); /* pending answers get (NULL, NULL): nothing is left to call */
         s->rpc = NULL;
+        for (size_t k = 0; k < s->ntools; k++)
+            json_decref(s->tools[k].entry);
+        free(s->ident);
         shc__mcp_server_free(s);
     }
     if (m->changed_timer)

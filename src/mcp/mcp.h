@@ -52,7 +52,7 @@ typedef struct shc_mcp_tool {
     const char *fname;  /* mcp__SERVER__TOOL, sanitised, unique: what the model calls */
     const char *server; /* the server's name as the editor gave it */
     const char *tool;   /* the tool's name as the server gave it */
-    const char *title;  /* "SERVER: TOOL" */
+    const char *title;  /* "SERVER: TOOL", safe to show (target.c) */
     bool read_only, open_world; /* annotations.readOnlyHint, openWorldHint */
 } shc_mcp_tool;
 
@@ -79,11 +79,36 @@ shc_mcp *shc_mcp_start(const shc_mcp_env *env, json_t *servers);
 bool shc_mcp_settled(const shc_mcp *m);
 /* The tools for the model: a JSON array text of {name, description, parameters} (owned). */
 char *shc_mcp_tools_json(const shc_mcp *m);
-/* The tool the model calls fname, or NULL (borrowed until the tools change: copy what you keep). */
-const shc_mcp_tool *shc_mcp_find(const shc_mcp *m, const char *fname);
-/* Calls a tool with arguments (a JSON object text).  done runs exactly once, from the loop
- * (never inside this call), unless shc_mcp_call_drop comes first.  NULL only out of memory. */
-shc_mcp_call *shc_mcp_call_start(shc_mcp *m, const char *fname, const char *arguments,
+/* A call's target, resolved once from the model's function name when its call arrives: the
+ * permission prompt, the card and the call itself all use it, so a re-list (which may give the
+ * name to another tool) cannot move the call.  Owned by the caller (target.c). */
+typedef struct shc_mcp_target {
+    char *ident;  /* the server entry's identity: its name and what the user configured
+                   * (command, args and env names, or url and header names), as JSON text */
+    char *server; /* the server's name as the editor gave it */
+    char *tool;   /* the tool's exact name as the server gave it */
+    char *title;  /* "SERVER: TOOL" made safe to show (one line, no controls, <= 120) */
+    json_t *def;  /* owned reference: the tool's tools/list entry when it was resolved */
+    bool read_only, open_world; /* annotations.readOnlyHint, openWorldHint */
+} shc_mcp_target;
+
+/* s as one line safe to show a person (owned): every control character (C0, C1, DEL), bidi
+ * control, invisible joiner and line or paragraph separator one U+FFFD, each run of white
+ * space one space, at most max code points (cut with "…"). */
+char *shc_mcp_display(const char *s, size_t max);
+/* The target the model calls fname, or NULL (no such tool now, or out of memory). */
+shc_mcp_target *shc_mcp_resolve(const shc_mcp *m, const char *fname);
+void shc_mcp_target_free(shc_mcp_target *g); /* NULL-safe */
+/* The key "Always allow this tool" is kept under: the server's identity and the tool's exact
+ * name (owned JSON text), never the function name, which a re-list may give to another tool. */
+char *shc_mcp_approval_key(const shc_mcp_target *g);
+/* A key of shc_mcp_approval_key names a server entry the session still has. */
+bool shc_mcp_key_present(const shc_mcp *m, const char *key);
+/* Calls the target with arguments (a JSON object text): on the server of that identity, the
+ * tool of that exact name, and only while its definition is the one resolved (else "MCP
+ * error: ..." and nothing is sent).  done runs exactly once, from the loop (never inside this
+ * call), unless shc_mcp_call_drop comes first.  NULL only out of memory. */
+shc_mcp_call *shc_mcp_call_start(shc_mcp *m, const shc_mcp_target *g, const char *arguments,
                                  shc_mcp_done_fn done, void *payload);
 /* The turn was cancelled: notifications/cancelled goes to the server, done follows with
  * cancelled set. */

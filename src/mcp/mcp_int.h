@@ -1,6 +1,6 @@
 /* Internals of the MCP client, shared by client.c (the session's servers and the protocol),
- * servers.c (the editor's entries), stdio.c and streamable.c (the two transports) and result.c (names, schemas, results as text).
- * Direction: client.c -> servers.c, stdio.c, streamable.c -> result.c; the transports reach
+ * servers.c (the editor's entries), stdio.c and streamable.c (the two transports) and result.c (names, schemas, results as text) and target.c (identities, targets, titles).
+ * Direction: client.c -> servers.c, stdio.c, streamable.c -> result.c, and client.c -> target.c; the transports reach
  * client.c only through s->up.  Not a public header. */
 #ifndef SHC_MCP_INT_H
 #define SHC_MCP_INT_H
@@ -30,12 +30,14 @@ typedef struct mcp_tool {
     shc_mcp_tool pub;
     char *fname, *tool, *title, *description;
     json_t *schema; /* owned */
+    json_t *entry;  /* owned reference (client.c): its tools/list entry, what a target compares */
 } mcp_tool;
 
 struct mcp_server {
     shc_mcp *m;
     const mcp_up *up;     /* client.c's */
     char *name;
+    char *ident;          /* owned (client.c): the entry's identity (target.c) */
     bool http;
     mcp_state state;
     char *why;            /* owned: why it failed */
@@ -102,6 +104,15 @@ void shc__mcp_stdio_stop(mcp_server *s);
 int shc__mcp_http_start(mcp_server *s);
 ssize_t shc__mcp_http_write(void *io, const void *buf, size_t len);
 void shc__mcp_http_stop(mcp_server *s);
+
+/* target.c */
+/* A tool just listed: its title made safe to show, its tools/list entry kept (a reference). */
+void shc__mcp_tool_dress(mcp_tool *t, const char *server, json_t *entry);
+char *shc__mcp_ident(json_t *entry); /* a checked mcpServers entry's identity (owned) */
+/* The tool a target names, on the server of its identity, with the definition it had; NULL with
+ * why (the server is gone, the tool is no longer listed or was changed). */
+mcp_tool *shc__mcp_target_tool(shc_mcp *m, const shc_mcp_target *g, mcp_server **srv,
+                               const char **why);
 
 /* result.c */
 /* fname for server / tool: "mcp__S__T" sanitised to [A-Za-z0-9_-], cut to SHC_MCP_NAME_MAX,
