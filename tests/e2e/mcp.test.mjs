@@ -711,6 +711,44 @@ await scenario("toctou", async () => {
   }
 });
 
+// A resume names the servers again: an approval stays with an entry of the same identity and
+// goes with one that runs another program.
+await scenario("resume approval", async () => {
+  const fs1 = relistServer("fs", ["write"]);
+  const fs2 = relistServer("fs", ["write"]); // same name and tool, another program (other args)
+  const sc = script([
+    { call: "mcp__fs__write", args: { q: "r1" } }, { say: "one" },
+    { call: "mcp__fs__write", args: { q: "r2" } }, { say: "two" },
+    { call: "mcp__fs__write", args: { q: "r3" } }, { say: "three" },
+  ]);
+  const srv = await startFakeServer(sc.path);
+  const answers = ["allow_always", "reject_once", "reject_once"];
+  const store = tempDir("shc-mcp-store-");
+  const child = startAgent(srv, ["--approve", "ask", "--store", store]);
+  const { ctx, log } = connect(child, { permission: (p) => permAnswer(p, answers.shift()) });
+  try {
+    await within(30000, ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} }), "initialize");
+    const ws = realpathSync(tempDir("shc-mcp-ws-"));
+    const sid = (await within(60000, ctx.request("session/new", { cwd: ws, mcpServers: [fs1.spec] }), "session/new")).sessionId;
+    const prompt = (text) => within(90000, ctx.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text }] }), text);
+    const asked = () => log.filter((e) => e.kind === "permission").length;
+    await prompt("one");
+    eq(asked(), 1, "resume approval: the first call is asked for (always allowed)");
+    await within(60000, ctx.request("session/resume", { sessionId: sid, cwd: ws, mcpServers: [fs1.spec] }), "resume");
+    await prompt("two");
+    eq(asked(), 1, "resume approval: the same entry after a resume is not asked for again");
+    eq(fs1.calls(), [["write", "r1"], ["write", "r2"]], "resume approval: the same entry ran r1 and r2");
+    await within(60000, ctx.request("session/resume", { sessionId: sid, cwd: ws, mcpServers: [fs2.spec] }), "resume 2");
+    await prompt("three");
+    eq(asked(), 2, "resume approval: an entry of the same name running another program is asked for");
+    eq(fs2.calls(), [], "resume approval: the replacement got nothing (rejected)");
+    await stopAgent(child, "resume approval");
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    await srv.stop();
+  }
+});
+
 // Server-chosen names in the prompt and the cards: one line, no controls, no bidi, capped.
 await scenario("title", async () => {
   const EVIL = "x" + " ".repeat(300) + "\r\n\u202e\u001b[2K\rnotes (work): search";
