@@ -5,7 +5,8 @@
  * read-only one that does not), the permission asked as for a command in ask mode ("Always
  * Allow" allows that tool of that server entry for the session), the result as text content,
  * status completed or failed.  The tool is resolved once, when the model's call arrives; the
- * card, the prompt and the call use that target, so a re-list cannot move the call.  Below turn.c; it reaches the turn only through the host callbacks it was given. */
+ * card, the prompt and the call use that target, so a re-list cannot move the call.  Below
+ * turn.c; it reaches the turn only through the host callbacks it was given. */
 #define _GNU_SOURCE
 #include "acp/bridge_int.h"
 
@@ -314,8 +315,16 @@ void shc__mcp_start_call(br_call *c)
     const char *title = tool ? tool->title : shown ? shown : "MCP tool";
     const char *kind = kind_of(tool);
     json_t *input = json_loads(c->mcp_args, 0, NULL);
-    if (!tool) { /* no such tool when the model called it: nothing to ask for */
-        shc__call_send(t, shc__mcp_card(c->id, title, kind, "in_progress", input));
+    /* no such tool when the model called it: nothing to ask for */
+    bool ask = tool && s->approve == SHC_APPROVE_ASK && !allowed(s, tool);
+    const char *status = ask ? "pending" : "in_progress";
+    shc__call_send(t, shc__mcp_card(c->id, title, kind, status, input));
+    shc__rec_put(s, json_pack("{s:s,s:s,s:s,s:s,s:s,s:O?}", "t", "mcp_call", "id", c->id,
+                              "title", title, "kind", kind, "status", status, "input",
+                              json_is_object(input) ? input : NULL));
+    shc_log_debug(br->log, "%s %s: MCP call %s", s->id, c->id, title);
+    free(shown);
+    if (!tool) {
         json_decref(input);
         char *text = NULL;
         if (asprintf(&text, "MCP error: no tool %.100s (its server is gone or no longer lists it)",
@@ -324,16 +333,8 @@ void shc__mcp_start_call(br_call *c)
         mcp_end(c, true, false, text ? text : "MCP error: no such tool",
                 strlen(text ? text : "MCP error: no such tool"), NULL);
         free(text);
-        free(shown);
         return;
     }
-    bool ask = s->approve == SHC_APPROVE_ASK && !allowed(s, tool);
-    const char *status = ask ? "pending" : "in_progress";
-    shc__call_send(t, shc__mcp_card(c->id, title, kind, status, input));
-    shc__rec_put(s, json_pack("{s:s,s:s,s:s,s:s,s:s,s:O?}", "t", "mcp_call", "id", c->id,
-                              "title", title, "kind", kind, "status", status, "input",
-                              json_is_object(input) ? input : NULL));
-    shc_log_debug(br->log, "%s %s: MCP call %s", s->id, c->id, title);
     if (!ask) {
         json_decref(input);
         run(c);
