@@ -2,8 +2,10 @@
 # End-to-end: MCP servers from the editor as the model's tools (tests/e2e/mcp.test.mjs): the
 # real server-everything and server-filesystem from npm, the hostile servers of
 # tests/mcp/hostile_mcp.py over stdio and streamable HTTP (garbage, silence, crashes, 10 MB
-# results, cancellation, paging, list_changed, a 1 MB schema, awkward names), ask mode, replay
-# after a restart, no server left after session/close or kill -9 of the agent, shell mode.
+# results, cancellation, paging, list_changed, a 1 MB schema, awkward names), ask mode, approval
+# that a re-listing server cannot take over or redirect (collide, toctou, resume approval), safe
+# titles, replay after a restart, no server left after session/close or kill -9 of the agent,
+# shell mode.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
