@@ -139,8 +139,13 @@ def tiny(mode="ok", name="tiny"):
             "env": [{"name": "TINY_ENV", "value": "v1"}]}
 
 
+ONLY = os.environ.get("MCP_CASES")  # a comma-separated list: run only these cases
+
+
 def case(fn):
     global passed, failed
+    if ONLY and fn.__name__ not in ONLY.split(","):
+        return
     t0 = time.monotonic()
     try:
         fn()
@@ -369,6 +374,55 @@ def http_server_tools():
     finally:
         p.terminate()
         p.wait()
+
+
+@case
+def env_reaches_the_server_not_its_shell():
+    """The editor's variables are the server's: none of them is read by the shell that starts
+    it (BASH_ENV sourced, an exported function shadowing exec, xtrace through SHELLOPTS)."""
+    d = tempfile.mkdtemp()
+    hook = os.path.join(d, "hook.sh")
+    with open(hook, "w") as f:
+        f.write("touch %s/sourced\n" % d)
+    func = '() { touch %s/func; builtin exec "$@"; }' % d
+    weird = {"BASH_ENV": hook, "ENV": hook, "BASH_FUNC_exec%%": func, "SHELLOPTS": "xtrace",
+             "BASHOPTS": "extglob", "PS4": "$(touch %s/ps4)" % d, "X": "a=b c;$(d)'\"`e`"}
+    srv = tiny()
+    srv["env"] += [{"name": k, "value": v} for k, v in weird.items()]
+    a = Agent(tool_turn("mcp__tiny__environ", {"names": sorted(weird)}), [srv])
+    a.prompt()
+    a.close()
+    seen = json.loads(a.tool_text())["env"]
+    assert os.listdir(d) == ["hook.sh"], os.listdir(d)
+    assert seen == weird, seen
+    for bad, why in (("", "non-empty"), ("A=B", "without '='"), ("A\u0000B", "NUL")):
+        b = Agent([], [])
+        r = b.call("session/new", {"cwd": b.work, "mcpServers": [dict(tiny(), env=[{"name": bad, "value": "1"}])]})
+        b.close()
+        assert r.get("error", {}).get("code") == -32602 and why in r["error"]["message"], r
+
+
+@case
+def long_arguments_and_a_command_with_equals():
+    """Arguments past 128 KiB in all (each under the kernel's limit per string) reach the
+    server; one over it is a clear error; a command whose name holds '=' runs as a command."""
+    d = tempfile.mkdtemp()
+    odd = os.path.join(d, "py=thon")
+    os.symlink(sys.executable, odd)
+    srv = tiny()
+    srv["command"] = odd
+    srv["args"] += ["a" * 60000, "b" * 60000, "c" * 60000, "$(x) 'y' \"z\" ; -c"]
+    a = Agent(tool_turn("mcp__tiny__environ", {"names": ["TINY_ENV"]}), [srv])
+    a.prompt()
+    a.close()
+    seen = json.loads(a.tool_text())
+    assert seen["argv"][2:] == [60000, 60000, 60000, 17] and seen["env"] == {"TINY_ENV": "v1"}, seen
+    srv = tiny()
+    srv["args"].append("d" * 200000)
+    b = Agent(tool_turn("mcp__tiny__echo", {"text": "x"}), [srv])
+    b.prompt()
+    err = b.close()
+    assert "an argument or variable of 200000 bytes (one may have at most 131071)" in err, err[-2000:]
 
 
 print("%d passed, %d failed" % (passed, failed))
