@@ -425,5 +425,22 @@ def long_arguments_and_a_command_with_equals():
     assert "an argument or variable of 200000 bytes (one may have at most 131071)" in err, err[-2000:]
 
 
+@case
+def many_blocks_are_capped():
+    """A result of 20,000 one-pixel images and 20,000 texts (under the 4 MiB message limit) is a
+    card of a bounded number of blocks and bytes, and a model text that says what was left out."""
+    a = Agent(tool_turn("mcp__tiny__many", {"n": 20000}), [tiny()])
+    a.prompt(timeout=60)
+    a.close()
+    end = a.cards()[-1]
+    size = len(json.dumps(end))
+    images = [c for c in end["content"] if c["content"]["type"] == "image"]
+    assert end["status"] == "completed" and len(images) == 64 and len(end["content"]) == 65, (end["status"], len(images), end["content"][0])
+    assert size < 300 * 1024, size
+    t = a.tool_text()
+    assert t.count("[image (image/png") == 64 and "t1023" in t and "t1024" not in t, t[-500:]
+    assert t.endswith("[38912 more content blocks left out: at most 64 images or audio and 1024 other blocks are shown]"), t[-300:]
+
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

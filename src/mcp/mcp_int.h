@@ -113,7 +113,8 @@ void shc__mcp_tool_fini(mcp_tool *t);
 /* A tools/call result as the model's text (owned); *error when isError. */
 char *shc__mcp_result_text(json_t *result, bool *error, size_t *len);
 /* Its image content as ACP image blocks {type, data, mimeType} (owned array), or NULL when it
- * has none; images past SHC_MCP_IMAGES_MAX bytes of base64 in all are left to the text note. */
+ * has none: at most SHC_MCP_MEDIA_BLOCKS, SHC_MCP_IMAGES_MAX bytes in all counting each block's
+ * cost; the others are left to the text's notes. */
 json_t *shc__mcp_result_images(json_t *result);
 
 #endif
