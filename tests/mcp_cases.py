@@ -442,5 +442,42 @@ def many_blocks_are_capped():
     assert t.endswith("[38912 more content blocks left out: at most 64 images or audio and 1024 other blocks are shown]"), t[-300:]
 
 
+def cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        v = f.read().rsplit(")", 1)[1].split()
+    return (int(v[11]) + int(v[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@case
+def abandoned_http_call_stops_its_stream():
+    """A call whose answer is an endless event stream times out; its POST is stopped (the server
+    sees the client go), the agent goes idle, and the server's notifications reach the log at a
+    bounded rate with a count of the dropped ones."""
+    p, url, log = http_server()
+    try:
+        entry = {"type": "http", "name": "web", "url": url, "headers": []}
+        a = Agent(tool_turn("mcp__web__flood", {}), [entry], args=["--mcp-timeout", "2"])
+        a.prompt()
+        assert a.tool_text().startswith("MCP error:") and "did not answer within 2 s" in a.tool_text(), a.tool_text()
+        end = time.monotonic() + 5
+        ended = []
+        while not ended and time.monotonic() < end:
+            time.sleep(0.2)
+            ended = [json.loads(l) for l in open(log) if "flood_ended" in l]
+        c0 = cpu_s(a.p.pid)
+        time.sleep(2)
+        busy = cpu_s(a.p.pid) - c0
+        err = a.close()
+        assert ended, "the flood's transfer was not stopped"
+        assert busy < 0.5, "the agent used %.2f s of CPU in 2 s after the call ended" % busy
+        notes = [l for l in err.splitlines() if "mcp web: \"xxxx" in l]
+        assert 0 < len(notes) <= 50 * 6, len(notes)
+        assert "mcp web: dropped " in err and "lines (more than 50 a second)" in err, err[-1500:]
+        assert "abandoned: its transfer stops" in err, err[-1500:]
+    finally:
+        p.terminate()
+        p.wait()
+
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

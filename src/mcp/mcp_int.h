@@ -58,6 +58,9 @@ struct mcp_server {
     char errline[512];    /* the stderr line being read */
     size_t errlen;
     char errlast[200];    /* the last complete stderr line (for the failure's message) */
+    uint64_t log_window;  /* the second the log's lines are counted in (shc__mcp_log_line) */
+    unsigned log_lines;   /* lines logged in it */
+    size_t log_dropped;   /* lines not logged since the last summary */
     /* http (http.c) */
     char *url;
     char **headers;       /* owned "Name: value", NULL-terminated (room for two more) */
@@ -102,6 +105,16 @@ void shc__mcp_stdio_stop(mcp_server *s);
 int shc__mcp_http_start(mcp_server *s);
 ssize_t shc__mcp_http_write(void *io, const void *buf, size_t len);
 void shc__mcp_http_stop(mcp_server *s);
+/* The call that sent request id ends unanswered (timeout, cancel): the transfer that carried
+ * it, and nothing else, stops, so an endless answer is not read on. */
+void shc__mcp_http_abandon(mcp_server *s, int64_t id);
+
+/* result.c: a line from or about the server into the log at info ("mcp NAME: ..."), at most
+ * SHC_MCP_LOG_RATE a second per server; the others are counted, and said in one line
+ * ("dropped K lines") when the next second logs or shc__mcp_log_flush runs (the server stops). */
+#define SHC_MCP_LOG_RATE 50
+void shc__mcp_log_line(mcp_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void shc__mcp_log_flush(mcp_server *s);
 
 /* result.c */
 /* fname for server / tool: "mcp__S__T" sanitised to [A-Za-z0-9_-], cut to SHC_MCP_NAME_MAX,

@@ -108,6 +108,35 @@ void shc__mcp_up_fail(mcp_server *s, const char *fmt, ...)
     s->up->fail(s, msg);
 }
 
+void shc__mcp_log_flush(mcp_server *s)
+{
+    if (s->log_dropped)
+        shc_log_info(s->m->env.log, "mcp %s: dropped %zu lines (more than %d a second)", s->name,
+                     s->log_dropped, SHC_MCP_LOG_RATE);
+    s->log_dropped = 0;
+}
+
+void shc__mcp_log_line(mcp_server *s, const char *fmt, ...)
+{
+    uint64_t sec = shc_loop_now_ms() / 1000;
+    if (sec != s->log_window) {
+        shc__mcp_log_flush(s);
+        s->log_window = sec;
+        s->log_lines = 0;
+    }
+    if (s->log_lines >= SHC_MCP_LOG_RATE) {
+        s->log_dropped++;
+        return;
+    }
+    s->log_lines++;
+    char line[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    shc_log_info(s->m->env.log, "mcp %s: %s", s->name, line);
+}
+
 void shc__mcp_tool_fini(mcp_tool *t)
 {
     free(t->fname);

@@ -103,7 +103,7 @@ static void err_line(mcp_server *s)
     if (o == 0)
         return;
     snprintf(s->errlast, sizeof s->errlast, "%.199s", esc);
-    shc_log_info(s->m->env.log, "mcp %s: %s", s->name, esc);
+    shc__mcp_log_line(s, "%s", esc);
 }
 
 static void on_err(shc_loop *loop, int fd, unsigned events, void *payload)
@@ -150,8 +150,7 @@ static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payl
 {
     (void)pty;
     mcp_server *s = payload;
-    shc_log_info(s->m->env.log, "mcp %s: (terminal) %.*s", s->name, (int)(len > 300 ? 300 : len),
-                 data);
+    shc__mcp_log_line(s, "(terminal) %.*s", (int)(len > 300 ? 300 : len), data);
 }
 
 static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
@@ -345,4 +344,5 @@ void shc__mcp_stdio_stop(mcp_server *s)
         shc_pty_free(p);
     }
     remove_dir(s);
+    shc__mcp_log_flush(s);
 }
