@@ -229,7 +229,8 @@ static void do_spawn(gstate *g, const char *body, size_t len)
         if (ok && nargs && nargs <= len / 4 &&
             (args = calloc((size_t)nargs + 1, sizeof *args)) != NULL) {
             for (uint32_t i = 0; i < nargs && ok; i++)
-                ok = (args[i] = get_str(&r, end, &ok)) != NULL && ok;
+                if (!(args[i] = get_str(&r, end, &ok)))
+                    ok = false; /* a word is never NULL */
             o.args = args;
         } else if (nargs) {
             ok = false;
