@@ -139,8 +139,13 @@ def tiny(mode="ok", name="tiny"):
             "env": [{"name": "TINY_ENV", "value": "v1"}]}
 
 
+ONLY = os.environ.get("MCP_CASES")  # a comma-separated list: run only these cases
+
+
 def case(fn):
     global passed, failed
+    if ONLY and fn.__name__ not in ONLY.split(","):
+        return
     t0 = time.monotonic()
     try:
         fn()
@@ -366,6 +371,109 @@ def http_server_tools():
         assert later and all(q["headers"].get("mcp-session-id") == "sess-42" for q in later), later
         assert all(q["headers"].get("mcp-protocol-version") == "2025-06-18" for q in later), later
         assert "text/event-stream" in posts[0]["headers"]["accept"], posts[0]
+    finally:
+        p.terminate()
+        p.wait()
+
+
+@case
+def env_reaches_the_server_not_its_shell():
+    """The editor's variables are the server's: none of them is read by the shell that starts
+    it (BASH_ENV sourced, an exported function shadowing exec, xtrace through SHELLOPTS)."""
+    d = tempfile.mkdtemp()
+    hook = os.path.join(d, "hook.sh")
+    with open(hook, "w") as f:
+        f.write("touch %s/sourced\n" % d)
+    func = '() { touch %s/func; builtin exec "$@"; }' % d
+    weird = {"BASH_ENV": hook, "ENV": hook, "BASH_FUNC_exec%%": func, "SHELLOPTS": "xtrace",
+             "BASHOPTS": "extglob", "PS4": "$(touch %s/ps4)" % d, "X": "a=b c;$(d)'\"`e`"}
+    srv = tiny()
+    srv["env"] += [{"name": k, "value": v} for k, v in weird.items()]
+    a = Agent(tool_turn("mcp__tiny__environ", {"names": sorted(weird)}), [srv])
+    a.prompt()
+    a.close()
+    seen = json.loads(a.tool_text())["env"]
+    assert os.listdir(d) == ["hook.sh"], os.listdir(d)
+    assert seen == weird, seen
+    for bad, why in (("", "non-empty"), ("A=B", "without '='"), ("A\u0000B", "NUL")):
+        b = Agent([], [])
+        r = b.call("session/new", {"cwd": b.work, "mcpServers": [dict(tiny(), env=[{"name": bad, "value": "1"}])]})
+        b.close()
+        assert r.get("error", {}).get("code") == -32602 and why in r["error"]["message"], r
+
+
+@case
+def long_arguments_and_a_command_with_equals():
+    """Arguments past 128 KiB in all (each under the kernel's limit per string) reach the
+    server; one over it is a clear error; a command whose name holds '=' runs as a command."""
+    d = tempfile.mkdtemp()
+    odd = os.path.join(d, "py=thon")
+    os.symlink(sys.executable, odd)
+    srv = tiny()
+    srv["command"] = odd
+    srv["args"] += ["a" * 60000, "b" * 60000, "c" * 60000, "$(x) 'y' \"z\" ; -c"]
+    a = Agent(tool_turn("mcp__tiny__environ", {"names": ["TINY_ENV"]}), [srv])
+    a.prompt()
+    a.close()
+    seen = json.loads(a.tool_text())
+    assert seen["argv"][2:] == [60000, 60000, 60000, 17] and seen["env"] == {"TINY_ENV": "v1"}, seen
+    srv = tiny()
+    srv["args"].append("d" * 200000)
+    b = Agent(tool_turn("mcp__tiny__echo", {"text": "x"}), [srv])
+    b.prompt()
+    err = b.close()
+    assert "an argument or variable of 200000 bytes (one may have at most 131071)" in err, err[-2000:]
+
+
+@case
+def many_blocks_are_capped():
+    """A result of 20,000 one-pixel images and 20,000 texts (under the 4 MiB message limit) is a
+    card of a bounded number of blocks and bytes, and a model text that says what was left out."""
+    a = Agent(tool_turn("mcp__tiny__many", {"n": 20000}), [tiny()])
+    a.prompt(timeout=60)
+    a.close()
+    end = a.cards()[-1]
+    size = len(json.dumps(end))
+    images = [c for c in end["content"] if c["content"]["type"] == "image"]
+    assert end["status"] == "completed" and len(images) == 64 and len(end["content"]) == 65, (end["status"], len(images), end["content"][0])
+    assert size < 300 * 1024, size
+    t = a.tool_text()
+    assert t.count("[image (image/png") == 64 and "t1023" in t and "t1024" not in t, t[-500:]
+    assert t.endswith("[38912 more content blocks left out: at most 64 images or audio and 1024 other blocks are shown]"), t[-300:]
+
+
+def cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        v = f.read().rsplit(")", 1)[1].split()
+    return (int(v[11]) + int(v[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@case
+def abandoned_http_call_stops_its_stream():
+    """A call whose answer is an endless event stream times out; its POST is stopped (the server
+    sees the client go), the agent goes idle, and the server's notifications reach the log at a
+    bounded rate with a count of the dropped ones."""
+    p, url, log = http_server()
+    try:
+        entry = {"type": "http", "name": "web", "url": url, "headers": []}
+        a = Agent(tool_turn("mcp__web__flood", {}), [entry], args=["--mcp-timeout", "2"])
+        a.prompt()
+        assert a.tool_text().startswith("MCP error:") and "did not answer within 2 s" in a.tool_text(), a.tool_text()
+        end = time.monotonic() + 5
+        ended = []
+        while not ended and time.monotonic() < end:
+            time.sleep(0.2)
+            ended = [json.loads(l) for l in open(log) if "flood_ended" in l]
+        c0 = cpu_s(a.p.pid)
+        time.sleep(2)
+        busy = cpu_s(a.p.pid) - c0
+        err = a.close()
+        assert ended, "the flood's transfer was not stopped"
+        assert busy < 0.5, "the agent used %.2f s of CPU in 2 s after the call ended" % busy
+        notes = [l for l in err.splitlines() if "mcp web: \"xxxx" in l]
+        assert 0 < len(notes) <= 50 * 6, len(notes)
+        assert "mcp web: dropped " in err and "lines (more than 50 a second)" in err, err[-1500:]
+        assert "abandoned: its transfer stops" in err, err[-1500:]
     finally:
         p.terminate()
         p.wait()

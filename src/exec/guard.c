@@ -233,12 +233,14 @@ static int spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid_t *
     }
     if (g->lost)
         return gone(g, err);
-    size_t len = 8 + 4 * 4 + 4, nenv = 0;
+    size_t len = 8 + 4 * 4 + 4 + 4, nenv = 0, nargs = 0;
     const char *strs[] = {o->command, o->shell, o->cwd, token};
     for (size_t i = 0; i < 4; i++)
         len += strs[i] ? strlen(strs[i]) + 1 : 0;
     for (const char *const *e = o->env; e && *e; e++, nenv++)
         len += 4 + strlen(*e) + 1;
+    for (const char *const *a = o->args; a && *a; a++, nargs++)
+        len += 4 + strlen(*a) + 1;
     len += 4 + speclen;
     if (len > SHC_GW_MAX_REQUEST) {
         err->err = E2BIG;
@@ -270,6 +272,10 @@ static int spawn(shc_guard *g, const shc_pty_opts *o, const char *token, pid_t *
     put_u32(&w, (uint32_t)speclen); /* the confine spec, 0 = none */
     if (speclen)
         memcpy(w, spec, speclen);
+    w += speclen;
+    put_u32(&w, (uint32_t)nargs); /* the script's $0 $1... */
+    for (const char *const *a = o->args; a && *a; a++)
+        put_str(&w, *a);
     int rc = shc__gw_write_all(g->req, buf, sizeof h + len);
     free(buf);
     if (rc != 0)

@@ -177,7 +177,7 @@ static void do_spawn(gstate *g, const char *body, size_t len)
     shc_pty_opts o;
     memset(&o, 0, sizeof o);
     const char *token = NULL;
-    const char **env = NULL;
+    const char **env = NULL, **args = NULL;
     shc_confine_spec spec;
     bool has_spec = false;
     if (ok) {
@@ -214,7 +214,25 @@ static void do_spawn(gstate *g, const char *body, size_t len)
                             shc_confine_unpack(&spec, r, speclen) != 0))
                 ok = false;
             has_spec = speclen != 0;
+            if (ok)
+                r += speclen;
         } else {
+            ok = false;
+        }
+        uint32_t nargs = 0;
+        if (ok && (size_t)(end - r) >= sizeof nargs) {
+            memcpy(&nargs, r, sizeof nargs);
+            r += sizeof nargs;
+        } else {
+            ok = false;
+        }
+        if (ok && nargs && nargs <= len / 4 &&
+            (args = calloc((size_t)nargs + 1, sizeof *args)) != NULL) {
+            for (uint32_t i = 0; i < nargs && ok; i++)
+                if (!(args[i] = get_str(&r, end, &ok)))
+                    ok = false; /* a word is never NULL */
+            o.args = args;
+        } else if (nargs) {
             ok = false;
         }
     }
@@ -297,6 +315,7 @@ static void do_spawn(gstate *g, const char *body, size_t len)
         }
     }
     free(env);
+    free(args);
     shc_gw_hdr h = {SHC_GW_SPAWN, sizeof rep};
     char buf[sizeof h + sizeof rep];
     memcpy(buf, &h, sizeof h);

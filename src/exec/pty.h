@@ -90,6 +90,9 @@ typedef void (*shc_pty_wait_fn)(shc_pty *pty, void *payload);
 
 typedef struct shc_pty_opts {
     const char *command;         /* borrowed, required: the script given to bash -c */
+    const char *const *args;     /* borrowed, NULL-terminated, may be NULL: the words after the
+                                  * script, its $0 $1... (bash -c COMMAND ARGS...), each given
+                                  * to execve as its own argument, never parsed by the shell */
     const char *shell;           /* borrowed; NULL = "bash" looked up in PATH */
     const char *cwd;             /* borrowed; NULL = the current directory */
     const char *const *env;      /* borrowed, NULL-terminated: "NAME=value" sets, "NAME" unsets */

@@ -340,7 +340,7 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, int *listener_out, const shc_
     int rc = SHC_E_IO, e = 0;
     int master = -1, slave = -1, pipefd[2] = {-1, -1};
     char **env = NULL;
-    char *shell = NULL, *cwd = NULL, *marked = NULL;
+    char *shell = NULL, *cwd = NULL, *marked = NULL, **argv = NULL;
     unsigned cols = o->cols ? o->cols : 120, rows = o->rows ? o->rows : 40;
     const char *sh = o->shell ? o->shell : "bash";
 
@@ -368,8 +368,19 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, int *listener_out, const shc_
         memcpy(marked, SHC_CONFINE_PROFILE_END_CMD, ml);
         memcpy(marked + ml, o->command, cl + 1);
     }
-    char *argv[] = {(char *)(uintptr_t)base, (char *)(uintptr_t)(o->login ? "-lc" : "-c"),
-                    marked ? marked : (char *)(uintptr_t)o->command, NULL};
+    size_t nargs = 0;
+    for (const char *const *a = o->args; a && *a; a++)
+        nargs++;
+    if (!(argv = calloc(nargs + 4, sizeof *argv))) {
+        rc = SHC_E_NOMEM;
+        fail_msg(err, ENOMEM, "nomem", "%s", "building the command");
+        goto fail;
+    }
+    argv[0] = (char *)(uintptr_t)base;
+    argv[1] = (char *)(uintptr_t)(o->login ? "-lc" : "-c");
+    argv[2] = marked ? marked : (char *)(uintptr_t)o->command;
+    for (size_t i = 0; i < nargs; i++) /* the script's $0 $1..., as they are */
+        argv[3 + i] = (char *)(uintptr_t)o->args[i];
 
     char sname[128];
     master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -457,5 +468,6 @@ fail:
     free(shell);
     free(cwd);
     free(marked);
+    free(argv);
     return rc;
 }

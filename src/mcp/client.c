@@ -179,6 +179,8 @@ static void cancel_on_server(shc_mcp_call *c, const char *reason)
                                  reason));
         flush(c->srv);
     }
+    if (c->req_id && c->srv && c->srv->http)
+        shc__mcp_http_abandon(c->srv, c->req_id); /* an endless answer is not read on */
 }
 
 static void on_call_timeout(shc_loop *loop, void *payload)
@@ -443,7 +445,7 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
             }
         } else if (!strcmp(method, "notifications/message")) {
             char *d = json_dumps(json_object_get(params, "data"), JSON_COMPACT | JSON_ENCODE_ANY);
-            shc_log_info(s->m->env.log, "mcp %s: %.500s", s->name, d ? d : "");
+            shc__mcp_log_line(s, "%.500s", d ? d : "");
             free(d);
         }
         return;

@@ -29,7 +29,11 @@
 /* JSON values in one message from a server: a tools/list page may carry a schema far over
  * SHC_MCP_SCHEMA_MAX (that tool alone is left out), so the ACP bound (rpc/) is too small */
 #define SHC_MCP_MAX_VALUES ((size_t)500000)
-#define SHC_MCP_IMAGES_MAX ((size_t)4 * 1024 * 1024) /* base64 of a result's images in a card */
+#define SHC_MCP_IMAGES_MAX ((size_t)4 * 1024 * 1024) /* a result's image blocks in a card: base64,
+                                                      * type and SHC_MCP_BLOCK_COST each */
+#define SHC_MCP_BLOCK_COST ((size_t)64)  /* what one content block costs beyond its own text */
+#define SHC_MCP_MEDIA_BLOCKS 64          /* image and audio blocks shown per result (card, model) */
+#define SHC_MCP_TEXT_BLOCKS 1024         /* other blocks (text, resources...) per result */
 #define SHC_MCP_NAME_MAX 64                        /* a function name for the model */
 
 typedef struct shc_mcp shc_mcp;

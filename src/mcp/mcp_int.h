@@ -60,6 +60,9 @@ struct mcp_server {
     char errline[512];    /* the stderr line being read */
     size_t errlen;
     char errlast[200];    /* the last complete stderr line (for the failure's message) */
+    uint64_t log_window;  /* the second the log's lines are counted in (shc__mcp_log_line) */
+    unsigned log_lines;   /* lines logged in it */
+    size_t log_dropped;   /* lines not logged since the last summary */
     /* http (http.c) */
     char *url;
     char **headers;       /* owned "Name: value", NULL-terminated (room for two more) */
@@ -104,6 +107,16 @@ void shc__mcp_stdio_stop(mcp_server *s);
 int shc__mcp_http_start(mcp_server *s);
 ssize_t shc__mcp_http_write(void *io, const void *buf, size_t len);
 void shc__mcp_http_stop(mcp_server *s);
+/* The call that sent request id ends unanswered (timeout, cancel): the transfer that carried
+ * it, and nothing else, stops, so an endless answer is not read on. */
+void shc__mcp_http_abandon(mcp_server *s, int64_t id);
+
+/* result.c: a line from or about the server into the log at info ("mcp NAME: ..."), at most
+ * SHC_MCP_LOG_RATE a second per server; the others are counted, and said in one line
+ * ("dropped K lines") when the next second logs or shc__mcp_log_flush runs (the server stops). */
+#define SHC_MCP_LOG_RATE 50
+void shc__mcp_log_line(mcp_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void shc__mcp_log_flush(mcp_server *s);
 
 /* target.c */
 /* A tool just listed: its title made safe to show, its tools/list entry kept (a reference). */
@@ -124,7 +137,8 @@ void shc__mcp_tool_fini(mcp_tool *t);
 /* A tools/call result as the model's text (owned); *error when isError. */
 char *shc__mcp_result_text(json_t *result, bool *error, size_t *len);
 /* Its image content as ACP image blocks {type, data, mimeType} (owned array), or NULL when it
- * has none; images past SHC_MCP_IMAGES_MAX bytes of base64 in all are left to the text note. */
+ * has none: at most SHC_MCP_MEDIA_BLOCKS, SHC_MCP_IMAGES_MAX bytes in all counting each block's
+ * cost; the others are left to the text's notes. */
 json_t *shc__mcp_result_images(json_t *result);
 
 #endif

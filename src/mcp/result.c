@@ -108,6 +108,35 @@ void shc__mcp_up_fail(mcp_server *s, const char *fmt, ...)
     s->up->fail(s, msg);
 }
 
+void shc__mcp_log_flush(mcp_server *s)
+{
+    if (s->log_dropped)
+        shc_log_info(s->m->env.log, "mcp %s: dropped %zu lines (more than %d a second)", s->name,
+                     s->log_dropped, SHC_MCP_LOG_RATE);
+    s->log_dropped = 0;
+}
+
+void shc__mcp_log_line(mcp_server *s, const char *fmt, ...)
+{
+    uint64_t sec = shc_loop_now_ms() / 1000;
+    if (sec != s->log_window) {
+        shc__mcp_log_flush(s);
+        s->log_window = sec;
+        s->log_lines = 0;
+    }
+    if (s->log_lines >= SHC_MCP_LOG_RATE) {
+        s->log_dropped++;
+        return;
+    }
+    s->log_lines++;
+    char line[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    shc_log_info(s->m->env.log, "mcp %s: %s", s->name, line);
+}
+
 void shc__mcp_tool_fini(mcp_tool *t)
 {
     free(t->fname);
@@ -146,7 +175,7 @@ char *shc__mcp_result_text(json_t *result, bool *error, size_t *len)
     if (*error)
         shc_strbuf_puts(&b, "MCP error: the tool reported an error:\n");
     json_t *content = json_object_get(result, "content");
-    size_t i, ntext = 0;
+    size_t i, ntext = 0, nmedia = 0, nother = 0, left = 0;
     json_t *c;
     json_array_foreach(content, i, c)
     {
@@ -154,6 +183,13 @@ char *shc__mcp_result_text(json_t *result, bool *error, size_t *len)
         const char *mime = shc_rpc_str(json_object_get(c, "mimeType"));
         if (!type)
             continue;
+        /* a bounded number of blocks of each kind: a server's thousands of tiny blocks would
+         * otherwise make a text (and a card) far larger than what it sent */
+        bool media = !strcmp(type, "image") || !strcmp(type, "audio");
+        if (media ? nmedia++ >= SHC_MCP_MEDIA_BLOCKS : nother++ >= SHC_MCP_TEXT_BLOCKS) {
+            left++;
+            continue;
+        }
         if (!strcmp(type, "text") && json_is_string(json_object_get(c, "text"))) {
             json_t *t = json_object_get(c, "text");
             add(&b, json_string_value(t), json_string_length(t));
@@ -178,6 +214,9 @@ char *shc__mcp_result_text(json_t *result, bool *error, size_t *len)
             addf(&b, "[content of type %.40s not shown]", type);
         }
     }
+    if (left)
+        addf(&b, "[%zu more content blocks left out: at most %d images or audio and %d other "
+                 "blocks are shown]", left, SHC_MCP_MEDIA_BLOCKS, SHC_MCP_TEXT_BLOCKS);
     json_t *sc = json_object_get(result, "structuredContent");
     if (sc && ntext == 0) { /* the text form is optional for a structured result */
         char *s = json_dumps(sc, JSON_COMPACT);
@@ -194,18 +233,26 @@ char *shc__mcp_result_text(json_t *result, bool *error, size_t *len)
 json_t *shc__mcp_result_images(json_t *result)
 {
     json_t *out = NULL, *c;
-    size_t i, total = 0;
+    size_t i, total = 0, n = 0;
     json_array_foreach(json_object_get(result, "content"), i, c)
     {
         const char *type = shc_rpc_str(json_object_get(c, "type"));
         const char *mime = shc_rpc_str(json_object_get(c, "mimeType"));
         json_t *d = json_object_get(c, "data");
         if (!type || strcmp(type, "image") || !mime || !json_is_string(d) ||
-            strncmp(mime, "image/", 6) || json_string_length(d) > SHC_MCP_IMAGES_MAX - total)
+            strncmp(mime, "image/", 6))
+            continue;
+        /* at most SHC_MCP_MEDIA_BLOCKS blocks, each counted with its type and the block's own
+         * cost (one that does not fit is left to the text's note) */
+        size_t cost = json_string_length(d) + strlen(mime) + SHC_MCP_BLOCK_COST;
+        if (n >= SHC_MCP_MEDIA_BLOCKS)
+            break;
+        if (cost > SHC_MCP_IMAGES_MAX - total)
             continue;
         if (!out && !(out = json_array()))
             return NULL;
-        total += json_string_length(d);
+        n++;
+        total += cost;
         json_array_append_new(out, json_pack("{s:s,s:O,s:s}", "type", "image", "data", d,
                                              "mimeType", mime));
     }

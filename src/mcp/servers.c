@@ -37,6 +37,32 @@ static bool pairs_ok(json_t *a)
     return true;
 }
 
+/* The names of a stdio server's variables: each one a word env(1) takes as a variable (not
+ * empty, no '=', no NUL); a value with a NUL would be cut.  false with why. */
+static bool env_ok(json_t *a, char *why, size_t cap, size_t i, const char *server)
+{
+    size_t k;
+    json_t *p;
+    json_array_foreach(a, k, p)
+    {
+        json_t *n = json_object_get(p, "name"), *v = json_object_get(p, "value");
+        if (!json_is_string(n) || !json_is_string(v))
+            continue; /* pairs_ok says it */
+        const char *ns = json_string_value(n);
+        if (!*ns || strchr(ns, '=') || strlen(ns) != json_string_length(n)) {
+            snprintf(why, cap, "mcpServers[%zu] (%.60s): env[%zu]: a variable's name must be "
+                               "non-empty, without '=' or NUL", i, server, k);
+            return false;
+        }
+        if (strlen(json_string_value(v)) != json_string_length(v)) {
+            snprintf(why, cap, "mcpServers[%zu] (%.60s): env[%zu] (%.60s): a value cannot hold "
+                               "NUL", i, server, k, ns);
+            return false;
+        }
+    }
+    return true;
+}
+
 int shc_mcp_check(json_t *servers, char *why, size_t cap)
 {
     size_t i;
@@ -81,6 +107,8 @@ int shc_mcp_check(json_t *servers, char *why, size_t cap)
                                    "args as strings", i, name);
                 return -1;
             }
+            if (!env_ok(json_object_get(e, "env"), why, cap, i, name))
+                return -1;
             if (!pairs_ok(json_object_get(e, "env"))) {
                 snprintf(why, cap, "mcpServers[%zu] (%.60s): env must be [{name, value}] strings",
                          i, name);

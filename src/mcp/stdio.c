@@ -2,9 +2,11 @@
  * contained as a command is (its own session and process group, a cgroup or the guardian's
  * subtree) and ends with its session, with the agent, and after a SIGKILL of the agent (the
  * guardian ends it).  The executor gives a command a PTY, which would mix the server's stderr
- * into its messages, so the command is bash's `exec ARGV <IN >OUT 2>ERR` with three FIFOs in
- * a private directory: every word is quoted (agent/quote.c), so the editor's command and
- * arguments reach execve as they were given.  The agent opens the FIFOs read-write (which
+ * into its messages, so the command is bash's `exec -- "$@" <IN >OUT 2>ERR` with three FIFOs
+ * in a private directory, the editor's command and arguments being the script's own arguments
+ * (never parsed by the shell, each up to the kernel's limit).  The shell runs with the agent's
+ * environment: the editor's variables are applied by `env -- NAME=VALUE...` at the last exec,
+ * so none of them (BASH_ENV, BASH_FUNC_*, SHELLOPTS...) reaches the shell.  The agent opens the FIFOs read-write (which
  * never blocks).  A fourth FIFO, read by the agent, is opened and closed by the shell after the
  * three (`3>ready 3>&-`, before the exec): its hang-up tells the agent the server holds its
  * pipes, and the directory goes at once, so a kill -9 of the agent while the server starts
@@ -101,7 +103,7 @@ static void err_line(mcp_server *s)
     if (o == 0)
         return;
     snprintf(s->errlast, sizeof s->errlast, "%.199s", esc);
-    shc_log_info(s->m->env.log, "mcp %s: %s", s->name, esc);
+    shc__mcp_log_line(s, "%s", esc);
 }
 
 static void on_err(shc_loop *loop, int fd, unsigned events, void *payload)
@@ -148,8 +150,7 @@ static void on_pty_output(shc_pty *pty, const char *data, size_t len, void *payl
 {
     (void)pty;
     mcp_server *s = payload;
-    shc_log_info(s->m->env.log, "mcp %s: (terminal) %.*s", s->name, (int)(len > 300 ? 300 : len),
-                 data);
+    shc__mcp_log_line(s, "(terminal) %.*s", (int)(len > 300 ? 300 : len), data);
 }
 
 static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
@@ -172,6 +173,65 @@ static void on_pty_exit(shc_pty *pty, const shc_pty_status *st, void *payload)
         shc__mcp_up_fail(s, "the server %s", how);
 }
 
+/* The script's $0 $1...: "shcard-mcp", then `env -- NAME=VALUE...` when the editor gave
+ * variables, then the command and its arguments (owned array of borrowed strings).  env(1)
+ * takes every leading word with a '=' as a variable, so a command with one is run through
+ * `nice -n 0 --` (which changes nothing and takes it as the program). */
+static const char **server_words(mcp_server *s)
+{
+    size_t na = 0, ne = 0;
+    while (s->argv[na])
+        na++;
+    while (s->env && s->env[ne])
+        ne++;
+    const char **w = calloc(na + ne + 8, sizeof *w), **p = w;
+    if (!w)
+        return NULL;
+    *p++ = "shcard-mcp";
+    if (ne) {
+        *p++ = "env";
+        *p++ = "--";
+        for (size_t i = 0; i < ne; i++)
+            *p++ = s->env[i];
+        if (strchr(s->argv[0], '=')) {
+            static const char *const nice[] = {"nice", "-n", "0", "--"};
+            for (size_t i = 0; i < 4; i++)
+                *p++ = nice[i];
+        }
+    }
+    for (size_t i = 0; i < na; i++)
+        *p++ = s->argv[i];
+    *p = NULL;
+    return w;
+}
+
+/* Whether the words and the agent's environment fit in one execve: each word under the
+ * kernel's limit per string (MAX_ARG_STRLEN, 32 pages), all of them under ARG_MAX. */
+static bool words_fit(const char **w, char *why, size_t cap)
+{
+    extern char **environ;
+    const size_t one = 32 * 4096;
+    long am = sysconf(_SC_ARG_MAX);
+    size_t max = am > 0 ? (size_t)am : 2u << 20, total = 4096; /* the script and slack */
+    for (const char **p = w; *p; p++) {
+        size_t n = strlen(*p) + 1;
+        if (n > one) {
+            snprintf(why, cap, "an argument or variable of %zu bytes (one may have at most %zu)",
+                     n - 1, one - 1);
+            return false;
+        }
+        total += n + sizeof(char *);
+    }
+    for (char **p = environ; p && *p; p++)
+        total += strlen(*p) + 1 + sizeof(char *);
+    if (total > max) {
+        snprintf(why, cap, "the arguments and environment take %zu bytes (the system takes at "
+                           "most %zu)", total, max);
+        return false;
+    }
+    return true;
+}
+
 int shc__mcp_stdio_start(mcp_server *s)
 {
     const char *tmp = getenv("TMPDIR");
@@ -188,13 +248,22 @@ int shc__mcp_stdio_start(mcp_server *s)
         return -1;
     }
     int *fds[4] = {&s->in_fd, &s->out_fd, &s->err_fd, &s->ready_fd};
-    shc_strbuf cmd = {0};
-    /* `exec --`: a command word starting with '-' is the program's name, not exec's option */
-    shc_strbuf_puts(&cmd, "exec --");
-    for (size_t i = 0; s->argv[i]; i++) {
-        shc_strbuf_putc(&cmd, ' ');
-        shc_shell_quote(&cmd, s->argv[i], strlen(s->argv[i]));
+    const char **args = server_words(s);
+    if (!args) {
+        shc__mcp_up_fail(s, "out of memory");
+        return -1;
     }
+    char why[160];
+    if (!words_fit(args, why, sizeof why)) {
+        free(args);
+        shc__mcp_up_fail(s, "cannot start `%.60s`: %s", s->argv[0], why);
+        return -1;
+    }
+    /* The script names no word of the editor's: they are its "$@" (the program, after `env` and
+     * the variables when there are some), so the shell neither parses nor quotes them, and
+     * `exec --` runs a first word starting with '-' as the program's name. */
+    shc_strbuf cmd = {0};
+    shc_strbuf_puts(&cmd, "exec -- \"$@\"");
     for (int i = 0; i < 4; i++) {
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", s->dir, fifo_names[i]);
@@ -202,6 +271,7 @@ int shc__mcp_stdio_start(mcp_server *s)
         int mode = i == 3 ? O_RDONLY : O_RDWR;
         if (mkfifo(p, 0600) != 0 || (*fds[i] = open(p, mode | O_NONBLOCK | O_CLOEXEC)) < 0) {
             shc_strbuf_free(&cmd);
+            free(args);
             shc__mcp_up_fail(s, "cannot make its pipes: %s", strerror(errno));
             return -1;
         }
@@ -211,6 +281,7 @@ int shc__mcp_stdio_start(mcp_server *s)
     shc_strbuf_puts(&cmd, " 3>&-");
     char *command = shc_strbuf_take(&cmd);
     if (!command) {
+        free(args);
         shc__mcp_up_fail(s, "out of memory");
         return -1;
     }
@@ -219,8 +290,8 @@ int shc__mcp_stdio_start(mcp_server *s)
     s->ready_w = shc_loop_watch(s->m->env.loop, s->ready_fd, POLLIN, on_ready, s);
     shc_pty_opts o = {
         .command = command,
-        .cwd = s->m->cwd,
-        .env = (const char *const *)s->env,
+        .args = args,
+        .cwd = s->m->cwd, /* the agent's environment: the editor's variables are env's words */
         .kill_grace_ms = 1000,
         .model_cap = 4096,
         .has_tail_limit = true,
@@ -233,6 +304,7 @@ int shc__mcp_stdio_start(mcp_server *s)
     memset(&err, 0, sizeof err);
     int rc = shc_pty_spawn(&s->pty, s->m->env.exec, &o, &err);
     free(command);
+    free(args);
     if (rc != 0) {
         s->pty = NULL;
         shc__mcp_up_fail(s, "cannot start `%s`: %s", s->argv[0],
@@ -272,4 +344,5 @@ void shc__mcp_stdio_stop(mcp_server *s)
         shc_pty_free(p);
     }
     remove_dir(s);
+    shc__mcp_log_flush(s);
 }

@@ -34,7 +34,8 @@ typedef struct mcp_post {
     struct mcp_post *next;
     mcp_server *s;
     shc_http_req *req;
-    json_t *id;       /* owned: the id of the request it carries, or NULL */
+    json_t *id;       /* owned: the id of the request it carries, or NULL (once answered) */
+    json_t *carried;  /* owned: that id, kept (shc__mcp_http_abandon finds the post by it) */
     char *line;       /* owned: the message, until its transfer starts */
     size_t len;
     bool sse, fed;
@@ -64,6 +65,7 @@ static void post_free(mcp_post *p)
     shc_http_cancel(p->req);
     free(p->line);
     json_decref(p->id);
+    json_decref(p->carried);
     shc_sse_free(p->parser);
     free(p->json);
     free(p);
@@ -346,8 +348,10 @@ static int post(mcp_server *s, const char *line, size_t len)
     p->len = len;
     json_t *msg = json_loadb(line, len, 0, NULL);
     json_t *id = json_object_get(msg, "id");
-    if (id && json_object_get(msg, "method"))
+    if (id && json_object_get(msg, "method")) {
         p->id = json_incref(id);
+        p->carried = json_incref(id);
+    }
     json_decref(msg);
     bool later = any_busy(s);
     p->next = s->posts;
@@ -413,6 +417,21 @@ int shc__mcp_http_start(mcp_server *s)
     return 0;
 }
 
+void shc__mcp_http_abandon(mcp_server *s, int64_t id)
+{
+    json_t *want = json_integer((json_int_t)id);
+    for (mcp_post *p = s->posts; want && p; p = p->next)
+        if (p->carried && json_equal(p->carried, want)) {
+            shc_log_info(s->m->env.log, "mcp %s: request %lld abandoned: its transfer stops",
+                         s->name, (long long)id);
+            json_decref(p->id); /* nobody waits for its answer any more */
+            p->id = NULL;
+            post_free(p); /* one whose callback runs is freed when it returns */
+            break;
+        }
+    json_decref(want);
+}
+
 /* A failure stops the transfers (the one whose callback runs ends by itself); libcurl goes
  * with the session (never from inside one of its own callbacks). */
 void shc__mcp_http_stop(mcp_server *s)
@@ -422,6 +441,7 @@ void shc__mcp_http_stop(mcp_server *s)
     s->post_timer = 0;
     while (s->posts)
         post_free(s->posts); /* one whose callback runs is freed when it returns */
+    shc__mcp_log_flush(s);
     if (s->m->freeing) {
         shc_http_free(s->curl);
         s->curl = NULL;

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A small streamable-HTTP MCP server for shcard's own MCP tests, on 127.0.0.1 (an ephemeral
 port, written to argv[1]).  initialize answers as JSON with an Mcp-Session-Id; tools/list as
-JSON; tools/call of echo as an event stream; boom answers HTTP 500.  Every POST is logged to
-argv[2] as {"headers": {...}, "body": {...}}."""
+JSON; tools/call of echo as an event stream; boom answers HTTP 500; flood answers with an
+endless event stream of notifications/message (1 KB each) and never the answer, until the
+client goes (then it logs {"flood_ended": events sent}).  Every POST is logged to argv[2] as
+{"headers": {...}, "body": {...}}."""
 import json
 import sys
 import threading
@@ -11,7 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 port_file, log_file = sys.argv[1], sys.argv[2]
 lock = threading.Lock()
 TOOLS = [{"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
-         {"name": "boom", "inputSchema": {"type": "object"}}]
+         {"name": "boom", "inputSchema": {"type": "object"}},
+         {"name": "flood", "inputSchema": {"type": "object"}}]
 
 
 class H(BaseHTTPRequestHandler):
@@ -31,6 +34,23 @@ class H(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def flood(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        note = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                           "params": {"level": "info", "data": "x" * 1000}})
+        event = ("event: message\ndata: " + note + "\n\n").encode()
+        sent = 0
+        try:
+            while True:
+                self.wfile.write(event * 10)
+                self.wfile.flush()
+                sent += 10
+        except OSError:
+            with lock, open(log_file, "a") as f:
+                f.write(json.dumps({"flood_ended": sent}) + "\n")
+
     def do_POST(self):
         msg = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with lock, open(log_file, "a") as f:
@@ -44,6 +64,8 @@ class H(BaseHTTPRequestHandler):
             return self.reply(200, {"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
         if method == "tools/call" and msg["params"]["name"] == "echo":
             return self.reply(200, {"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "http echo: " + msg["params"]["arguments"].get("text", "")}]}}, sse=True)
+        if method == "tools/call" and msg["params"]["name"] == "flood":
+            return self.flood()
         if method == "tools/call":
             self.send_response(500)
             self.send_header("Content-Length", "13")

@@ -3,7 +3,9 @@
 servers).  Its behaviour is chosen by argv[1]:
 
   ok        tools echo (text), pic (an image), fail (isError), slow (sleeps 3 s, answers
-            notifications/cancelled by noting it), big (a 10 MB text), two pages of tools/list
+            notifications/cancelled by noting it), big (a 10 MB text), environ (the variables
+            named in `names` and the lengths of argv, as JSON), many (`n` images, then `n`
+            texts), two pages of tools/list
   badver    answers initialize with protocolVersion 1999-01-01
   garbage   writes a line that is not JSON, then exits
   crash     exits 3 after initialize (stderr: "tiny: crashing")
@@ -37,6 +39,9 @@ TOOLS = [
     {"name": "slow", "description": "Takes 3 s", "inputSchema": {"type": "object"},
      "annotations": {"readOnlyHint": True, "openWorldHint": True}},
     {"name": "big", "description": "10 MB", "inputSchema": {"type": "object"}},
+    {"name": "environ", "description": "The values of the variables named in `names`, and the "
+     "lengths of its argv", "inputSchema": {"type": "object"}},
+    {"name": "many", "description": "`n` image blocks and `n` text blocks", "inputSchema": {"type": "object"}},
     {"name": "huge.schema", "description": "a schema over 32 KiB",
      "inputSchema": {"type": "object", "properties": {"p%d" % i: {"type": "string", "description": "x" * 100} for i in range(400)}}},
 ]
@@ -80,6 +85,15 @@ for line in sys.stdin:
         elif name == "slow":
             time.sleep(3)
             send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "late"}]}})
+        elif name == "environ":
+            seen = {"env": {k: os.environ.get(k) for k in args.get("names", [])},
+                    "argv": [len(a) for a in sys.argv]}
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": json.dumps(seen)}]}})
+        elif name == "many":
+            n = int(args.get("n", 1))
+            blocks = [{"type": "image", "data": "QQ==", "mimeType": "image/png"}] * n
+            blocks += [{"type": "text", "text": "t%d" % i} for i in range(n)]
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": blocks}})
         elif name == "big":
             send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "x" * (10 << 20)}]}})
     elif mid is not None:
