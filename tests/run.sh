@@ -4,7 +4,7 @@
 #   - tests/suite_*.sh        script suites; each ends with its own "N passed, N failed" line
 # SUITES="test_lexer suite_e2e" runs only those. Each suite has a time limit (SUITE_TIMEOUT, s).
 # TEST_JOBS=2 (the default) runs the suites listed in PAIRED below two at a time, each with its
-# output buffered and printed whole when it ends; every other suite runs alone.  TEST_JOBS=1 runs
+# output buffered and printed whole when it ends; then every other suite runs alone.  TEST_JOBS=1 runs
 # everything in sequence, in the order of the listing.
 set -u
 BUILD=${BUILD:-build}
@@ -121,8 +121,7 @@ else
     w=$(weight "${names[$i]}")
     if [ -n "$w" ]; then paired+=("$w $i"); else solo+=("$i"); fi
   done
-  # the suites that run alone, in order; then the paired ones, longest first
-  for i in "${solo[@]}"; do start "$i"; report "${names[$i]}"; done
+  # the paired suites, two at a time, longest first; then the ones that run alone, in order
   mapfile -t order < <(printf '%s\n' "${paired[@]}" | sort -k1,1nr -k2,2n | cut -d' ' -f2)
   running=()   # names of the suites under way
   reap() {     # reports every suite that has ended; keeps the rest in running
@@ -160,6 +159,7 @@ else
     fi
     sleep 0.3  # polls: a suite that ends is reported within this
   done
+  for i in "${solo[@]}"; do start "$i"; report "${names[$i]}"; done
 fi
 [ ${#failed_suites[@]} -gt 0 ] && echo "failed suites: ${failed_suites[*]}"
 echo "$total_pass passed, $total_fail failed"
