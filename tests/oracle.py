@@ -350,40 +350,96 @@ def fixture_dir():
         return _template["fixtures"]
 
 
+def partial_key(verdict):
+    """What populate() reads of a verdict: the partial clone of two verdicts with the same key
+    is the same."""
+    return (verdict["kind"], verdict.get("path"),
+            tuple(l.get("path") for l in verdict.get("locations") or []))
+
+
+def partial_clone(root, work, verdict, env):
+    """The treeless clone in work of a three-commit repository in root/remote, with the
+    verdict's files, untracked, and GIT_CONFIG."""
+    remote = os.path.join(root, "remote")
+    populate(remote, verdict, OLDEST_CONTENT)
+    git(remote, env, "init", "-q")
+    git(remote, env, "add", "-A")
+    git(remote, env, "commit", "-qm", "v0", "--no-gpg-sign")
+    for text, msg in ((OLD_CONTENT, "v1"), (CONTENT, "v2")):
+        if msg == "v2":
+            git(remote, env, "tag", "v1")
+            git(remote, env, "branch", "old")
+        for d, dirs, files in os.walk(remote):
+            dirs[:] = [x for x in dirs if x != ".git"]
+            for name in files:
+                write(os.path.join(d, name), text)
+        git(remote, env, "commit", "-qam", msg, "--no-gpg-sign")
+    git(remote, env, "config", "uploadpack.allowFilter", "true")
+    git(remote, env, "config", "uploadpack.allowAnySHA1InWant", "true")
+    p = git(root, env, "clone", "-q", "--filter=tree:0", "file://" + remote, work)
+    if p.returncode != 0:
+        raise RuntimeError("partial clone failed: " + p.stderr.decode(errors="replace"))
+    git(work, env, "branch", "-q", "old", "origin/old")
+    git(work, env, "fetch", "-q", "--tags", "--filter=tree:0", "origin")
+    populate(work, verdict)
+    for k, v in GIT_CONFIG:
+        git(work, env, "config", k, v)
+
+
+_partials = {}
+
+
+def partial_template(verdict):
+    """partial_clone() made once per partial_key in a directory of its own (about fifteen git
+    runs, more than the sandboxed run itself costs) and copied into each run's scratch
+    directory; returns that directory."""
+    key = partial_key(verdict)
+    with _lock:
+        lock = _partials.setdefault(key, [threading.Lock(), None])
+    with lock[0]:
+        if lock[1] is None:
+            base = tempfile.mkdtemp(prefix="shc-oracle-part-")
+            atexit.register(shutil.rmtree, base, True)
+            os.makedirs(os.path.join(base, "home"))
+            partial_clone(base, os.path.join(base, "work"), verdict,
+                          git_env(os.path.join(base, "home")))
+            lock[1] = base
+        return lock[1]
+
+
+def copy_partial(base, root, work, env):
+    """A copy of partial_template()'s repositories in root: the clone's remote (its URL, in
+    .git/config, FETCH_HEAD and the reflogs) points at root/remote, and the index is refreshed
+    for the copies' new inodes and times, as a fresh clone's is."""
+    shutil.copytree(os.path.join(base, "remote"), os.path.join(root, "remote"), symlinks=True)
+    os.rmdir(work)
+    shutil.copytree(os.path.join(base, "work"), work, symlinks=True)
+    old, new = os.fsencode(base), os.fsencode(root)
+    gitdir = os.path.join(work, ".git")
+    for d, dirs, files in os.walk(gitdir):
+        dirs[:] = [x for x in dirs if not (d == gitdir and x == "objects")]
+        for name in files:
+            path = os.path.join(d, name)
+            with open(path, "rb") as f:
+                data = f.read()
+            if old in data:
+                with open(path, "wb") as f:
+                    f.write(data.replace(old, new))
+    git(work, env, "update-index", "-q", "--refresh")
+
+
 def git_setup(root, work, verdict, partial, hostile):
     """A repository in work: a plain one, or (partial) a treeless clone of root/remote whose
     older revisions (v1 = old = HEAD~1, HEAD~2) are missing.  Then the configuration that runs
     programs on request."""
     env = git_env(os.path.join(root, "home"))
     if partial:
-        remote = os.path.join(root, "remote")
-        populate(remote, verdict, OLDEST_CONTENT)
-        git(remote, env, "init", "-q")
-        git(remote, env, "add", "-A")
-        git(remote, env, "commit", "-qm", "v0", "--no-gpg-sign")
-        for text, msg in ((OLD_CONTENT, "v1"), (CONTENT, "v2")):
-            if msg == "v2":
-                git(remote, env, "tag", "v1")
-                git(remote, env, "branch", "old")
-            for d, dirs, files in os.walk(remote):
-                dirs[:] = [x for x in dirs if x != ".git"]
-                for name in files:
-                    write(os.path.join(d, name), text)
-            git(remote, env, "commit", "-qam", msg, "--no-gpg-sign")
-        git(remote, env, "config", "uploadpack.allowFilter", "true")
-        git(remote, env, "config", "uploadpack.allowAnySHA1InWant", "true")
-        os.rmdir(work)
-        p = git(root, env, "clone", "-q", "--filter=tree:0", "file://" + remote, work)
-        if p.returncode != 0:
-            raise RuntimeError("partial clone failed: " + p.stderr.decode(errors="replace"))
-        git(work, env, "branch", "-q", "old", "origin/old")
-        git(work, env, "fetch", "-q", "--tags", "--filter=tree:0", "origin")
-        populate(work, verdict)
+        copy_partial(partial_template(verdict), root, work, env)
     else:  # the template's commit; the verdict's own files stay untracked
         os.rmdir(work)
         shutil.copytree(template_repo(), work, symlinks=True)
         populate(work, verdict)
-    for k, v in (GIT_CONFIG if partial else []) + (HOSTILE_GIT_CONFIG if hostile else []):
+    for k, v in HOSTILE_GIT_CONFIG if hostile else []:
         git(work, env, "config", k, v)
     write(os.path.join(work, ".gitattributes"), "* diff=shc\n" + ("* filter=shc\n" if hostile else ""))
 
