@@ -34,7 +34,7 @@ want() { [ -z "${SUITES:-}" ] && return 0; case " $SUITES " in *" $1 "*) return 
 # suite_verify_strace stays alone: its probes tell a hang by the clock (a benign FIFO read seen
 # as 'slow' on a busy machine).
 # The number is the suite's rough length in seconds: the longest start first.
-PAIRED="suite_oracle:270 suite_bash_diff:150 suite_fuzz_time:136 suite_oracle_options:85
+PAIRED="suite_bash_diff:150 suite_fuzz_time:136 suite_oracle_options:85
   suite_fuzz_replay:49 suite_library:45 suite_mutants:30
   suite_fuzz_safety:29 suite_memcheck:27 suite_batch:19 suite_oracle_conditions:16 test_repo:16
   suite_man:13 suite_word_oracle:11 suite_model:10 suite_demo:8 suite_parse_cli:6 suite_abi:4
