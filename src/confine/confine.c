@@ -52,29 +52,6 @@
 #ifndef TIOCSTI
 #define TIOCSTI 0x5412
 #endif
-/* Open flags that make an open more than a read: O_WRONLY, O_RDWR, O_CREAT, O_TRUNC and
- * __O_TMPFILE (the same values on x86_64 and aarch64). */
-#define WRITE_FLAGS (01u | 02u | 0100u | 01000u | 020000000u)
-
-/* The terminal requests that only ask (every other 0x54NN request is told). */
-static const uint32_t ioctl_reads[] = {
-    0x5401 /* TCGETS */,      0x5405 /* TCGETA */,     0x540F /* TIOCGPGRP */,
-    0x5411 /* TIOCOUTQ */,    0x5413 /* TIOCGWINSZ */, 0x5415 /* TIOCMGET */,
-    0x5419 /* TIOCGSOFTCAR */, 0x541B /* FIONREAD */,  0x541E /* TIOCGSERIAL */,
-    0x5421 /* FIONBIO */,     0x5424 /* TIOCGETD */,   0x5429 /* TIOCGSID */,
-    0x5450 /* FIONCLEX */,    0x5451 /* FIOCLEX */,    0x5456 /* TIOCGLCKTRMIOS */,
-    0x5460 /* FIOQSIZE */,
-};
-
-/* The calls a search makes most, allowed before the table is walked (read first tests its fd). */
-static const int frequent[] = {
-    __NR_close, __NR_fstat, __NR_getdents64, __NR_lseek, __NR_mmap,
-    __NR_write, __NR_futex, __NR_statx, __NR_pread64,    __NR_brk,   __NR_munmap,
-#ifdef __NR_newfstatat
-    __NR_newfstatat,
-#endif
-};
-
 #define ENT(n, w, when, d, p, fd) {__NR_##n, #n, w, when, d, p, fd}
 static const shc_sysent systab[] = {
     ENT(execve, "exec", SHC_SC_ALWAYS, SHC_SD_EXEC, 0, -1),
@@ -361,126 +338,6 @@ bool shc_confine_available(const char **why)
     return true;
 }
 
-/* Filter instructions, written into a caller's array (no allocation: the child may not). */
-typedef struct fbuf {
-    struct sock_filter *f;
-    size_t n, cap;
-} fbuf;
-
-static void emit(fbuf *b, unsigned short code, unsigned char jt, unsigned char jf, uint32_t k)
-{
-    if (b->n < b->cap)
-        b->f[b->n] = (struct sock_filter){code, jt, jf, k};
-    b->n++;
-}
-
-#define LD_ABS (BPF_LD | BPF_W | BPF_ABS)
-#define JEQ (BPF_JMP | BPF_JEQ | BPF_K)
-#define RET (BPF_RET | BPF_K)
-#define ARG_LO(i) ((uint32_t)offsetof(struct seccomp_data, args) + 8u * (uint32_t)(i))
-#define ARG_HI(i) (ARG_LO(i) + 4u) /* little-endian on both architectures */
-
-static void build(fbuf *b)
-{
-    emit(b, LD_ABS, 0, 0, (uint32_t)offsetof(struct seccomp_data, arch));
-    emit(b, JEQ, 1, 0, SHC_AUDIT_ARCH);
-    emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF); /* a foreign ABI: every call is told */
-    emit(b, LD_ABS, 0, 0, (uint32_t)offsetof(struct seccomp_data, nr));
-#ifdef __x86_64__
-    emit(b, BPF_JMP | BPF_JGE | BPF_K, 0, 1, 0x40000000u); /* x32 */
-    emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
-#endif
-    /* read and readv: told only on descriptors 1 and 2 (the terminal, opened read-write) */
-    for (size_t i = 0; i < sizeof systab / sizeof systab[0]; i++) {
-        if (systab[i].when != SHC_SC_OUTFD)
-            continue;
-        emit(b, JEQ, 0, 5, (uint32_t)systab[i].nr);
-        emit(b, LD_ABS, 0, 0, ARG_LO(0));
-        emit(b, JEQ, 2, 0, 1);
-        emit(b, JEQ, 1, 0, 2);
-        emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
-        emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
-    }
-    for (size_t i = 0; i < sizeof frequent / sizeof frequent[0]; i++) {
-        emit(b, JEQ, 0, 1, (uint32_t)frequent[i]);
-        emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
-    }
-    for (size_t i = 0; i < sizeof systab / sizeof systab[0]; i++) {
-        const shc_sysent *e = &systab[i];
-        uint32_t nr = (uint32_t)e->nr;
-        switch (e->when) {
-        case SHC_SC_OUTFD: break; /* above */
-        case SHC_SC_NOT_UNIX: /* socket(domain, ...): any family but AF_UNIX */
-            emit(b, JEQ, 0, 4, nr);
-            emit(b, LD_ABS, 0, 0, ARG_LO(0));
-            emit(b, JEQ, 1, 0, 1 /* AF_UNIX */);
-            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
-            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
-            break;
-        case SHC_SC_IOCTL: { /* every terminal request but the queries, every pure "set" */
-            size_t na = sizeof ioctl_reads / sizeof ioctl_reads[0], len = na + 12;
-            emit(b, JEQ, 0, (unsigned char)(len - 1), nr);
-            emit(b, LD_ABS, 0, 0, ARG_LO(1));
-            for (size_t k = 0; k < na; k++) /* -> ALLOW at len - 2 */
-                emit(b, JEQ, (unsigned char)(len - 2 - (2 + k) - 1), 0, ioctl_reads[k]);
-            emit(b, JEQ, (unsigned char)(len - 1 - (2 + na) - 1), 0, 0x8901 /* FIOSETOWN */);
-            emit(b, JEQ, (unsigned char)(len - 1 - (3 + na) - 1), 0, 0x8902 /* SIOCSPGRP */);
-            emit(b, BPF_MISC | BPF_TAX, 0, 0, 0);
-            emit(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xFFFFFF00u);
-            emit(b, JEQ, (unsigned char)(len - 1 - (6 + na) - 1), 0, 0x5400 /* a terminal's */);
-            emit(b, BPF_MISC | BPF_TXA, 0, 0, 0);
-            emit(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xC0000000u);
-            emit(b, JEQ, 1, 0, 0x40000000u /* _IOC_WRITE alone */);
-            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
-            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
-            break;
-        }
-        case SHC_SC_ALWAYS:
-            emit(b, JEQ, 0, 1, nr);
-            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
-            break;
-        case SHC_SC_PRCTL: /* prctl(PR_SET_SECCOMP) */
-            emit(b, JEQ, 0, 4, nr);
-            emit(b, LD_ABS, 0, 0, ARG_LO(0));
-            emit(b, JEQ, 0, 1, 22 /* PR_SET_SECCOMP */);
-            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
-            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
-            break;
-        case SHC_SC_FCNTL: /* fcntl: a signal's owner (SIGIO, SIGURG), a lease */
-            emit(b, JEQ, 0, 7, nr);
-            emit(b, LD_ABS, 0, 0, ARG_LO(1));
-            emit(b, JEQ, 4, 0, 8 /* F_SETOWN */);
-            emit(b, JEQ, 3, 0, 15 /* F_SETOWN_EX */);
-            emit(b, JEQ, 2, 0, 10 /* F_SETSIG */);
-            emit(b, JEQ, 1, 0, 1024 /* F_SETLEASE */);
-            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
-            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
-            break;
-        case SHC_SC_OPEN_ARG1:
-        case SHC_SC_OPEN_ARG2: {
-            int arg = e->when == SHC_SC_OPEN_ARG1 ? 1 : 2;
-            emit(b, JEQ, 0, 4, nr);
-            emit(b, LD_ABS, 0, 0, ARG_LO(arg));
-            emit(b, BPF_JMP | BPF_JSET | BPF_K, 0, 1, WRITE_FLAGS);
-            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
-            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW); /* A no longer holds nr */
-            break;
-        }
-        case SHC_SC_ADDR4: /* arg `path` (sendto's address, prlimit64's new limit) not NULL */
-            emit(b, JEQ, 0, 6, nr);
-            emit(b, LD_ABS, 0, 0, ARG_LO(e->path));
-            emit(b, JEQ, 0, 2, 0);
-            emit(b, LD_ABS, 0, 0, ARG_HI(e->path));
-            emit(b, JEQ, 1, 0, 0);
-            emit(b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
-            emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
-            break;
-        default: break;
-        }
-    }
-    emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
-}
-
 int shc_confine_apply(const shc_confine_spec *s, int *listener)
 {
     *listener = -1;
@@ -504,14 +361,11 @@ int shc_confine_apply(const shc_confine_spec *s, int *listener)
         return 0;
     if (!SHC_AUDIT_ARCH)
         return -ENOSYS;
-    struct sock_filter f[8 + 2 * sizeof frequent / sizeof frequent[0] +
-                         sizeof ioctl_reads / sizeof ioctl_reads[0] +
-                         16 * sizeof systab / sizeof systab[0]];
-    fbuf b = {f, 0, sizeof f / sizeof f[0]};
-    build(&b);
-    if (b.n > b.cap)
+    struct sock_filter f[SHC__WATCH_FILTER_MAX];
+    size_t n = shc__watch_filter(f, sizeof f / sizeof f[0], SHC_AUDIT_ARCH);
+    if (n > sizeof f / sizeof f[0])
         return -E2BIG;
-    struct sock_fprog prog = {(unsigned short)b.n, f};
+    struct sock_fprog prog = {(unsigned short)n, f};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
     /* SPEC_ALLOW: a filter would otherwise switch on the speculative store bypass mitigation for
