@@ -1,4 +1,4 @@
-/* The system calls the watch notifies, as one table both the filter (filter.c) and the
+/* The system calls the watch notifies, as one table both the filter (sysfilter.c) and the
  * supervisor (watch.c) read.  Internal to src/confine/. */
 #ifndef SHC_CONFINE_SYSTAB_H
 #define SHC_CONFINE_SYSTAB_H
@@ -53,7 +53,7 @@ const shc_sysent *shc__confine_systab(size_t *n);
 const shc_sysent *shc__confine_sys(int nr);
 
 /* The watch's filter for the native ABI `arch` (AUDIT_ARCH_*), written into f (cap
- * instructions; filter.c, no allocation).  Returns its length, more than cap when it does not
+ * instructions; sysfilter.c, no allocation).  Returns its length, more than cap when it does not
  * fit.  A call of another ABI is told; a call of this one as the table says. */
 struct sock_filter;
 enum { SHC__SYSTAB_MAX = 256, SHC__WATCH_FILTER_MAX = 40 + 11 * SHC__SYSTAB_MAX };
