@@ -21,6 +21,7 @@
 #include "classify/programs.h"
 #include "confine/confine.h"
 #include "confine/object.h"
+#include "confine/sandbox.h"
 #include "confine/systab.h"
 #include "exec/pty.h"
 
@@ -379,6 +380,72 @@ static void test_filter_is_the_table(void **state)
 #endif
 }
 
+/* What the kernel returns with the programs installed in turn: the newest errno, else allow. */
+static uint32_t stacked(const struct sock_filter *const *progs, const size_t *lens, size_t n,
+                        const struct seccomp_data *d)
+{
+    for (size_t i = n; i-- > 0;) {
+        uint32_t r = bpf_run(progs[i], lens[i], d);
+        assert_true(r == SECCOMP_RET_ALLOW || (r & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO);
+        if (r != SECCOMP_RET_ALLOW)
+            return r;
+    }
+    return SECCOMP_RET_ALLOW;
+}
+
+/* The sandbox's plain filters joined into one program give every call, in every ABI, what the
+ * four installed one after another give; a program that notifies is not joined. */
+static void test_sandbox_filters_joined(void **state)
+{
+    (void)state;
+    static struct sock_filter tty[32], proc[512], net[32], attr[256], all[832];
+    static const uint32_t arches[] = {AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64};
+    static const uint64_t vals[] = {0, 1, 2, 10, 0x5412, 0x541C, 0x40086602u, 0x800c6613u,
+                                    0x401c5820u, 0x40046602u, 0x100000000ull, 0xFFFFFFFFull};
+    for (unsigned mode = SHC_SANDBOX_READ_ONLY; mode <= SHC_SANDBOX_WORKSPACE; mode++) {
+        for (int network = 0; network < 2; network++) {
+            const struct sock_filter *progs[4];
+            size_t lens[4], n = 0;
+            progs[n] = tty;
+            lens[n++] = shc__ttyfilter_build(tty, 32);
+            progs[n] = proc;
+            lens[n++] = shc__procfilter_build(proc, 512);
+            if (!network) {
+                progs[n] = net;
+                lens[n++] = shc__netfilter_build(net, 32);
+            }
+            progs[n] = attr;
+            lens[n++] = shc__attrfilter_build(mode, attr, 256);
+            size_t len = shc__filter_join(progs, lens, n, all, 832), deny = 0;
+            assert_true(len > 0 && len <= 832);
+            for (size_t a = 0; a < sizeof arches / sizeof arches[0]; a++)
+                for (uint32_t nr = 0; nr < 1100; nr++)
+                    for (int x32 = 0; x32 < 2; x32++)
+                        for (int arg = -1; arg < 3; arg++)
+                            for (size_t v = 0; v < (arg < 0 ? 1 : sizeof vals / sizeof vals[0]);
+                                 v++) {
+                                struct seccomp_data d;
+                                memset(&d, 0, sizeof d);
+                                d.arch = arches[a];
+                                d.nr = (int)(nr | (x32 ? 0x40000000u : 0));
+                                if (arg >= 0)
+                                    d.args[arg] = vals[v];
+                                uint32_t want = stacked(progs, lens, n, &d);
+                                if (bpf_run(all, len, &d) != want)
+                                    fail_msg("mode %u network %d arch %#x nr %#x arg%d", mode,
+                                             network, d.arch, (unsigned)d.nr, arg);
+                                deny += want != SECCOMP_RET_ALLOW;
+                            }
+            assert_true(deny > 100);
+        }
+    }
+    struct sock_filter notify[2] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+                                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)};
+    const struct sock_filter *two[2] = {tty, notify};
+    size_t lens2[2] = {shc__ttyfilter_build(tty, 32), 2};
+    assert_int_equal(shc__filter_join(two, lens2, 2, all, 832), SIZE_MAX);
+}
+
 int main(void)
 {
     const char *why = NULL;
@@ -389,6 +456,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pack),
         cmocka_unit_test(test_filter_is_the_table),
+        cmocka_unit_test(test_sandbox_filters_joined),
         cmocka_unit_test(test_event_text),
         cmocka_unit_test(test_programs),
         cmocka_unit_test(test_reads_are_no_events),

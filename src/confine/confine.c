@@ -126,6 +126,18 @@ bool shc_confine_available(const char **why)
     return true;
 }
 
+/* The watch's filter, built once per process (shc_confine_prepare). */
+static struct sock_filter watch_f[SHC__WATCH_FILTER_MAX];
+static size_t watch_n;
+
+void shc_confine_prepare(const shc_confine_spec *s)
+{
+    if (s && s->sandbox != SHC_SANDBOX_OFF)
+        shc__sandbox_prepare(s);
+    if (s && (s->flags & SHC_CONFINE_WATCH) && !watch_n && SHC_AUDIT_ARCH != 0)
+        watch_n = shc__watch_filter(watch_f, SHC__WATCH_FILTER_MAX, SHC_AUDIT_ARCH);
+}
+
 int shc_confine_apply(const shc_confine_spec *s, int *listener)
 {
     *listener = -1;
@@ -149,11 +161,11 @@ int shc_confine_apply(const shc_confine_spec *s, int *listener)
         return 0;
     if (!SHC_AUDIT_ARCH)
         return -ENOSYS;
-    struct sock_filter f[SHC__WATCH_FILTER_MAX];
-    size_t n = shc__watch_filter(f, sizeof f / sizeof f[0], SHC_AUDIT_ARCH);
-    if (n > sizeof f / sizeof f[0])
+    if (!watch_n)
+        shc_confine_prepare(s);
+    if (watch_n > SHC__WATCH_FILTER_MAX)
         return -E2BIG;
-    struct sock_fprog prog = {(unsigned short)n, f};
+    struct sock_fprog prog = {(unsigned short)watch_n, watch_f};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
     /* SPEC_ALLOW: a filter would otherwise switch on the speculative store bypass mitigation for
