@@ -10,6 +10,9 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,8 @@
 #include "classify/programs.h"
 #include "confine/confine.h"
 #include "confine/object.h"
+#include "confine/sandbox.h"
+#include "confine/systab.h"
 #include "exec/pty.h"
 
 typedef struct got {
@@ -268,6 +273,179 @@ static void test_program_by_file(void **state)
     rmdir(dir);
 }
 
+/* Runs a classic BPF seccomp filter on d (the instructions the watch's filter uses). */
+static uint32_t bpf_run(const struct sock_filter *f, size_t n, const struct seccomp_data *d)
+{
+    uint32_t a = 0, x = 0;
+    for (size_t pc = 0; pc < n; pc++) {
+        const struct sock_filter *i = &f[pc];
+        switch (i->code) {
+        case BPF_LD | BPF_W | BPF_ABS:
+            assert_true(i->k + 4 <= sizeof *d && i->k % 4 == 0);
+            memcpy(&a, (const char *)d + i->k, 4);
+            break;
+        case BPF_JMP | BPF_JA: pc += i->k; break;
+        case BPF_JMP | BPF_JEQ | BPF_K: pc += a == i->k ? i->jt : i->jf; break;
+        case BPF_JMP | BPF_JGE | BPF_K: pc += a >= i->k ? i->jt : i->jf; break;
+        case BPF_JMP | BPF_JSET | BPF_K: pc += (a & i->k) ? i->jt : i->jf; break;
+        case BPF_ALU | BPF_AND | BPF_K: a &= i->k; break;
+        case BPF_MISC | BPF_TAX: x = a; break;
+        case BPF_MISC | BPF_TXA: a = x; break;
+        case BPF_RET | BPF_K: return i->k;
+        default: fail_msg("instruction %#x", i->code);
+        }
+    }
+    fail_msg("the filter ran off its end");
+    return 0;
+}
+
+/* What the table (systab.h) says a call gets, written out from its comments. */
+static uint32_t expected(const struct seccomp_data *d)
+{
+    static const uint32_t queries[] = {0x5401, 0x5405, 0x540F, 0x5411, 0x5413, 0x5415,
+                                       0x5419, 0x541B, 0x541E, 0x5421, 0x5424, 0x5429,
+                                       0x5450, 0x5451, 0x5456, 0x5460};
+    const uint32_t N = SECCOMP_RET_USER_NOTIF, A = SECCOMP_RET_ALLOW;
+    if (d->arch != AUDIT_ARCH_X86_64 || (d->nr & 0x40000000))
+        return N;
+    const shc_sysent *e = shc__confine_sys(d->nr);
+    if (!e)
+        return A;
+    uint32_t a0 = (uint32_t)d->args[0], a1 = (uint32_t)d->args[1], a2 = (uint32_t)d->args[2];
+    uint32_t wf = 01 | 02 | 0100 | 01000 | 020000000;
+    switch (e->when) {
+    case SHC_SC_ALWAYS: return N;
+    case SHC_SC_OPEN_ARG1: return a1 & wf ? N : A;
+    case SHC_SC_OPEN_ARG2: return a2 & wf ? N : A;
+    case SHC_SC_NOT_UNIX: return a0 != 1 ? N : A;
+    case SHC_SC_OUTFD: return a0 == 1 || a0 == 2 ? N : A;
+    case SHC_SC_PRCTL: return a0 == 22 ? N : A;
+    case SHC_SC_ADDR4: return d->args[e->path] ? N : A;
+    case SHC_SC_FCNTL: return a1 == 8 || a1 == 15 || a1 == 10 || a1 == 1024 ? N : A;
+    case SHC_SC_IOCTL:
+        for (size_t k = 0; k < sizeof queries / sizeof queries[0]; k++)
+            if (a1 == queries[k])
+                return A;
+        return a1 == 0x8901 || a1 == 0x8902 || (a1 & 0xFFFFFF00u) == 0x5400 ||
+                       (a1 & 0xC0000000u) == 0x40000000u
+                   ? N
+                   : A;
+    default: fail_msg("when %d", e->when);
+    }
+    return 0;
+}
+
+/* The filter the child installs gives every call what the table says: every number (and a
+ * foreign ABI, x32), each argument set to values its block tests. */
+static void test_filter_is_the_table(void **state)
+{
+    (void)state;
+#ifndef __x86_64__
+    skip();
+#else
+    static struct sock_filter f[SHC__WATCH_FILTER_MAX];
+    size_t n = shc__watch_filter(f, SHC__WATCH_FILTER_MAX, AUDIT_ARCH_X86_64);
+    assert_true(n > 0 && n <= SHC__WATCH_FILTER_MAX && n <= BPF_MAXINSNS);
+    assert_true(shc__watch_filter(f, 10, AUDIT_ARCH_X86_64) > 10);
+    n = shc__watch_filter(f, SHC__WATCH_FILTER_MAX, AUDIT_ARCH_X86_64);
+    static const uint64_t vals[] = {0, 1, 2, 3, 10, 15, 22, 8, 1024, 01, 02, 0100, 01000,
+                                    020000000, 04000, 0x5401, 0x5412, 0x5410, 0x5460, 0x5413,
+                                    0x8901, 0x8902, 0x40045431, 0x80045430, 0xC0045430,
+                                    0x100000000ull, 0xFFFFFFFFull, 0x7fff00001000ull};
+    size_t nv = sizeof vals / sizeof vals[0], notified = 0, runs = 0;
+    for (uint32_t nr = 0; nr < 1100; nr++) {
+        for (int arg = -1; arg < 6; arg++) {
+            for (size_t v = 0; v < (arg < 0 ? 1 : nv); v++) {
+                struct seccomp_data d;
+                memset(&d, 0, sizeof d);
+                d.nr = (int)nr;
+                d.arch = AUDIT_ARCH_X86_64;
+                if (arg >= 0)
+                    d.args[arg] = vals[v];
+                uint32_t res = bpf_run(f, n, &d), want = expected(&d);
+                if (res != want)
+                    fail_msg("nr %u arg%d=%#llx: %#x, the table says %#x", nr, arg,
+                             (unsigned long long)d.args[arg < 0 ? 0 : arg], res, want);
+                notified += res == SECCOMP_RET_USER_NOTIF;
+                runs++;
+                d.arch = AUDIT_ARCH_I386;
+                assert_int_equal(bpf_run(f, n, &d), SECCOMP_RET_USER_NOTIF);
+                d.arch = AUDIT_ARCH_X86_64;
+                d.nr = (int)(nr | 0x40000000u);
+                assert_int_equal(bpf_run(f, n, &d), SECCOMP_RET_USER_NOTIF);
+            }
+        }
+    }
+    assert_true(notified > 1000 && notified < runs);
+#endif
+}
+
+/* What the kernel returns with the programs installed in turn: the newest errno, else allow. */
+static uint32_t stacked(const struct sock_filter *const *progs, const size_t *lens, size_t n,
+                        const struct seccomp_data *d)
+{
+    for (size_t i = n; i-- > 0;) {
+        uint32_t r = bpf_run(progs[i], lens[i], d);
+        assert_true(r == SECCOMP_RET_ALLOW || (r & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO);
+        if (r != SECCOMP_RET_ALLOW)
+            return r;
+    }
+    return SECCOMP_RET_ALLOW;
+}
+
+/* The sandbox's plain filters joined into one program give every call, in every ABI, what the
+ * four installed one after another give; a program that notifies is not joined. */
+static void test_sandbox_filters_joined(void **state)
+{
+    (void)state;
+    static struct sock_filter tty[32], proc[512], net[32], attr[256], all[832];
+    static const uint32_t arches[] = {AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64};
+    static const uint64_t vals[] = {0, 1, 2, 10, 0x5412, 0x541C, 0x40086602u, 0x800c6613u,
+                                    0x401c5820u, 0x40046602u, 0x100000000ull, 0xFFFFFFFFull};
+    for (unsigned mode = SHC_SANDBOX_READ_ONLY; mode <= SHC_SANDBOX_WORKSPACE; mode++) {
+        for (int network = 0; network < 2; network++) {
+            const struct sock_filter *progs[4];
+            size_t lens[4], n = 0;
+            progs[n] = tty;
+            lens[n++] = shc__ttyfilter_build(tty, 32);
+            progs[n] = proc;
+            lens[n++] = shc__procfilter_build(proc, 512);
+            if (!network) {
+                progs[n] = net;
+                lens[n++] = shc__netfilter_build(net, 32);
+            }
+            progs[n] = attr;
+            lens[n++] = shc__attrfilter_build(mode, attr, 256);
+            size_t len = shc__filter_join(progs, lens, n, all, 832), deny = 0;
+            assert_true(len > 0 && len <= 832);
+            for (size_t a = 0; a < sizeof arches / sizeof arches[0]; a++)
+                for (uint32_t nr = 0; nr < 1100; nr++)
+                    for (int x32 = 0; x32 < 2; x32++)
+                        for (int arg = -1; arg < 3; arg++)
+                            for (size_t v = 0; v < (arg < 0 ? 1 : sizeof vals / sizeof vals[0]);
+                                 v++) {
+                                struct seccomp_data d;
+                                memset(&d, 0, sizeof d);
+                                d.arch = arches[a];
+                                d.nr = (int)(nr | (x32 ? 0x40000000u : 0));
+                                if (arg >= 0)
+                                    d.args[arg] = vals[v];
+                                uint32_t want = stacked(progs, lens, n, &d);
+                                if (bpf_run(all, len, &d) != want)
+                                    fail_msg("mode %u network %d arch %#x nr %#x arg%d", mode,
+                                             network, d.arch, (unsigned)d.nr, arg);
+                                deny += want != SECCOMP_RET_ALLOW;
+                            }
+            assert_true(deny > 100);
+        }
+    }
+    struct sock_filter notify[2] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+                                    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)};
+    const struct sock_filter *two[2] = {tty, notify};
+    size_t lens2[2] = {shc__ttyfilter_build(tty, 32), 2};
+    assert_int_equal(shc__filter_join(two, lens2, 2, all, 832), SIZE_MAX);
+}
+
 int main(void)
 {
     const char *why = NULL;
@@ -277,6 +455,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pack),
+        cmocka_unit_test(test_filter_is_the_table),
+        cmocka_unit_test(test_sandbox_filters_joined),
         cmocka_unit_test(test_event_text),
         cmocka_unit_test(test_programs),
         cmocka_unit_test(test_reads_are_no_events),

@@ -168,14 +168,15 @@ static int install(fbuf *b, unsigned flags)
     return r < 0 ? -errno : (int)r;
 }
 
-int shc__attrfilter_apply(unsigned mode)
+size_t shc__attrfilter_build(unsigned mode, struct sock_filter *f, size_t cap)
 {
 #if NATIVE_ARCH == 0
     (void)mode;
-    return -ENOSYS;
+    (void)f;
+    (void)cap;
+    return 0;
 #else
-    struct sock_filter f[256];
-    fbuf b = {f, 0, sizeof f / sizeof f[0]};
+    fbuf b = {f, 0, cap};
     emit(&b, LD_ABS, 0, 0, OFF_ARCH);
 #ifdef __x86_64__
     emit(&b, JEQ, 2, 0, NATIVE_ARCH);  /* -> 4 */
@@ -204,8 +205,9 @@ int shc__attrfilter_apply(unsigned mode)
     emit(&b, RET, 0, 0, SECCOMP_RET_ALLOW);
     size_t at = b.n;
     if (at - to_i386 - 1 > 255)
-        return -E2BIG;
-    f[to_i386].jt = (unsigned char)(at - to_i386 - 1);
+        return SIZE_MAX;
+    if (to_i386 < cap)
+        f[to_i386].jt = (unsigned char)(at - to_i386 - 1);
     emit(&b, LD_ABS, 0, 0, OFF_NR);
     emit(&b, JEQ, 0, 1, NR_IO_URING_SETUP);
     emit(&b, RET, 0, 0, EPERM_RET);
@@ -224,9 +226,14 @@ int shc__attrfilter_apply(unsigned mode)
     emit(&b, RET, 0, 0, EPERM_RET);
 #endif
     emit(&b, RET, 0, 0, SECCOMP_RET_ALLOW);
-    int rc = install(&b, 0);
-    return rc < 0 ? rc : 0;
+    return b.n <= cap ? b.n : cap + 1;
 #endif
+}
+
+int shc__attrfilter_apply(unsigned mode)
+{
+    struct sock_filter f[256];
+    return shc__filter_install(f, shc__attrfilter_build(mode, f, 256), 256);
 }
 
 int shc__attr_listener(void)

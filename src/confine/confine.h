@@ -107,6 +107,11 @@ int shc_confine_unpack(shc_confine_spec *out, const char *buf, size_t len);
  * environment forces "no" (tests, and users who do not want the watch). */
 bool shc_confine_available(const char **why);
 
+/* In the process that forks the child, before fork: the filters s needs built once (kept for
+ * the next commands), so the child only reads them instead of writing them into pages it
+ * would have to copy.  Optional: shc_confine_apply() builds what was not prepared. */
+void shc_confine_prepare(const shc_confine_spec *s);
+
 /* In the child, after fork and before exec; async-signal-safe (no allocation).  The sandbox
  * first when the spec has one (its cwd is the workspace; fd 1, when a terminal, stays
  * writable), then with the watch,

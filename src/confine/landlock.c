@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,19 +201,80 @@ static int drop_caps(void)
     return 0;
 }
 
+/* The plain filters in the order they apply (terminal, processes, network, metadata), joined
+ * into one program (shc__filter_join): one install, not four, each of which costs the kernel a
+ * compile.  What a call gets is what the four would give.  Built by the forking process before
+ * fork when it can (shc__sandbox_prepare): the child then only reads it. */
+static struct {
+    bool built, network;
+    unsigned mode;
+    size_t len; /* 0: cannot be joined, install one by one */
+    struct sock_filter tty[32], proc[512], net[32], attr[256], all[832];
+    size_t lens[4], n;
+} plain;
+
+static int plain_build(unsigned mode, bool network)
+{
+    plain.built = false;
+    plain.mode = mode;
+    plain.network = network;
+    const struct sock_filter *progs[4] = {plain.tty, plain.proc, plain.net, plain.attr};
+    size_t caps[4] = {32, 512, 32, 256}, got[4];
+    got[0] = shc__ttyfilter_build(plain.tty, 32);
+    got[1] = shc__procfilter_build(plain.proc, 512);
+    got[2] = network ? 1 : shc__netfilter_build(plain.net, 32);
+    got[3] = shc__attrfilter_build(mode, plain.attr, 256);
+    plain.n = 0;
+    for (size_t i = 0; i < 4; i++) {
+        if (!got[i] || got[i] > caps[i])
+            return got[i] ? -E2BIG : -ENOSYS;
+        if (i == 2 && network)
+            continue;
+        progs[plain.n] = progs[i];
+        plain.lens[plain.n++] = got[i];
+    }
+    plain.len = shc__filter_join(progs, plain.lens, plain.n, plain.all, 832);
+    if (plain.len > 832)
+        plain.len = 0;
+    plain.built = true;
+    return 0;
+}
+
+void shc__sandbox_prepare(const shc_confine_spec *s)
+{
+    bool network = (s->flags & SHC_CONFINE_NETWORK) != 0;
+    if (s->sandbox != SHC_SANDBOX_OFF &&
+        !(plain.built && plain.mode == s->sandbox && plain.network == network))
+        plain_build(s->sandbox, network);
+}
+
+static int plain_filters(const shc_confine_spec *s)
+{
+    bool network = (s->flags & SHC_CONFINE_NETWORK) != 0;
+    if (!(plain.built && plain.mode == s->sandbox && plain.network == network)) {
+        int rc = plain_build(s->sandbox, network);
+        if (rc)
+            return rc;
+    }
+    if (plain.len)
+        return shc__filter_install(plain.all, plain.len, 832);
+    const struct sock_filter *progs[4] = {plain.tty, plain.proc, network ? plain.attr : plain.net,
+                                          plain.attr};
+    for (size_t i = 0; i < plain.n; i++) { /* cannot be joined: one by one */
+        int rc = shc__filter_install(progs[i], plain.lens[i], 512);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int shc__sandbox_apply(const shc_confine_spec *s)
 {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
     int rc = shc__landlock_apply(s);
     if (!rc)
-        rc = shc__ttyfilter_apply();
-    if (!rc)
-        rc = shc__procfilter_apply();
-    if (!rc && !(s->flags & SHC_CONFINE_NETWORK))
-        rc = shc__netfilter_apply();
-    if (!rc)
-        rc = shc__attrfilter_apply(s->sandbox);
+        rc = plain_filters(s);
     if (!rc)
         rc = drop_caps();
     return rc;

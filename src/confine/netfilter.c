@@ -12,6 +12,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -46,7 +47,58 @@
 #define OFF_NR ((uint32_t)offsetof(struct seccomp_data, nr))
 #define OFF_ARG0 ((uint32_t)offsetof(struct seccomp_data, args))
 
-int shc__netfilter_apply(void)
+/* Copies n instructions into out (cap): n, or more than cap when they do not fit. */
+static size_t put(const struct sock_filter *f, size_t n, struct sock_filter *out, size_t cap)
+{
+    if (n <= cap)
+        memcpy(out, f, n * sizeof *f);
+    return n <= cap ? n : cap + 1;
+}
+
+int shc__filter_install(const struct sock_filter *f, size_t n, size_t cap)
+{
+    if (n == 0)
+        return -ENOSYS;
+    if (n > cap || n > BPF_MAXINSNS)
+        return -E2BIG;
+    struct sock_fprog prog = {(unsigned short)n, (struct sock_filter *)(uintptr_t)f};
+    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+        return -errno;
+    return 0;
+}
+
+size_t shc__filter_join(const struct sock_filter *const *progs, const size_t *lens, size_t n,
+                        struct sock_filter *out, size_t cap)
+{
+    size_t at = 0;
+    for (size_t i = n; i-- > 0;) { /* the newest first */
+        size_t start = at;
+        if (!lens[i] || progs[i][0].code != (BPF_LD | BPF_W | BPF_ABS))
+            return SIZE_MAX; /* A is not set first */
+        for (size_t k = 0; k < lens[i]; k++, at++) {
+            struct sock_filter x = progs[i][k];
+            unsigned short cls = BPF_CLASS(x.code);
+            if (cls == BPF_ST || cls == BPF_STX || cls == BPF_LDX || cls == BPF_MISC ||
+                (BPF_MODE(x.code) == BPF_MEM && cls == BPF_LD) ||
+                ((cls == BPF_JMP || cls == BPF_ALU) && BPF_SRC(x.code) == BPF_X))
+                return SIZE_MAX; /* X or scratch memory: not joined */
+            if (cls == BPF_RET) {
+                uint32_t act = x.k & SECCOMP_RET_ACTION_FULL;
+                if (BPF_RVAL(x.code) != BPF_K ||
+                    (act != SECCOMP_RET_ALLOW && act != SECCOMP_RET_ERRNO))
+                    return SIZE_MAX; /* only an allow and an errno are joined */
+                if (act == SECCOMP_RET_ALLOW && i > 0) /* -> the next older program */
+                    x = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA,
+                                                     (uint32_t)(start + lens[i] - at - 1));
+            }
+            if (at < cap)
+                out[at] = x;
+        }
+    }
+    return at <= cap ? at : cap + 1;
+}
+
+size_t shc__netfilter_build(struct sock_filter *out, size_t cap)
 {
 #if NATIVE_ARCH
     /* Jump offsets are counted by hand: each comment names the instruction's index. */
@@ -68,22 +120,29 @@ int shc__netfilter_apply(void)
         /* 14 */ BPF_STMT(RET, DENY),
         /* 15 */ BPF_STMT(RET, SECCOMP_RET_ALLOW),
     };
-    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
-    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
-        return -errno;
-    return 0;
+    return put(f, sizeof f / sizeof f[0], out, cap);
 #else
-    return -ENOSYS;
+    (void)out;
+    (void)cap;
+    return 0;
 #endif
+}
+
+int shc__netfilter_apply(void)
+{
+    struct sock_filter f[32];
+    return shc__filter_install(f, shc__netfilter_build(f, 32), 32);
 }
 
 /* In the child, whatever the network setting: ioctl(TIOCSTI) and ioctl(TIOCLINUX) fail with
  * EPERM, so a sandboxed command cannot type into a terminal (its own, or another one it can open
  * for reading).  The request is an int: the filter reads the low half of the argument. */
-int shc__ttyfilter_apply(void)
+size_t shc__ttyfilter_build(struct sock_filter *out, size_t cap)
 {
 #if NATIVE_ARCH == 0
-    return -ENOSYS;
+    (void)out;
+    (void)cap;
+    return 0;
 #else
     struct sock_filter f[] = {
         /* 0 */ BPF_STMT(LD_ABS, OFF_ARCH),
@@ -102,9 +161,12 @@ int shc__ttyfilter_apply(void)
         /* 13 */ BPF_STMT(RET, SECCOMP_RET_ALLOW),
         /* 14 */ BPF_STMT(RET, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
     };
-    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
-    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
-        return -errno;
-    return 0;
+    return put(f, sizeof f / sizeof f[0], out, cap);
 #endif
+}
+
+int shc__ttyfilter_apply(void)
+{
+    struct sock_filter f[32];
+    return shc__filter_install(f, shc__ttyfilter_build(f, 32), 32);
 }

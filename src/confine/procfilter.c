@@ -167,19 +167,21 @@ static void build(fbuf *b)
 }
 #endif
 
-int shc__procfilter_apply(void)
+size_t shc__procfilter_build(struct sock_filter *f, size_t cap)
 {
 #if NATIVE_ARCH
-    struct sock_filter f[512];
-    fbuf b = {f, 0, sizeof f / sizeof f[0]};
+    fbuf b = {f, 0, cap};
     build(&b);
-    if (b.n > b.cap)
-        return -E2BIG;
-    struct sock_fprog prog = {(unsigned short)b.n, f};
-    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
-        return -errno;
-    return 0;
+    return b.n <= cap ? b.n : cap + 1;
 #else
-    return -ENOSYS;
+    (void)f;
+    (void)cap;
+    return 0;
 #endif
+}
+
+int shc__procfilter_apply(void)
+{
+    struct sock_filter f[512];
+    return shc__filter_install(f, shc__procfilter_build(f, 512), 512);
 }

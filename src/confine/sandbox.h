@@ -14,6 +14,9 @@
 /* In the child: no_new_privs, Landlock, and the network filter unless the spec keeps the
  * network (landlock.c).  0, or -errno. */
 int shc__sandbox_apply(const shc_confine_spec *s);
+/* In the forking process, before fork: the plain filters of s's mode built and joined, so the
+ * child need not (landlock.c). */
+void shc__sandbox_prepare(const shc_confine_spec *s);
 /* The Landlock ABI this kernel offers (0 = none); no allocation. */
 int shc__landlock_abi(void);
 /* In the child (async-signal-safe): the ruleset for s's mode, restricted on this thread.
@@ -25,6 +28,25 @@ int shc__netfilter_apply(void);
 /* In the child: a seccomp filter making ioctl(TIOCSTI) and ioctl(TIOCLINUX) fail with EPERM
  * (no typing into a terminal).  0, or -errno. */
 int shc__ttyfilter_apply(void);
+
+/* The plain filters above and below (they deny with an errno, never notify) written into f (cap
+ * instructions): the length, 0 when this architecture has none, more than cap when it does not
+ * fit (SIZE_MAX: cannot be built). */
+struct sock_filter;
+size_t shc__netfilter_build(struct sock_filter *f, size_t cap);
+size_t shc__ttyfilter_build(struct sock_filter *f, size_t cap);
+size_t shc__procfilter_build(struct sock_filter *f, size_t cap);
+size_t shc__attrfilter_build(unsigned mode, struct sock_filter *f, size_t cap);
+/* Installs f (n instructions, built into an array of cap): 0, or -errno (-ENOSYS when n is 0,
+ * -E2BIG when n > cap). */
+int shc__filter_install(const struct sock_filter *f, size_t n, size_t cap);
+/* One program (into out, cap) that returns for every call what the kernel returns with
+ * progs[0..n) installed in that order (lens[i] instructions each): the errno of the newest
+ * that returns one, else allow.  Each program's allows become jumps to the next older one;
+ * it must set A first and use neither X nor scratch memory, and return only allow or an errno
+ * (else SIZE_MAX).  The length, more than cap when it does not fit (netfilter.c). */
+size_t shc__filter_join(const struct sock_filter *const *progs, const size_t *lens, size_t n,
+                        struct sock_filter *out, size_t cap);
 
 /* In the child, every mode (procfilter.c): EPERM from System V IPC, the keyrings, ptrace,
  * process_vm_writev, pidfd_getfd, and from changing another process's limits, priority or

@@ -1,9 +1,10 @@
-/* The system calls the watch notifies, as one table both the filter (confine.c) and the
+/* The system calls the watch notifies, as one table both the filter (sysfilter.c) and the
  * supervisor (watch.c) read.  Internal to src/confine/. */
 #ifndef SHC_CONFINE_SYSTAB_H
 #define SHC_CONFINE_SYSTAB_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 
 /* When the filter notifies a call. */
@@ -50,6 +51,13 @@ typedef struct shc_sysent {
 const shc_sysent *shc__confine_systab(size_t *n);
 /* The entry for nr, or NULL. */
 const shc_sysent *shc__confine_sys(int nr);
+
+/* The watch's filter for the native ABI `arch` (AUDIT_ARCH_*), written into f (cap
+ * instructions; sysfilter.c, no allocation).  Returns its length, more than cap when it does not
+ * fit.  A call of another ABI is told; a call of this one as the table says. */
+struct sock_filter;
+enum { SHC__SYSTAB_MAX = 256, SHC__WATCH_FILTER_MAX = 40 + 11 * SHC__SYSTAB_MAX };
+size_t shc__watch_filter(struct sock_filter *f, size_t cap, uint32_t arch);
 
 /* Numbers newer than some headers; the same on x86_64 and aarch64 (the unified table). */
 #ifndef __NR_pidfd_open

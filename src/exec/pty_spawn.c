@@ -396,6 +396,7 @@ int shc__pty_fork(pid_t *pid_out, int *master_out, int *listener_out, const shc_
         goto fail;
     }
 
+    shc_confine_prepare(spec); /* the filters built here, once, not in each child */
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, &old);
