@@ -500,6 +500,18 @@ static void test_submodules(void **state)
     TERMINAL("git --no-pager grep foo");
     sh("git update-index --index-version 2 && git -C sm config --unset core.fsmonitor");
     CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("git update-index --index-version 4 && git ls-files -s | grep -q '^160000 .*sm$'");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH); /* version 4 read whole, the gitlink clean */
+    /* an entry offset table (EOIE, IEOT): with index.threads, which the repository's own config
+     * may set, git reads the entries from the offsets it gives, not one after the other */
+    sh("git -c index.recordEndOfIndexEntries=true -c index.recordOffsetTable=true "
+       "-c index.threads=2 update-index --force-write-index && grep -q EOIE .git/index");
+    TERMINAL("git --no-pager grep foo");
+    sh("git -c index.recordEndOfIndexEntries=true -c index.recordOffsetTable=true "
+       "-c index.threads=2 update-index --index-version 2 && grep -q EOIE .git/index");
+    TERMINAL("git --no-pager grep foo");
+    sh("git update-index --index-version 2 --force-write-index && ! grep -q EOIE .git/index");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
     /* a gitfile leading out of the work tree */
     sh("mv sm/.git smgit && printf 'gitdir: ../smgit\\n' > sm/.git && "
        "git --git-dir=smgit config core.worktree \"$PWD/sm\"");
