@@ -283,7 +283,7 @@ S("git --no-pager grep -n TODO -- src", "TODO", "src", "git grep without a pager
 S("git -P grep TODO", "TODO", None, "-P is --no-pager")
 S("git grep -n -e foo | head", "foo", None, "piped: no pager")
 S("git --no-pager grep -n foo", "foo", None, "--no-pager")
-S("git --no-pager grep -il foo -- '*.md'", "foo", "*.md", "pathspec quoted")
+T("git --no-pager grep -il foo -- '*.md'", "git: a pathspec pattern (a glob) makes git walk every directory below its literal one; only the bridge context scans that subtree", alt="search")
 S("git grep -n TODO -- src | head -n 50", "TODO", "src", "piped: no pager")
 T("ag foo src", "ag runs `sh -c git config` without -U (seen by the oracle)", alt="search")
 T("ag -i foo", "ag runs `sh -c git config` without -U", alt="search")
@@ -893,7 +893,7 @@ T("git ls-files --format='%(objectsize) %(path)'", "may read objects (git 2.41)"
 S("git grep foo -- src | head", "foo", "src", "after -- only paths")
 S("git grep foo src/ | head", "foo", "src/", "a trailing slash: no ref has that name")
 S("git grep foo . | head", "foo", ".", "'.' is not a ref name")
-S("git grep foo '*.py' | head", "foo", "*.py", "a glob is not a ref name")
+T("git grep foo '*.py' | head", "git: a pathspec pattern (a glob) makes git walk every directory below its literal one; only the bridge context scans that subtree", alt="search")
 S("git grep --no-index foo src | head", "foo", "src", "--no-index: no revisions")
 S("git grep --untracked foo -- src | head", "foo", "src", "--untracked: no revisions")
 

@@ -500,6 +500,18 @@ static void test_submodules(void **state)
     TERMINAL("git --no-pager grep foo");
     sh("git update-index --index-version 2 && git -C sm config --unset core.fsmonitor");
     CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("git update-index --index-version 4 && git ls-files -s | grep -q '^160000 .*sm$'");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH); /* version 4 read whole, the gitlink clean */
+    /* an entry offset table (EOIE, IEOT): with index.threads, which the repository's own config
+     * may set, git reads the entries from the offsets it gives, not one after the other */
+    sh("git -c index.recordEndOfIndexEntries=true -c index.recordOffsetTable=true "
+       "-c index.threads=2 update-index --force-write-index && grep -q EOIE .git/index");
+    TERMINAL("git --no-pager grep foo");
+    sh("git -c index.recordEndOfIndexEntries=true -c index.recordOffsetTable=true "
+       "-c index.threads=2 update-index --index-version 2 && grep -q EOIE .git/index");
+    TERMINAL("git --no-pager grep foo");
+    sh("git update-index --index-version 2 --force-write-index && ! grep -q EOIE .git/index");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
     /* a gitfile leading out of the work tree */
     sh("mv sm/.git smgit && printf 'gitdir: ../smgit\\n' > sm/.git && "
        "git --git-dir=smgit config core.worktree \"$PWD/sm\"");
@@ -655,6 +667,61 @@ static void test_git_reads_elsewhere(void **state)
     DONE();
 }
 
+/* Found by a red team after the pathspec magic rule: a git pathspec holding a glob character is
+ * a pattern git matches against every path below its literal directory (`*` crosses '/'), so
+ * git walks that whole directory (its .gitattributes, its nested repositories); it is judged
+ * as that directory where the bridge scans subtrees, and is terminal elsewhere. */
+static void test_pathspec_patterns(void **state)
+{
+    (void)state;
+    wrong = 0;
+    context = SHC_CONTEXT_BRIDGE;
+    sh("mkdir -p pw/sub pw/src && echo foo > pw/src/a.c && echo foo > pw/sub/f && "
+       "git add pw && mkfifo pw/sub/.gitattributes");
+    sh("cd pw && timeout 5 git --no-pager grep foo -- '*' </dev/null >/dev/null 2>&1; "
+       "test $? = 124"); /* it blocks on the FIFO */
+    sh("cd pw && timeout 5 git --no-pager grep foo 's*' </dev/null >/dev/null 2>&1; "
+       "test $? = 124");
+    TERMINAL("cd pw && git grep foo -- '*'");
+    TERMINAL("cd pw && git grep foo -- 's*'");
+    TERMINAL("cd pw && git grep foo 's*'"); /* no `--` */
+    TERMINAL("cd pw && git grep foo -- 'su?'");
+    TERMINAL("cd pw && git grep foo -- '[s]ub'");
+    TERMINAL("cd pw && git grep foo -- '\\sub'");
+    TERMINAL("cd pw && git grep foo -- 'sub/*'");
+    TERMINAL("git grep foo -- 'pw/s*'");
+    TERMINAL("cd pw/src && git grep foo -- '../*'"); /* the literal directory climbs */
+    TERMINAL("cd pw && git ls-files -- 's*'");
+    /* the pattern's literal directory holds no hostile file: the card stays */
+    sh("cd pw && timeout 5 git --no-pager grep foo -- 'src/*.c' </dev/null >/dev/null 2>&1");
+    CARD("cd pw && git grep foo -- 'src/*.c'", SHC_KIND_SEARCH);
+    CARD("git grep foo -- 'pw/src/*.c'", SHC_KIND_SEARCH);
+    CARD("cd pw && git grep foo -- src", SHC_KIND_SEARCH);
+    /* a nested repository whose HEAD is a FIFO: git ls-files -o stops at it */
+    sh("rm pw/sub/.gitattributes && git init -q pw/sub/n && rm pw/sub/n/.git/HEAD && "
+       "mkfifo pw/sub/n/.git/HEAD");
+    sh("cd pw && timeout 5 git ls-files -o -- 'su*' </dev/null >/dev/null 2>&1; test $? = 124");
+    TERMINAL("cd pw && git ls-files -o -- 'su*'");
+    TERMINAL("cd pw && git ls-files -o -- '*'");
+    TERMINAL("cd pw && git ls-files -o --exclude-standard 's*'");
+    CARD("cd pw && git ls-files -o -- 'src/*'", SHC_KIND_LIST);
+    /* the options and variables that change the pathspec rules */
+    TERMINAL("cd pw && git --noglob-pathspecs ls-files -o -- 'src/*'");
+    TERMINAL("cd pw && git --icase-pathspecs ls-files -o -- src");
+    setenv("GIT_ICASE_PATHSPECS", "1", 1);
+    TERMINAL("cd pw && git ls-files -o -- src");
+    unsetenv("GIT_ICASE_PATHSPECS");
+    CARD("cd pw && git ls-files -o -- src", SHC_KIND_LIST);
+    sh("rm -rf pw/sub");
+    /* without the subtree scan a pattern's walk is not judged */
+    context = SHC_CONTEXT_ANY;
+    TERMINAL("cd pw && git --no-pager grep foo -- 'src/*.c'");
+    TERMINAL("cd pw && git ls-files -- '*.c'");
+    CARD("cd pw && git --no-pager grep foo -- src", SHC_KIND_SEARCH);
+    sh("git rm -rq --cached pw && rm -rf pw");
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -672,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_nested_repository),
         cmocka_unit_test(test_ackrc),
         cmocka_unit_test(test_git_reads_elsewhere),
+        cmocka_unit_test(test_pathspec_patterns),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -41,9 +41,8 @@ typedef struct ctx {
     shc_ignbudget budget; /* with real_cwd: one ignore-file budget for the whole command */
 } ctx;
 
-static int reject(ctx *c, shc_span span, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int reject(ctx *c, shc_span span, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int reject(ctx *c, shc_span span, const char *fmt,
+                                                        ...)
 {
     if (c->rejected)
         return -1;
@@ -274,9 +273,7 @@ static const char *path_base(ctx *c, char *buf, size_t cap)
 {
     if (c->has_cwd && (c->cwd[0] == '/' || !c->real_cwd))
         return c->cwd;
-    if (!c->real_cwd)
-        return NULL;
-    if (!c->has_cwd)
+    if (!c->has_cwd) /* NULL without a real directory */
         return c->real_cwd;
     int w = snprintf(buf, cap, "%s/%s", c->real_cwd, c->cwd);
     return w < 0 || (size_t)w >= cap ? NULL : buf;
@@ -357,7 +354,8 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
     char msg[sizeof c->reason]; /* what the tool reads from its directory untold (rundir.c) */
     if (c->real_cwd && shc__rundir_check(c->kbase, cmd, r, &c->budget, msg, sizeof msg))
         return reject(c, call->span, "%s", msg);
-    bool walks = r->kind == SHC_KIND_SEARCH || r->kind == SHC_KIND_LIST;
+    bool walks = r->kind == SHC_KIND_SEARCH || r->kind == SHC_KIND_LIST,
+         scans = c->context == SHC_CONTEXT_BRIDGE && c->real_cwd; /* shc__tree_check runs */
     unsigned file_bad = SHC_PATH_STDIN | SHC_PATH_SPECIAL | SHC_PATH_TOOLONG |
                         (c->real_cwd ? 0 : SHC_PATH_LINKUP);
     unsigned root_bad = file_bad | (walks ? SHC_PATH_ROOT : 0);
@@ -368,6 +366,9 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
         const char *q = r->npaths ? r->paths[k] : r->path;
         if (in_file && q == in_file->value)
             continue;
+        char gd[1024]; /* a git pathspec pattern: judged as the directory git walks for it */
+        if (r->pathspecs && !(q = shc__pathspec_judged(q, scans, gd, sizeof gd, msg, sizeof msg)))
+            return reject(c, call->span, "%s", msg);
         unsigned qbad = shc__path_shallow(base, q, r->shallow && !c->nhomes, root_bad);
         if (check_one(c, base, cmd, q, qbad, call->span, walks ? "directory" : "file") < 0)
             return -1;
@@ -555,8 +556,7 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
 {
     static const shc_classify_opts defaults = SHC_CLASSIFY_OPTS_INIT;
     *out = NULL;
-    if (!opts)
-        opts = &defaults;
+    opts = opts ? opts : &defaults;
     if (opts->version != SHC_CLASSIFY_OPTS_VERSION || !shc_context_name(opts->context))
         return SHC_E_USAGE;
     bool unwrap = !opts->no_unwrap;

@@ -52,8 +52,21 @@ static int check_pathspec(shc_rule *r, const char *cmd, const shc_operand *op)
     return 0;
 }
 
+bool shc__pathspec_pattern(const char *p, size_t *dirlen)
+{
+    /* pathspec.c simple_length(): the literal part ends at the first glob special */
+    size_t n = strcspn(p, "*?[\\");
+    if (!p[n])
+        return false;
+    while (n > 0 && p[n - 1] != '/')
+        n--;
+    *dirlen = n;
+    return true;
+}
+
 static void add_path(shc_rule *r, const char *p)
 {
+    r->pathspecs = true;
     r->paths[r->npaths++] = p;
     if (!r->path)
         r->path = p;

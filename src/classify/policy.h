@@ -182,6 +182,7 @@ typedef struct shc_rule {
     bool nul_files;    /* find ... -type f ... -print0 and no other output: NUL-terminated names
                           of regular files, each starting with a root (exec.c feeds xargs -0) */
     bool rc_files;     /* ack without --noenv: it reads .ackrc/_ackrc from its directory up */
+    bool pathspecs;    /* paths[] are git pathspecs: a pattern covers its literal directory */
     char more[64];     /* further sed ranges for the title (", 40-60, last line"), or "" */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
@@ -225,6 +226,13 @@ const char *shc__find_pred(size_t i, unsigned *nargs, const char **danger);
 
 /* git: its global options, then git grep or git ls-files (git.c).  Same contract. */
 void shc__policy_git(shc_rule *r, const char *const *argv, size_t argc);
+
+/* A git pathspec p (no magic: a leading ':' rejects first) as git matches it: false when it is
+ * a literal path; true when it holds a glob character (`*`, `?`, `[`, or a `\` escape), and
+ * then *dirlen is the length of its literal directory, the part before the first glob
+ * character cut back after the last '/' (0: the directory git runs in).  git matches such a
+ * pattern against every path below that directory (`*` crosses '/'), so it walks all of it. */
+bool shc__pathspec_pattern(const char *p, size_t *dirlen);
 
 /* Whether git may read s as a revision (a ref name, an object name, rev:path, @{...}, a
  * describe name): false only when no ref can have that name and no other revision syntax
@@ -376,6 +384,12 @@ bool shc__path_magic(const char *abs);
 /* The physical directory a command runs in: real_cwd after the `cd` chain (NULL: none), as bash
  * reaches it (the lexical name first, then the name as written; physical: `cd -P`) and the
  * kernel resolves it.  Written into buf; NULL when too long. */
+/* The path judged for the git pathspec q: q itself when literal; for a pattern
+ * (shc__pathspec_pattern) its literal directory, copied into buf, when subtree (the bridge's
+ * scan of it will run); NULL with why in msg otherwise, and when the environment sets
+ * GIT_*_PATHSPECS. */
+const char *shc__pathspec_judged(const char *q, bool subtree, char *buf, size_t cap, char *msg,
+                                 size_t mcap);
 const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical, char *buf,
                          size_t cap);
 /* The ignore-file budgets of one command, shared by every path it names and by the resolved,

@@ -156,3 +156,34 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
     free(real);
     return bad_repo;
 }
+
+/* git matches a pathspec pattern against every path below its literal directory, so it walks
+ * (and reads the .gitattributes, ignore files and nested repositories of) all of it: judged as
+ * that directory where the subtree is scanned (the bridge context), terminal elsewhere.  The
+ * GIT_*_PATHSPECS variables the command would inherit change the rules (icase walks the whole
+ * directory git runs in whatever the pathspec): terminal. */
+const char *shc__pathspec_judged(const char *q, bool subtree, char *buf, size_t cap, char *msg,
+                                 size_t mcap)
+{
+#ifndef __wasi__ /* the WebAssembly module reads no environment (and scans no subtree) */
+    static const char *const vars[] = {"GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
+                                       "GIT_ICASE_PATHSPECS", "GIT_LITERAL_PATHSPECS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i])) {
+            snprintf(msg, mcap, "git: %s in the environment changes how git matches '%s'",
+                     vars[i], q);
+            return NULL;
+        }
+#endif
+    size_t dl;
+    if (!shc__pathspec_pattern(q, &dl))
+        return q;
+    int w = dl ? snprintf(buf, cap, "%.*s", (int)dl, q) : snprintf(buf, cap, ".");
+    if (!subtree || w < 0 || (size_t)w >= cap) {
+        snprintf(msg, mcap, "git: '%s' is a pattern: git matches it in every directory below "
+                 "'%.*s' (judged only where shcard scans that subtree: the bridge context)",
+                 q, (int)(dl ? dl : 1), dl ? q : ".");
+        return NULL;
+    }
+    return buf;
+}

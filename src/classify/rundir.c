@@ -134,11 +134,19 @@ static bool index_entries(const char *top, const unsigned char *buf, size_t n, i
                           rstate *s, const char *ip)
 {
 #define BAD "git: the index '%s' is not one shcard can read"
+#define OFFSETS "git: the index '%s' has an entry offset table (git may read other entries)"
     if (n < 12 + 20 || memcmp(buf, "DIRC", 4) != 0)
         return fail(s, BAD, ip);
     uint32_t version = be32(buf + 4), count = be32(buf + 8);
     if (version < 2 || version > 4)
         return fail(s, BAD, ip);
+    /* With index.threads (the repository's own config may set it) git finds the EOIE
+     * extension at its fixed place before the trailer, not by walking, and reads the entries
+     * from the offsets IEOT gives, each block with no previous name (version 4): another
+     * reading than this walk, so such an index is refused.  git writes them only when told
+     * (index.recordEndOfIndexEntries, index.recordOffsetTable). */
+    if (n >= 12 + 32 + 20 && !memcmp(buf + n - 20 - 32, "EOIE", 4))
+        return fail(s, OFFSETS, ip);
     size_t off = 12, end = n - 20, prevlen = 0;
     char path[SHC_RD_PATH];
     for (uint32_t i = 0; i < count; i++) {
@@ -182,11 +190,14 @@ static bool index_entries(const char *top, const unsigned char *buf, size_t n, i
         if (!memcmp(buf + off, "link", 4))
             return fail(s, "git: the index '%s' is split (its entries are in a shared file "
                            "shcard does not read)", ip);
+        if (!memcmp(buf + off, "IEOT", 4) || !memcmp(buf + off, "EOIE", 4))
+            return fail(s, OFFSETS, ip);
         if (be32(buf + off + 4) > end - off - 8)
             return fail(s, BAD, ip);
     }
     return false;
 #undef BAD
+#undef OFFSETS
 }
 
 /* The gitlinks of the index of the git directory g, whose work tree is top. */

@@ -88,6 +88,7 @@ void shc__rule_init(shc_rule *r)
     r->shallow = false;
     r->nul_files = false;
     r->rc_files = false;
+    r->pathspecs = false;
     r->more[0] = '\0';
     r->npaths = 0;
     r->ninputs = 0;
