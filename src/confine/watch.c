@@ -245,7 +245,9 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem
             snprintf(prog, sizeof prog, "(a program it would not let us read)");
         else if ((r = program_ok(w, prog, ev->pid, dirfd)) != D_EVENT)
             return r;
-        snprintf(p, cap, "%s", prog);
+        size_t l = strnlen(prog, cap - 1); /* shown cut to the detail's size */
+        memcpy(p, prog, l);
+        p[l] = 0;
         shc__obj_absolutise(ev->pid, dirfd, p, cap);
         return D_EVENT;
     }
