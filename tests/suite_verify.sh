@@ -200,6 +200,39 @@ mkdir -p "$T/big" && for i in $(seq 1 300); do printf 'line %s\nneedle\n' "$i" >
 j=$(verify --cwd "$T/big" --as search "rg -n needle")
 expect_eq "rg over 300 files" "$(field "$j" 'd["held"]')" True
 
+# ------------------------------------------------------- calls decided by what they do, not how
+# an ioctl is a query only when it is one of the few a card tool makes (its direction bits say
+# nothing: socket requests have none, setters are _IOR); every sendmmsg; a sendmsg without an
+# address on a socket that is not connected; new namespaces through clone
+mkdir -p "$T/bin" "$T/enc" "$T/w" && cc -O2 -o "$T/bin/verify_calls" tests/helpers/verify_calls.c
+calls() { PATH=$T/bin:$PATH verify --as read "verify_calls $*"; }
+j=$(calls sockioctl)
+expect_eq "a socket ioctl setter (0x89NN, no direction bits)" "$(field "$j" 'd["held"], [(e["what"], e["detail"]) for e in d["events"]]')" "(False, [('terminal', 'ioctl 0x8943')])"
+j=$(calls encpolicy "$T/enc")
+expect_eq "FS_IOC_SET_ENCRYPTION_POLICY (an _IOR setter) on a read-only directory" "$(field "$j" 'd["held"], [(e["what"], e["detail"]) for e in d["events"]]')" "(False, [('terminal', 'ioctl 0x800c6613')])"
+$PY -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); time.sleep(30)' "$T/dg.sock" &
+for _ in $(seq 50); do [ -S "$T/dg.sock" ] && break; sleep 0.1; done
+j=$(calls sendmmsg "$T/dg.sock")
+expect_eq "sendmmsg whose second message has an address" "$(field "$j" 'd["held"], [(e["what"], e["syscall"]) for e in d["events"]]')" "(False, [('network', 'sendmmsg')])"
+j=$(calls sendmsg)
+expect_eq "sendmsg on a socket that is not connected" "$(field "$j" 'd["held"], [(e["what"], e["syscall"]) for e in d["events"]]')" "(False, [('network', 'sendmsg')])"
+j=$(calls clone)
+expect_eq "clone with CLONE_NEWUSER" "$(field "$j" 'd["held"], [(e["what"], e["syscall"]) for e in d["events"]]')" "(False, [('system', 'clone')])"
+# an exec's path is looked up where the command runs: /proc/self/cwd is the agent's for the agent,
+# and a path too long to join to the cwd is still the command's ./cat
+printf '#!/bin/sh\necho EVIL-RAN\n' >"$T/w/cat" && chmod +x "$T/w/cat" && cp "$T/repo/notes.txt" "$T/w/"
+j=$(verify --cwd "$T/w" --as read "/proc/self/cwd/cat notes.txt")
+expect_eq "exec of /proc/self/cwd/cat" "$(field "$j" 'd["held"], [(e["what"], e["detail"]) for e in d["events"]]')" "(False, [('exec', '/proc/self/cwd/cat')])"
+for n in 248 300; do # the cwd and the path together beyond 512 bytes; the path alone too
+  j=$(verify --cwd "$T/w" --as read "$(printf './%.0s' $(seq $n))cat notes.txt")
+  expect_eq "exec of a $((2 * n + 3))-byte ./././…/cat" "$(field "$j" 'd["held"], [e["what"] for e in d["events"]]')" "(False, ['exec'])"
+done
+# execvp's tries where no file is (a missing directory, a file as a directory) fail as they
+# would, and the program it then finds holds
+j=$(PATH=$T/nothere:$T/repo/notes.txt:$PATH verify --cwd "$T/repo" --as read "echo notes.txt | xargs cat")
+expect_eq "execvp's failed tries are no program" "$(field "$j" 'd["held"], d["events"]')" "(True, [])"
+
 # ------------------------------------------------------------------- the rest
 # a login shell's profile is the user's: Debian's /etc/profile runs `id`, this one writes too
 # (and its time is not the command's: the grace starts after it; its helpers' own helpers,

@@ -251,7 +251,9 @@ def bridge(root):
             check(sid is not None, f"bridge {name}: session/new")
             rid = a.prompt(sid, cmd)
             r = None
-            for _ in range(int(TIMEOUT + 15)):  # nothing is killed: end a blocked reader's FIFO
+            # nothing is killed: end a blocked reader's FIFO; a CPU-bound one (huge ignore files)
+            # may take a minute on a busy machine
+            for _ in range(int(TIMEOUT + 60)):
                 r = a.response(rid, timeout=1.0)
                 if r is not None:
                     break

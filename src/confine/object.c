@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,9 @@
 #endif
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
 #endif
 
 void shc__obj_init(shc_obj *o)
@@ -176,6 +181,42 @@ static pid_t tgid_of(pid_t tid)
     return t ? (pid_t)atoi(t + 6) : 0;
 }
 
+/* ------------------------------------------------------------------ paths shown */
+
+/* An absolute form of a relative path: the directory of dirfd (or the cwd) before it. */
+void shc__obj_absolutise(pid_t pid, int dirfd, char *path, size_t cap)
+{
+    if (path[0] == '/' || !path[0])
+        return;
+    char link[64], dir[PATH_MAX];
+    if (dirfd == AT_FDCWD || dirfd < 0)
+        snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+    else
+        snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+    ssize_t n = readlink(link, dir, sizeof dir - 1);
+    if (n <= 0)
+        return;
+    dir[n] = 0;
+    size_t dl = (size_t)n, pl = strlen(path);
+    if (dl + 1 + pl + 1 > cap)
+        return; /* too long to show whole: shown as the call gave it (display only) */
+    memmove(path + dl + 1, path, pl + 1);
+    memcpy(path, dir, dl);
+    path[dl] = '/';
+}
+
+/* The file an open descriptor of pid names (a call on the descriptor itself, no path given). */
+void shc__obj_fd_path(pid_t pid, int fd, char *path, size_t cap)
+{
+    path[0] = 0;
+    if (fd < 0)
+        return;
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
+    ssize_t n = readlink(link, path, cap - 1);
+    path[n > 0 ? n : 0] = 0;
+}
+
 /* ------------------------------------------------------------------ programs */
 
 static void add_id(shc_obj *o, const struct stat *st)
@@ -230,6 +271,30 @@ bool shc__obj_program_trusted(const shc_obj *o, const char *abs_path)
         if (o->ids[i].dev == st.st_dev && o->ids[i].ino == st.st_ino)
             return true;
     return false;
+}
+
+int shc__obj_exec_open(pid_t tid, int dirfd, const char *path)
+{
+    char dir[64];
+    bool abs = path[0] == '/';
+    if (abs)
+        snprintf(dir, sizeof dir, "/proc/%d/root", (int)tid);
+    else if (dirfd == AT_FDCWD || dirfd < 0)
+        snprintf(dir, sizeof dir, "/proc/%d/cwd", (int)tid);
+    else
+        snprintf(dir, sizeof dir, "/proc/%d/fd/%d", (int)tid, dirfd);
+    /* the one magic link followed on purpose: the command's own root, cwd or directory fd */
+    int d = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0)
+        return errno == ENOTDIR ? -ENOTDIR : -ESRCH; /* gone, or no such descriptor */
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_MAGICLINKS | (abs ? RESOLVE_IN_ROOT : 0);
+    long fd = syscall(__NR_openat2, d, path, &how, sizeof how);
+    int e = errno;
+    close(d);
+    return fd < 0 ? -e : (int)fd;
 }
 
 static void set_id(shc_obj *o, size_t i, int k, const struct stat *st)
@@ -313,15 +378,11 @@ bool shc__obj_nss_socket(const char *path)
     return true;
 }
 
-int shc__obj_connect(pid_t tid, long fd, const char *path)
+/* A copy of thread tid's descriptor fd (pidfd_getfd), or -errno. */
+static int take_fd(pid_t tid, long fd)
 {
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    size_t l = strlen(path);
-    if (l >= sizeof a.sun_path || fd < 0 || fd > 1 << 20)
-        return -EINVAL;
-    memcpy(a.sun_path, path, l);
+    if (fd < 0 || fd > 1 << 20)
+        return -EBADF;
     pid_t tgid = tgid_of(tid);
     long pfd = tgid > 0 ? syscall(__NR_pidfd_open, tgid, 0) : -1;
     if (pfd < 0)
@@ -329,11 +390,36 @@ int shc__obj_connect(pid_t tid, long fd, const char *path)
     long s = syscall(__NR_pidfd_getfd, (int)pfd, (int)fd, 0);
     int e = errno;
     close((int)pfd);
+    return s < 0 ? -(e ? e : EBADF) : (int)s;
+}
+
+int shc__obj_connect(pid_t tid, long fd, const char *path)
+{
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    size_t l = strlen(path);
+    if (l >= sizeof a.sun_path)
+        return -EINVAL;
+    memcpy(a.sun_path, path, l);
+    int s = take_fd(tid, fd);
     if (s < 0)
-        return -(e ? e : EBADF);
-    int rc = connect((int)s, (const struct sockaddr *)&a,
+        return s;
+    int rc = connect(s, (const struct sockaddr *)&a,
                      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l + 1));
-    e = errno;
-    close((int)s);
+    int e = errno;
+    close(s);
     return rc == 0 ? 0 : -e;
+}
+
+bool shc__obj_sock_connected(pid_t tid, long fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    int s = take_fd(tid, fd);
+    if (s < 0)
+        return false;
+    bool ok = getpeername(s, (struct sockaddr *)&ss, &len) == 0;
+    close(s);
+    return ok;
 }

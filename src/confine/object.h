@@ -26,6 +26,12 @@ typedef struct shc_obj {
 } shc_obj;
 
 void shc__obj_init(shc_obj *o);
+
+/* For the events' text only: path (cap bytes) made absolute from thread pid's directory fd
+ * dirfd or its cwd (AT_FDCWD, negative); kept as given when it would not fit. */
+void shc__obj_absolutise(pid_t pid, int dirfd, char *path, size_t cap);
+/* The file pid's descriptor fd names, into path (cap bytes); "" when none. */
+void shc__obj_fd_path(pid_t pid, int fd, char *path, size_t cap);
 /* The command's own terminal (its path); ignored when it is not a character device. */
 void shc__obj_tty(shc_obj *o, const char *pts);
 /* The files the named programs ("cat\0rg\0", len bytes) are in the agent's PATH's absolute
@@ -33,6 +39,12 @@ void shc__obj_tty(shc_obj *o, const char *pts);
 void shc__obj_programs(shc_obj *o, const char *programs, size_t len);
 /* Whether abs_path is (now) one of those files, by device and inode. */
 bool shc__obj_program_trusted(const shc_obj *o, const char *abs_path);
+
+/* The file an exec of path by thread tid reaches, looked up in the command's context: from its
+ * root (absolute) or its cwd or directory fd (relative), through no magic link (/proc/self/cwd,
+ * /dev/fd/N name the agent's, not the command's).  An O_PATH fd, or -errno (ENOENT, ENOTDIR:
+ * no such file for the command; ELOOP: a magic link; ESRCH: the process or its fd is gone). */
+int shc__obj_exec_open(pid_t tid, int dirfd, const char *path);
 
 /* After an accepted exec by tid of abs_path: the process's next notified call checks that it
  * runs that file (or its #! interpreter), or still its program of before (a failed exec). */
@@ -63,5 +75,7 @@ bool shc__obj_signal_outside(pid_t leader, pid_t self, bool is_kill, long target
 bool shc__obj_nss_socket(const char *path);
 /* Connects thread tid's socket fd to the AF_UNIX path here (pidfd_getfd): 0 or -errno. */
 int shc__obj_connect(pid_t tid, long fd, const char *path);
+/* Whether thread tid's descriptor fd is a connected socket (it has a peer). */
+bool shc__obj_sock_connected(pid_t tid, long fd);
 
 #endif

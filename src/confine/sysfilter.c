@@ -202,6 +202,9 @@ static const shc_sysent systab[] = {
     ENT(userfaultfd, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(acct, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(quotactl, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(quotactl_fd, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    ENT(clone, "system", SHC_SC_CLONE, SHC_SD_NONE, -1, -1), /* new namespaces, as unshare */
+    ENT(clone3, "system", SHC_SC_ENOSYS, SHC_SD_NONE, -1, -1),
     ENT(syslog, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(vhangup, "system", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
 #ifdef __NR_iopl
@@ -232,15 +235,26 @@ const shc_sysent *shc__confine_sys(int nr)
 /* Open flags that make an open more than a read: O_WRONLY, O_RDWR, O_CREAT, O_TRUNC and
  * __O_TMPFILE (the same values on x86_64 and aarch64). */
 #define WRITE_FLAGS (01u | 02u | 0100u | 01000u | 020000000u)
+/* CLONE_NEWNS, _NEWCGROUP, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET (not NEWTIME: clone3's) */
+#define CLONE_NEWS 0x7E020000u
 
-/* The terminal requests that only ask (every other 0x54NN request is told). */
+/* The ioctl requests a read, search or list tool makes, all queries: every other request is
+ * told (its direction bits say how the argument is copied, not whether state changes: socket
+ * requests 0x89NN have none, FS_IOC_SET_ENCRYPTION_POLICY is _IOR, LOOP_CTL_ADD is _IO).  The
+ * same numbers on x86_64 and aarch64. */
 static const uint32_t ioctl_reads[] = {
-    0x5401 /* TCGETS */,      0x5405 /* TCGETA */,     0x540F /* TIOCGPGRP */,
-    0x5411 /* TIOCOUTQ */,    0x5413 /* TIOCGWINSZ */, 0x5415 /* TIOCMGET */,
-    0x5419 /* TIOCGSOFTCAR */, 0x541B /* FIONREAD */,  0x541E /* TIOCGSERIAL */,
-    0x5421 /* FIONBIO */,     0x5424 /* TIOCGETD */,   0x5429 /* TIOCGSID */,
-    0x5450 /* FIONCLEX */,    0x5451 /* FIOCLEX */,    0x5456 /* TIOCGLCKTRMIOS */,
-    0x5460 /* FIOQSIZE */,
+    0x5401 /* TCGETS */,       0x5405 /* TCGETA */,        0x540F /* TIOCGPGRP */,
+    0x5411 /* TIOCOUTQ */,     0x5413 /* TIOCGWINSZ */,    0x5415 /* TIOCMGET */,
+    0x5419 /* TIOCGSOFTCAR */, 0x541B /* FIONREAD */,      0x541E /* TIOCGSERIAL */,
+    0x5421 /* FIONBIO */,      0x5424 /* TIOCGETD */,      0x5429 /* TIOCGSID */,
+    0x5450 /* FIONCLEX */,     0x5451 /* FIOCLEX */,       0x5456 /* TIOCGLCKTRMIOS */,
+    0x5460 /* FIOQSIZE */,     0x802C542A /* TCGETS2 */,   0x80045430 /* TIOCGPTN */,
+    0x80045432 /* TIOCGDEV */, 0x80045439 /* TIOCGPTLCK */, 0x80045438 /* TIOCGPKT */,
+    0x80045440 /* TIOCGEXCL */, 0x80086601 /* FS_IOC_GETFLAGS */,
+    0x80046601 /* FS_IOC32_GETFLAGS */, 0x80087601 /* FS_IOC_GETVERSION */,
+    0x801C581F /* FS_IOC_FSGETXATTR */, 0xC020660B /* FS_IOC_FIEMAP */, 0x2 /* FIGETBSZ */,
+    0x80081272 /* BLKGETSIZE64 */, 0x1260 /* BLKGETSIZE */, 0x1268 /* BLKSSZGET */,
+    0x80081270 /* BLKBSZGET */,
 };
 
 typedef struct fbuf {
@@ -284,24 +298,27 @@ static void block(fbuf *b, const shc_sysent *e)
         emit(b, RET, 0, 0, NOTIFY);
         emit(b, RET, 0, 0, ALLOW);
         break;
-    case SHC_SC_IOCTL: { /* every terminal request but the queries, every pure "set" */
-        size_t na = sizeof ioctl_reads / sizeof ioctl_reads[0], len = na + 12;
-        emit(b, JEQ, 0, (unsigned char)(len - 1), nr);
+    case SHC_SC_IOCTL: { /* every request but the queries above */
+        size_t na = sizeof ioctl_reads / sizeof ioctl_reads[0];
+        emit(b, JEQ, 0, (unsigned char)(na + 3), nr);
         emit(b, LD_ABS, 0, 0, ARG_LO(1));
-        for (size_t k = 0; k < na; k++) /* -> ALLOW at len - 2 */
-            emit(b, JEQ, (unsigned char)(len - 2 - (2 + k) - 1), 0, ioctl_reads[k]);
-        emit(b, JEQ, (unsigned char)(len - 1 - (2 + na) - 1), 0, 0x8901 /* FIOSETOWN */);
-        emit(b, JEQ, (unsigned char)(len - 1 - (3 + na) - 1), 0, 0x8902 /* SIOCSPGRP */);
-        emit(b, BPF_MISC | BPF_TAX, 0, 0, 0);
-        emit(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xFFFFFF00u);
-        emit(b, JEQ, (unsigned char)(len - 1 - (6 + na) - 1), 0, 0x5400 /* a terminal's */);
-        emit(b, BPF_MISC | BPF_TXA, 0, 0, 0);
-        emit(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xC0000000u);
-        emit(b, JEQ, 1, 0, 0x40000000u /* _IOC_WRITE alone */);
-        emit(b, RET, 0, 0, ALLOW);
+        for (size_t k = 0; k < na; k++) /* -> ALLOW after the NOTIFY */
+            emit(b, JEQ, (unsigned char)(na - k), 0, ioctl_reads[k]);
         emit(b, RET, 0, 0, NOTIFY);
+        emit(b, RET, 0, 0, ALLOW);
         break;
     }
+    case SHC_SC_CLONE: /* clone with a CLONE_NEW* flag, as unshare */
+        emit(b, JEQ, 0, 4, nr);
+        emit(b, LD_ABS, 0, 0, ARG_LO(0));
+        emit(b, BPF_JMP | BPF_JSET | BPF_K, 0, 1, CLONE_NEWS);
+        emit(b, RET, 0, 0, NOTIFY);
+        emit(b, RET, 0, 0, ALLOW);
+        break;
+    case SHC_SC_ENOSYS: /* not told: fails with ENOSYS */
+        emit(b, JEQ, 0, 1, nr);
+        emit(b, RET, 0, 0, SECCOMP_RET_ERRNO | 38 /* ENOSYS */);
+        break;
     case SHC_SC_PRCTL: /* prctl(PR_SET_SECCOMP) */
         emit(b, JEQ, 0, 4, nr);
         emit(b, LD_ABS, 0, 0, ARG_LO(0));

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
@@ -103,64 +104,38 @@ static void clean(char *s)
             *p = '?';
 }
 
-/* An absolute form of a relative path: the directory of dirfd (or the cwd) before it. */
-static void absolutise(pid_t pid, int dirfd, char *path, size_t cap)
-{
-    if (path[0] == '/' || !path[0])
-        return;
-    char link[64], dir[SHC_CONFINE_DETAIL];
-    if (dirfd == AT_CWD || dirfd < 0)
-        snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-    else
-        snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
-    ssize_t n = readlink(link, dir, sizeof dir - 1);
-    if (n <= 0)
-        return;
-    dir[n] = 0;
-    size_t dl = (size_t)n, pl = strlen(path);
-    if (dl + 1 + pl + 1 > cap)
-        return; /* too long to show whole: keep it as the call gave it */
-    memmove(path + dl + 1, path, pl + 1);
-    memcpy(path, dir, dl);
-    path[dl] = '/';
-}
-
-/* The file an open descriptor of pid names (a call on the descriptor itself, no path given). */
-static void fd_path(pid_t pid, int fd, char *path, size_t cap)
-{
-    path[0] = 0;
-    if (fd < 0)
-        return;
-    char link[64];
-    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
-    ssize_t n = readlink(link, path, cap - 1);
-    path[n > 0 ? n : 0] = 0;
-}
-
 /* ------------------------------------------------------------------ what is not an event */
 
-/* A named program: its word is on the command line (the basename), and the file is the one that
- * word resolves to on the trusted PATH (by device and inode: a PATH=./evil:$PATH cat is not
- * cat).  While a login profile runs, every program is the profile's. */
-static bool program_ok(shc_confine_watch *w, char *path, pid_t pid, int dirfd)
+/* A named program: its word is on the command line (the basename), and the file the path
+ * reaches in the command's own context is the one that word resolves to on the trusted PATH (by
+ * device and inode: a PATH=./evil:$PATH cat is not cat).  A path the command's lookup cannot
+ * resolve (execvp's tries) is answered with its errno here: nothing runs, and a name that only
+ * the agent could not see gains nothing.  A path through a magic link is not named.  While a
+ * login profile runs, every program is the profile's.  D_NONE, D_EVENT or D_RET (w->res). */
+static int program_ok(shc_confine_watch *w, const char *path, pid_t pid, int dirfd)
 {
     if (w->quiet)
-        return true;
+        return D_NONE;
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     bool named = false;
     for (size_t i = 0; i < w->programs_len && !named; i += strlen(w->programs + i) + 1)
         named = w->programs[i] && !strcmp(w->programs + i, base);
     if (!named)
-        return false;
-    absolutise(pid, dirfd, path, SHC_CONFINE_DETAIL);
-    /* execvp tries each PATH directory: a named program's name where there is no file is a
-     * failed try, not a program */
-    struct stat st;
-    bool ok = shc__obj_program_trusted(&w->obj, path) ||
-              (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR));
+        return D_EVENT;
+    int fd = shc__obj_exec_open(pid, dirfd, path);
+    if (fd == -ENOENT || fd == -ENOTDIR) {
+        w->res = fd;
+        return D_RET;
+    }
+    if (fd < 0)
+        return D_EVENT;
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    bool ok = shc__obj_program_trusted(&w->obj, self);
     if (ok) /* the path may change before the kernel reads it: the next call checks the file */
-        shc__obj_exec_expect(&w->obj, pid, path);
-    return ok;
+        shc__obj_exec_expect(&w->obj, pid, self);
+    close(fd);
+    return ok ? D_NONE : D_EVENT;
 }
 
 /* Describes a sockaddr; false when it is no address at all. */
@@ -233,7 +208,7 @@ static int write_open(shc_confine_watch *w, const struct seccomp_notif *n, const
     }
     if (obj != SHC_OBJ_OTHER)
         return D_NONE; /* a kernel without ADDFD: the old exemption (docs: Limits) */
-    absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, sizeof ev->detail);
+    shc__obj_absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, sizeof ev->detail);
     return D_EVENT;
 }
 
@@ -263,28 +238,35 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem
     size_t cap = sizeof ev->detail;
     bool unix_nss = false;
     switch (e->describe) {
-    case SHC_SD_EXEC:
-        if (!read_str(mem, d->args[e->path], p, cap))
-            snprintf(p, cap, "(a program it would not let us read)");
-        else if (program_ok(w, p, ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD))
-            return D_NONE;
+    case SHC_SD_EXEC: {
+        char prog[PATH_MAX];
+        int dirfd = e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, r = D_EVENT;
+        if (!read_str(mem, d->args[e->path], prog, sizeof prog) || strlen(prog) >= PATH_MAX - 1)
+            snprintf(prog, sizeof prog, "(a program it would not let us read)");
+        else if ((r = program_ok(w, prog, ev->pid, dirfd)) != D_EVENT)
+            return r;
+        size_t l = strnlen(prog, cap - 1); /* shown cut to the detail's size */
+        memcpy(p, prog, l);
+        p[l] = 0;
+        shc__obj_absolutise(ev->pid, dirfd, p, cap);
         return D_EVENT;
+    }
     case SHC_SD_OPENAT2: /* its flags live in memory, where they can change after our read */
         if (read_str(mem, d->args[1], p, cap))
-            absolutise(ev->pid, (int)d->args[0], p, cap);
+            shc__obj_absolutise(ev->pid, (int)d->args[0], p, cap);
         return D_EVENT;
     case SHC_SD_PATH: {
         if (!strcmp(e->what, "write"))
             return write_open(w, n, e, mem, ev);
         bool got = read_str(mem, d->args[e->path], p, cap);
         if (got && p[0])
-            absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, cap);
+            shc__obj_absolutise(ev->pid, e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, p, cap);
         else if (e->dirfd >= 0 && (!d->args[e->path] || got)) /* NULL or "" (AT_EMPTY_PATH) */
-            fd_path(ev->pid, (int)d->args[e->dirfd], p, cap); /* utimensat(fd, NULL): the fd's file */
+            shc__obj_fd_path(ev->pid, (int)d->args[e->dirfd], p, cap); /* utimensat(fd, NULL): the fd's file */
         return D_EVENT;
     }
     case SHC_SD_FD:
-        fd_path(ev->pid, (int)d->args[e->dirfd], p, cap);
+        shc__obj_fd_path(ev->pid, (int)d->args[e->dirfd], p, cap);
         return D_EVENT;
     case SHC_SD_DOMAIN:
         snprintf(p, cap, "a socket of address family %u", (unsigned)d->args[0]);
@@ -347,19 +329,27 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem
         }
         return D_EVENT;
     case SHC_SD_MSG: {
+        if (!strcmp(e->name, "sendmmsg")) { /* no card tool sends batches: no header is read */
+            snprintf(p, cap, "%u messages at once", (unsigned)d->args[2]);
+            return D_EVENT;
+        }
         struct {
             uint64_t name;
             uint32_t namelen;
         } h = {0, 0};
         if (!read_mem(mem, d->args[1], &h, sizeof h))
             return D_EVENT;
-        if (!h.name || !h.namelen)
+        if ((!h.name || !h.namelen) && shc__obj_sock_connected(ev->pid, (long)(int)d->args[0]))
             return D_NONE; /* a connected socket: no address given */
+        if (!h.name || !h.namelen) { /* an address may be filled in after our read */
+            snprintf(p, cap, "a socket that is not connected");
+            return D_EVENT;
+        }
         return sockaddr_text(mem, h.name, h.namelen, p, cap, &unix_nss) ? D_EVENT : D_NONE;
     }
     default:
-        if (!strcmp(e->name, "ioctl"))
-            snprintf(p, cap, "TIOCSTI (typing into the terminal)");
+        if (!strcmp(e->name, "clone"))
+            snprintf(p, cap, "new namespaces (flags 0x%llx)", (unsigned long long)d->args[0]);
         return D_EVENT;
     }
 }
