@@ -16,6 +16,10 @@
 #       (stty -F: echo turned off on a terminal outside the sandbox)
 #   RC6 sandbox (root): the workspace rule grants MAKE_BLOCK/MAKE_CHAR: mknod of an outside block
 #       device inside the workspace, then a raw write through it (a loop device's backing file)
+#   RC7 sandbox (root, run as nobody): setpriority(PRIO_USER, 0) renices every process of the
+#       command's uid, outside processes included
+#   RC8 sandbox: setsid(), a read-only open of a terminal that has no session (it becomes the
+#       controlling terminal), then /dev/tty: another terminal's echo turned off
 # Each check prints a PASS or FAIL line; the suite ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -210,6 +214,61 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && truncate -s 1M "$T/dis
 else
   echo "SKIP: RC6 needs root and a free loop device"
 fi
+
+# ------------------------------------------------------------------ RC7 the priority of the uid's processes
+# As root only: the command and the outside process run as nobody, so a renice that gets through
+# reaches nobody's processes alone (run as root it would renice every root process).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  NB=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  mkdir -p "$T/ws7" && chmod 777 "$T/ws7" && chmod 755 "$T"
+  "${NB[@]}" sleep 300 & VICTIMS+=($!); V=$!
+  sleep 0.2
+  (cd "$T/ws7" && timeout -s KILL 30 "${NB[@]}" env HOME="$T/ws7" "$S" run --sandbox read-only \
+    "$PY -c 'import os; os.setpriority(os.PRIO_PROCESS, 0, 3); print(\"own\", os.getpriority(os.PRIO_PROCESS, 0)); os.setpriority(os.PRIO_USER, 0, 19)'" >"$T/o7" 2>&1)
+  nice=$(awk '{print $19}' "/proc/$V/stat")
+  if grep -q "own 3" "$T/o7"; then pass "RC7 control: the command may renice itself (PRIO_PROCESS, who 0)"
+  else fail "RC7 control: renicing itself failed: $(tail -c 300 "$T/o7")"; fi
+  if [ "$nice" = 0 ] && grep -q "Operation not permitted" "$T/o7"; then pass "RC7 renice user: refused, the outside process keeps its priority"
+  else fail "RC7 renice user: setpriority(PRIO_USER, 0, 19) from a read-only sandbox (outside process nice $nice)"; fi
+  { kill -KILL "$V"; wait "$V"; } 2>/dev/null
+else
+  echo "SKIP: RC7 needs root (the command runs as nobody) and setpriv"
+fi
+# ioprio_set(IOPRIO_WHO_USER, 0) with an invalid class: EINVAL when the call reaches the kernel
+# (which then changes nothing), EPERM when the filter refuses it
+cat >"$T/ioprio.py" <<'X'
+import ctypes, os
+l = ctypes.CDLL(None, use_errno=True)
+r = l.syscall(251, 3, 0, 7 << 13)  # x86_64 ioprio_set(IOPRIO_WHO_USER, 0, class 7)
+print("errno", os.strerror(ctypes.get_errno()) if r < 0 else "none")
+X
+if [ "$(uname -m)" = x86_64 ]; then
+  timeout -s KILL 30 "$S" run --sandbox read-only "$PY $T/ioprio.py" >"$T/o7" 2>&1
+  if grep -q "errno Operation not permitted" "$T/o7"; then pass "RC7 ionice user: ioprio_set(IOPRIO_WHO_USER, 0) refused"
+  else fail "RC7 ionice user: ioprio_set(IOPRIO_WHO_USER, 0) from a read-only sandbox reached the kernel: $(grep errno "$T/o7")"; fi
+fi
+timeout -s KILL 30 "$S" run --sandbox read-only 'ionice -c 3 true && nice -n 2 true && echo ok' >"$T/o7" 2>&1
+if grep -q '^ok' "$T/o7"; then pass "RC7 control: ionice CMD and nice CMD still work"
+else fail "RC7 control: ionice CMD or nice CMD failed: $(tail -c 300 "$T/o7")"; fi
+
+# ------------------------------------------------------------------ RC8 another terminal through /dev/tty
+steal_case() { # MODE -> what the stealer said, then echo/noecho as the outside terminal ends up
+  rm -f "$T/tname"
+  $PY "$D/ttyvictim.py" "$T/tname" 3 >"$T/tres" & local v=$!
+  for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/tname" ] && break; sleep 0.1; done
+  timeout -s KILL 30 "$S" run --sandbox "$1" "$PY $D/ttysteal.py $(cat "$T/tname")" 2>&1 | tr -d '\r' | grep -E '^(stolen|refused)'
+  wait "$v"
+  cat "$T/tres"
+}
+got=$(steal_case off)
+case "$got" in stolen*noecho) pass "RC8 control: off the sandbox, setsid + open + /dev/tty turns another terminal's echo off" ;;
+*) fail "RC8 control: the stealer did not reach the terminal off the sandbox: $got" ;; esac
+got=$(steal_case read-only)
+case "$got" in refused*echo) pass "RC8 tty: the read-only sandbox keeps another terminal out of /dev/tty ($(echo $got | head -c 80))" ;;
+*) fail "RC8 tty: a read-only sandboxed command changed another terminal through /dev/tty: $got" ;; esac
+timeout -s KILL 30 "$S" run --sandbox read-only 'echo to-tty > /dev/tty && stty -g </dev/tty >/dev/null && echo ok' >"$T/o8" 2>&1
+if grep -q '^ok' "$T/o8"; then pass "RC8 control: the command's own /dev/tty still works"
+else fail "RC8 control: /dev/tty of the command itself: $(tail -c 300 "$T/o8")"; fi
 
 echo "$_pass passed, $_fail failed"
 [ "$_fail" -eq 0 ]
