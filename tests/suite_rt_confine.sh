@@ -35,6 +35,7 @@ PY=python3
 T=$(mktemp -d)
 KEY=$((0x5c000000 + $$ % 65536))
 LOOP=
+T7=
 VICTIMS=()
 cleanup() {
   for v in "${VICTIMS[@]}"; do kill -KILL "$v" 2>/dev/null; done
@@ -42,7 +43,7 @@ cleanup() {
   "$T/sysv" rm "$KEY" 2>/dev/null
   fuse_abort
   [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-  rm -rf "$T"
+  rm -rf "$T" ${T7:+"$T7"}
 }
 trap cleanup EXIT
 _pass=0
@@ -224,11 +225,12 @@ fi
 # reaches nobody's processes alone (run as root it would renice every root process).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   NB=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-  mkdir -p "$T/ws7" && chmod 777 "$T/ws7" && chmod 755 "$T"
+  # nobody must reach its directory: not under the suite's TMPDIR, which may be private
+  T7=$(TMPDIR=/tmp mktemp -d) && chmod 777 "$T7" && mkdir -p "$T/ws7"
   "${NB[@]}" sleep 300 & VICTIMS+=($!); V=$!
   sleep 0.2
   nice0=$(awk '{print $19}' "/proc/$V/stat")
-  (cd "$T/ws7" && timeout -s KILL 30 "${NB[@]}" env HOME="$T/ws7" "$S" run --sandbox read-only \
+  (cd "$T7" && timeout -s KILL 30 "${NB[@]}" env HOME="$T7" XDG_CONFIG_HOME="$T7" XDG_STATE_HOME="$T7" TMPDIR="$T7" "$S" run --sandbox read-only \
     "$PY -c 'import os; n = min(os.getpriority(os.PRIO_PROCESS, 0) + 1, 19); os.setpriority(os.PRIO_PROCESS, 0, n); print(\"own\", os.getpriority(os.PRIO_PROCESS, 0) == n); os.setpriority(os.PRIO_USER, 0, 19)'" >"$T/o7" 2>&1)
   nice=$(awk '{print $19}' "/proc/$V/stat")
   if grep -q "own True" "$T/o7"; then pass "RC7 control: the command may renice itself (PRIO_PROCESS, who 0)"
@@ -236,6 +238,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   if [ "$nice" = "$nice0" ] && grep -q "Operation not permitted" "$T/o7"; then pass "RC7 renice user: refused, the outside process keeps its priority"
   else fail "RC7 renice user: setpriority(PRIO_USER, 0, 19) from a read-only sandbox (outside process nice $nice0 -> $nice)"; fi
   { kill -KILL "$V"; wait "$V"; } 2>/dev/null
+  rm -rf "$T7"
 else
   echo "SKIP: RC7 needs root (the command runs as nobody) and setpriv"
 fi

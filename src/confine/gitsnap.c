@@ -125,7 +125,7 @@ static bool git_state(const char *name)
         "fsmonitor--daemon.ipc",          "NOTES_MERGE_PARTIAL", "NOTES_MERGE_REF",
         "NOTES_MERGE_WORKTREE",           "BISECT_LOG",    "BISECT_START",  "BISECT_TERMS",
         "BISECT_EXPECTED_REV",            "BISECT_ANCESTORS_OK", "BISECT_NAMES",
-        "BISECT_HEAD",   "BISECT_RUN",    "MERGE_AUTOSTASH"};
+        "BISECT_HEAD",   "BISECT_RUN",    "MERGE_AUTOSTASH", "svn"};
     for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
         if (!strcmp(name, skip[i]))
             return true;
