@@ -16,6 +16,14 @@
 #       (stty -F: echo turned off on a terminal outside the sandbox)
 #   RC6 sandbox (root): the workspace rule grants MAKE_BLOCK/MAKE_CHAR: mknod of an outside block
 #       device inside the workspace, then a raw write through it (a loop device's backing file)
+#   RC7 sandbox (root, run as nobody): setpriority(PRIO_USER, 0) renices every process of the
+#       command's uid, outside processes included
+#   RC8 sandbox: setsid(), a read-only open of a terminal that has no session (it becomes the
+#       controlling terminal), then /dev/tty: another terminal's echo turned off
+#   RC9 sandbox: git control files the workspace check did not see: a hook in a submodule's
+#       git dir, a slash-named or nested submodule's config, a linked worktree's commondir,
+#       core.hooksPath from the global config or through a symlink, a repository past the
+#       256th subdirectory (and nothing said when a cap is hit)
 # Each check prints a PASS or FAIL line; the suite ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -27,6 +35,7 @@ PY=python3
 T=$(mktemp -d)
 KEY=$((0x5c000000 + $$ % 65536))
 LOOP=
+T7=
 VICTIMS=()
 cleanup() {
   for v in "${VICTIMS[@]}"; do kill -KILL "$v" 2>/dev/null; done
@@ -34,7 +43,7 @@ cleanup() {
   "$T/sysv" rm "$KEY" 2>/dev/null
   fuse_abort
   [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-  rm -rf "$T"
+  rm -rf "$T" ${T7:+"$T7"}
 }
 trap cleanup EXIT
 _pass=0
@@ -210,6 +219,129 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && truncate -s 1M "$T/dis
 else
   echo "SKIP: RC6 needs root and a free loop device"
 fi
+
+# ------------------------------------------------------------------ RC7 the priority of the uid's processes
+# As root only: the command and the outside process run as nobody, so a renice that gets through
+# reaches nobody's processes alone (run as root it would renice every root process).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  NB=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  # nobody must reach its directory: not under the suite's TMPDIR, which may be private
+  T7=$(TMPDIR=/tmp mktemp -d) && chmod 777 "$T7" && mkdir -p "$T/ws7"
+  "${NB[@]}" sleep 300 & VICTIMS+=($!); V=$!
+  sleep 0.2
+  nice0=$(awk '{print $19}' "/proc/$V/stat")
+  (cd "$T7" && timeout -s KILL 30 "${NB[@]}" env HOME="$T7" XDG_CONFIG_HOME="$T7" XDG_STATE_HOME="$T7" TMPDIR="$T7" "$S" run --sandbox read-only \
+    "$PY -c 'import os; n = min(os.getpriority(os.PRIO_PROCESS, 0) + 1, 19); os.setpriority(os.PRIO_PROCESS, 0, n); print(\"own\", os.getpriority(os.PRIO_PROCESS, 0) == n); os.setpriority(os.PRIO_USER, 0, 19)'" >"$T/o7" 2>&1)
+  nice=$(awk '{print $19}' "/proc/$V/stat")
+  if grep -q "own True" "$T/o7"; then pass "RC7 control: the command may renice itself (PRIO_PROCESS, who 0)"
+  else fail "RC7 control: renicing itself failed: $(tail -c 300 "$T/o7")"; fi
+  if [ "$nice" = "$nice0" ] && grep -q "Operation not permitted" "$T/o7"; then pass "RC7 renice user: refused, the outside process keeps its priority"
+  else fail "RC7 renice user: setpriority(PRIO_USER, 0, 19) from a read-only sandbox (outside process nice $nice0 -> $nice)"; fi
+  { kill -KILL "$V"; wait "$V"; } 2>/dev/null
+  rm -rf "$T7"
+else
+  echo "SKIP: RC7 needs root (the command runs as nobody) and setpriv"
+fi
+# ioprio_set(IOPRIO_WHO_USER, 0) with an invalid class: EINVAL when the call reaches the kernel
+# (which then changes nothing), EPERM when the filter refuses it
+cat >"$T/ioprio.py" <<'X'
+import ctypes, os
+l = ctypes.CDLL(None, use_errno=True)
+r = l.syscall(251, 3, 0, 7 << 13)  # x86_64 ioprio_set(IOPRIO_WHO_USER, 0, class 7)
+print("errno", os.strerror(ctypes.get_errno()) if r < 0 else "none")
+X
+if [ "$(uname -m)" = x86_64 ]; then
+  timeout -s KILL 30 "$S" run --sandbox read-only "$PY $T/ioprio.py" >"$T/o7" 2>&1
+  if grep -q "errno Operation not permitted" "$T/o7"; then pass "RC7 ionice user: ioprio_set(IOPRIO_WHO_USER, 0) refused"
+  else fail "RC7 ionice user: ioprio_set(IOPRIO_WHO_USER, 0) from a read-only sandbox reached the kernel: $(grep errno "$T/o7")"; fi
+fi
+timeout -s KILL 30 "$S" run --sandbox read-only 'ionice -c 3 true && nice -n 2 true && echo ok' >"$T/o7" 2>&1
+if grep -q '^ok' "$T/o7"; then pass "RC7 control: ionice CMD and nice CMD still work"
+else fail "RC7 control: ionice CMD or nice CMD failed: $(tail -c 300 "$T/o7")"; fi
+
+# ------------------------------------------------------------------ RC8 another terminal through /dev/tty
+steal_case() { # MODE -> what the stealer said, then echo/noecho as the outside terminal ends up
+  rm -f "$T/tname"
+  $PY "$D/ttyvictim.py" "$T/tname" 3 >"$T/tres" & local v=$!
+  for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/tname" ] && break; sleep 0.1; done
+  timeout -s KILL 30 "$S" run --sandbox "$1" "$PY $D/ttysteal.py $(cat "$T/tname")" 2>&1 | tr -d '\r' | grep -E '^(stolen|refused)'
+  wait "$v"
+  cat "$T/tres"
+}
+got=$(steal_case off)
+case "$got" in stolen*noecho) pass "RC8 control: off the sandbox, setsid + open + /dev/tty turns another terminal's echo off" ;;
+*) fail "RC8 control: the stealer did not reach the terminal off the sandbox: $got" ;; esac
+got=$(steal_case read-only)
+case "$got" in refused*echo) pass "RC8 tty: the read-only sandbox keeps another terminal out of /dev/tty ($(echo $got | head -c 80))" ;;
+*) fail "RC8 tty: a read-only sandboxed command changed another terminal through /dev/tty: $got" ;; esac
+timeout -s KILL 30 "$S" run --sandbox read-only 'echo to-tty > /dev/tty && stty -g </dev/tty >/dev/null && echo ok' >"$T/o8" 2>&1
+if grep -q '^ok' "$T/o8"; then pass "RC8 control: the command's own /dev/tty still works"
+else fail "RC8 control: /dev/tty of the command itself: $(tail -c 300 "$T/o8")"; fi
+
+# ------------------------------------------------------------------ RC9 git control files
+G=(git -c user.email=t@t -c user.name=t -c protocol.file.allow=always -c init.defaultBranch=main)
+W9=$T/ws9
+gsnap() { # DIR CMD: run CMD in the workspace sandbox at DIR, stderr in $T/g9
+  timeout -s KILL 60 env HOME="${H9:-$HOME}" "$S" run --sandbox workspace --cwd "$1" "$2" >/dev/null 2>"$T/g9"
+}
+noticed() { # NAME WHAT: the notice names WHAT
+  if grep -q "control files.*$2" "$T/g9"; then pass "RC9 $1: reported"
+  else fail "RC9 $1: no control-file notice ($(tail -c 300 "$T/g9"))"; fi
+}
+mkdir -p "$W9" && cd "$W9"
+"${G[@]}" init -q src && "${G[@]}" -C src commit -q --allow-empty -m init
+"${G[@]}" init -q src/inner && "${G[@]}" -C src/inner commit -q --allow-empty -m init
+"${G[@]}" -C src submodule add -q ./inner inner >/dev/null 2>&1
+"${G[@]}" -C src commit -q -m inner
+"${G[@]}" init -q proj && "${G[@]}" -C proj commit -q --allow-empty -m init
+"${G[@]}" -C proj submodule add -q "$W9/src/inner" sub >/dev/null 2>&1
+"${G[@]}" -C proj submodule add -q "$W9/src/inner" libs/foo >/dev/null 2>&1
+"${G[@]}" -C proj submodule add -q "$W9/src" nest >/dev/null 2>&1
+"${G[@]}" -C proj/nest submodule update -q --init >/dev/null 2>&1
+"${G[@]}" -C proj commit -q -m subs
+"${G[@]}" -C proj worktree add -q "$T/wt9" 2>/dev/null
+if [ -d proj/.git/modules/sub ] && [ -d proj/.git/modules/libs/foo ] && [ -d proj/.git/modules/nest/modules/inner ] &&
+  [ -d proj/.git/worktrees/wt9 ]; then
+  pass "RC9 control: submodules (sub, libs/foo, nest/inner) and a linked worktree are set up"
+else
+  fail "RC9 control: the repository layout could not be made: $(ls -R proj/.git/modules 2>&1 | head -5)"
+fi
+gsnap "$W9/proj" "printf '#!/bin/sh\ntouch $T/pwned9\n' > .git/modules/sub/hooks/post-checkout && chmod +x .git/modules/sub/hooks/post-checkout"
+noticed "a hook in .git/modules/sub/hooks" "modules/sub/hooks/post-checkout' (created)"
+rm -f proj/.git/modules/sub/hooks/post-checkout
+gsnap "$W9/proj" "git config -f .git/modules/libs/foo/config core.fsmonitor 'touch $T/pwned9; false'"
+noticed "a slash-named submodule's config" "modules/libs/foo/config' (changed)"
+gsnap "$W9/proj" "git config -f .git/modules/nest/modules/inner/config core.fsmonitor 'touch $T/pwned9; false'"
+noticed "a nested submodule's config" "modules/nest/modules/inner/config' (changed)"
+gsnap "$W9/proj" "git config -f .git/modules/sub/config.worktree core.fsmonitor 'touch $T/pwned9; false'"
+noticed "a submodule's config.worktree" "modules/sub/config.worktree' (created)"
+gsnap "$W9/proj" "cp -r .git .evil && echo ../../../.evil > .git/worktrees/wt9/commondir"
+noticed "a linked worktree's commondir" "worktrees/wt9/commondir' (changed)"
+gsnap "$W9/proj" "echo a > a && git add a && git -c user.email=t@t -c user.name=t commit -qm a && git status >/dev/null && git -C sub status >/dev/null && git checkout -q -b topic && git checkout -q - && git -C libs/foo checkout -q -b t2"
+if grep -q "control files" "$T/g9"; then fail "RC9 control: ordinary git work (add, commit, status, checkout, in submodules too) was reported: $(tail -c 300 "$T/g9")"
+else pass "RC9 control: ordinary git work (add, commit, status, checkout, in submodules too) is not reported"; fi
+# core.hooksPath from the global config (relative: each repository's .githooks), and through a
+# symlinked spelling of the workspace
+mkdir -p "$T/h9" "$W9/hp/.githooks" && printf '[core]\n\thooksPath = .githooks\n' >"$T/h9/.gitconfig"
+git init -q "$W9/hp"
+H9=$T/h9 gsnap "$W9/hp" "printf '#!/bin/sh\n' > .githooks/pre-commit"
+noticed "core.hooksPath in the global config" ".githooks/pre-commit' (created)"
+ln -s "$W9" "$T/ln9"
+git -C "$W9/proj" config core.hooksPath "$T/ln9/proj/.hooks9" && mkdir -p "$W9/proj/.hooks9"
+gsnap "$W9/proj" "printf '#!/bin/sh\n' > .hooks9/pre-commit"
+noticed "core.hooksPath through a symlink" ".hooks9/pre-commit' (created)"
+git -C "$W9/proj" config --unset core.hooksPath
+# many repositories: one past the 256th subdirectory, then more than the check covers
+mkdir -p "$T/many" && cd "$T/many"
+for i in $(seq 1 300); do mkdir -p "d$i/.git"; done
+rm -rf d12 && git init -q d12
+gsnap "$T/many" "git config -f d12/.git/config core.fsmonitor 'touch $T/pwned9; false'"
+noticed "a repository among 300" "d12/.git/config' (changed)"
+for i in $(seq 301 600); do mkdir -p "d$i/.git"; done
+gsnap "$T/many" "true"
+if grep -q "were not checked" "$T/g9"; then pass "RC9 caps: the notice says how many repositories were not checked ($(grep -o 'control files of [0-9]* [a-z]*' "$T/g9"))"
+else fail "RC9 caps: 600 repositories, no word of those not checked ($(tail -c 300 "$T/g9"))"; fi
+cd "$T/ws"
 
 echo "$_pass passed, $_fail failed"
 [ "$_fail" -eq 0 ]

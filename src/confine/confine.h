@@ -91,7 +91,8 @@ void shc_sandbox_sweep(void);
 
 /* The files of the repository at dir that make git run programs (gitsnap.c): taken before a
  * sandboxed command, compared after.  take: NULL when dir does not resolve or out of memory.
- * changed: NULL when nothing changed, else "'.git/config' (changed), ..." (malloc'd). */
+ * changed: NULL when nothing changed, else "'.git/config' (changed), ..." (malloc'd), ending
+ * with "; the control files of N repositories were not checked (...)" when a cap was hit. */
 typedef struct shc_gitsnap shc_gitsnap;
 shc_gitsnap *shc_gitsnap_take(const char *dir);
 char *shc_gitsnap_changed(const shc_gitsnap *before);

@@ -1,14 +1,20 @@
 /* What a sandboxed command changed among the files of a repository that make git run programs
- * (confine.h, shc_gitsnap_*): `.git` itself (a directory, or a file pointing elsewhere),
- * `.git/config`, `config.worktree`, `commondir`, `info/attributes`, every entry of `.git/hooks`
- * each submodule's `config` under `.git/modules`, and the directory core.hooksPath names when it
- * is inside the snapshot's directory.  Landlock cannot keep the workspace
- * writable and its `.git` control files not (rights granted on a directory reach everything
- * under it), so the agent looks before and after, and says what changed: a hook or a
- * `core.fsmonitor` written by a sandboxed command would otherwise run, unsandboxed, at the
- * user's next git command.  Each file is known by its type, mode, size, inode, change time
- * (which a write sets and no call can set back) and a hash of its content (or a symlink's
- * target). */
+ * (confine.h, shc_gitsnap_*): `.git` itself (a directory, or a file pointing elsewhere) and
+ * every file under it, at any depth, except what git itself rewrites in ordinary work and what
+ * cannot run code: objects, refs, logs, the index, HEAD and the other state files of each git
+ * directory (the top one, and each directory with a HEAD below it: submodules' under
+ * `.git/modules`, worktrees' under `.git/worktrees`).  So no knowledge of where git keeps
+ * submodules, worktrees or hooks is needed.  Also the git directory a `.git` file names when
+ * it is inside the snapshot's directory, and the directories core.hooksPath names inside it:
+ * the values are read from every config file git reads (system, global, the repository's
+ * config and config.worktree, and their includes whatever their condition) and resolved
+ * through symlinks.  Landlock cannot keep the workspace writable and its `.git` control files
+ * not (rights granted on a directory reach everything under it), so the agent looks before and
+ * after, and says what changed: a hook or a `core.fsmonitor` written by a sandboxed command
+ * would otherwise run, unsandboxed, at the user's next git command.  Each file is known by its
+ * type, mode, size, inode, change time (which a write sets and no call can set back) and a hash
+ * of its content (or a symlink's target).  A repository past the caps (repositories, files) is
+ * not checked, and the notice says how many were not. */
 #define _GNU_SOURCE
 #include "confine/confine.h"
 
@@ -23,7 +29,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { MAX_ENTRIES = 4096, MAX_HASHED = 4 << 20, MAX_SUBDIRS = 256 };
+enum {
+    MAX_ENTRIES = 32768, /* files in one snapshot */
+    MAX_REPOS = 512,     /* repositories one level down */
+    MAX_HASHED = 1 << 20,
+    MAX_DEPTH = 12,      /* directories under a .git */
+    MAX_HOOKS = 16,      /* core.hooksPath values */
+    MAX_INCLUDES = 8,    /* include depth */
+};
 
 typedef struct gs_entry {
     char *name; /* relative to the snapshot's directory */
@@ -36,6 +49,7 @@ struct shc_gitsnap {
     char *dir;
     gs_entry *e;
     size_t n, cap;
+    unsigned unchecked; /* repositories past a cap */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -46,14 +60,19 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* Adds the entry for rel (absent files are not listed: their absence is what is compared). */
-static int add(shc_gitsnap *s, const char *rel)
+/* Adds the entry for rel (absent files are not listed: their absence is what is compared);
+ * *mode its type (0 when absent).  0, 1 when the snapshot is full, -1 out of memory. */
+static int add(shc_gitsnap *s, const char *rel, unsigned *mode)
 {
     char path[PATH_MAX];
     struct stat st;
+    if (mode)
+        *mode = 0;
     if (snprintf(path, sizeof path, "%s/%s", s->dir, rel) >= (int)sizeof path ||
-        lstat(path, &st) != 0 || s->n >= MAX_ENTRIES)
+        lstat(path, &st) != 0)
         return 0;
+    if (s->n >= MAX_ENTRIES)
+        return 1;
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 16;
         gs_entry *e = realloc(s->e, cap * sizeof *e);
@@ -86,141 +105,352 @@ static int add(shc_gitsnap *s, const char *rel)
             close(fd);
     }
     s->n++;
+    if (mode)
+        *mode = e->mode;
     return 0;
 }
 
-/* Adds every entry of the directory rel (one level), and with `sub`, rel/ENTRY/sub for each. */
-static int add_dir(shc_gitsnap *s, const char *rel, const char *sub)
+static bool inside(const shc_gitsnap *s, const char *abs, char *out, size_t cap);
+
+/* What git writes in a git directory in ordinary work, and what cannot run code: not listed. */
+static bool git_state(const char *name)
+{
+    static const char *const skip[] = {
+        "objects",       "refs",          "logs",          "lfs",           "annex",
+        "rr-cache",      "index",         "HEAD",          "ORIG_HEAD",     "FETCH_HEAD",
+        "MERGE_HEAD",    "MERGE_MSG",     "MERGE_MODE",    "MERGE_RR",      "AUTO_MERGE",
+        "REBASE_HEAD",   "REVERT_HEAD",   "CHERRY_PICK_HEAD", "COMMIT_EDITMSG", "TAG_EDITMSG",
+        "SQUASH_MSG",    "packed-refs",   "shallow",       "gc.pid",        "gc.log",
+        "rebase-merge",  "rebase-apply",  "sequencer",     "fsmonitor--daemon",
+        "fsmonitor--daemon.ipc",          "NOTES_MERGE_PARTIAL", "NOTES_MERGE_REF",
+        "NOTES_MERGE_WORKTREE",           "BISECT_LOG",    "BISECT_START",  "BISECT_TERMS",
+        "BISECT_EXPECTED_REV",            "BISECT_ANCESTORS_OK", "BISECT_NAMES",
+        "BISECT_HEAD",   "BISECT_RUN",    "MERGE_AUTOSTASH", "svn"};
+    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+        if (!strcmp(name, skip[i]))
+            return true;
+    size_t n = strlen(name);
+    return !strncmp(name, "sharedindex.", 12) || (n > 5 && !strcmp(name + n - 5, ".lock"));
+}
+
+static int walk(shc_gitsnap *s, const char *rel, bool gitdir, int depth, bool deep);
+
+/* The directory the symlink rel names, when it is one inside the snapshot's directory: its
+ * entries at every depth, under their own names. */
+static int walk_link(shc_gitsnap *s, const char *rel, int depth)
+{
+    char abs[PATH_MAX], r[PATH_MAX];
+    struct stat st;
+    if (snprintf(abs, sizeof abs, "%s/%s", s->dir, rel) >= (int)sizeof abs ||
+        stat(abs, &st) != 0 || !S_ISDIR(st.st_mode) || !inside(s, abs, r, sizeof r))
+        return 0;
+    return walk(s, r, false, depth, true);
+}
+
+/* Adds every entry under the directory rel: with `deep`, at every depth, leaving out a git
+ * directory's state (git_state) in rel when gitdir says it is one, and in each directory below
+ * that has a HEAD (a submodule's or a worktree's git directory).  0, 1 full, -1. */
+static int walk(shc_gitsnap *s, const char *rel, bool gitdir, int depth, bool deep)
 {
     char path[PATH_MAX], r[PATH_MAX];
     if (snprintf(path, sizeof path, "%s/%s", s->dir, rel) >= (int)sizeof path)
         return 0;
-    DIR *d = opendir(path);
-    if (!d)
+    if (depth > MAX_DEPTH)
+        return 1; /* deeper than any layout git makes: counted as not checked */
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return 0;
+    }
+    if (!gitdir && depth > 0) {
+        struct stat st;
+        gitdir = fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
+    }
     int rc = 0;
     struct dirent *de;
     while (!rc && (de = readdir(d)) != NULL) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+            (gitdir && git_state(de->d_name)))
             continue;
-        int k = sub ? snprintf(r, sizeof r, "%s/%s/%s", rel, de->d_name, sub)
-                    : snprintf(r, sizeof r, "%s/%s", rel, de->d_name);
-        if (k > 0 && (size_t)k < sizeof r)
-            rc = add(s, r);
+        int k = snprintf(r, sizeof r, "%s/%s", rel, de->d_name);
+        if (k <= 0 || (size_t)k >= sizeof r)
+            continue;
+        unsigned mode;
+        rc = add(s, r, &mode);
+        if (!rc && deep && S_ISDIR(mode))
+            rc = walk(s, r, false, depth + 1, true);
+        else if (!rc && deep && S_ISLNK(mode)) /* .git/hooks -> ../tools/hooks */
+            rc = walk_link(s, r, depth + 1);
     }
     closedir(d);
     return rc;
 }
 
-static const char *const files[] = {".git",           ".git/config", ".git/config.worktree",
-                                    ".git/commondir", ".git/hooks",  ".git/info/attributes",
-                                    ".git/info",      ".git/modules"};
-
-/* core.hooksPath from the repository's .git/config (rel: the repository's directory), as a
- * path relative to the snapshot's directory, into out; false when unset or elsewhere. */
-static bool hooks_path(const shc_gitsnap *s, const char *rel, char *out, size_t cap)
+/* abs resolved through symlinks (its missing tail kept as written), relative to the
+ * snapshot's directory, into out ("." for the directory itself); false when outside. */
+static bool inside(const shc_gitsnap *s, const char *abs, char *out, size_t cap)
 {
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s%s.git/config", s->dir, rel, *rel ? "/" : "") >=
-        (int)sizeof path)
+    char buf[PATH_MAX], tail[PATH_MAX] = "";
+    if (snprintf(buf, sizeof buf, "%s", abs) >= (int)sizeof buf)
         return false;
-    FILE *f = fopen(path, "re");
+    for (int i = 0; i < 16; i++) {
+        char *real = realpath(buf, NULL);
+        if (real) {
+            size_t dl = strlen(s->dir);
+            int k = -1;
+            if (!strncmp(real, s->dir, dl) && (!real[dl] || real[dl] == '/'))
+                k = real[dl] || *tail ? snprintf(out, cap, "%s%s", real[dl] ? real + dl + 1 : "",
+                                                 real[dl] ? tail : tail + 1)
+                                      : snprintf(out, cap, ".");
+            free(real);
+            return k > 0 && (size_t)k < cap;
+        }
+        char *sl = strrchr(buf, '/');
+        if ((errno != ENOENT && errno != ENOTDIR) || !sl || sl == buf || strstr(sl, "/.."))
+            return false;
+        char t[PATH_MAX];
+        if (snprintf(t, sizeof t, "%s%s", sl, tail) >= (int)sizeof t)
+            return false;
+        memcpy(tail, t, strlen(t) + 1);
+        *sl = 0;
+    }
+    return false;
+}
+
+typedef struct hooks {
+    char v[MAX_HOOKS][PATH_MAX];
+    int n;
+} hooks;
+
+/* A pathname value as git reads it: "~/" is the home directory; a relative one is taken
+ * relative to base.  false when it does not fit. */
+static bool pathname(const char *val, const char *base, char *out, size_t cap)
+{
+    const char *home = getenv("HOME");
+    int k;
+    if (!strncmp(val, "~/", 2))
+        k = home ? snprintf(out, cap, "%s/%s", home, val + 2) : -1;
+    else if (val[0] == '/')
+        k = snprintf(out, cap, "%s", val);
+    else
+        k = snprintf(out, cap, "%s/%s", base, val);
+    return k > 0 && (size_t)k < cap;
+}
+
+/* Every core.hooksPath value in the config file at path and the files it includes (include.path
+ * and includeIf.*.path, whatever the condition: a value that may count is watched), added to h
+ * as written. */
+static void read_config(const char *path, int depth, hooks *h)
+{
+    FILE *f = depth <= MAX_INCLUDES ? fopen(path, "re") : NULL;
     if (!f)
-        return false;
-    char line[PATH_MAX + 64], val[PATH_MAX] = "";
-    bool core = false;
+        return;
+    char line[PATH_MAX + 64], dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *sl = strrchr(dir, '/');
+    if (sl)
+        *sl = 0;
+    enum { OTHER, CORE, INCLUDE } sec = OTHER;
     while (fgets(line, sizeof line, f)) {
         char *p = line + strspn(line, " \t");
         if (*p == '[') {
-            core = !strncasecmp(p, "[core]", 6);
-            continue;
+            size_t n = strcspn(p + 1, " \t]\".");
+            sec = n == 4 && !strncasecmp(p + 1, "core", 4)        ? CORE
+                  : (n == 7 && !strncasecmp(p + 1, "include", 7)) ||
+                          (n == 9 && !strncasecmp(p + 1, "includeIf", 9))
+                      ? INCLUDE
+                      : OTHER;
+            char *end = strchr(p, ']');
+            if (!end)
+                continue;
+            p = end + 1 + strspn(end + 1, " \t"); /* "[core] hooksPath = x" is one line */
         }
-        if (!core || strncasecmp(p, "hookspath", 9))
+        const char *key = sec == CORE ? "hookspath" : sec == INCLUDE ? "path" : NULL;
+        size_t kl = key ? strlen(key) : 0;
+        if (!key || strncasecmp(p, key, kl))
             continue;
-        p += 9 + strspn(p + 9, " \t");
+        p += kl + strspn(p + kl, " \t");
         if (*p != '=')
             continue;
         p++;
         p += strspn(p, " \t\"");
-        size_t n = strcspn(p, "\"\r\n");
+        size_t n = strcspn(p, "\"\r\n#;");
         while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
             n--;
-        if (n < sizeof val) {
-            memcpy(val, p, n);
-            val[n] = 0; /* the last one counts, as for git */
+        char val[PATH_MAX], inc[PATH_MAX];
+        if (!n || n >= sizeof val)
+            continue;
+        memcpy(val, p, n);
+        val[n] = 0;
+        if (sec == INCLUDE) {
+            if (pathname(val, dir, inc, sizeof inc))
+                read_config(inc, depth + 1, h);
+        } else if (h->n < MAX_HOOKS) {
+            memcpy(h->v[h->n++], val, n + 1);
         }
     }
     fclose(f);
-    if (!val[0])
-        return false;
-    size_t dl = strlen(s->dir);
-    int k;
-    if (val[0] == '/') {
-        if (strncmp(val, s->dir, dl) || val[dl] != '/')
-            return false; /* outside the workspace: Landlock keeps it */
-        k = snprintf(out, cap, "%s", val + dl + 1);
-    } else {
-        k = snprintf(out, cap, "%s%s%s", rel, *rel ? "/" : "", val);
-    }
-    return k > 0 && (size_t)k < cap && !strstr(out, "..");
 }
 
-/* The repository files under rel ("" for the directory itself). */
-static int add_repo(shc_gitsnap *s, const char *rel)
+/* The config files git reads besides the repository's own: system and global. */
+static void read_user_config(hooks *h)
 {
-    char r[PATH_MAX];
-    const char *sep = *rel ? "/" : "";
+    char p[PATH_MAX];
+    const char *v = getenv("GIT_CONFIG_SYSTEM");
+    if (!getenv("GIT_CONFIG_NOSYSTEM"))
+        read_config(v && *v ? v : "/etc/gitconfig", 0, h);
+    const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+    if ((v = getenv("GIT_CONFIG_GLOBAL")) != NULL && *v) {
+        read_config(v, 0, h);
+        return;
+    }
+    if (xdg && *xdg && snprintf(p, sizeof p, "%s/git/config", xdg) < (int)sizeof p)
+        read_config(p, 0, h);
+    else if (home && snprintf(p, sizeof p, "%s/.config/git/config", home) < (int)sizeof p)
+        read_config(p, 0, h);
+    if (home && snprintf(p, sizeof p, "%s/.gitconfig", home) < (int)sizeof p)
+        read_config(p, 0, h);
+}
+
+/* Watches the directories the hooksPath values name inside the snapshot's directory, relative
+ * to the work tree rel (husky's .husky/_ runs the scripts of .husky itself: that one too). */
+static int add_hooks(shc_gitsnap *s, const char *rel, const char *gitdir, const hooks *user)
+{
+    hooks h = *user;
+    char p[PATH_MAX], base[PATH_MAX], abs[PATH_MAX], r[PATH_MAX];
+    static const char *const own[] = {"config", "config.worktree", "commondir/config"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        if (i == 2) { /* a linked worktree's shared config */
+            char c[PATH_MAX];
+            FILE *f = snprintf(p, sizeof p, "%s/commondir", gitdir) < (int)sizeof p
+                          ? fopen(p, "re") : NULL;
+            bool got = f && fgets(c, sizeof c, f);
+            if (f)
+                fclose(f);
+            c[got ? strcspn(c, "\r\n") : 0] = 0;
+            if (!got || !c[0] || !pathname(c, gitdir, base, sizeof base) ||
+                snprintf(p, sizeof p, "%s/config", base) >= (int)sizeof p)
+                continue;
+        } else if (snprintf(p, sizeof p, "%s/%s", gitdir, own[i]) >= (int)sizeof p) {
+            continue;
+        }
+        read_config(p, 0, &h);
+    }
+    if (snprintf(base, sizeof base, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof base)
+        return 0;
     int rc = 0;
-    for (size_t i = 0; !rc && i < sizeof files / sizeof files[0]; i++)
-        if (snprintf(r, sizeof r, "%s%s%s", rel, sep, files[i]) < (int)sizeof r)
-            rc = add(s, r);
-    if (!rc && snprintf(r, sizeof r, "%s%s.git/hooks", rel, sep) < (int)sizeof r)
-        rc = add_dir(s, r, NULL);
-    if (!rc && hooks_path(s, rel, r, sizeof r)) {
-        /* core.hooksPath inside the workspace (husky: .husky/_, whose scripts run the files
-         * in .husky itself, so the parent too) */
-        rc = add_dir(s, r, NULL);
+    for (int i = 0; !rc && i < h.n; i++) {
+        if (!pathname(h.v[i], base, abs, sizeof abs) || !inside(s, abs, r, sizeof r))
+            continue; /* outside the workspace: Landlock keeps it */
+        rc = walk(s, r, false, MAX_DEPTH, false);
         char *slash = strrchr(r, '/');
         if (!rc && slash && !strcmp(slash, "/_")) {
             *slash = 0;
-            rc = add_dir(s, r, NULL);
+            rc = walk(s, r, false, MAX_DEPTH, false);
         }
     }
-    if (!rc && snprintf(r, sizeof r, "%s%s.git/modules", rel, sep) < (int)sizeof r) {
-        rc = add_dir(s, r, "config");
-        if (!rc)
-            rc = add_dir(s, r, "hooks");
-    }
     return rc;
+}
+
+/* The repository files under rel ("" for the directory itself).  0, 1 when the snapshot is
+ * full, -1 out of memory. */
+static int add_repo(shc_gitsnap *s, const char *rel, const hooks *user)
+{
+    char r[PATH_MAX], gd[PATH_MAX];
+    unsigned mode;
+    if (snprintf(r, sizeof r, "%s%s.git", rel, *rel ? "/" : "") >= (int)sizeof r)
+        return 0;
+    int rc = add(s, r, &mode);
+    if (rc || !mode)
+        return rc;
+    if (S_ISDIR(mode)) {
+        rc = walk(s, r, true, 0, true);
+    } else if (S_ISLNK(mode)) {
+        if (snprintf(gd, sizeof gd, "%s/%s", s->dir, r) >= (int)sizeof gd ||
+            !inside(s, gd, r, sizeof r))
+            return 0;
+        rc = walk(s, r, true, 0, true);
+    } else if (S_ISREG(mode)) { /* "gitdir: X": that directory too, when it is in here */
+        char line[PATH_MAX + 16], abs[PATH_MAX];
+        FILE *f = snprintf(gd, sizeof gd, "%s/%s", s->dir, r) < (int)sizeof gd
+                      ? fopen(gd, "re") : NULL;
+        bool got = f && fgets(line, sizeof line, f) && !strncmp(line, "gitdir:", 7);
+        if (f)
+            fclose(f);
+        if (!got)
+            return 0;
+        char *v = line + 7 + strspn(line + 7, " \t");
+        v[strcspn(v, "\r\n")] = 0;
+        if (snprintf(gd, sizeof gd, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof gd ||
+            !pathname(v, gd, abs, sizeof abs) || !inside(s, abs, r, sizeof r))
+            return 0;
+        rc = walk(s, r, true, 0, true);
+    }
+    if (!rc && snprintf(gd, sizeof gd, "%s/%s", s->dir, r) < (int)sizeof gd)
+        rc = add_hooks(s, rel, gd, user);
+    return rc;
+}
+
+/* add_repo, and a repository past a cap counted as not checked (its entries taken out again,
+ * so that the two snapshots list the same files). */
+static int add_repo_capped(shc_gitsnap *s, const char *rel, const hooks *user)
+{
+    size_t start = s->n;
+    int rc = add_repo(s, rel, user);
+    if (rc != 1)
+        return rc;
+    while (s->n > start)
+        free(s->e[--s->n].name);
+    s->unchecked++;
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const gs_entry *)a)->name, ((const gs_entry *)b)->name);
 }
 
 static shc_gitsnap *take(const char *dir)
 {
     shc_gitsnap *s = calloc(1, sizeof *s);
-    if (!s || !(s->dir = strdup(dir))) {
+    hooks *user = calloc(1, sizeof *user);
+    if (!s || !user || !(s->dir = strdup(dir))) {
         free(s);
+        free(user);
         return NULL;
     }
+    read_user_config(user);
     /* the directory's repository, and those of its subdirectories one level down (a project
      * checked out inside the session's directory) */
-    int rc = add_repo(s, "");
+    int rc = add_repo_capped(s, "", user);
     DIR *d = rc ? NULL : opendir(dir);
     struct dirent *de;
-    for (int k = 0; d && !rc && k < MAX_SUBDIRS && (de = readdir(d)) != NULL;) {
+    char p[PATH_MAX];
+    struct stat st;
+    for (int k = 0; d && !rc && (de = readdir(d)) != NULL;) {
         if (de->d_name[0] == '.' && (!de->d_name[1] || !strcmp(de->d_name, "..") ||
                                      !strcmp(de->d_name, ".git")))
             continue;
-        if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+        if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+            snprintf(p, sizeof p, "%s/%s/.git", dir, de->d_name) >= (int)sizeof p ||
+            lstat(p, &st) != 0)
             continue;
-        k++;
-        rc = add_repo(s, de->d_name);
+        if (k++ >= MAX_REPOS)
+            s->unchecked++;
+        else
+            rc = add_repo_capped(s, de->d_name, user);
     }
     if (d)
         closedir(d);
+    free(user);
     if (rc) {
         shc_gitsnap_free(s);
         return NULL;
     }
+    if (s->n)
+        qsort(s->e, s->n, sizeof *s->e, by_name);
     return s;
 }
 
@@ -236,10 +466,8 @@ shc_gitsnap *shc_gitsnap_take(const char *dir)
 
 static const gs_entry *find(const shc_gitsnap *s, const char *name)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->e[i].name, name))
-            return &s->e[i];
-    return NULL;
+    gs_entry key = {.name = (char *)(uintptr_t)name};
+    return s->n ? bsearch(&key, s->e, s->n, sizeof *s->e, by_name) : NULL;
 }
 
 static bool same(const gs_entry *a, const gs_entry *b)
@@ -259,6 +487,18 @@ static bool say(char **out, size_t *len, const char *name, const char *what)
     if (!o)
         return false;
     *len += (size_t)snprintf(o + *len, add_len, "%s'%s' (%s)", *len ? ", " : "", name, what);
+    *out = o;
+    return true;
+}
+
+/* Appends text as it is; false when out of memory. */
+static bool say_plain(char **out, size_t *len, const char *text)
+{
+    size_t add_len = strlen(text) + 4;
+    char *o = realloc(*out, *len + add_len);
+    if (!o)
+        return false;
+    *len += (size_t)snprintf(o + *len, add_len, "%s%s", *len ? "; " : "", text);
     *out = o;
     return true;
 }
@@ -283,6 +523,15 @@ char *shc_gitsnap_changed(const shc_gitsnap *before)
     for (size_t i = 0; ok && i < now->n; i++)
         if (!find(before, now->e[i].name))
             ok = say(&out, &len, now->e[i].name, "created");
+    unsigned skipped = now->unchecked > before->unchecked ? now->unchecked : before->unchecked;
+    char what[160];
+    if (ok && skipped) {
+        snprintf(what, sizeof what,
+                 "the control files of %u %s were not checked (over %d repositories, or over %d "
+                 "files)",
+                 skipped, skipped == 1 ? "repository" : "repositories", MAX_REPOS, MAX_ENTRIES);
+        ok = say_plain(&out, &len, what);
+    }
     shc_gitsnap_free(now);
     if (!ok) {
         free(out);

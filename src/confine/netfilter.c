@@ -136,7 +136,9 @@ int shc__netfilter_apply(void)
 
 /* In the child, whatever the network setting: ioctl(TIOCSTI) and ioctl(TIOCLINUX) fail with
  * EPERM, so a sandboxed command cannot type into a terminal (its own, or another one it can open
- * for reading).  The request is an int: the filter reads the low half of the argument. */
+ * for reading); so do TIOCSCTTY and TIOCNOTTY, so that (with setsid() refused, procfilter.c) the
+ * command keeps its own terminal as its controlling one and /dev/tty never names another.  The
+ * request is an int: the filter reads the low half of the argument. */
 size_t shc__ttyfilter_build(struct sock_filter *out, size_t cap)
 {
 #if NATIVE_ARCH == 0
@@ -156,10 +158,12 @@ size_t shc__ttyfilter_build(struct sock_filter *out, size_t cap)
         /* 8 */ BPF_JUMP(JEQ, FOREIGN_IOCTL, 1, 0),           /* -> 10, else 9 */
         /* 9 */ BPF_STMT(RET, SECCOMP_RET_ALLOW),
         /* 10 */ BPF_STMT(LD_ABS, OFF_ARG0 + 8),              /* the request (args[1]) */
-        /* 11 */ BPF_JUMP(JEQ, (uint32_t)TIOCSTI, 2, 0),      /* -> 14 */
-        /* 12 */ BPF_JUMP(JEQ, (uint32_t)TIOCLINUX, 1, 0),    /* -> 14, else 13 */
-        /* 13 */ BPF_STMT(RET, SECCOMP_RET_ALLOW),
-        /* 14 */ BPF_STMT(RET, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        /* 11 */ BPF_JUMP(JEQ, (uint32_t)TIOCSTI, 4, 0),      /* -> 16 */
+        /* 12 */ BPF_JUMP(JEQ, (uint32_t)TIOCLINUX, 3, 0),    /* -> 16 */
+        /* 13 */ BPF_JUMP(JEQ, (uint32_t)TIOCSCTTY, 2, 0),    /* -> 16 */
+        /* 14 */ BPF_JUMP(JEQ, (uint32_t)TIOCNOTTY, 1, 0),    /* -> 16, else 15 */
+        /* 15 */ BPF_STMT(RET, SECCOMP_RET_ALLOW),
+        /* 16 */ BPF_STMT(RET, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
     };
     return put(f, sizeof f / sizeof f[0], out, cap);
 #endif

@@ -8,9 +8,16 @@
  *   - changing another process's limits, priority or scheduling: prlimit64 with a pid and a
  *     new limit, setpriority and ioprio_set with a `who`, sched_set{affinity,param,scheduler,
  *     attr}, migrate_pages and move_pages with a pid.  Pid 0 (the caller itself) stays
- *     allowed: `ulimit`, `nice`, `taskset CMD`, `ionice CMD` work.  A thread's own id is not 0,
+ *     allowed: `ulimit`, `nice`, `taskset CMD`, `ionice CMD` work.  For setpriority and
+ *     ioprio_set `who` 0 is the caller only with PRIO_PROCESS / PRIO_PGRP (IOPRIO_WHO_PROCESS /
+ *     IOPRIO_WHO_PGRP); with PRIO_USER / IOPRIO_WHO_USER it is every process of the caller's
+ *     uid, and is refused.  A thread's own id is not 0,
  *     so pthread_setaffinity_np() and pthread_setschedparam() fail too (EPERM, which callers
- *     treat as "not permitted here").
+ *     treat as "not permitted here");
+ *   - setsid(): without a new session a process can never take another controlling terminal
+ *     (the command is its own session's leader and already has its terminal; netfilter.c's
+ *     tty filter refuses TIOCSCTTY and TIOCNOTTY), so /dev/tty, which Landlock grants, is
+ *     always the command's own terminal.  `setsid CMD` and daemons that detach fail (EPERM).
  * The foreign ABI (i386 on x86_64, arm on aarch64) gets the same under its own numbers; x32
  * under its own.  This filter denies, it never notifies. */
 #define _GNU_SOURCE
@@ -25,7 +32,12 @@
 
 #include "confine/sandbox.h"
 
-enum { R_ALL, R_A0, R_A1, R_PRLIM };
+enum { R_ALL, R_A0, R_PRIO, R_IOPRIO, R_PRLIM };
+
+/* setpriority's `which` values where who 0 is the caller (PRIO_PROCESS 0, PRIO_PGRP 1), and
+ * ioprio_set's (IOPRIO_WHO_PROCESS 1, IOPRIO_WHO_PGRP 2) */
+#define PRIO_OWN_LO 0u
+#define IOPRIO_OWN_LO 1u
 
 typedef struct rule {
     uint32_t nr;
@@ -59,7 +71,7 @@ static const rule native[] = {
     N(keyctl, R_ALL), N(ptrace, R_ALL), N(process_vm_writev, R_ALL), N(pidfd_getfd, R_ALL),
     N(sched_setaffinity, R_A0), N(sched_setparam, R_A0), N(sched_setscheduler, R_A0),
     N(sched_setattr, R_A0), N(migrate_pages, R_A0), N(move_pages, R_A0),
-    N(setpriority, R_A1), N(ioprio_set, R_A1), N(prlimit64, R_PRLIM),
+    N(setpriority, R_PRIO), N(ioprio_set, R_IOPRIO), N(prlimit64, R_PRLIM), N(setsid, R_ALL),
 #if defined(__x86_64__)
     /* x32: the common numbers with the x32 bit, its own numbers for ptrace and
      * process_vm_writev; refused whatever the arguments (nothing uses x32 for these) */
@@ -69,7 +81,7 @@ static const rule native[] = {
     X32(__NR_keyctl), X32(521), X32(540), X32(__NR_pidfd_getfd), X32(__NR_sched_setaffinity),
     X32(__NR_sched_setparam), X32(__NR_sched_setscheduler), X32(__NR_sched_setattr),
     X32(__NR_migrate_pages), X32(533), X32(__NR_setpriority), X32(__NR_ioprio_set),
-    X32(__NR_prlimit64),
+    X32(__NR_prlimit64), X32(__NR_setsid),
 #endif
 };
 #undef N
@@ -83,14 +95,14 @@ static const rule foreign[] = {
     {286, R_ALL}, {287, R_ALL}, {288, R_ALL}, /* add_key, request_key, keyctl */
     {26, R_ALL}, {348, R_ALL}, {438, R_ALL},  /* ptrace, process_vm_writev, pidfd_getfd */
     {154, R_A0}, {156, R_A0}, {241, R_A0}, {351, R_A0}, {294, R_A0}, {317, R_A0},
-    {97, R_A1}, {289, R_A1}, {340, R_PRLIM},
+    {97, R_PRIO}, {289, R_IOPRIO}, {340, R_PRLIM}, {66, R_ALL}, /* setsid */
 #else
     {298, R_ALL}, {299, R_ALL}, {300, R_ALL}, {301, R_ALL}, {302, R_ALL}, {303, R_ALL},
     {304, R_ALL}, {305, R_ALL}, {307, R_ALL}, {308, R_ALL}, {312, R_ALL}, /* sem/shm/msg */
     {309, R_ALL}, {310, R_ALL}, {311, R_ALL}, /* add_key, request_key, keyctl */
     {26, R_ALL}, {377, R_ALL}, {438, R_ALL},  /* ptrace, process_vm_writev, pidfd_getfd */
     {154, R_A0}, {156, R_A0}, {241, R_A0}, {380, R_A0}, {400, R_A0}, {344, R_A0},
-    {97, R_A1}, {314, R_A1}, {369, R_PRLIM},
+    {97, R_PRIO}, {314, R_IOPRIO}, {369, R_PRLIM}, {66, R_ALL}, /* setsid */
 #endif
 };
 
@@ -122,13 +134,26 @@ static void emit_rule(fbuf *b, const rule *r)
         emit(b, RET, 0, 0, DENY);
         break;
     case R_A0:
-    case R_A1:
         emit(b, JEQ, 0, 4, r->nr);
-        emit(b, LD_ABS, 0, 0, ARG_LO(r->kind == R_A0 ? 0 : 1));
+        emit(b, LD_ABS, 0, 0, ARG_LO(0));
         emit(b, JEQ, 1, 0, 0);
         emit(b, RET, 0, 0, DENY);
         emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
         break;
+    case R_PRIO:
+    case R_IOPRIO: { /* who (arg1) 0, and `which` (arg0) one of the two that mean the caller */
+        uint32_t lo = r->kind == R_PRIO ? PRIO_OWN_LO : IOPRIO_OWN_LO;
+        emit(b, JEQ, 0, 8, r->nr);
+        emit(b, LD_ABS, 0, 0, ARG_LO(1));
+        emit(b, JEQ, 1, 0, 0);          /* who 0 -> look at which */
+        emit(b, RET, 0, 0, DENY);
+        emit(b, LD_ABS, 0, 0, ARG_LO(0));
+        emit(b, JEQ, 2, 0, lo);         /* -> allow */
+        emit(b, JEQ, 1, 0, lo + 1u);    /* -> allow, else deny */
+        emit(b, RET, 0, 0, DENY);
+        emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+        break;
+    }
     case R_PRLIM: /* a pid other than 0 and a new limit (arg2 not NULL) */
         emit(b, JEQ, 0, 9, r->nr);
         emit(b, LD_ABS, 0, 0, ARG_LO(0));

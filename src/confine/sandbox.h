@@ -26,7 +26,8 @@ int shc__landlock_apply(const shc_confine_spec *s);
  * and from io_uring_setup (its operations create sockets past the filter).  0, or -errno. */
 int shc__netfilter_apply(void);
 /* In the child: a seccomp filter making ioctl(TIOCSTI) and ioctl(TIOCLINUX) fail with EPERM
- * (no typing into a terminal).  0, or -errno. */
+ * (no typing into a terminal), and TIOCSCTTY and TIOCNOTTY (no other controlling terminal).
+ * 0, or -errno. */
 int shc__ttyfilter_apply(void);
 
 /* The plain filters above and below (they deny with an errno, never notify) written into f (cap
@@ -49,8 +50,8 @@ size_t shc__filter_join(const struct sock_filter *const *progs, const size_t *le
                         struct sock_filter *out, size_t cap);
 
 /* In the child, every mode (procfilter.c): EPERM from System V IPC, the keyrings, ptrace,
- * process_vm_writev, pidfd_getfd, and from changing another process's limits, priority or
- * scheduling (pid 0, the caller, stays allowed).  0, or -errno. */
+ * process_vm_writev, pidfd_getfd, setsid, and from changing another process's limits, priority
+ * or scheduling (pid 0, the caller, stays allowed; not a user's processes).  0, or -errno. */
 int shc__procfilter_apply(void);
 
 /* In the child: the metadata rule's plain filter (attrs.c): in read-only mode chmod, chown,
