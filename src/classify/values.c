@@ -76,13 +76,17 @@ bool shc__has_backref(const char *pat)
 /* `[ab]*a[ab][ab]...c` says "the Nth character before c is an a": a DFA needs 2^N states, so
  * GNU grep -i (which cannot use its fast matcher) and git grep (glibc's regexec, no DFA cache)
  * take time exponential in N -- over 200 KB, N=8 0.2 s, N=10 1.1 s, N=12 5.3 s, N=25 38 s
- * with grep -i; git grep 1.2, 1.8, 2.6 s, over 60 s at N=25.  Counts the atoms that match more
- * than one character (a bracket expression, `.`, `\w \W \s \S`) and the alternatives (`|`,
- * `\|`) after the first repetition (`*`, `+`, `?`, `\+`, `\?`). */
-static unsigned shc__wide_after_repeat(const char *pat)
+ * with grep -i; git grep 1.2, 1.8, 2.6 s, over 60 s at N=25.  grep searches unanchored (an
+ * implicit `.*` before the pattern), so `a[ab][ab]...c` with no repetition at all is the same
+ * automaton (N=10 0.4 s, N=16 killed at 5 s).  Counts the atoms that match more than one
+ * character (a bracket expression, `.`, `\w \W \s \S`) and the alternatives (`|`, `\|`)
+ * inside a group (a top-level one is another pattern, counted the same way), from the start of
+ * the pattern -- or, when the pattern is anchored (`^` first, no alternative; or grep -x), from
+ * its first repetition (`*`, `+`, `?`, `\+`, `\?`). */
+static unsigned shc__wide_atoms(const char *pat, bool from_start)
 {
-    unsigned wide = 0;
-    bool seen = false;
+    unsigned wide = 0, depth = 0;
+    bool seen = from_start;
     for (const char *p = pat; *p; p++) {
         char c = *p, e = 0;
         if (c == '\\' && p[1]) {
@@ -93,7 +97,14 @@ static unsigned shc__wide_after_repeat(const char *pat)
             seen = true;
             continue;
         }
-        bool is_wide = c == '.' || c == '|' || e == '|' || (e && strchr("wWsS", e));
+        if (c == '(' || e == '(')
+            depth++;
+        else if ((c == ')' || e == ')') && depth > 0)
+            depth--;
+        else if (c == '\n')
+            seen = from_start; /* a newline starts another pattern */
+        bool is_wide = c == '.' || ((c == '|' || e == '|') && depth > 0) ||
+                       (e && strchr("wWsS", e));
         if (c == '[') {
             /* skip the bracket expression: `]` first is a member, `[:name:]` inside */
             const char *q = p + 1;
@@ -117,12 +128,19 @@ static unsigned shc__wide_after_repeat(const char *pat)
     return wide;
 }
 
+/* Whether grep runs pat anchored at the line's start: `^` first and no alternative or second
+ * pattern (a newline) that would start unanchored. */
+static bool shc__anchored(const char *pat)
+{
+    return pat[0] == '^' && !strchr(pat, '|') && !strchr(pat, '\n');
+}
+
 /* glibc's regcomp (GNU grep, git grep, find -regex, nl -b pRE) copies the repeated expression
  * once per count of an interval, so nested intervals multiply: `grep -E
  * '(((a{1,1000}){1,1000}){1,1000})' f` did not finish in 60 s, whatever f holds.  Any `{` (or
  * `\{`) followed by a digit or a comma may be an interval -- in ERE, in BRE, and in a pattern
  * that a repository's `grep.patternType` turns into ERE -- so it is terminal. */
-const char *shc__regex_bomb(const char *pat)
+static const char *shc__regex_kind(const char *pat)
 {
     if (shc__has_backref(pat))
         return "a backreference makes matching backtrack without bound";
@@ -130,23 +148,82 @@ const char *shc__regex_bomb(const char *pat)
         if ((p[1] >= '0' && p[1] <= '9') || p[1] == ',')
             return "a counted repetition ({n,m}) makes the regular expression compile without "
                    "bound when nested";
-    if (shc__wide_after_repeat(pat) > SHC_MAX_WIDE_ATOMS)
-        return "more than 8 classes, '.' or alternatives after a repetition make GNU grep's "
-               "automaton (with -i) and glibc's matcher (git grep) take time exponential in "
-               "their number";
     return NULL;
 }
 
+static const char *const shc__wide_why =
+    "more than 8 classes, '.' or alternatives (counted from the start of an unanchored pattern, "
+    "all patterns together) make GNU grep's automaton and glibc's matcher (git grep) take time "
+    "exponential in their number";
+
+/* find -regex matches the whole name (anchored); nl -b pRE through glibc's regexec. */
+const char *shc__regex_bomb(const char *pat)
+{
+    const char *why = shc__regex_kind(pat);
+    if (why)
+        return why;
+    return shc__wide_atoms(pat, false) > SHC_MAX_WIDE_ATOMS ? shc__wide_why : NULL;
+}
+
+/* Whether pat may match runs of different lengths: a repetition (`*`, `+`, `?`, `\+`, `\?`,
+ * an interval). */
+static bool shc__variable_length(const char *pat)
+{
+    for (const char *p = pat; *p; p++) {
+        if (*p == '\\' && p[1]) {
+            p++;
+            if (*p == '+' || *p == '?' || *p == '{')
+                return true;
+            continue;
+        }
+        if (*p == '*' || *p == '+' || *p == '?' || *p == '{')
+            return true;
+    }
+    return false;
+}
+
+static bool shc__has_long(const shc_optres *res, const char *name)
+{
+    for (size_t i = 0; i < res->nopts; i++)
+        if (res->opts[i].opt->long_name && !strcmp(res->opts[i].opt->long_name, name))
+            return true;
+    return false;
+}
+
+/* Every pattern of one grep or git grep: each -e value and the operand form one automaton, so
+ * their wide atoms are counted together.  GNU grep -w retries every shorter match and every
+ * later start of a match that is not a whole word: `grep -c -w 'a*'` over one line of 2,000
+ * `a` then `_b` took 0.4 s of CPU (1,000 bytes: 0.1 s; 20 KB did not finish), so -w with a
+ * pattern that may match runs of different lengths is terminal unless -F (git grep -w and
+ * grep -x are fast). */
 int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
                         size_t operand_argi)
 {
     const char *why;
-    for (size_t i = 0; i < res->nopts; i++)
-        if (res->opts[i].opt->role == SHC_ROLE_PATTERN && res->opts[i].value &&
-            (why = shc__regex_bomb(res->opts[i].value)))
-            return shc__reject(r, res->opts[i].argi, "%s: %s", cmd, why);
-    if (operand && (why = shc__regex_bomb(operand)))
-        return shc__reject(r, operand_argi, "%s: %s", cmd, why);
+    bool fixed = shc__has_long(res, "fixed-strings");
+    bool line = shc__has_long(res, "line-regexp");
+    bool word = !strcmp(cmd, "grep") && shc__has_long(res, "word-regexp") && !fixed;
+    unsigned wide = 0;
+    for (size_t i = 0; i <= res->nopts; i++) {
+        const char *v = i < res->nopts ? (res->opts[i].opt->role == SHC_ROLE_PATTERN
+                                              ? res->opts[i].value
+                                              : NULL)
+                                       : operand;
+        size_t argi = i < res->nopts ? res->opts[i].argi : operand_argi;
+        if (!v)
+            continue;
+        if ((why = shc__regex_kind(v)))
+            return shc__reject(r, argi, "%s: %s", cmd, why);
+        if (word && shc__variable_length(v))
+            return shc__reject(r, argi, "%s: -w with a repetition ('*', '+', '?') retries every "
+                                        "start and length of a match: time superlinear in the "
+                                        "line", cmd);
+        if (fixed)
+            continue;
+        wide += shc__wide_atoms(v, !line && !shc__anchored(v));
+        if (wide > SHC_MAX_WIDE_ATOMS)
+            return shc__reject(r, argi, "%s: %s", cmd, shc__wide_why);
+    }
     return shc__check_engine(r, cmd, res, operand, operand_argi, false);
 }
 
