@@ -141,6 +141,7 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 #define SHC_MAX_BT_BYTES 256  /* the longest pattern a backtracking engine is given */
 #define SHC_MAX_BT_BRANCHES 16 /* the most alternatives (every `|` counts) in such a pattern */
 #define SHC_MAX_WIDE_ATOMS 8  /* classes, '.' and grouped '|' in all of a glibc/GNU regex's patterns */
+#define SHC_MAX_RG_CLASS_COUNT 16 /* the sum of the counts {n} over Unicode classes in rg patterns */
 #define SHC_MAX_PROCS 64      /* the most threads or processes a SHC_ROLE_PROCS option may ask for */
 #define SHC_MAX_NUMBER 10000 /* the largest count, depth or limit a SHC_ROLE_NUMBER option may
                                 take (ag -B 2147483647 took 75 s over 8 small files; 1000000
