@@ -240,6 +240,24 @@ int shc__check_nl_styles(shc_rule *r, const shc_optres *res)
     return 0;
 }
 
+/* The most `**` on one line of s (`***` counts once): git's wildmatch backtracks over each
+ * against every directory of a path (repo.c states the measurements). */
+unsigned shc__doublestars(const char *s)
+{
+    unsigned most = 0, n = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '\n')
+            n = 0;
+        else if (p[0] == '*' && p[1] == '*') {
+            if (++n > most)
+                most = n;
+            while (p[1] == '*')
+                p++;
+        }
+    }
+    return most;
+}
+
 /* tree -P/-I match with tree's own recursive wildcard matcher, exponential in the number of
  * `*`: `tree -I '*a*a*a*b'` took 3.5 s for one 250-byte name, '*a*a*a*a*b' over 20 s.  Each
  * `|`-separated alternative may hold one `*` at most. */
