@@ -1805,6 +1805,32 @@ ROUND5 = [
 ]
 for cls, cmd, harm in ROUND5:
     RT("R5-" + cls, cmd, "regex and bounds red team: " + harm)
+
+# ---- the classifier red team's pattern findings (grep's unanchored automaton, grep -w, rg's
+# counted Unicode classes, git's wildmatch over `**`)
+P16 = "a" + "[ab]" * 16 + "c"
+ROUND6 = [
+    ('dfa', "grep -i -c '" + P16 + "' ab.txt", "unanchored: the implicit .* makes 16 classes exponential (killed at 5 s over 200 KB)"),
+    ('dfa', "grep -c -e x -e '" + P16 + "' ab.txt", "a second -e pattern joins the same automaton"),
+    ('dfa', "cat ab.txt | grep -i '" + P16 + "'", "the same pattern as a pipeline filter"),
+    ('dfa', "git grep -c '" + P16 + "'", "git grep: glibc's matcher over the same pattern"),
+    ('dfa', "find . -name '*.txt' | xargs grep -i '" + P16 + "'", "xargs grep"),
+    ('word', "grep -c -w 'a*' min.js", "grep -w retries every start and length: seconds over one 2 KB line"),
+    ('word', "grep -rlw 'a*a' .", "grep -w with a repetition, recursive"),
+    ('rgcount', "rg -c '\\w*a\\w{300}Q' .", "rg's PikeVM at microseconds per byte: over 1.5 s per 200 KB"),
+    ('rgcount', "rg -i '\\pL{40}x' .", "a counted Unicode letter class"),
+    ('wildmatch', "git ls-files -o -x '" + "**/a/" * 12 + "**/b'", "git's wildmatch backtracks over each ** against a deep path"),
+    ('wildmatch', "git ls-files -o --exclude='**/a/**/a/**/b'", "three ** already cost a second at depth 1,000"),
+]
+for cls, cmd, harm in ROUND6:
+    RT("R6-" + cls, cmd, "pattern red team: " + harm)
+S("grep -w foo src/a.c", "foo", "src/a.c", "grep -w with a literal")
+S("grep -rn 'TODO\\|FIXME' src", "TODO\\|FIXME", "src", "two alternatives")
+S("rg '\\w+' src", "\\w+", "src", "rg: an uncounted class")
+S("rg 'fn \\w+\\(' src", "fn \\w+\\(", "src", "rg: a function search")
+S("rg '\\d{4}-\\d{2}-\\d{2}' src", "\\d{4}-\\d{2}-\\d{2}", "src", "rg: small counts (8 in all)")
+L("git ls-files -o -x '**/node_modules/**'", None, "two ** in an exclude")
+
 S("grep -P '[[:alpha:]_]x?' src/a.py", "[[:alpha:]_]x?", "src/a.py", "a POSIX class inside a bracket")
 SB("ack --ignore-dir=node_modules 'function f() {' src", "function f() {",
    "a literal brace, a plain directory name", path="src")

@@ -214,12 +214,12 @@ static void test_ack_dir_regex(void **state)
     assert_int_equal(KIND("ack", "--ignore-dir=match:^build", "foo", "."), SHC_KIND_SEARCH);
 }
 
-/* `[ab]*a[ab]...c`: GNU grep -i and git grep take time exponential in the classes after a
- * repetition; at most 8 pass */
+/* `a*a[ab]...c`: GNU grep -i and git grep take time exponential in the classes; at most 8
+ * pass (find -regex, anchored, counts after the first repetition) */
 static void test_glibc_wide_atoms(void **state)
 {
     (void)state;
-    char pat[128] = "[ab]*a";
+    char pat[128] = "a*a";
     for (int i = 0; i < 8; i++)
         strcat(pat, "[ab]");
     strcat(pat, "c");
@@ -242,6 +242,72 @@ static void test_glibc_wide_atoms(void **state)
     static const char *const torn[] = {"a*[", "a*[[:", "a*[]", "a*[^", "a*\\", "a*[[=a", "["};
     for (size_t i = 0; i < sizeof torn / sizeof *torn; i++)
         assert_null(shc__regex_bomb(torn[i]));
+}
+
+/* grep searches unanchored (an implicit `.*` first): the classes count from the pattern's
+ * start, every -e pattern together, in every shape that runs GNU grep or git grep */
+static void test_glibc_wide_unanchored(void **state)
+{
+    (void)state;
+    char p16[128] = "a", p8[128] = "a";
+    for (int i = 0; i < 16; i++)
+        strcat(p16, "[ab]");
+    for (int i = 0; i < 8; i++)
+        strcat(p8, "[ab]");
+    strcat(p16, "c");
+    strcat(p8, "c");
+    assert_int_equal(KIND("grep", "-i", "-c", p16, "ab.txt"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "-c", "-e", "x", "-e", p16, "ab.txt"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-c", p16), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "-i", "-c", p8, "ab.txt"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-c", "-e", p8, "-e", "[ab]", "ab.txt"), SHC_KIND_TERMINAL);
+    char anch[130] = "^";
+    strcat(anch, p16);
+    assert_int_equal(KIND("grep", "-c", anch, "ab.txt"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-x", "-c", p16, "ab.txt"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-F", "-c", p16, "ab.txt"), SHC_KIND_SEARCH);
+    /* ordinary patterns stay cards */
+    assert_int_equal(KIND("grep", "-rn", "TODO\\|FIXME", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-rnE", "foo|bar|baz|qux|quux|a|b|c|d|e", "."),
+                     SHC_KIND_SEARCH);
+}
+
+/* GNU grep -w retries every start and length of a match that is not a whole word */
+static void test_grep_word_repetition(void **state)
+{
+    (void)state;
+    assert_int_equal(KIND("grep", "-c", "-w", "a*", "min.js"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "-rlw", "a*a", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "--word-regexp", "-E", "a+", "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "-w", "x\\{1,3\\}", "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "-w", "foo", "f"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-wF", "a*", "f"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-x", "-c", "a*", "f"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-w", "a*"), SHC_KIND_SEARCH);
+}
+
+/* rg: counted repetitions of Unicode classes, more than 16 in all, are terminal */
+static void test_rg_class_counts(void **state)
+{
+    (void)state;
+    assert_int_equal(KIND("rg", "-c", "\\w*a\\w{300}Q", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "\\w*a\\w{17}Q", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "\\pL{20}", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "\\p{Greek}{9}.{9}", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "(\\w{5}){4}", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "[\\w-]{2,40}", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "-e", "\\w{10}", "-e", ".{10}", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "\\w*a\\w{16}Q", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "(?-u)\\w*a\\w{300}Q", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "[a-z]{300}", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "-F", "\\w{300}", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "\\w+", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "fn \\w+\\(", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "\\d{4}-\\d{2}-\\d{2}", "."), SHC_KIND_SEARCH);
+    static const char *const torn[] = {"\\w{", "\\w{1", "\\w{1,", "[\\w", "\\p{L", "(\\w{9}",
+                                       "\\", "(?", "a{99999999999999999999}"};
+    for (size_t i = 0; i < sizeof torn / sizeof *torn; i++)
+        (void)KIND("rg", torn[i], ".");
 }
 
 /* thread and process counts: 1 to 64 (xargs -P 0 is one process per name) */
@@ -277,6 +343,9 @@ int main(void)
         cmocka_unit_test(test_subset_desyncs),
         cmocka_unit_test(test_ack_dir_regex),
         cmocka_unit_test(test_glibc_wide_atoms),
+        cmocka_unit_test(test_glibc_wide_unanchored),
+        cmocka_unit_test(test_grep_word_repetition),
+        cmocka_unit_test(test_rg_class_counts),
         cmocka_unit_test(test_process_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -722,6 +722,40 @@ static void test_pathspec_patterns(void **state)
     DONE();
 }
 
+/* git matches every line of .gitattributes, .gitignore and info/{exclude,attributes} with
+ * wildmatch, which backtracks over each `**` against every directory of a deep path: more than
+ * 2 `**` on a line is terminal, in the walked directory, below it and in the git directory;
+ * the same bound holds for git ls-files -x */
+static void test_wildmatch_lines(void **state)
+{
+    (void)state;
+    context = SHC_CONTEXT_BRIDGE;
+    sh("mkdir -p w/a/b && echo foo > w/a/b/c && git add w/a/b/c");
+    sh("printf '**/node_modules\n**/a/**/b -diff\n' > .gitattributes");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("printf '**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/b -diff\n' > "
+       ".gitattributes");
+    TERMINAL("git --no-pager grep foo");
+    sh("printf '**/a/**/a/**/b\n' > .gitattributes");
+    TERMINAL("git --no-pager grep foo");
+    sh("mv .gitattributes .gitignore");
+    TERMINAL("git --no-pager grep --untracked foo");
+    TERMINAL("git ls-files -o");
+    sh("rm .gitignore && printf '**/a/**/a/**/b\n' > w/a/.gitattributes");
+    TERMINAL("git --no-pager grep foo");
+    sh("rm w/a/.gitattributes && cp .git/info/exclude x.save 2>/dev/null; "
+       "printf '**/a/**/a/**/b\n' >> .git/info/exclude");
+    TERMINAL("git ls-files -o");
+    sh("if [ -f x.save ]; then mv x.save .git/info/exclude; else rm .git/info/exclude; fi");
+    CARD("git --no-pager grep foo", SHC_KIND_SEARCH);
+    TERMINAL("git ls-files -o -x '**/a/**/a/**/b'");
+    TERMINAL("git ls-files -o --exclude='**/a/**/a/**/b'");
+    CARD("git ls-files -o -x '**/node_modules/**'", SHC_KIND_LIST);
+    sh("git rm -q --cached w/a/b/c && rm -r w");
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -740,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_ackrc),
         cmocka_unit_test(test_git_reads_elsewhere),
         cmocka_unit_test(test_pathspec_patterns),
+        cmocka_unit_test(test_wildmatch_lines),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

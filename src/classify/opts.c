@@ -61,6 +61,10 @@ static int add_opt(pstate *p, const shc_opt *o, const char *value, size_t argi)
         return shc__reject(r, argi,
                            "%s: width '%s' is not a number up to %d (nl -w pads every line)",
                            p->spec->name, value, SHC_MAX_WIDTH);
+    if (o->role == SHC_ROLE_WILDMATCH && value && shc__doublestars(value) > SHC_MAX_DOUBLESTARS)
+        return shc__reject(r, argi, "%s: a pattern with more than %d '**' makes git's wildmatch "
+                                    "backtrack exponentially over a deep path",
+                           p->spec->name, SHC_MAX_DOUBLESTARS);
     if (o->role == SHC_ROLE_TABS && value &&
         (!shc__all_digits(value) || shc__parse_num(value, strlen(value), &width) < 0 ||
          width > SHC_MAX_TABS))

@@ -59,6 +59,8 @@ typedef enum shc_role {
     SHC_ROLE_PROCS,      /* xargs -P, rg -j, git grep --threads: 1 to SHC_MAX_PROCS (xargs -P 0
                             means as many processes as names) */
     SHC_ROLE_REGEX,      /* ag -G: another regular expression, matched by the tool's engine */
+    SHC_ROLE_WILDMATCH,  /* git ls-files -x: a pattern git matches with wildmatch (at most
+                            SHC_MAX_DOUBLESTARS `**`) */
 } shc_role;
 
 /* How a command's real option parser reads argv (tools.def, SHC_CMD).  Each family is
@@ -140,7 +142,9 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 #define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
 #define SHC_MAX_BT_BYTES 256  /* the longest pattern a backtracking engine is given */
 #define SHC_MAX_BT_BRANCHES 16 /* the most alternatives (every `|` counts) in such a pattern */
-#define SHC_MAX_WIDE_ATOMS 8  /* classes, '.' and '|' after a repetition in a glibc/GNU regex */
+#define SHC_MAX_WIDE_ATOMS 8  /* classes, '.' and grouped '|' in all of a glibc/GNU regex's patterns */
+#define SHC_MAX_DOUBLESTARS 2  /* `**` in one wildmatch pattern (a git ignore line, ls-files -x) */
+#define SHC_MAX_RG_CLASS_COUNT 16 /* the sum of the counts {n} over Unicode classes in rg patterns */
 #define SHC_MAX_PROCS 64      /* the most threads or processes a SHC_ROLE_PROCS option may ask for */
 #define SHC_MAX_NUMBER 10000 /* the largest count, depth or limit a SHC_ROLE_NUMBER option may
                                 take (ag -B 2147483647 took 75 s over 8 small files; 1000000
@@ -315,6 +319,8 @@ int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res);
 /* Why a glibc regex may not finish (a backreference, or an interval that nested copies
  * multiply), or NULL. */
 const char *shc__regex_bomb(const char *pat);
+/* The most `**` on one line of s (a wildmatch pattern, lines of a git ignore file). */
+unsigned shc__doublestars(const char *s);
 /* Why a backtracking engine (PCRE2, Perl) may not match pat in bounded time, or NULL when pat
  * is in the safe subset (values.c states it). */
 const char *shc__backtrack_unsafe(const char *pat);

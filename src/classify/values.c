@@ -76,13 +76,17 @@ bool shc__has_backref(const char *pat)
 /* `[ab]*a[ab][ab]...c` says "the Nth character before c is an a": a DFA needs 2^N states, so
  * GNU grep -i (which cannot use its fast matcher) and git grep (glibc's regexec, no DFA cache)
  * take time exponential in N -- over 200 KB, N=8 0.2 s, N=10 1.1 s, N=12 5.3 s, N=25 38 s
- * with grep -i; git grep 1.2, 1.8, 2.6 s, over 60 s at N=25.  Counts the atoms that match more
- * than one character (a bracket expression, `.`, `\w \W \s \S`) and the alternatives (`|`,
- * `\|`) after the first repetition (`*`, `+`, `?`, `\+`, `\?`). */
-static unsigned shc__wide_after_repeat(const char *pat)
+ * with grep -i; git grep 1.2, 1.8, 2.6 s, over 60 s at N=25.  grep searches unanchored (an
+ * implicit `.*` before the pattern), so `a[ab][ab]...c` with no repetition at all is the same
+ * automaton (N=10 0.4 s, N=16 killed at 5 s).  Counts the atoms that match more than one
+ * character (a bracket expression, `.`, `\w \W \s \S`) and the alternatives (`|`, `\|`)
+ * inside a group (a top-level one is another pattern, counted the same way), from the start of
+ * the pattern -- or, when the pattern is anchored (`^` first, no alternative; or grep -x), from
+ * its first repetition (`*`, `+`, `?`, `\+`, `\?`). */
+static unsigned shc__wide_atoms(const char *pat, bool from_start)
 {
-    unsigned wide = 0;
-    bool seen = false;
+    unsigned wide = 0, depth = 0;
+    bool seen = from_start;
     for (const char *p = pat; *p; p++) {
         char c = *p, e = 0;
         if (c == '\\' && p[1]) {
@@ -93,7 +97,14 @@ static unsigned shc__wide_after_repeat(const char *pat)
             seen = true;
             continue;
         }
-        bool is_wide = c == '.' || c == '|' || e == '|' || (e && strchr("wWsS", e));
+        if (c == '(' || e == '(')
+            depth++;
+        else if ((c == ')' || e == ')') && depth > 0)
+            depth--;
+        else if (c == '\n')
+            seen = from_start; /* a newline starts another pattern */
+        bool is_wide = c == '.' || ((c == '|' || e == '|') && depth > 0) ||
+                       (e && strchr("wWsS", e));
         if (c == '[') {
             /* skip the bracket expression: `]` first is a member, `[:name:]` inside */
             const char *q = p + 1;
@@ -117,12 +128,19 @@ static unsigned shc__wide_after_repeat(const char *pat)
     return wide;
 }
 
+/* Whether grep runs pat anchored at the line's start: `^` first and no alternative or second
+ * pattern (a newline) that would start unanchored. */
+static bool shc__anchored(const char *pat)
+{
+    return pat[0] == '^' && !strchr(pat, '|') && !strchr(pat, '\n');
+}
+
 /* glibc's regcomp (GNU grep, git grep, find -regex, nl -b pRE) copies the repeated expression
  * once per count of an interval, so nested intervals multiply: `grep -E
  * '(((a{1,1000}){1,1000}){1,1000})' f` did not finish in 60 s, whatever f holds.  Any `{` (or
  * `\{`) followed by a digit or a comma may be an interval -- in ERE, in BRE, and in a pattern
  * that a repository's `grep.patternType` turns into ERE -- so it is terminal. */
-const char *shc__regex_bomb(const char *pat)
+static const char *shc__regex_kind(const char *pat)
 {
     if (shc__has_backref(pat))
         return "a backreference makes matching backtrack without bound";
@@ -130,23 +148,82 @@ const char *shc__regex_bomb(const char *pat)
         if ((p[1] >= '0' && p[1] <= '9') || p[1] == ',')
             return "a counted repetition ({n,m}) makes the regular expression compile without "
                    "bound when nested";
-    if (shc__wide_after_repeat(pat) > SHC_MAX_WIDE_ATOMS)
-        return "more than 8 classes, '.' or alternatives after a repetition make GNU grep's "
-               "automaton (with -i) and glibc's matcher (git grep) take time exponential in "
-               "their number";
     return NULL;
 }
 
+static const char *const shc__wide_why =
+    "more than 8 classes, '.' or alternatives (counted from the start of an unanchored pattern, "
+    "all patterns together) make GNU grep's automaton and glibc's matcher (git grep) take time "
+    "exponential in their number";
+
+/* find -regex matches the whole name (anchored); nl -b pRE through glibc's regexec. */
+const char *shc__regex_bomb(const char *pat)
+{
+    const char *why = shc__regex_kind(pat);
+    if (why)
+        return why;
+    return shc__wide_atoms(pat, false) > SHC_MAX_WIDE_ATOMS ? shc__wide_why : NULL;
+}
+
+/* Whether pat may match runs of different lengths: a repetition (`*`, `+`, `?`, `\+`, `\?`,
+ * an interval). */
+static bool shc__variable_length(const char *pat)
+{
+    for (const char *p = pat; *p; p++) {
+        if (*p == '\\' && p[1]) {
+            p++;
+            if (*p == '+' || *p == '?' || *p == '{')
+                return true;
+            continue;
+        }
+        if (*p == '*' || *p == '+' || *p == '?' || *p == '{')
+            return true;
+    }
+    return false;
+}
+
+static bool shc__has_long(const shc_optres *res, const char *name)
+{
+    for (size_t i = 0; i < res->nopts; i++)
+        if (res->opts[i].opt->long_name && !strcmp(res->opts[i].opt->long_name, name))
+            return true;
+    return false;
+}
+
+/* Every pattern of one grep or git grep: each -e value and the operand form one automaton, so
+ * their wide atoms are counted together.  GNU grep -w retries every shorter match and every
+ * later start of a match that is not a whole word: `grep -c -w 'a*'` over one line of 2,000
+ * `a` then `_b` took 0.4 s of CPU (1,000 bytes: 0.1 s; 20 KB did not finish), so -w with a
+ * pattern that may match runs of different lengths is terminal unless -F (git grep -w and
+ * grep -x are fast). */
 int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
                         size_t operand_argi)
 {
     const char *why;
-    for (size_t i = 0; i < res->nopts; i++)
-        if (res->opts[i].opt->role == SHC_ROLE_PATTERN && res->opts[i].value &&
-            (why = shc__regex_bomb(res->opts[i].value)))
-            return shc__reject(r, res->opts[i].argi, "%s: %s", cmd, why);
-    if (operand && (why = shc__regex_bomb(operand)))
-        return shc__reject(r, operand_argi, "%s: %s", cmd, why);
+    bool fixed = shc__has_long(res, "fixed-strings");
+    bool line = shc__has_long(res, "line-regexp");
+    bool word = !strcmp(cmd, "grep") && shc__has_long(res, "word-regexp") && !fixed;
+    unsigned wide = 0;
+    for (size_t i = 0; i <= res->nopts; i++) {
+        const char *v = i < res->nopts ? (res->opts[i].opt->role == SHC_ROLE_PATTERN
+                                              ? res->opts[i].value
+                                              : NULL)
+                                       : operand;
+        size_t argi = i < res->nopts ? res->opts[i].argi : operand_argi;
+        if (!v)
+            continue;
+        if ((why = shc__regex_kind(v)))
+            return shc__reject(r, argi, "%s: %s", cmd, why);
+        if (word && shc__variable_length(v))
+            return shc__reject(r, argi, "%s: -w with a repetition ('*', '+', '?') retries every "
+                                        "start and length of a match: time superlinear in the "
+                                        "line", cmd);
+        if (fixed)
+            continue;
+        wide += shc__wide_atoms(v, !line && !shc__anchored(v));
+        if (wide > SHC_MAX_WIDE_ATOMS)
+            return shc__reject(r, argi, "%s: %s", cmd, shc__wide_why);
+    }
     return shc__check_engine(r, cmd, res, operand, operand_argi, false);
 }
 
@@ -161,6 +238,24 @@ int shc__check_nl_styles(shc_rule *r, const shc_optres *res)
             return shc__reject(r, res->opts[i].argi, "nl: %s", why);
     }
     return 0;
+}
+
+/* The most `**` on one line of s (`***` counts once): git's wildmatch backtracks over each
+ * against every directory of a path (repo.c states the measurements). */
+unsigned shc__doublestars(const char *s)
+{
+    unsigned most = 0, n = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '\n')
+            n = 0;
+        else if (p[0] == '*' && p[1] == '*') {
+            if (++n > most)
+                most = n;
+            while (p[1] == '*')
+                p++;
+        }
+    }
+    return most;
 }
 
 /* tree -P/-I match with tree's own recursive wildcard matcher, exponential in the number of
@@ -324,6 +419,105 @@ const char *shc__backtrack_unsafe(const char *pat)
     return depth ? outside : NULL;
 }
 
+/* rg's default engine is linear in the input, but a counted repetition of a Unicode class
+ * (`\w{n}`, `\d`, `\s`, `\pL`, `.`, a class holding one of them, a `[:name:]` or a non-ASCII
+ * byte) becomes n copies of a class of thousands of byte ranges: the lazy DFA gives up and the
+ * PikeVM runs at microseconds per byte -- over 200 KB `\w*a\w{8}Q` 0.08 s, `\w{16}` 0.11 s,
+ * `\w{24}` 0.24 s, `\w{40}` 0.46 s, `\w{300}` over 1.5 s (`[a-z]{300}` 0.03 s, `(?i)a{300}`
+ * 0.01 s).  Sums n over every such repetition (a repeated group counts its classes times n);
+ * more than SHC_MAX_RG_CLASS_COUNT is terminal, unless the pattern turns Unicode off first
+ * (`(?-u)`). */
+static unsigned long shc__rg_class_counts(const char *pat)
+{
+    unsigned long inner[17] = {0}, total = 0, lastw = 0;
+    unsigned depth = 0;
+    if (!strncmp(pat, "(?-u)", 5) && !strstr(pat + 5, "(?"))
+        return 0;
+    for (const char *p = pat; *p; p++) {
+        unsigned long w = 0;
+        if (*p == '\\' && p[1]) {
+            char e = *++p;
+            w = strchr("wWdDsSpP", e) ? 1 : 0;
+            if ((e == 'p' || e == 'P') && p[1] == '{') {
+                const char *end = strchr(p + 1, '}');
+                p = end ? end : p + strlen(p) - 1;
+            } else if ((e == 'p' || e == 'P') && p[1]) {
+                p++;
+            }
+        } else if (*p == '[') {
+            /* up to the matching `]` (rg nests classes); `]` first is a member */
+            const char *q = p + 1;
+            unsigned nest = 1;
+            if (*q == '^')
+                q++;
+            if (*q == ']')
+                q++;
+            for (; *q && nest; q++) {
+                if (*q == '\\' && q[1]) {
+                    if (strchr("wWdDsSpP", q[1]))
+                        w = 1;
+                    q++;
+                } else if (*q == '[') {
+                    nest++;
+                    w |= q[1] == ':';
+                } else if (*q == ']') {
+                    nest--;
+                } else if ((unsigned char)*q >= 0x80) {
+                    w = 1;
+                }
+            }
+            p = q - 1;
+        } else if (*p == '.') {
+            w = 1;
+        } else if (*p == '(') {
+            if (p[1] == '?') {
+                const char *q = p + 2;
+                while (*q && *q != ')' && *q != ':')
+                    q++;
+                if (*q == ')') { /* a flag group `(?i)` */
+                    p = q;
+                    lastw = 0;
+                    continue;
+                }
+                p = *q ? q : q - 1;
+            }
+            if (depth < 16)
+                inner[++depth] = 0;
+            lastw = 0;
+            continue;
+        } else if (*p == ')') {
+            w = depth ? inner[depth] : 0;
+            if (depth)
+                depth--;
+        } else if (*p == '{' && p[1] >= '0' && p[1] <= '9') {
+            unsigned long n = 0;
+            for (p++; *p >= '0' && *p <= '9'; p++)
+                n = n < 1000000 ? n * 10 + (unsigned long)(*p - '0') : n;
+            if (*p == ',')
+                for (unsigned long m = 0; *++p >= '0' && *p <= '9';)
+                    if ((m = m < 1000000 ? m * 10 + (unsigned long)(*p - '0') : m) > n)
+                        n = m;
+            if (!*p)
+                p--;
+            if (lastw) {
+                unsigned long add = lastw * n;
+                total += add;
+                inner[depth] += add;
+            }
+            lastw = 0;
+            continue;
+        } else if (*p == '*' || *p == '+' || *p == '?' || *p == '|') {
+            lastw = 0;
+            continue;
+        }
+        inner[depth] += w;
+        lastw = w;
+        if (total > 1000000)
+            break;
+    }
+    return total;
+}
+
 int shc__check_engine(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
                       size_t operand_argi, bool always)
 {
@@ -334,9 +528,23 @@ int shc__check_engine(shc_rule *r, const char *cmd, const shc_optres *res, const
             bt = true;
         literal |= o->opt->role == SHC_ROLE_LITERAL;
     }
+    const char *why;
+    if (!bt && !always && !strcmp(cmd, "rg") && !shc__has_long(res, "fixed-strings")) {
+        unsigned long n = 0;
+        for (size_t i = 0; i <= res->nopts; i++) {
+            const char *v = i < res->nopts ? (res->opts[i].opt->role == SHC_ROLE_PATTERN
+                                                  ? res->opts[i].value
+                                                  : NULL)
+                                           : operand;
+            if (v && (n += shc__rg_class_counts(v)) > SHC_MAX_RG_CLASS_COUNT)
+                return shc__reject(r, i < res->nopts ? res->opts[i].argi : operand_argi,
+                                   "rg: a counted repetition of Unicode classes ('\\w{n}', "
+                                   "'.{n}', more than 16 in all) makes rg's engine run at "
+                                   "microseconds per byte");
+        }
+    }
     if (!bt)
         return 0;
-    const char *why;
     for (size_t i = 0; i < res->nopts; i++) {
         const shc_optval *o = &res->opts[i];
         if (o->value && ((o->opt->role == SHC_ROLE_PATTERN && !literal) ||

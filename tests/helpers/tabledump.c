@@ -85,6 +85,7 @@ static const char *role_name(shc_role r)
     case SHC_ROLE_LITERAL: return "LITERAL";
     case SHC_ROLE_PROCS: return "PROCS";
     case SHC_ROLE_REGEX: return "REGEX";
+    case SHC_ROLE_WILDMATCH: return "WILDMATCH";
     }
     return "?";
 }
