@@ -655,6 +655,36 @@ static void test_git_reads_elsewhere(void **state)
     DONE();
 }
 
+/* Found by a red team: work-tree git grep reads every tracked file whole (a 3 GiB sparse file
+ * in the index, no blocks on disk, ran past any bound); the tracked files below the directory
+ * it searches are bounded together, whatever the context. */
+static void test_grep_tracked_bytes(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("mkdir -p gt/sub && cd gt && git init -q . && echo foo > sub/a && git add sub/a && "
+       "git update-index --add --cacheinfo 100644,$(git hash-object -w /dev/null),big.bin && "
+       "truncate -s 3G big.bin");
+    TERMINAL("cd gt && git --no-pager grep foo");
+    TERMINAL("cd gt && git --no-pager grep -n foo -- .");
+    TERMINAL("cd gt && git --no-pager grep --untracked foo");
+    CARD("cd gt/sub && git --no-pager grep foo", SHC_KIND_SEARCH); /* git grep searches below */
+    CARD("cd gt && git ls-files", SHC_KIND_LIST);                  /* reads no file */
+    context = SHC_CONTEXT_BRIDGE;
+    TERMINAL("cd gt && git --no-pager grep foo");
+    context = SHC_CONTEXT_ANY;
+    /* the budget is for the command: two files of 600 MiB */
+    sh("cd gt && truncate -s 600M big.bin");
+    CARD("cd gt && git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("cd gt && cp --sparse=always big.bin big2.bin && "
+       "git update-index --add --cacheinfo 100644,$(git hash-object -w /dev/null),big2.bin");
+    TERMINAL("cd gt && git --no-pager grep foo");
+    sh("rm gt/big.bin"); /* a missing work-tree file is not read */
+    CARD("cd gt && git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("rm -rf gt");
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -672,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_nested_repository),
         cmocka_unit_test(test_ackrc),
         cmocka_unit_test(test_git_reads_elsewhere),
+        cmocka_unit_test(test_grep_tracked_bytes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -453,7 +453,8 @@ const char *shc__tree_check(const char *abs_dir, bool git, shc_ignbudget *b, cha
 /* ------------------------------------------------------------------ rundir.c */
 
 /* What the command's tool reads from the directory its process runs in (kbase, physical) that
- * no path names: ack's project .ackrc (r->rc_files), the submodules git may enter (cmd "git").
+ * no path names: ack's project .ackrc (r->rc_files), the submodules git may enter (cmd "git"),
+ * and for git grep (r->kind SEARCH) the tracked work-tree files below kbase, 1 GiB together.
  * Returns true with msg set when the command is terminal. */
 bool shc__rundir_check(const char *kbase, const char *cmd, const shc_rule *r,
                        shc_ignbudget *b, char *msg, size_t cap);
