@@ -351,6 +351,11 @@ unsigned shc__path_check(const char *base, const char *p, shc_path *np);
 /* The judgements of bad that a shallow listing (ls without -R) of p may drop: the root, and a
  * top system directory written as itself (paths.c). */
 unsigned shc__path_shallow(const char *base, const char *p, bool shallow, unsigned bad);
+/* Whether p, as written after the `cd` prefix cd (the real directory left out), is absolute or
+ * climbs out and names a system directory whose walk is most of the file system: a child of `/`
+ * such as /usr, /etc, /home, /var, or /usr/lib, /usr/share and the like.  A recursive walk of
+ * one is terminal in every context. */
+bool shc__path_system_root(const char *cd, const char *p);
 /* Whether a word names, or may name, a device or process file: the word itself or any piece of
  * it after '=', ':' or ',' (an option's value) that contains '/'. */
 bool shc__word_names_special(const char *w);
