@@ -685,6 +685,23 @@ static void test_grep_tracked_bytes(void **state)
     DONE();
 }
 
+/* Found by a red team: the 1 GiB bound was per operand, so naming one large file many times
+ * (`cat b b b ...`, `rg -c x b b ...`) read it once per word; the bound is per command. */
+static void test_input_per_command(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("truncate -s 600M b600");
+    CARD("cat b600", SHC_KIND_READ);
+    CARD("grep -c foo b600", SHC_KIND_SEARCH);
+    TERMINAL("cat b600 b600");
+    TERMINAL("rg -c x b600 b600 b600");
+    TERMINAL("cat README.md b600 src/a.c b600");
+    CARD("cat README.md src/a.c", SHC_KIND_READ);
+    sh("rm b600");
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -703,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_ackrc),
         cmocka_unit_test(test_git_reads_elsewhere),
         cmocka_unit_test(test_grep_tracked_bytes),
+        cmocka_unit_test(test_input_per_command),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

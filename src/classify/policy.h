@@ -377,6 +377,9 @@ bool shc__path_magic(const char *abs);
  * together, and each file-valued option's list of patterns (rg with 1 MiB of globs in .ignore:
  * 6 s and 180 MB; 64 KiB: 0.5 s, fd 1.2 s). */
 #define SHC_IGNORE_MAX (64L << 10)
+/* Bytes of the regular files one command names, together (`cat b b b ...` read a 1 GiB file
+ * once per word; the per-file bound is the same 1 GiB). */
+#define SHC_INPUT_MAX (1LL << 30)
 
 /* The physical directory a command runs in: real_cwd after the `cd` chain (NULL: none), as bash
  * reaches it (the lexical name first, then the name as written; physical: `cd -P`) and the
@@ -389,6 +392,7 @@ const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical,
 typedef struct shc_ignbudget {
     long long ignore; /* the parents' ignore files and the git directory's info/ files */
     long long tree;   /* the ignore files below walked roots (the bridge's tree scan) */
+    long long input;  /* bytes the command's named regular files may still hold, together */
     size_t nseen;
     struct {
         unsigned long long dev, ino;
