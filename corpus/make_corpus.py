@@ -1837,6 +1837,24 @@ SB("ack --ignore-dir=node_modules 'function f() {' src", "function f() {",
 S("git --no-pager grep -i 'foo.*[ab]x[0-9]' -- src", "foo.*[ab]x[0-9]", "src",
   "a few classes after a star")
 
+ROUND7 = [
+    ('F4', "grep -r foo /bin /boot /etc /home /lib /opt /srv /usr /var", "naming the children of / walks / but for the pseudo file systems"),
+    ('F4', "grep -r foo /usr", "grep -r over /usr alone: killed at 5 s"),
+    ('F4', "cd / && grep -rl foo usr etc var", "the same walk, relative to cd /"),
+    ('F4', "ack foo /usr", "ack walks /usr"),
+    ('F4', "find /usr /var /etc /home /root -type f -exec grep foo {} +", "find walks the system directories"),
+    ('F4', "rg foo /etc", "rg over /etc"),
+    ('F4', "ls -R /var", "ls -R lists /var"),
+    ('F4', "tree /home", "tree walks every home"),
+    ('F4', "grep -rn foo /usr/share", "/usr/share: most of /usr"),
+    ('F4', "cd /usr && grep -r foo", "grep -r in /usr without a path"),
+    ('F4', "find ../../../../../../../../../../../../usr -name x", "a climb judged from the root reaches /usr"),
+]
+for cls, cmd, harm in ROUND7:
+    RT("R7-" + cls, cmd, "volume red team: " + harm)
+S("grep -rn foo /usr/include/stdio.h", "foo", "/usr/include/stdio.h", "a file below a system directory")
+L("ls /usr", "/usr", "ls without -R opens only /usr")
+S("find /usr/include -name 'stdio*'", "stdio*", "/usr/include", "a small directory below /usr")
 
 import breadth_cases  # noqa: E402  (corpus/breadth.jsonl: the classifier-breadth issue)
 

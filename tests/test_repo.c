@@ -756,6 +756,53 @@ static void test_wildmatch_lines(void **state)
     DONE();
 }
 
+/* Found by a red team: work-tree git grep reads every tracked file whole (a 3 GiB sparse file
+ * in the index, no blocks on disk, ran past any bound); the tracked files below the directory
+ * it searches are bounded together, whatever the context. */
+static void test_grep_tracked_bytes(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("mkdir -p gt/sub && cd gt && git init -q . && echo foo > sub/a && git add sub/a && "
+       "git update-index --add --cacheinfo 100644,$(git hash-object -w /dev/null),big.bin && "
+       "truncate -s 3G big.bin");
+    TERMINAL("cd gt && git --no-pager grep foo");
+    TERMINAL("cd gt && git --no-pager grep -n foo -- .");
+    TERMINAL("cd gt && git --no-pager grep --untracked foo");
+    CARD("cd gt/sub && git --no-pager grep foo", SHC_KIND_SEARCH); /* git grep searches below */
+    CARD("cd gt && git ls-files", SHC_KIND_LIST);                  /* reads no file */
+    context = SHC_CONTEXT_BRIDGE;
+    TERMINAL("cd gt && git --no-pager grep foo");
+    context = SHC_CONTEXT_ANY;
+    /* the budget is for the command: two files of 600 MiB */
+    sh("cd gt && truncate -s 600M big.bin");
+    CARD("cd gt && git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("cd gt && cp --sparse=always big.bin big2.bin && "
+       "git update-index --add --cacheinfo 100644,$(git hash-object -w /dev/null),big2.bin");
+    TERMINAL("cd gt && git --no-pager grep foo");
+    sh("rm gt/big.bin"); /* a missing work-tree file is not read */
+    CARD("cd gt && git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("rm -rf gt");
+    DONE();
+}
+
+/* Found by a red team: the 1 GiB bound was per operand, so naming one large file many times
+ * (`cat b b b ...`, `rg -c x b b ...`) read it once per word; the bound is per command. */
+static void test_input_per_command(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("truncate -s 600M b600");
+    CARD("cat b600", SHC_KIND_READ);
+    CARD("grep -c foo b600", SHC_KIND_SEARCH);
+    TERMINAL("cat b600 b600");
+    TERMINAL("rg -c x b600 b600 b600");
+    TERMINAL("cat README.md b600 src/a.c b600");
+    CARD("cat README.md src/a.c", SHC_KIND_READ);
+    sh("rm b600");
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -775,6 +822,8 @@ int main(void)
         cmocka_unit_test(test_git_reads_elsewhere),
         cmocka_unit_test(test_pathspec_patterns),
         cmocka_unit_test(test_wildmatch_lines),
+        cmocka_unit_test(test_grep_tracked_bytes),
+        cmocka_unit_test(test_input_per_command),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

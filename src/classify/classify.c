@@ -362,21 +362,20 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
     if (in_file && check_one(c, base, cmd, in_file->value, file_bad, in_file->span, "file") < 0)
         return -1;
     size_t n = r->npaths ? r->npaths : (r->path ? 1 : 0);
-    for (size_t k = 0; k < n; k++) {
-        const char *q = r->npaths ? r->paths[k] : r->path;
+    for (size_t k = 0; k < (n ? n : walks); k++) { /* a walk without a path walks "." */
+        const char *q = n == 0 ? "." : r->npaths ? r->paths[k] : r->path;
         if (in_file && q == in_file->value)
             continue;
         char gd[1024]; /* a git pathspec pattern: judged as the directory git walks for it */
         if (r->pathspecs && !(q = shc__pathspec_judged(q, scans, gd, sizeof gd, msg, sizeof msg)))
             return reject(c, call->span, "%s", msg);
         unsigned qbad = shc__path_shallow(base, q, r->shallow && !c->nhomes, root_bad);
+        if (walks && !r->shallow && shc__path_system_root(c->has_cwd ? c->cwd : NULL, q))
+            return reject(c, call->span, "%s: '%s' is a system directory (walking it is most of "
+                          "the file system)", cmd, q);
         if (check_one(c, base, cmd, q, qbad, call->span, walks ? "directory" : "file") < 0)
             return -1;
     }
-    if (n == 0 && walks &&
-        check_one(c, base, cmd, ".", shc__path_shallow(base, ".", r->shallow && !c->nhomes,
-                                                      root_bad), call->span, "directory") < 0)
-        return -1;
     for (size_t k = 0; k < r->ninputs; k++) {
         size_t a = r->input_argi[k];
         shc_span sp = a < call->u.call.nwords ? call->u.call.words[a].span : call->span;

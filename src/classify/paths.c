@@ -201,6 +201,40 @@ unsigned shc__path_shallow(const char *base, const char *p, bool shallow, unsign
     return bad;
 }
 
+/* The system directories whose trees hold most of the file system: walking one (or naming
+ * several, `grep -r foo /usr /var /etc ...`) is walking `/` but for the pseudo file systems. */
+static const char *const system_tops[] = {"bin",  "boot", "etc", "home",  "lib", "lib32",
+                                          "lib64", "libx32", "media", "mnt", "nix", "opt",
+                                          "root", "sbin", "snap", "srv",  "usr", "var"};
+static const char *const usr_big[] = {"lib", "lib32", "lib64", "libexec", "local", "share", "src"};
+
+static bool in_list(const char *s, size_t n, const char *const *list, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (seg_is(s, n, list[i]))
+            return true;
+    return false;
+}
+
+bool shc__path_system_root(const char *cd, const char *p)
+{
+    shc_path np;
+    if (!strcmp(p, "-") || shc__path_norm(&np, cd, p) < 0)
+        return false; /* judged elsewhere */
+    if (!np.absolute && np.climb == 0)
+        return false; /* below the starting directory */
+    const char *s = np.norm[0] ? np.norm + 1 : np.norm, *e = strchr(s, '/');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    if (!in_list(s, n, system_tops, sizeof system_tops / sizeof *system_tops))
+        return false;
+    if (!e)
+        return true;
+    if (!seg_is(s, n, "usr"))
+        return false;
+    const char *t = e + 1, *f = strchr(t, '/');
+    return !f && in_list(t, strlen(t), usr_big, sizeof usr_big / sizeof *usr_big);
+}
+
 /* Whether the text of a link names a proc, dev, sys or run directory in any component. */
 static bool text_names_special(const char *text)
 {

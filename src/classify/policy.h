@@ -365,6 +365,11 @@ unsigned shc__path_check(const char *base, const char *p, shc_path *np);
 /* The judgements of bad that a shallow listing (ls without -R) of p may drop: the root, and a
  * top system directory written as itself (paths.c). */
 unsigned shc__path_shallow(const char *base, const char *p, bool shallow, unsigned bad);
+/* Whether p, as written after the `cd` prefix cd (the real directory left out), is absolute or
+ * climbs out and names a system directory whose walk is most of the file system: a child of `/`
+ * such as /usr, /etc, /home, /var, or /usr/lib, /usr/share and the like.  A recursive walk of
+ * one is terminal in every context. */
+bool shc__path_system_root(const char *cd, const char *p);
 /* Whether a word names, or may name, a device or process file: the word itself or any piece of
  * it after '=', ':' or ',' (an option's value) that contains '/'. */
 bool shc__word_names_special(const char *w);
@@ -386,6 +391,9 @@ bool shc__path_magic(const char *abs);
  * together, and each file-valued option's list of patterns (rg with 1 MiB of globs in .ignore:
  * 6 s and 180 MB; 64 KiB: 0.5 s, fd 1.2 s). */
 #define SHC_IGNORE_MAX (64L << 10)
+/* Bytes of the regular files one command names, together (`cat b b b ...` read a 1 GiB file
+ * once per word; the per-file bound is the same 1 GiB). */
+#define SHC_INPUT_MAX (1LL << 30)
 
 /* The physical directory a command runs in: real_cwd after the `cd` chain (NULL: none), as bash
  * reaches it (the lexical name first, then the name as written; physical: `cd -P`) and the
@@ -404,6 +412,7 @@ const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical,
 typedef struct shc_ignbudget {
     long long ignore; /* the parents' ignore files and the git directory's info/ files */
     long long tree;   /* the ignore files below walked roots (the bridge's tree scan) */
+    long long input;  /* bytes the command's named regular files may still hold, together */
     size_t nseen;
     struct {
         unsigned long long dev, ino;
@@ -473,7 +482,8 @@ const char *shc__tree_check(const char *abs_dir, bool git, shc_ignbudget *b, cha
 /* ------------------------------------------------------------------ rundir.c */
 
 /* What the command's tool reads from the directory its process runs in (kbase, physical) that
- * no path names: ack's project .ackrc (r->rc_files), the submodules git may enter (cmd "git").
+ * no path names: ack's project .ackrc (r->rc_files), the submodules git may enter (cmd "git"),
+ * and for git grep (r->kind SEARCH) the tracked work-tree files below kbase, 1 GiB together.
  * Returns true with msg set when the command is terminal. */
 bool shc__rundir_check(const char *kbase, const char *cmd, const shc_rule *r,
                        shc_ignbudget *b, char *msg, size_t cap);

@@ -72,6 +72,7 @@ void shc__ignbudget_init(shc_ignbudget *b)
 {
     b->ignore = SHC_IGNORE_MAX;
     b->tree = SHC_TREE_IGNORE_MAX;
+    b->input = SHC_INPUT_MAX;
     b->nseen = 0;
 }
 

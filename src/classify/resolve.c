@@ -112,6 +112,10 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
             snprintf(msg, cap, "'%s' leads to a device or process file", p);
         else if ((why = shc__path_stat(real)) != NULL)
             snprintf(msg, cap, "%s '%s' is %s", what, p, why);
+        else if (stat(real, &st) == 0 && S_ISREG(st.st_mode) && (b->input -= st.st_size) < 0)
+            snprintf(msg, cap, "%s '%s': %s", what, p,
+                     why = "the files the command names hold over 1 GiB together (each word "
+                           "is read)");
         else if (patterns && (stat(real, &st) != 0 || st.st_size > SHC_IGNORE_MAX))
             snprintf(msg, cap, "%s '%s' is %s", what, p,
                      why = "over 64 KiB (the tool compiles every pattern in it)");

@@ -18,7 +18,13 @@
  *   judged: a path through no symbolic link, its .git judged as a git directory of its own
  *   (shc__git_dir_judge, whole), its `.gitmodules` plain, and its own gitlinks in turn (nested
  *   at most SHC_SUBMODULE_DEPTH, SHC_SUBMODULE_MAX in all).  An index git splits (`link`:
- *   entries in a shared file), one over SHC_INDEX_MAX or one shcard cannot parse is terminal. */
+ *   entries in a shared file), one over SHC_INDEX_MAX or one shcard cannot parse is terminal.
+ * - work-tree `git grep` reads every regular file of the index whole (grep_source_load_file:
+ *   xmallocz(st_size), no binary or hole shortcut; a tracked 3 GiB sparse file ran past any
+ *   bound).  So the work-tree files of the regular entries below the process's directory (git
+ *   grep's default pathspec; named pathspecs only narrow it and are not taken into account) are
+ *   lstat'ed, every index walked here (submodules' too) in one budget: their sizes together (a
+ *   hole reads as zeros) at most SHC_GREP_TREE_MAX. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "classify/policy.h"
 
@@ -35,9 +41,12 @@
 #define SHC_GITMODULES_MAX (1L << 20) /* a .gitmodules larger than this: terminal */
 #define SHC_SUBMODULE_DEPTH 4       /* submodules inside submodules */
 #define SHC_SUBMODULE_MAX 64        /* gitlinks judged for one command (each a git dir scan) */
+#define SHC_GREP_TREE_MAX (1LL << 30) /* bytes of tracked work-tree files one git grep reads */
 
 typedef struct rstate {
     unsigned links; /* checked-out submodules judged so far */
+    const char *grep_base; /* git grep: the directory whose tracked files it reads, or NULL */
+    long long grep_bytes;  /* their sizes so far */
     shc_ignbudget *b;
     char *msg;
     size_t cap;
@@ -83,6 +92,29 @@ static uint32_t be32(const unsigned char *b)
 }
 
 static bool submodules(const char *top, const char *g, int depth, rstate *s);
+
+/* git grep: the work-tree file top/path of a regular index entry, in the byte budget when it is
+ * below the directory git grep searches and a regular file there (git lstat()s it and reads
+ * only regular files). */
+static bool grep_charge(const char *top, const char *path, rstate *s)
+{
+    char wt[SHC_RD_PATH];
+    size_t bn = strlen(s->grep_base);
+    int w = snprintf(wt, sizeof wt, "%s/%s", strcmp(top, "/") ? top : "", path);
+    if (w < 0 || (size_t)w >= sizeof wt)
+        return fail(s, "git: the index entry '%.60s...' is too long to judge", path);
+    if (strcmp(s->grep_base, "/") &&
+        (strncmp(wt, s->grep_base, bn) != 0 || (wt[bn] != '/' && wt[bn] != '\0')))
+        return false; /* outside the directory searched */
+    struct stat st;
+    if (lstat(wt, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    s->grep_bytes += st.st_size;
+    if (s->grep_bytes > SHC_GREP_TREE_MAX)
+        return fail(s, "git grep: its tracked files hold over 1 GiB together (it reads each "
+                       "whole; '%s' is %lld bytes)", wt, (long long)st.st_size);
+    return false;
+}
 
 /* One gitlink: top/path. */
 static bool gitlink(const char *top, const char *path, int depth, rstate *s)
@@ -185,6 +217,8 @@ static bool index_entries(const char *top, const unsigned char *buf, size_t n, i
         off = version == 4 ? at + len + 1 : off + ((hdr + len + 8) & ~(size_t)7);
         if ((mode & 0170000) == 0160000 && gitlink(top, path, depth, s))
             return true;
+        if ((mode & 0170000) == 0100000 && s->grep_base && grep_charge(top, path, s))
+            return true;
     }
     for (; off + 8 <= end; off += 8 + be32(buf + off + 4)) { /* the extensions */
         if (!memcmp(buf + off, "link", 4))
@@ -265,10 +299,13 @@ static bool git_submodules(const char *dir, rstate *s)
 bool shc__rundir_check(const char *kbase, const char *cmd, const shc_rule *r, shc_ignbudget *b,
                        char *msg, size_t cap)
 {
-    rstate s = {0, b, msg, cap};
+    rstate s = {0, NULL, 0, b, msg, cap};
     if (!kbase)
         return false;
     if (r->rc_files && ackrc(kbase, &s))
         return true;
-    return !strcmp(cmd, "git") && git_submodules(kbase, &s);
+    if (strcmp(cmd, "git") != 0)
+        return false;
+    s.grep_base = r->kind == SHC_KIND_SEARCH ? kbase : NULL; /* git grep */
+    return git_submodules(kbase, &s);
 }
