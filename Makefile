@@ -76,8 +76,9 @@ FUZZ_STANDALONE := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%-replay)
 
 all: shcard
 
+# replaced by a rename, never written in place: a suite may be running ./shcard meanwhile
 shcard: $(BIN)
-	@cp $(BIN) shcard
+	@cmp -s $(BIN) shcard || { cp $(BIN) shcard.tmp && mv -f shcard.tmp shcard; }
 
 $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -113,7 +114,7 @@ $(BUILD)/fuzz/%-replay: fuzz/%.c fuzz/standalone.c $(LIB)
 	$(CC) $(CFLAGS_ALL) -DSHC_FUZZING $(LDFLAGS_ALL) -o $@ $< fuzz/standalone.c $(LIB) $(PKG_LIBS)
 
 build-tests: $(BIN) $(TEST_BIN) $(THELP_BIN) $(FUZZ_STANDALONE) lib man npm
-	@cp $(BIN) shcard
+	@cmp -s $(BIN) shcard || { cp $(BIN) shcard.tmp && mv -f shcard.tmp shcard; }
 
 # `make test`: every suite through tests/run.sh, which prints one "N passed, N failed" line.
 test: deps npm-deps dist-deps
@@ -127,7 +128,7 @@ asan:
 # that must kill it run (tests/mutants.py); every mutant must be killed.  MUTANTS="a b" picks.
 # mutant-build is what a mutant needs built (the binary, the cmocka tests, the helpers).
 mutant-build: $(BIN) $(TEST_BIN) $(THELP_BIN)
-	@cp $(BIN) shcard
+	@cmp -s $(BIN) shcard || { cp $(BIN) shcard.tmp && mv -f shcard.tmp shcard; }
 
 mutants: deps npm-deps
 	@$(MAKE) --no-print-directory mutant-build
@@ -226,7 +227,7 @@ PY_FILES    := __init__.py __main__.py py.typed
 MAN3_LINKS  := shc_parse shc_ast_free shc_ast_each_call shc_diag_render shc_err_kind shc_classify \
                shc_classify_ex shc_context_name shc_verdict_free shc_verdict_to_json shc_kind_name shc_free shc_version
 
-install: shcard lib man
+install: $(BIN) lib man
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
 	  $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir)
 	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(bindir)/shcard
