@@ -226,11 +226,14 @@ fi
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   NB=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   # nobody must reach its directory: not under the suite's TMPDIR, which may be private
+  # nor may the binary sit in a checkout under a private directory (a CI clone in a mktemp -d):
+  # nobody runs a copy
   T7=$(TMPDIR=/tmp mktemp -d) && chmod 777 "$T7" && mkdir -p "$T/ws7"
+  cp "$S" "$T7/shcard" && chmod 755 "$T7/shcard"
   "${NB[@]}" sleep 300 & VICTIMS+=($!); V=$!
   sleep 0.2
   nice0=$(awk '{print $19}' "/proc/$V/stat")
-  (cd "$T7" && timeout -s KILL 30 "${NB[@]}" env HOME="$T7" XDG_CONFIG_HOME="$T7" XDG_STATE_HOME="$T7" TMPDIR="$T7" "$S" run --sandbox read-only \
+  (cd "$T7" && timeout -s KILL 30 "${NB[@]}" env HOME="$T7" XDG_CONFIG_HOME="$T7" XDG_STATE_HOME="$T7" TMPDIR="$T7" "$T7/shcard" run --sandbox read-only \
     "$PY -c 'import os; n = min(os.getpriority(os.PRIO_PROCESS, 0) + 1, 19); os.setpriority(os.PRIO_PROCESS, 0, n); print(\"own\", os.getpriority(os.PRIO_PROCESS, 0) == n); os.setpriority(os.PRIO_USER, 0, 19)'" >"$T/o7" 2>&1)
   nice=$(awk '{print $19}' "/proc/$V/stat")
   if grep -q "own True" "$T/o7"; then pass "RC7 control: the command may renice itself (PRIO_PROCESS, who 0)"
