@@ -21,14 +21,17 @@ const check = (cond, name, detail) => {
 async function oneCard(extraEnv, file) {
   const state = tempDir("rt-confine-state-");
   writeFileSync(join(ws, file), "plain text\n");
-  const child = startAgent(["--verify-grace", "5", "--input-wait", "0"], {
+  // --timeout 10: a stealing child killed while it holds a notification of the main process's
+  // kill() leaves that call pending, so the probe can deadlock itself (as in the run case); the
+  // card flips either way, and the turn then ends when the command is timed out
+  const child = startAgent(["--verify-grace", "5", "--input-wait", "0", "--timeout", "10"], {
     env: { XDG_STATE_HOME: state, SHCARD_FINDINGS: join(state, "findings.jsonl"), PATH: `${ws}/.bin:${process.env.PATH}`, ...extraEnv },
     cwd: ws,
   });
   const c = connect(child);
   await c.ctx.request("initialize", ZED_INIT);
   const { sessionId } = await c.ctx.request("session/new", { cwd: ws, mcpServers: [] });
-  await within(30000, c.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `cat ${file}` }] }));
+  await within(45000, c.ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `cat ${file}` }] }));
   const ups = (c.updates.get(sessionId) || []).map((x) => x.u);
   const calls = ups.filter((u) => u.sessionUpdate === "tool_call");
   child.stdin.end();
