@@ -360,7 +360,16 @@ static void test_filter_is_the_table(void **state)
                                     0x8901, 0x8902, 0x40045431, 0x80045430, 0xC0045430, 0x89A0, 0x800c6613,
                                     0xC020660B, 0x80081272, 0x10000000, 0x00020000, 0x40000000,
                                     0x100000000ull, 0xFFFFFFFFull, 0x7fff00001000ull};
-    size_t nv = sizeof vals / sizeof vals[0], notified = 0, runs = 0;
+    /* the fixed values, then every constant the filter compares with (an allowlist entry the
+     * model does not know is then tried against it) */
+    static uint64_t all[64 + 3 * SHC__WATCH_FILTER_MAX];
+    size_t nv = 0, notified = 0, runs = 0;
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        all[nv++] = vals[i];
+    for (size_t i = 0; i < n; i++)
+        if (BPF_CLASS(f[i].code) == BPF_JMP && BPF_OP(f[i].code) != BPF_JA)
+            all[nv++] = f[i].k;
+
     for (uint32_t nr = 0; nr < 1100; nr++) {
         for (int arg = -1; arg < 6; arg++) {
             for (size_t v = 0; v < (arg < 0 ? 1 : nv); v++) {
@@ -369,7 +378,7 @@ static void test_filter_is_the_table(void **state)
                 d.nr = (int)nr;
                 d.arch = AUDIT_ARCH_X86_64;
                 if (arg >= 0)
-                    d.args[arg] = vals[v];
+                    d.args[arg] = all[v];
                 uint32_t res = bpf_run(f, n, &d), want = expected(&d);
                 if (res != want)
                     fail_msg("nr %u arg%d=%#llx: %#x, the table says %#x", nr, arg,
