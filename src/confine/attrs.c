@@ -33,6 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "confine/bpfbuf.h"
 #include "confine/sandbox.h"
 
 #if defined(__x86_64__)
@@ -118,21 +119,6 @@ static const uint32_t i386_calls[] = {15,  16,  30,  94,  95,  182, 198, 207, 21
 
 /* ------------------------------------------------------------------ filters */
 
-typedef struct fbuf {
-    struct sock_filter *f;
-    size_t n, cap;
-} fbuf;
-
-static void emit(fbuf *b, unsigned short code, unsigned char jt, unsigned char jf, uint32_t k)
-{
-    if (b->n < b->cap)
-        b->f[b->n] = (struct sock_filter){code, jt, jf, k};
-    b->n++;
-}
-
-#define LD_ABS (BPF_LD | BPF_W | BPF_ABS)
-#define JEQ (BPF_JMP | BPF_JEQ | BPF_K)
-#define RET (BPF_RET | BPF_K)
 #define OFF_NR ((uint32_t)offsetof(struct seccomp_data, nr))
 #define OFF_ARCH ((uint32_t)offsetof(struct seccomp_data, arch))
 #define OFF_ARG(i) ((uint32_t)offsetof(struct seccomp_data, args) + 8u * (uint32_t)(i))

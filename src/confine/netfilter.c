@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "confine/bpfbuf.h"
 #include "confine/sandbox.h"
 
 #if defined(__x86_64__)
@@ -39,9 +40,6 @@
 #define X32_IOCTL 514u      /* x32 has its own ioctl number */
 #define NR_IO_URING_SETUP 425u /* the same number on every architecture */
 
-#define LD_ABS (BPF_LD | BPF_W | BPF_ABS)
-#define JEQ (BPF_JMP | BPF_JEQ | BPF_K)
-#define RET (BPF_RET | BPF_K)
 #define DENY (SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA))
 #define OFF_ARCH ((uint32_t)offsetof(struct seccomp_data, arch))
 #define OFF_NR ((uint32_t)offsetof(struct seccomp_data, nr))

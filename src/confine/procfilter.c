@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "confine/bpfbuf.h"
 #include "confine/sandbox.h"
 
 enum { R_ALL, R_A0, R_PRIO, R_IOPRIO, R_PRLIM };
@@ -106,23 +107,8 @@ static const rule foreign[] = {
 #endif
 };
 
-#define LD_ABS (BPF_LD | BPF_W | BPF_ABS)
-#define JEQ (BPF_JMP | BPF_JEQ | BPF_K)
-#define RET (BPF_RET | BPF_K)
 #define DENY (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 #define ARG_LO(i) ((uint32_t)offsetof(struct seccomp_data, args) + 8u * (uint32_t)(i))
-
-typedef struct fbuf {
-    struct sock_filter *f;
-    size_t n, cap;
-} fbuf;
-
-static void emit(fbuf *b, unsigned short code, unsigned char jt, unsigned char jf, uint32_t k)
-{
-    if (b->n < b->cap)
-        b->f[b->n] = (struct sock_filter){code, jt, jf, k};
-    b->n++;
-}
 
 /* One rule, entered with A = the call's number; falls through to the next rule when the
  * number differs.  The pid/who arguments are ints: their low half is what the kernel reads. */

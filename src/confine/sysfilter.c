@@ -27,6 +27,7 @@
 #define __NR_file_setattr 469
 #endif
 
+#include "confine/bpfbuf.h"
 #include "confine/systab.h"
 
 enum { LEAF = 8 };
@@ -257,21 +258,6 @@ static const uint32_t ioctl_reads[] = {
     0x80081270 /* BLKBSZGET */,
 };
 
-typedef struct fbuf {
-    struct sock_filter *f;
-    size_t n, cap;
-} fbuf;
-
-static void emit(fbuf *b, unsigned short code, unsigned char jt, unsigned char jf, uint32_t k)
-{
-    if (b->n < b->cap)
-        b->f[b->n] = (struct sock_filter){code, jt, jf, k};
-    b->n++;
-}
-
-#define LD_ABS (BPF_LD | BPF_W | BPF_ABS)
-#define JEQ (BPF_JMP | BPF_JEQ | BPF_K)
-#define RET (BPF_RET | BPF_K)
 #define NOTIFY SECCOMP_RET_USER_NOTIF
 #define ALLOW SECCOMP_RET_ALLOW
 #define ARG_LO(i) ((uint32_t)offsetof(struct seccomp_data, args) + 8u * (uint32_t)(i))
