@@ -1,79 +1,214 @@
 /* Reading a watched command's memory with a deadline (sandbox.h), for the supervisor (watch.c,
  * attrs.c).  A pread() of /proc/PID/mem faults the page in on the command's behalf, and a page
  * backed by a file system the command serves itself (FUSE) or a slow network mount can keep
- * that pread waiting for ever, with the agent's loop inside it.  So each read runs on a
- * short-lived thread of its own, and the caller waits for it at most SHC__MEM_DEADLINE_MS: past
- * that the read counts as failed (ETIMEDOUT), the caller goes on, and the thread is left to
- * finish when the fault does (when the command or its file system goes away) and frees what it
- * used.  The thread works on its own copy of the descriptor and its own buffer.
+ * that pread waiting for ever, with the agent's loop inside it.  So reads run on a reader
+ * thread of the watch's own (shc__memreader), and the caller waits for each at most
+ * SHC__MEM_DEADLINE_MS: past that the read counts as failed (ETIMEDOUT), the caller goes on,
+ * the thread is abandoned (it finishes when the fault does, when the command or its file
+ * system goes away, and frees what it used) and the next read starts a new one.  The thread
+ * works on its own copy of the descriptor and its own buffer.  One thread serves every read of
+ * a watch: starting a thread for each read had cost more than the read (a notification needs
+ * one to three), on the watched command's critical path.
  * shc__mem_remote() tells the supervisor beforehand whether a call's arguments point into a
  * mapping of a file on FUSE or a network file system: such a page is never read (its fault can
  * wait on the command itself, which then cannot end, and neither could a thread of ours stuck in
- * it) and the call is refused.  A command that maps such a file over the address between that
- * check and the read still meets the deadline: the loop goes on.  The sandbox's metadata rule
- * (attrs.c) reads directly after the same check: its calls come by the thousand (a chmod -R),
- * and a thread for each read cost too much; the race above can hold its loop. */
+ * it) and the call is refused.  It asks the kernel about each address (PROCMAP_QUERY, Linux
+ * 6.11) and reads the whole of /proc/PID/maps only on older kernels.  A command that maps such
+ * a file over the address between that check and the read still meets the deadline: the loop
+ * goes on.  The sandbox's metadata rule (attrs.c) reads directly after the same check: its
+ * calls come by the thousand (a chmod -R); the race above can hold its loop. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "confine/sandbox.h"
 
-typedef struct job {
+enum { READ_MAX = 4096 };
+
+/* Shared by the watch and its reader thread; freed by whichever lets go last. */
+typedef struct worker {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int refs; /* the caller and the thread */
-    bool done;
-    int fd;
+    int refs;      /* the owner (until it abandons or frees it) and the thread */
+    bool quit;     /* the owner let go: the thread ends after the read in hand */
+    bool has_job;  /* a read waits for the thread */
+    bool done;     /* the read in hand is over (got, err) */
+    int fd;        /* the job's own copy of the descriptor; the thread closes it */
     off_t off;
     size_t n;
     ssize_t got;
     int err;
-    char buf[];
-} job;
+    char buf[READ_MAX];
+} worker;
 
-static void job_drop(job *j)
+struct shc__memreader {
+    worker *w; /* NULL: none yet, or the last one was abandoned */
+};
+
+static void worker_drop(worker *w)
 {
-    pthread_mutex_lock(&j->mu);
-    bool last = --j->refs == 0;
-    pthread_mutex_unlock(&j->mu);
+    pthread_mutex_lock(&w->mu);
+    bool last = --w->refs == 0;
+    pthread_mutex_unlock(&w->mu);
     if (!last)
         return;
-    close(j->fd);
-    pthread_cond_destroy(&j->cv);
-    pthread_mutex_destroy(&j->mu);
-    free(j);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
 }
 
-static void *reader(void *arg)
+static void *worker_main(void *arg)
 {
-    job *j = arg;
-    ssize_t got = pread(j->fd, j->buf, j->n, j->off);
-    int err = errno;
-    pthread_mutex_lock(&j->mu);
-    j->got = got;
-    j->err = err;
-    j->done = true;
-    pthread_cond_signal(&j->cv);
-    pthread_mutex_unlock(&j->mu);
-    job_drop(j);
+    worker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->has_job && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (!w->has_job)
+            break;
+        int fd = w->fd;
+        off_t off = w->off;
+        size_t n = w->n;
+        pthread_mutex_unlock(&w->mu);
+        ssize_t got = pread(fd, w->buf, n, off); /* buf is ours while has_job */
+        int err = errno;
+        close(fd);
+        pthread_mutex_lock(&w->mu);
+        w->got = got;
+        w->err = err;
+        w->has_job = false;
+        w->done = true;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    worker_drop(w);
     return NULL;
 }
 
+static worker *worker_start(void)
+{
+    worker *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0) {
+        free(w);
+        return NULL;
+    }
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&w->mu, NULL);
+    w->refs = 2;
+    pthread_attr_t at;
+    pthread_t t;
+    int rc = pthread_attr_init(&at);
+    if (!rc) {
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&at, 64 * 1024);
+        rc = pthread_create(&t, &at, worker_main, w);
+        pthread_attr_destroy(&at);
+    }
+    if (rc) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        free(w);
+        errno = rc;
+        return NULL;
+    }
+    return w;
+}
+
+/* The owner lets go of w: the thread ends once its read (if any) returns. */
+static void worker_abandon(worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->quit = true;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    worker_drop(w);
+}
+
+shc__memreader *shc__memreader_new(void)
+{
+    return calloc(1, sizeof(shc__memreader));
+}
+
+void shc__memreader_free(shc__memreader *r)
+{
+    if (!r)
+        return;
+    if (r->w)
+        worker_abandon(r->w);
+    free(r);
+}
+
+ssize_t shc__mem_pread(shc__memreader *r, int mem, void *buf, size_t n, uint64_t addr)
+{
+    if (!r || mem < 0 || n == 0 || n > READ_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!r->w && !(r->w = worker_start()))
+        return -1;
+    worker *w = r->w;
+    int fd = fcntl(mem, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct timespec dl;
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    dl.tv_sec += SHC__MEM_DEADLINE_MS / 1000;
+    dl.tv_nsec += (long)(SHC__MEM_DEADLINE_MS % 1000) * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->fd = fd;
+    w->off = (off_t)addr;
+    w->n = n;
+    w->done = false;
+    w->has_job = true;
+    pthread_cond_broadcast(&w->cv);
+    while (!w->done && pthread_cond_timedwait(&w->cv, &w->mu, &dl) != ETIMEDOUT)
+        ;
+    ssize_t got = -1;
+    int err = ETIMEDOUT;
+    bool done = w->done;
+    if (done) {
+        got = w->got;
+        err = w->err;
+        if (got > 0)
+            memcpy(buf, w->buf, (size_t)got);
+    }
+    pthread_mutex_unlock(&w->mu);
+    if (!done) { /* stuck in a fault: leave it, the next read gets a new thread */
+        r->w = NULL;
+        worker_abandon(w);
+    }
+    errno = err;
+    return got;
+}
+
+/* ------------------------------------------------------------------ remote mappings */
+
 /* Whether the file system of device "MM:mm" is one whose pages may never arrive (FUSE, network
  * file systems), by pid's own mount table. */
-static bool remote_dev(const char *pidstr, const char *dev)
+static bool remote_dev(pid_t pid, unsigned maj, unsigned min)
 {
     static const char *const slow[] = {"fuse", "nfs", "cifs", "smb", "9p", "ceph", "afs"};
-    char path[64], line[4096];
-    snprintf(path, sizeof path, "/proc/%s/mountinfo", pidstr);
+    char path[64], line[4096], dev[32];
+    snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
+    snprintf(dev, sizeof dev, "%u:%u", maj, min); /* mountinfo spells it in decimal */
     FILE *f = fopen(path, "re");
     if (!f)
         return false;
@@ -94,102 +229,81 @@ static bool remote_dev(const char *pidstr, const char *dev)
     return hit;
 }
 
-bool shc__mem_remote(int mem, const uint64_t *addrs, size_t naddrs)
+/* The kernel's answer about one address of a process (Linux 6.11, linux/fs.h), spelled here
+ * for older headers. */
+struct shc_procmap_query {
+    uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size,
+        vma_offset, inode;
+    uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+    uint64_t vma_name_addr, build_id_addr;
+};
+#define SHC_PROCMAP_QUERY _IOWR('f', 17, struct shc_procmap_query)
+
+/* Only anonymous memory and disks (a real major number) are sure never to wait on a server. */
+static bool may_wait(uint64_t ino, unsigned maj)
 {
-    char link[64], target[64], pidstr[16], path[64], line[1024];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", mem);
-    ssize_t n = mem >= 0 ? readlink(link, target, sizeof target - 1) : -1;
-    if (n <= 0)
+    return ino != 0 && maj == 0;
+}
+
+/* 1 or 0 by PROCMAP_QUERY on maps (an open /proc/PID/maps); -1 when the kernel has no such
+ * query (the caller reads the text instead). */
+static int remote_by_query(int maps, pid_t pid, const uint64_t *addrs, size_t naddrs)
+{
+    for (size_t i = 0; i < naddrs; i++) {
+        if (addrs[i] < 4096)
+            continue; /* a number, not an address: no mapping starts at page 0 */
+        struct shc_procmap_query q;
+        memset(&q, 0, sizeof q);
+        q.size = sizeof q;
+        q.query_addr = addrs[i];
+        if (ioctl(maps, SHC_PROCMAP_QUERY, &q) != 0) {
+            if (errno == ENOENT)
+                continue; /* nothing mapped there */
+            return errno == ENOTTY || errno == EINVAL ? -1 : 0;
+        }
+        if (may_wait(q.inode, q.dev_major) && remote_dev(pid, q.dev_major, q.dev_minor))
+            return 1;
+    }
+    return 0;
+}
+
+static bool remote_by_text(int maps, pid_t pid, const uint64_t *addrs, size_t naddrs)
+{
+    FILE *f = fdopen(maps, "re");
+    if (!f) {
+        close(maps);
         return false;
-    target[n] = 0;
-    if (sscanf(target, "/proc/%15[0-9]/mem", pidstr) != 1)
-        return false;
-    snprintf(path, sizeof path, "/proc/%s/maps", pidstr);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return false;
+    }
+    char line[1024];
     bool remote = false;
     while (!remote && fgets(line, sizeof line, f)) {
         unsigned long long lo = 0, hi = 0, ino = 0;
         unsigned maj = 0, min = 0;
         if (sscanf(line, "%llx-%llx %*s %*s %x:%x %llu", &lo, &hi, &maj, &min, &ino) != 5)
             continue;
-        /* anonymous memory and disks (a real major number) never wait on a server */
-        if (ino == 0 || maj != 0)
+        if (!may_wait(ino, maj))
             continue;
         bool in = false;
         for (size_t i = 0; i < naddrs && !in; i++)
             in = addrs[i] >= lo && addrs[i] < hi;
-        if (!in)
-            continue;
-        char dev[32]; /* maps spells the device in hex, mountinfo in decimal */
-        snprintf(dev, sizeof dev, "%u:%u", maj, min);
-        remote = remote_dev(pidstr, dev);
+        if (in)
+            remote = remote_dev(pid, maj, min);
     }
     fclose(f);
     return remote;
 }
 
-ssize_t shc__mem_pread(int mem, void *buf, size_t n, uint64_t addr)
+bool shc__mem_remote(pid_t pid, const uint64_t *addrs, size_t naddrs)
 {
-    if (mem < 0 || n == 0) {
-        errno = EINVAL;
-        return -1;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    int maps = open(path, O_RDONLY | O_CLOEXEC);
+    if (maps < 0)
+        return false;
+    int r = remote_by_query(maps, pid, addrs, naddrs);
+    if (r >= 0) {
+        close(maps);
+        return r == 1;
     }
-    job *j = calloc(1, sizeof *j + n);
-    if (!j)
-        return -1;
-    j->fd = fcntl(mem, F_DUPFD_CLOEXEC, 0);
-    pthread_condattr_t ca;
-    if (j->fd < 0 || pthread_condattr_init(&ca) != 0) {
-        if (j->fd >= 0)
-            close(j->fd);
-        free(j);
-        return -1;
-    }
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&j->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&j->mu, NULL);
-    j->refs = 2;
-    j->off = (off_t)addr;
-    j->n = n;
-    pthread_attr_t at;
-    pthread_t t;
-    int rc = pthread_attr_init(&at);
-    if (!rc) {
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&at, 64 * 1024);
-        rc = pthread_create(&t, &at, reader, j);
-        pthread_attr_destroy(&at);
-    }
-    if (rc) {
-        j->refs = 1;
-        job_drop(j);
-        errno = rc;
-        return -1;
-    }
-    struct timespec dl;
-    clock_gettime(CLOCK_MONOTONIC, &dl);
-    dl.tv_sec += SHC__MEM_DEADLINE_MS / 1000;
-    dl.tv_nsec += (long)(SHC__MEM_DEADLINE_MS % 1000) * 1000000L;
-    if (dl.tv_nsec >= 1000000000L) {
-        dl.tv_sec++;
-        dl.tv_nsec -= 1000000000L;
-    }
-    ssize_t got = -1;
-    int err = ETIMEDOUT;
-    pthread_mutex_lock(&j->mu);
-    while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &dl) != ETIMEDOUT)
-        ;
-    if (j->done) {
-        got = j->got;
-        err = j->err;
-        if (got > 0)
-            memcpy(buf, j->buf, (size_t)got);
-    }
-    pthread_mutex_unlock(&j->mu);
-    job_drop(j);
-    errno = err;
-    return got;
+    return remote_by_text(maps, pid, addrs, naddrs);
 }

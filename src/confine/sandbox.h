@@ -72,14 +72,19 @@ typedef struct {
 /* 0, or -1 when out of memory (r is then still safe to free). */
 int shc__roots_init(shc__roots *r, const shc_confine_spec *spec);
 void shc__roots_free(shc__roots *r);
-/* pread(mem, buf, n, addr) of a watched process's /proc/PID/mem on a thread of its own, waited
- * for at most SHC__MEM_DEADLINE_MS (memread.c): a page the command's own FUSE server never
- * delivers cannot hold up the agent.  -1 with errno ETIMEDOUT past the deadline. */
-ssize_t shc__mem_pread(int mem, void *buf, size_t n, uint64_t addr);
+/* A watch's reader of its command's memory (memread.c): one thread, started at the first
+ * read and replaced when a read is abandoned. */
+typedef struct shc__memreader shc__memreader;
+shc__memreader *shc__memreader_new(void); /* NULL when out of memory */
+void shc__memreader_free(shc__memreader *r);
+/* pread(mem, buf, n, addr) of a watched process's /proc/PID/mem (n <= 4096) on r's thread,
+ * waited for at most SHC__MEM_DEADLINE_MS: a page the command's own FUSE server never delivers
+ * cannot hold up the agent.  -1 with errno ETIMEDOUT past the deadline. */
+ssize_t shc__mem_pread(shc__memreader *r, int mem, void *buf, size_t n, uint64_t addr);
 #define SHC__MEM_DEADLINE_MS 1000
-/* Whether any of addrs lies in pid's mapping of a file on FUSE or a network file system (pid:
- * the process whose /proc/PID/mem mem is): its pages may never arrive, so it is not read. */
-bool shc__mem_remote(int mem, const uint64_t *addrs, size_t naddrs);
+/* Whether any of addrs lies in process pid's mapping of a file on FUSE or a network file
+ * system: its pages may never arrive, so it is not read. */
+bool shc__mem_remote(pid_t pid, const uint64_t *addrs, size_t naddrs);
 
 struct seccomp_notif;
 /* The supervisor's answer to a notification n (mem: /proc/PID/mem, or -1): -1 when it is no

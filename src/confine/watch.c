@@ -64,12 +64,19 @@ struct shc_confine_watch {
     struct seccomp_notif *n;
     struct seccomp_notif_resp *r;
     size_t nsz, rsz;
+    shc__memreader *reader;
 };
+
+/* The process a notification came from: its /proc/PID/mem and the watch's reader. */
+typedef struct {
+    int fd;
+    shc__memreader *reader;
+} target_mem;
 
 /* ------------------------------------------------------------------ the target's memory */
 
 /* Reads a NUL-terminated string at addr into buf (cap > 0); false when unreadable. */
-static bool read_str(int mem, uint64_t addr, char *buf, size_t cap)
+static bool read_str(const target_mem *mem, uint64_t addr, char *buf, size_t cap)
 {
     size_t got = 0;
     if (!addr)
@@ -79,7 +86,7 @@ static bool read_str(int mem, uint64_t addr, char *buf, size_t cap)
         size_t want = PAGE - (size_t)(a % PAGE);
         if (want > cap - 1 - got)
             want = cap - 1 - got;
-        ssize_t n = shc__mem_pread(mem, buf + got, want, a);
+        ssize_t n = shc__mem_pread(mem->reader, mem->fd, buf + got, want, a);
         if (n <= 0)
             break;
         void *z = memchr(buf + got, 0, (size_t)n);
@@ -91,9 +98,9 @@ static bool read_str(int mem, uint64_t addr, char *buf, size_t cap)
     return got > 0;
 }
 
-static bool read_mem(int mem, uint64_t addr, void *buf, size_t n)
+static bool read_mem(const target_mem *mem, uint64_t addr, void *buf, size_t n)
 {
-    return addr && shc__mem_pread(mem, buf, n, addr) == (ssize_t)n;
+    return addr && shc__mem_pread(mem->reader, mem->fd, buf, n, addr) == (ssize_t)n;
 }
 
 /* Printable: control bytes become '?'. */
@@ -139,7 +146,7 @@ static int program_ok(shc_confine_watch *w, const char *path, pid_t pid, int dir
 }
 
 /* Describes a sockaddr; false when it is no address at all. */
-static bool sockaddr_text(int mem, uint64_t addr, uint64_t len, char *out, size_t cap,
+static bool sockaddr_text(const target_mem *mem, uint64_t addr, uint64_t len, char *out, size_t cap,
                           bool *unix_nss)
 {
     struct sockaddr_storage ss;
@@ -187,7 +194,7 @@ static bool sockaddr_text(int mem, uint64_t addr, uint64_t len, char *out, size_
  * the process (SECCOMP_IOCTL_NOTIF_ADDFD): the kernel never reads the path.  Anything else is an
  * event. */
 static int write_open(shc_confine_watch *w, const struct seccomp_notif *n, const shc_sysent *e,
-                      int mem, shc_confine_event *ev)
+                      const target_mem *mem, shc_confine_event *ev)
 {
     const struct seccomp_data *d = &n->data;
     unsigned flags = e->when == SHC_SC_OPEN_ARG1   ? (unsigned)d->args[1]
@@ -213,7 +220,7 @@ static int write_open(shc_confine_watch *w, const struct seccomp_notif *n, const
 }
 
 /* Fills ev from notification n and says what to answer (D_*). */
-static int describe(shc_confine_watch *w, const struct seccomp_notif *n, int mem,
+static int describe(shc_confine_watch *w, const struct seccomp_notif *n, const target_mem *mem,
                     shc_confine_event *ev)
 {
     const struct seccomp_data *d = &n->data;
@@ -434,6 +441,7 @@ static bool one(shc_confine_watch *w)
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/mem", (unsigned)w->n->pid);
     int mem = open(path, O_RDONLY | O_CLOEXEC);
+    target_mem tm = {mem, w->reader};
     shc_confine_event ev, ran = {"exec", "execve", (pid_t)w->n->pid, ""};
     bool other = !w->quiet && shc__obj_exec_check(&w->obj, ran.pid, ran.detail, sizeof ran.detail);
     w->res = -1;
@@ -444,12 +452,12 @@ static bool one(shc_confine_watch *w)
     uint64_t args[6];
     for (size_t i = 0; i < 6; i++)
         args[i] = w->n->data.args[i];
-    bool remote = mem >= 0 && shc__mem_remote(mem, args, 6);
+    bool remote = mem >= 0 && shc__mem_remote((pid_t)w->n->pid, args, 6);
     int res = remote         ? EFAULT
               : w->sandboxed ? shc__attr_decide((const char *const *)w->roots.dirs, w->roots.n,
                                                 w->n, mem)
                              : -1;
-    int disp = !remote && res <= 0 && w->watching ? describe(w, w->n, mem, &ev) : D_NONE;
+    int disp = !remote && res <= 0 && w->watching ? describe(w, w->n, &tm, &ev) : D_NONE;
     bool is_event = disp == D_EVENT;
     if (remote && w->watching) {
         is_event = true;
@@ -513,7 +521,8 @@ shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t lea
     w->rsz = sz.seccomp_notif_resp > sizeof *w->r ? sz.seccomp_notif_resp : sizeof *w->r;
     w->n = calloc(1, w->nsz);
     w->r = calloc(1, w->rsz);
-    if (!w->n || !w->r)
+    w->reader = shc__memreader_new();
+    if (!w->n || !w->r || !w->reader)
         goto fail;
     if (spec && spec->programs_len) {
         if (!(w->programs = malloc(spec->programs_len)))
@@ -535,6 +544,7 @@ shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t lea
     return w;
 fail:
     if (w) {
+        shc__memreader_free(w->reader);
         free(w->n);
         free(w->r);
         free(w->programs);
@@ -576,6 +586,7 @@ void shc_confine_watch_free(shc_confine_watch *w)
     }
     stop(w);
     close(w->fd);
+    shc__memreader_free(w->reader);
     free(w->n);
     free(w->r);
     free(w->programs);

@@ -1,0 +1,317 @@
+/* src/confine/memread.c: the supervisor's reads of a watched process's memory.  One reader
+ * thread serves every read of a watch; a read that cannot finish (here a file on a FUSE
+ * file system whose server never answers, as a command serving its own file system can) is
+ * given up at the deadline, the next read gets a new thread, and the abandoned one ends when its
+ * read does.  And shc__mem_remote() on addresses of anonymous memory, a disk file's mapping
+ * and no mapping at all. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "confine/sandbox.h"
+
+static int threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Waits up to 3 s for the thread count to be want. */
+static int threads_settle(int want)
+{
+    int n = threads();
+    for (int i = 0; i < 300 && n != want; i++) {
+        usleep(10000);
+        n = threads();
+    }
+    return n;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void reads_with_one_thread(void **state)
+{
+    (void)state;
+    int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+    assert_true(mem >= 0);
+    int base = threads();
+    shc__memreader *r = shc__memreader_new();
+    assert_non_null(r);
+    char src[300], got[300];
+    for (int i = 0; i < 200; i++) {
+        snprintf(src, sizeof src, "read %d of the watch's memory", i);
+        memset(got, 0, sizeof got);
+        ssize_t n = shc__mem_pread(r, mem, got, strlen(src) + 1, (uint64_t)(uintptr_t)src);
+        assert_int_equal(n, (ssize_t)strlen(src) + 1);
+        assert_string_equal(got, src);
+        assert_int_equal(threads(), base + 1); /* the same thread every time */
+    }
+    /* more than a page at once is refused, not cut */
+    static char big[8192];
+    assert_int_equal(shc__mem_pread(r, mem, big, sizeof big, (uint64_t)(uintptr_t)big), -1);
+    assert_int_equal(errno, EINVAL);
+    shc__memreader_free(r);
+    assert_int_equal(threads_settle(base), base);
+    close(mem);
+}
+
+/* ------------------------------------------------------------------ a FUSE file that never
+ * delivers: a server on a thread of ours answers what it takes to open and map /F (init,
+ * lookup, getattr, open) and never answers a read, as a command serving its own file system
+ * can.  Needs /dev/fuse and the right to mount (root, in a mount namespace of the test's own). */
+
+typedef struct fusesrv {
+    int dev;
+    pthread_t t;
+} fusesrv;
+
+static void fuse_reply(int dev, uint64_t unique, int error, const void *body, size_t n)
+{
+    char out[512];
+    struct fuse_out_header h = {(uint32_t)(sizeof h + n), error, unique};
+    memcpy(out, &h, sizeof h);
+    if (n)
+        memcpy(out + sizeof h, body, n);
+    ssize_t w = write(dev, out, sizeof h + n);
+    (void)w;
+}
+
+static void fuse_attr_of(struct fuse_attr *a, uint64_t node)
+{
+    memset(a, 0, sizeof *a);
+    a->ino = node;
+    a->nlink = 1;
+    a->blksize = 4096;
+    if (node == FUSE_ROOT_ID) {
+        a->mode = S_IFDIR | 0755;
+    } else {
+        a->mode = S_IFREG | 0644;
+        a->size = 65536;
+        a->blocks = 128;
+    }
+}
+
+static void *fuse_serve(void *arg)
+{
+    fusesrv *s = arg;
+    static char buf[FUSE_MIN_READ_BUFFER + 65536];
+    for (;;) {
+        ssize_t n = read(s->dev, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < (ssize_t)sizeof(struct fuse_in_header))
+            return NULL; /* the connection is gone */
+        struct fuse_in_header *in = (struct fuse_in_header *)buf;
+        switch (in->opcode) {
+        case FUSE_INIT: {
+            struct fuse_init_out o = {.major = FUSE_KERNEL_VERSION, .minor = 31,
+                                      .max_readahead = 65536, .max_write = 65536,
+                                      .max_background = 4, .congestion_threshold = 3};
+            fuse_reply(s->dev, in->unique, 0, &o, sizeof o);
+            break;
+        }
+        case FUSE_LOOKUP: {
+            const char *name = buf + sizeof *in;
+            if (strcmp(name, "F")) {
+                fuse_reply(s->dev, in->unique, -ENOENT, NULL, 0);
+                break;
+            }
+            struct fuse_entry_out o = {.nodeid = 2, .entry_valid = 60, .attr_valid = 60};
+            fuse_attr_of(&o.attr, 2);
+            fuse_reply(s->dev, in->unique, 0, &o, sizeof o);
+            break;
+        }
+        case FUSE_GETATTR: {
+            struct fuse_attr_out o = {.attr_valid = 60};
+            fuse_attr_of(&o.attr, in->nodeid);
+            fuse_reply(s->dev, in->unique, 0, &o, sizeof o);
+            break;
+        }
+        case FUSE_OPEN: {
+            struct fuse_open_out o = {.fh = 1};
+            fuse_reply(s->dev, in->unique, 0, &o, sizeof o);
+            break;
+        }
+        case FUSE_READ:
+            break; /* never */
+        case FUSE_FORGET:
+        case FUSE_BATCH_FORGET:
+            break; /* no answer is expected */
+        default:
+            fuse_reply(s->dev, in->unique, -ENOSYS, NULL, 0);
+        }
+    }
+}
+
+/* Mounts the never-delivering file system on dir: false (with a line on stderr) where this
+ * machine cannot. */
+static bool fuse_up(fusesrv *s, const char *dir)
+{
+    s->dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+    if (s->dev < 0) {
+        fprintf(stderr, "no /dev/fuse here (%s)\n", strerror(errno));
+        return false;
+    }
+    char opts[128];
+    snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=0,group_id=0", s->dev);
+    if (mount("shcard-test", dir, "fuse", MS_NOSUID | MS_NODEV, opts) != 0) {
+        fprintf(stderr, "cannot mount a FUSE file system here (%s)\n", strerror(errno));
+        close(s->dev);
+        return false;
+    }
+    if (pthread_create(&s->t, NULL, fuse_serve, s) != 0) {
+        umount2(dir, MNT_DETACH);
+        close(s->dev);
+        return false;
+    }
+    return true;
+}
+
+/* Aborts the connection (every waiting read fails) and unmounts. */
+static void fuse_down(fusesrv *s, const char *dir)
+{
+    char path[128];
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        snprintf(path, sizeof path, "/sys/fs/fuse/connections/%u/abort", minor(st.st_dev));
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t w = write(fd, "1", 1);
+            (void)w;
+            close(fd);
+        }
+    }
+    umount2(dir, MNT_DETACH);
+    close(s->dev);
+    pthread_join(s->t, NULL);
+}
+
+/* Whether this test process could get a mount namespace of its own (main, before threads). */
+static bool own_mounts;
+
+static void stuck_read_gives_up(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shc-memread.XXXXXX";
+    fusesrv s;
+    if (!own_mounts || !mkdtemp(dir)) {
+        fprintf(stderr, "no mount namespace of our own: the deadline is not tested\n");
+        skip();
+    }
+    if (!fuse_up(&s, dir)) {
+        rmdir(dir);
+        skip();
+    }
+    char file[64];
+    snprintf(file, sizeof file, "%s/F", dir);
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    /* the mapping of a FUSE file: shc__mem_remote says so (the supervisor never reads it) */
+    char *map = mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, 0);
+    assert_true(map != MAP_FAILED);
+    char local[16] = "local";
+    uint64_t addrs[6] = {(uint64_t)(uintptr_t)local, 0, (uint64_t)(uintptr_t)(map + 100), 0, 0, 0};
+    assert_true(shc__mem_remote(getpid(), addrs, 6));
+    addrs[2] = 0;
+    assert_false(shc__mem_remote(getpid(), addrs, 6));
+
+    int base = threads();
+    shc__memreader *r = shc__memreader_new();
+    char buf[64];
+    double t0 = now_s();
+    /* a read that never returns (the server does not answer): given up at the deadline */
+    ssize_t n = shc__mem_pread(r, fd, buf, sizeof buf, 0);
+    double took = now_s() - t0;
+    assert_int_equal(n, -1);
+    assert_int_equal(errno, ETIMEDOUT);
+    assert_true(took >= SHC__MEM_DEADLINE_MS / 1000.0 * 0.9);
+    assert_true(took < SHC__MEM_DEADLINE_MS / 1000.0 + 5);
+    /* the next read is served by a new thread, at once */
+    int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+    assert_true(mem >= 0);
+    char src[] = "after the stuck read";
+    t0 = now_s();
+    n = shc__mem_pread(r, mem, buf, sizeof src, (uint64_t)(uintptr_t)src);
+    assert_int_equal(n, (ssize_t)sizeof src);
+    assert_string_equal(buf, src);
+    assert_true(now_s() - t0 < 0.5);
+    assert_int_equal(threads(), base + 2); /* the stuck one and the new one */
+    /* the file system goes away: the abandoned thread's read fails and it ends */
+    munmap(map, 65536);
+    close(fd);
+    fuse_down(&s, dir); /* its server thread is joined: base counted it */
+    assert_int_equal(threads_settle(base), base);
+    shc__memreader_free(r);
+    assert_int_equal(threads_settle(base - 1), base - 1);
+    close(mem);
+    rmdir(dir);
+}
+
+static void remote_mappings(void **state)
+{
+    (void)state;
+    char stack_word[16] = "on the stack";
+    char *heap = malloc(64);
+    assert_non_null(heap);
+    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    void *file = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+    assert_true(file != MAP_FAILED);
+    uint64_t addrs[6] = {(uint64_t)(uintptr_t)stack_word, (uint64_t)(uintptr_t)heap,
+                         (uint64_t)(uintptr_t)file, 0, 7, 0x10};
+    /* none of these is on FUSE or a network file system (the test binary is on a local disk
+     * or a local overlay) */
+    assert_false(shc__mem_remote(getpid(), addrs, 6));
+    /* a process that does not exist: nothing to say */
+    assert_false(shc__mem_remote(0x7ffffff0, addrs, 6));
+    munmap(file, 4096);
+    close(fd);
+    free(heap);
+}
+
+int main(void)
+{
+    /* a mount namespace of our own, private, so a FUSE mount ends with the test */
+    own_mounts = getuid() == 0 && unshare(CLONE_NEWNS) == 0 &&
+                 mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reads_with_one_thread),
+        cmocka_unit_test(stuck_read_gives_up),
+        cmocka_unit_test(remote_mappings),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
