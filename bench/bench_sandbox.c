@@ -70,10 +70,13 @@ static double once(shc_loop *loop, shc_exec *ex, const shc_confine_spec *spec, c
     return run_cmd(loop, ex, spec, cwd, "true");
 }
 
-/* fork, (apply spec), _exit, waitpid: ms */
+/* fork, (apply spec), _exit, waitpid: ms.  The filters are built before the fork, as the
+ * executor does (shc_confine_prepare): the child only installs them. */
 static double fork_apply(const shc_confine_spec *spec, const char *cwd)
 {
     double t0 = now_ms();
+    if (spec)
+        shc_confine_prepare(spec);
     pid_t pid = fork();
     if (pid == 0) {
         int lfd;
