@@ -397,32 +397,45 @@ static void test_filter_is_the_table(void **state)
 #endif
 }
 
-/* What the kernel returns with the programs installed in turn: the newest errno, else allow. */
+/* What the kernel returns with the programs installed in turn (seccomp_run_filters): the
+ * action of the highest precedence (the lowest as a signed number), the newest among equals. */
 static uint32_t stacked(const struct sock_filter *const *progs, const size_t *lens, size_t n,
                         const struct seccomp_data *d)
 {
+    uint32_t ret = SECCOMP_RET_ALLOW;
     for (size_t i = n; i-- > 0;) {
         uint32_t r = bpf_run(progs[i], lens[i], d);
-        assert_true(r == SECCOMP_RET_ALLOW || (r & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO);
-        if (r != SECCOMP_RET_ALLOW)
-            return r;
+        uint32_t act = r & SECCOMP_RET_ACTION_FULL;
+        assert_true(r == SECCOMP_RET_ALLOW || act == SECCOMP_RET_ERRNO ||
+                    r == SECCOMP_RET_USER_NOTIF);
+        if ((int32_t)act < (int32_t)(ret & SECCOMP_RET_ACTION_FULL))
+            ret = r;
     }
-    return SECCOMP_RET_ALLOW;
+    return ret;
 }
 
 /* The sandbox's plain filters joined into one program give every call, in every ABI, what the
- * four installed one after another give; a program that notifies is not joined. */
+ * four installed one after another give, and so with the metadata listener (workspace mode
+ * without the watch) joined as the oldest part; a program that notifies is joined only as the
+ * oldest. */
 static void test_sandbox_filters_joined(void **state)
 {
     (void)state;
-    static struct sock_filter tty[32], proc[512], net[32], attr[256], all[832];
+    static struct sock_filter lis[128], tty[32], proc[512], net[32], attr[256], all[960];
     static const uint32_t arches[] = {AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64};
     static const uint64_t vals[] = {0, 1, 2, 10, 0x5412, 0x541C, 0x40086602u, 0x800c6613u,
                                     0x401c5820u, 0x40046602u, 0x100000000ull, 0xFFFFFFFFull};
-    for (unsigned mode = SHC_SANDBOX_READ_ONLY; mode <= SHC_SANDBOX_WORKSPACE; mode++) {
+    size_t notified = 0;
+    for (unsigned mode = SHC_SANDBOX_READ_ONLY; mode <= SHC_SANDBOX_WORKSPACE + 1; mode++) {
+        bool listen = mode > SHC_SANDBOX_WORKSPACE; /* workspace with its listener */
+        unsigned m = listen ? SHC_SANDBOX_WORKSPACE : mode;
         for (int network = 0; network < 2; network++) {
-            const struct sock_filter *progs[4];
-            size_t lens[4], n = 0;
+            const struct sock_filter *progs[5];
+            size_t lens[5], n = 0;
+            if (listen) {
+                progs[n] = lis;
+                lens[n++] = shc__attr_listener_build(lis, 128);
+            }
             progs[n] = tty;
             lens[n++] = shc__ttyfilter_build(tty, 32);
             progs[n] = proc;
@@ -432,9 +445,9 @@ static void test_sandbox_filters_joined(void **state)
                 lens[n++] = shc__netfilter_build(net, 32);
             }
             progs[n] = attr;
-            lens[n++] = shc__attrfilter_build(mode, attr, 256);
-            size_t len = shc__filter_join(progs, lens, n, all, 832), deny = 0;
-            assert_true(len > 0 && len <= 832);
+            lens[n++] = shc__attrfilter_build(m, attr, 256);
+            size_t len = shc__filter_join(progs, lens, n, all, 960), deny = 0;
+            assert_true(len > 0 && len <= 960);
             for (size_t a = 0; a < sizeof arches / sizeof arches[0]; a++)
                 for (uint32_t nr = 0; nr < 1100; nr++)
                     for (int x32 = 0; x32 < 2; x32++)
@@ -448,6 +461,7 @@ static void test_sandbox_filters_joined(void **state)
                                 if (arg >= 0)
                                     d.args[arg] = vals[v];
                                 uint32_t want = stacked(progs, lens, n, &d);
+                                notified += want == SECCOMP_RET_USER_NOTIF;
                                 if (bpf_run(all, len, &d) != want)
                                     fail_msg("mode %u network %d arch %#x nr %#x arg%d", mode,
                                              network, d.arch, (unsigned)d.nr, arg);
@@ -456,11 +470,16 @@ static void test_sandbox_filters_joined(void **state)
             assert_true(deny > 100);
         }
     }
+    assert_true(notified > 100); /* the listener's calls were tried */
     struct sock_filter notify[2] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
                                     BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)};
     const struct sock_filter *two[2] = {tty, notify};
     size_t lens2[2] = {shc__ttyfilter_build(tty, 32), 2};
-    assert_int_equal(shc__filter_join(two, lens2, 2, all, 832), SIZE_MAX);
+    /* a notify from a newer program would return before an older errno: not joined */
+    assert_int_equal(shc__filter_join(two, lens2, 2, all, 960), SIZE_MAX);
+    const struct sock_filter *oldest[2] = {notify, tty};
+    size_t lens3[2] = {2, lens2[0]};
+    assert_true(shc__filter_join(oldest, lens3, 2, all, 960) <= 960);
 }
 
 int main(void)

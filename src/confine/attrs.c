@@ -145,15 +145,6 @@ static void match_native(fbuf *b, uint32_t act, uint32_t bias)
     }
 }
 
-static int install(fbuf *b, unsigned flags)
-{
-    if (b->n > b->cap)
-        return -E2BIG;
-    struct sock_fprog prog = {(unsigned short)b->n, b->f};
-    long r = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
-    return r < 0 ? -errno : (int)r;
-}
-
 size_t shc__attrfilter_build(unsigned mode, struct sock_filter *f, size_t cap)
 {
 #if NATIVE_ARCH == 0
@@ -222,13 +213,14 @@ int shc__attrfilter_apply(unsigned mode)
     return shc__filter_install(f, shc__attrfilter_build(mode, f, 256), 256);
 }
 
-int shc__attr_listener(void)
+size_t shc__attr_listener_build(struct sock_filter *f, size_t cap)
 {
 #if NATIVE_ARCH == 0
-    return -ENOSYS;
+    (void)f;
+    (void)cap;
+    return 0;
 #else
-    struct sock_filter f[128];
-    fbuf b = {f, 0, sizeof f / sizeof f[0]};
+    fbuf b = {f, 0, cap};
     emit(&b, LD_ABS, 0, 0, OFF_ARCH);
     emit(&b, JEQ, 1, 0, NATIVE_ARCH);
     emit(&b, RET, 0, 0, SECCOMP_RET_ALLOW); /* the foreign ABI: refused by the filter above */
@@ -239,8 +231,17 @@ int shc__attr_listener(void)
     emit(&b, JEQ, 0, 1, SHC__CONFINE_MARKER);
     emit(&b, RET, 0, 0, SECCOMP_RET_USER_NOTIF);
     emit(&b, RET, 0, 0, SECCOMP_RET_ALLOW);
-    return install(&b, SECCOMP_FILTER_FLAG_NEW_LISTENER);
+    return b.n <= cap ? b.n : cap + 1;
 #endif
+}
+
+int shc__attr_listener(void)
+{
+    struct sock_filter f[128];
+    size_t n = shc__attr_listener_build(f, 128);
+    if (n == 0)
+        return -ENOSYS;
+    return shc__filter_install_flags(f, n, 128, SECCOMP_FILTER_FLAG_NEW_LISTENER);
 }
 
 /* ------------------------------------------------------------------ the supervisor's check */

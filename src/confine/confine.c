@@ -142,20 +142,14 @@ int shc_confine_apply(const shc_confine_spec *s, int *listener)
 {
     *listener = -1;
     if (s && s->sandbox != SHC_SANDBOX_OFF) {
-        int rc = shc__sandbox_apply(s);
+        /* in workspace mode without the watch the metadata calls go to the supervisor
+         * (attrs.c): the listener comes with the plain filters, one install (landlock.c);
+         * with the watch, its filter notifies them already (only one listener per process) */
+        int rc = shc__sandbox_apply(s, listener);
         if (rc)
             return rc;
-    }
-    if (s && s->sandbox == SHC_SANDBOX_WORKSPACE && !(s->flags & SHC_CONFINE_WATCH)) {
-        /* the metadata calls go to the supervisor (attrs.c); with the watch, its filter
-         * notifies them already (only one listener per process) */
-        int fd = shc__attr_listener();
-        if (fd == -EBUSY) /* a supervisor of ours already (nested): refuse them all instead */
-            return shc__attrfilter_apply(SHC_SANDBOX_READ_ONLY);
-        if (fd < 0)
-            return fd;
-        *listener = fd;
-        return 0;
+        if (s->sandbox == SHC_SANDBOX_WORKSPACE && !(s->flags & SHC_CONFINE_WATCH))
+            return 0;
     }
     if (!s || !(s->flags & SHC_CONFINE_WATCH))
         return 0;

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,78 +204,119 @@ static int drop_caps(void)
 
 /* The plain filters in the order they apply (terminal, processes, network, metadata), joined
  * into one program (shc__filter_join): one install, not four, each of which costs the kernel a
- * compile.  What a call gets is what the four would give.  Built by the forking process before
- * fork when it can (shc__sandbox_prepare): the child then only reads it. */
+ * compile and a JIT.  A workspace sandbox without the watch also needs the metadata listener
+ * (attrs.c): it goes in as the oldest part, run last, so the same one install hands over the
+ * listener.  What a call gets is what the separate filters would give.  Built by the forking
+ * process before fork when it can (shc__sandbox_prepare): the child then only reads it. */
+enum { P_LIS, P_TTY, P_PROC, P_NET, P_ATTR, P_N, ALL_MAX = 960 };
 static struct {
-    bool built, network;
+    bool built, network, listen;
     unsigned mode;
     size_t len; /* 0: cannot be joined, install one by one */
-    struct sock_filter tty[32], proc[512], net[32], attr[256], all[832];
-    size_t lens[4], n;
+    struct sock_filter lis[128], tty[32], proc[512], net[32], attr[256], all[ALL_MAX];
+    const struct sock_filter *progs[P_N]; /* the parts in install order (oldest first) */
+    size_t lens[P_N], n;
+    bool has_lis; /* progs[0] is the listener */
 } plain;
 
-static int plain_build(unsigned mode, bool network)
+static bool wants_listener(const shc_confine_spec *s)
+{
+    return s->sandbox == SHC_SANDBOX_WORKSPACE && !(s->flags & SHC_CONFINE_WATCH);
+}
+
+static int plain_build(unsigned mode, bool network, bool listen)
 {
     plain.built = false;
     plain.mode = mode;
     plain.network = network;
-    const struct sock_filter *progs[4] = {plain.tty, plain.proc, plain.net, plain.attr};
-    size_t caps[4] = {32, 512, 32, 256}, got[4];
-    got[0] = shc__ttyfilter_build(plain.tty, 32);
-    got[1] = shc__procfilter_build(plain.proc, 512);
-    got[2] = network ? 1 : shc__netfilter_build(plain.net, 32);
-    got[3] = shc__attrfilter_build(mode, plain.attr, 256);
+    plain.listen = listen;
+    struct sock_filter *bufs[P_N] = {plain.lis, plain.tty, plain.proc, plain.net, plain.attr};
+    size_t caps[P_N] = {128, 32, 512, 32, 256}, got[P_N];
+    got[P_LIS] = listen ? shc__attr_listener_build(plain.lis, 128) : 1;
+    got[P_TTY] = shc__ttyfilter_build(plain.tty, 32);
+    got[P_PROC] = shc__procfilter_build(plain.proc, 512);
+    got[P_NET] = network ? 1 : shc__netfilter_build(plain.net, 32);
+    got[P_ATTR] = shc__attrfilter_build(mode, plain.attr, 256);
     plain.n = 0;
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < P_N; i++) {
         if (!got[i] || got[i] > caps[i])
             return got[i] ? -E2BIG : -ENOSYS;
-        if (i == 2 && network)
+        if ((i == P_LIS && !listen) || (i == P_NET && network))
             continue;
-        progs[plain.n] = progs[i];
+        plain.progs[plain.n] = bufs[i];
         plain.lens[plain.n++] = got[i];
     }
-    plain.len = shc__filter_join(progs, plain.lens, plain.n, plain.all, 832);
-    if (plain.len > 832)
+    plain.has_lis = listen;
+    plain.len = shc__filter_join(plain.progs, plain.lens, plain.n, plain.all, ALL_MAX);
+    if (plain.len > ALL_MAX)
         plain.len = 0;
     plain.built = true;
     return 0;
 }
 
-void shc__sandbox_prepare(const shc_confine_spec *s)
+static bool plain_fits(const shc_confine_spec *s)
 {
-    bool network = (s->flags & SHC_CONFINE_NETWORK) != 0;
-    if (s->sandbox != SHC_SANDBOX_OFF &&
-        !(plain.built && plain.mode == s->sandbox && plain.network == network))
-        plain_build(s->sandbox, network);
+    return plain.built && plain.mode == s->sandbox &&
+           plain.network == ((s->flags & SHC_CONFINE_NETWORK) != 0) &&
+           plain.listen == wants_listener(s);
 }
 
-static int plain_filters(const shc_confine_spec *s)
+void shc__sandbox_prepare(const shc_confine_spec *s)
 {
-    bool network = (s->flags & SHC_CONFINE_NETWORK) != 0;
-    if (!(plain.built && plain.mode == s->sandbox && plain.network == network)) {
-        int rc = plain_build(s->sandbox, network);
-        if (rc)
-            return rc;
-    }
-    if (plain.len)
-        return shc__filter_install(plain.all, plain.len, 832);
-    const struct sock_filter *progs[4] = {plain.tty, plain.proc, network ? plain.attr : plain.net,
-                                          plain.attr};
-    for (size_t i = 0; i < plain.n; i++) { /* cannot be joined: one by one */
-        int rc = shc__filter_install(progs[i], plain.lens[i], 512);
-        if (rc)
-            return rc;
-    }
+    if (s->sandbox != SHC_SANDBOX_OFF && !plain_fits(s))
+        plain_build(s->sandbox, (s->flags & SHC_CONFINE_NETWORK) != 0, wants_listener(s));
+}
+
+/* The metadata listener on its own, or (EBUSY: a supervisor of ours above, nested) the
+ * metadata calls refused instead, as in read-only mode. */
+static int listener_alone(int *listener)
+{
+    int fd = shc__attr_listener();
+    if (fd == -EBUSY)
+        return shc__attrfilter_apply(SHC_SANDBOX_READ_ONLY);
+    if (fd < 0)
+        return fd;
+    *listener = fd;
     return 0;
 }
 
-int shc__sandbox_apply(const shc_confine_spec *s)
+static int plain_filters(const shc_confine_spec *s, int *listener)
 {
+    if (!plain_fits(s)) {
+        int rc = plain_build(s->sandbox, (s->flags & SHC_CONFINE_NETWORK) != 0,
+                             wants_listener(s));
+        if (rc)
+            return rc;
+    }
+    if (plain.len && !plain.has_lis)
+        return shc__filter_install(plain.all, plain.len, ALL_MAX);
+    if (plain.len) {
+        int fd = shc__filter_install_flags(plain.all, plain.len, ALL_MAX,
+                                           SECCOMP_FILTER_FLAG_NEW_LISTENER);
+        if (fd >= 0) {
+            *listener = fd;
+            return 0;
+        }
+        if (fd != -EBUSY)
+            return fd;
+        /* EBUSY: nothing was installed; the parts one by one, metadata refused */
+    }
+    for (size_t i = plain.has_lis ? 1 : 0; i < plain.n; i++) { /* cannot be joined */
+        int rc = shc__filter_install(plain.progs[i], plain.lens[i], 512);
+        if (rc)
+            return rc;
+    }
+    return plain.has_lis ? listener_alone(listener) : 0;
+}
+
+int shc__sandbox_apply(const shc_confine_spec *s, int *listener)
+{
+    *listener = -1;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
     int rc = shc__landlock_apply(s);
     if (!rc)
-        rc = plain_filters(s);
+        rc = plain_filters(s, listener);
     if (!rc)
         rc = drop_caps();
     return rc;

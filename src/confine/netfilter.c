@@ -53,16 +53,26 @@ static size_t put(const struct sock_filter *f, size_t n, struct sock_filter *out
     return n <= cap ? n : cap + 1;
 }
 
-int shc__filter_install(const struct sock_filter *f, size_t n, size_t cap)
+int shc__filter_install_flags(const struct sock_filter *f, size_t n, size_t cap, unsigned flags)
 {
     if (n == 0)
         return -ENOSYS;
     if (n > cap || n > BPF_MAXINSNS)
         return -E2BIG;
     struct sock_fprog prog = {(unsigned short)n, (struct sock_filter *)(uintptr_t)f};
-    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
-        return -errno;
-    return 0;
+    /* SPEC_ALLOW: on kernels in the default "seccomp" mode of the speculative store bypass
+     * mitigation, a filter switches it on for the process and its children, slowing the whole
+     * command; the sandbox confines files, network and processes, not side channels inside the
+     * command's own address space (docs/sandbox.md) */
+    long r = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
+                     flags | SECCOMP_FILTER_FLAG_SPEC_ALLOW, &prog);
+    return r < 0 ? -errno : (int)r;
+}
+
+int shc__filter_install(const struct sock_filter *f, size_t n, size_t cap)
+{
+    int r = shc__filter_install_flags(f, n, cap, 0);
+    return r < 0 ? r : 0;
 }
 
 size_t shc__filter_join(const struct sock_filter *const *progs, const size_t *lens, size_t n,
@@ -82,8 +92,11 @@ size_t shc__filter_join(const struct sock_filter *const *progs, const size_t *le
                 return SIZE_MAX; /* X or scratch memory: not joined */
             if (cls == BPF_RET) {
                 uint32_t act = x.k & SECCOMP_RET_ACTION_FULL;
+                /* a notification only from the oldest, which runs last: every errno before it
+                 * wins over it, as in the kernel (an errno takes precedence over a notify) */
+                bool notify = act == SECCOMP_RET_USER_NOTIF && i == 0;
                 if (BPF_RVAL(x.code) != BPF_K ||
-                    (act != SECCOMP_RET_ALLOW && act != SECCOMP_RET_ERRNO))
+                    (act != SECCOMP_RET_ALLOW && act != SECCOMP_RET_ERRNO && !notify))
                     return SIZE_MAX; /* only an allow and an errno are joined */
                 if (act == SECCOMP_RET_ALLOW && i > 0) /* -> the next older program */
                     x = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA,

@@ -11,9 +11,10 @@
 
 #include "confine/confine.h"
 
-/* In the child: no_new_privs, Landlock, and the network filter unless the spec keeps the
- * network (landlock.c).  0, or -errno. */
-int shc__sandbox_apply(const shc_confine_spec *s);
+/* In the child: no_new_privs, Landlock, the plain filters (the network filter unless the spec
+ * keeps the network) and the capabilities dropped (landlock.c).  In workspace mode without the
+ * watch *listener is the metadata listener (else -1).  0, or -errno. */
+int shc__sandbox_apply(const shc_confine_spec *s, int *listener);
 /* In the forking process, before fork: the plain filters of s's mode built and joined, so the
  * child need not (landlock.c). */
 void shc__sandbox_prepare(const shc_confine_spec *s);
@@ -41,11 +42,13 @@ size_t shc__attrfilter_build(unsigned mode, struct sock_filter *f, size_t cap);
 /* Installs f (n instructions, built into an array of cap): 0, or -errno (-ENOSYS when n is 0,
  * -E2BIG when n > cap). */
 int shc__filter_install(const struct sock_filter *f, size_t n, size_t cap);
+/* The same with seccomp's install flags: with SECCOMP_FILTER_FLAG_NEW_LISTENER the listener. */
+int shc__filter_install_flags(const struct sock_filter *f, size_t n, size_t cap, unsigned flags);
 /* One program (into out, cap) that returns for every call what the kernel returns with
  * progs[0..n) installed in that order (lens[i] instructions each): the errno of the newest
  * that returns one, else allow.  Each program's allows become jumps to the next older one;
- * it must set A first and use neither X nor scratch memory, and return only allow or an errno
- * (else SIZE_MAX).  The length, more than cap when it does not fit (netfilter.c). */
+ * it must set A first and use neither X nor scratch memory, and return only allow or an errno,
+ * or, the oldest (progs[0]) only, a notification (else SIZE_MAX).  The length, more than cap when it does not fit (netfilter.c). */
 size_t shc__filter_join(const struct sock_filter *const *progs, const size_t *lens, size_t n,
                         struct sock_filter *out, size_t cap);
 
@@ -59,8 +62,11 @@ int shc__procfilter_apply(void);
  * the foreign ABI.  0, or -errno. */
 int shc__attrfilter_apply(unsigned mode);
 /* In the child, workspace mode without the watch: a filter notifying those calls, with a
- * listener (returned, or -errno).  Also notifies prctl(SHC__CONFINE_MARKER), the hand-over. */
+ * listener (returned, or -errno).  Also notifies prctl(SHC__CONFINE_MARKER), the hand-over.
+ * Installed on its own only when it cannot be joined with the plain filters (landlock.c). */
 int shc__attr_listener(void);
+/* That filter, written into f (cap): the length (as shc__netfilter_build). */
+size_t shc__attr_listener_build(struct sock_filter *f, size_t cap);
 #define SHC__CONFINE_MARKER 0x53484344u /* "SHCD": no prctl option has this value */
 
 /* The workspace's writable roots, canonical: its cwd and the spec's roots (landlock.c).  One
