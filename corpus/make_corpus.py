@@ -1856,6 +1856,29 @@ S("grep -rn foo /usr/include/stdio.h", "foo", "/usr/include/stdio.h", "a file be
 L("ls /usr", "/usr", "ls without -R opens only /usr")
 S("find /usr/include -name 'stdio*'", "stdio*", "/usr/include", "a small directory below /usr")
 
+# ---- round 7, the rest: strings printed for every match, line or entry (a table role, ECHO)
+LONG = "x" * 300
+ROUND7_ECHO = [
+    ('F9', "rg -o -r '" + "$0" * 5 + "' . r.txt", "rg -r '$0'x20000 turned 2 MB into ~80 GB: each $0 repeats the match"),
+    ('F9', "rg -o -r '" + LONG + "' . r.txt", "a 300-byte replacement for every match"),
+    ('F9', "nl -s '" + LONG + "' r.txt", "nl -s of 60 KB wrote 1.5 GB in 5 s"),
+    ('F9', "cat r.txt | cut -c1- --output-delimiter='" + LONG + "'", "cut's output delimiter, every line"),
+    ('F9', "rg --field-match-separator='" + LONG + "' foo .", "rg's field separator, every match"),
+    ('F9', "rg --context-separator='" + LONG + "' -C1 foo .", "rg's context separator"),
+    ('F9', "rg --path-separator='" + LONG + "' --files", "rg's path separator, every component"),
+    ('F9', "cat r.txt | grep -H --label='" + LONG + "' foo", "grep's label, every line of standard input"),
+    ('F9', "cat r.txt | column -t -o '" + LONG + "'", "column's output separator"),
+    ('F9', "find . -printf '" + "%4096p" * 2 + "'", "find -printf widths together (8 MB per entry with 2000)"),
+    ('F9', "find . -printf '" + "%p" * 17 + "'", "more than 16 directives: each %p is a whole path"),
+    ('F9', "find . -printf '" + LONG + "'", "a 300-byte -printf format, every entry"),
+    ('F9', "ls -l --time-style='+%4000Y%4000d'", "strftime widths, every entry"),
+    ('F9', "tree -D --timefmt='%4000Y%4000d'", "tree's time format, every entry"),
+]
+for cls, cmd, harm in ROUND7_ECHO:
+    RT("R7-" + cls, cmd, "amplification red team: " + harm)
+S("rg -o -r '[$1]' '(\\w+)=' src", "(\\w+)=", "src", "a short replacement with one reference")
+R("nl -s ': ' src/a.c", "src/a.c", "nl: a short separator")
+
 import breadth_cases  # noqa: E402  (corpus/breadth.jsonl: the classifier-breadth issue)
 
 breadth_cases.add(case, wrap)

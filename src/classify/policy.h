@@ -61,6 +61,9 @@ typedef enum shc_role {
     SHC_ROLE_REGEX,      /* ag -G: another regular expression, matched by the tool's engine */
     SHC_ROLE_WILDMATCH,  /* git ls-files -x: a pattern git matches with wildmatch (at most
                             SHC_MAX_DOUBLESTARS `**`) */
+    SHC_ROLE_ECHO,       /* a string the tool prints again for every match, line or entry (rg -r,
+                            nl -s, cut --output-delimiter, separators, time formats): at most
+                            SHC_MAX_ECHO bytes, its %-widths together at most SHC_MAX_WIDTH */
 } shc_role;
 
 /* How a command's real option parser reads argv (tools.def, SHC_CMD).  Each family is
@@ -140,6 +143,10 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 #define SHC_MAX_ARGS  64
 #define SHC_MAX_TABS 16     /* the widest tab stop bat --tabs may ask for */
 #define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
+#define SHC_MAX_FORMAT_DIRECTIVES 16 /* %-directives in find's -printf formats together */
+#define SHC_MAX_ECHO 256   /* the longest SHC_ROLE_ECHO value (`nl -s` of 60 KB turned 2 MB into
+                              1.5 GB in 5 s; `rg -r` of 40 KB, 2 MB into ~80 GB) */
+#define SHC_MAX_ECHO_REFS 4 /* '$' (rg -r: a reference to the match) in a SHC_ROLE_ECHO value */
 #define SHC_MAX_BT_BYTES 256  /* the longest pattern a backtracking engine is given */
 #define SHC_MAX_BT_BRANCHES 16 /* the most alternatives (every `|` counts) in such a pattern */
 #define SHC_MAX_WIDE_ATOMS 8  /* classes, '.' and grouped '|' in all of a glibc/GNU regex's patterns */
@@ -319,6 +326,11 @@ int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res);
 /* Why a glibc regex may not finish (a backreference, or an interval that nested copies
  * multiply), or NULL. */
 const char *shc__regex_bomb(const char *pat);
+/* The widths and precisions of the %-directives of a printf or strftime format f, added up
+ * (over SHC_MAX_WIDTH when one of them is); *directives (may be NULL) gets their number. */
+long shc__fmt_widths(const char *f, unsigned *directives);
+/* How many times c occurs in s. */
+size_t shc__count_char(const char *s, char c);
 /* The most `**` on one line of s (a wildmatch pattern, lines of a git ignore file). */
 unsigned shc__doublestars(const char *s);
 /* Why a backtracking engine (PCRE2, Perl) may not match pat in bounded time, or NULL when pat
