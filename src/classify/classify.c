@@ -32,7 +32,7 @@ typedef struct ctx {
     shc_span span;
     char cwd[1024]; /* joined cd operands, "" when none */
     bool has_cwd;
-    bool cd_physical; /* a `cd -P` in the chain */
+    bool cd_physical, shallow; /* a `cd -P` in the chain; the rule's ls without -R */
     const char *kbase; /* with real_cwd: the physical directory the command runs in */
     const char *real_cwd; /* the directory the command runs in, when the caller knows it */
     shc_context context;
@@ -167,7 +167,6 @@ static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
     }
     return 0;
 }
-
 /* ------------------------------------------------------------------ shape */
 
 typedef struct andor {
@@ -328,8 +327,9 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
         if (!np.absolute) /* where the kernel leads p, what the tool reads there untold */
             return reject(c, span, "%s: the path '%.60s...' is too long to judge", cmd, p);
         char msg[sizeof c->reason];
+        bool deep = c->context == SHC_CONTEXT_BRIDGE && !c->shallow; /* the tree scan */
         if (shc__path_real(c->kbase, p, np.norm[0] ? np.norm : "/", bad, cmd, /* no LINKUP */
-                           c->context == SHC_CONTEXT_BRIDGE, what, &c->budget, msg, sizeof msg))
+                           deep, what, &c->budget, msg, sizeof msg))
             return reject(c, span, "%s: %s", cmd, msg);
     }
     return 0;
@@ -351,6 +351,7 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
         return reject(c, call->span, "the directory '%s' is, or leads to, a device or process "
                       "directory (or is too long to judge)", c->kbase ? c->kbase : c->cwd);
     const char *cmd = call->u.call.words[0].value;
+    c->budget.whole_files = r->whole_files, c->shallow = r->shallow; /* resolve.c adds ag, ack */
     char msg[sizeof c->reason]; /* what the tool reads from its directory untold (rundir.c) */
     if (c->real_cwd && shc__rundir_check(c->kbase, cmd, r, &c->budget, msg, sizeof msg))
         return reject(c, call->span, "%s", msg);
@@ -578,8 +579,8 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
     } else {
         ctx c;
         c.ast = ast;
-        c.rejected = c.has_cwd = c.cd_physical = false, c.kbase = NULL, c.nhomes = 0;
-        c.cwd[0] = '\0';
+        c.rejected = c.has_cwd = c.cd_physical = c.shallow = false, c.kbase = NULL;
+        c.nhomes = 0, c.cwd[0] = '\0';
         c.real_cwd = opts->cwd && opts->cwd[0] ? opts->cwd : NULL;
         c.context = opts->context;
         shc_rule r;
