@@ -16,8 +16,33 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)))
 files = {}
 
 
+def reads_whole(cmd):
+    """ag and git grep --no-index/--untracked read each file they walk to its end unless its
+    first block has a NUL: only the bridge's tree scan bounds them (terminal elsewhere)."""
+    try:
+        words = shlex.split(cmd)
+        if words[:2] == ["bash", "-lc"] and len(words) == 3:
+            words = shlex.split(words[2])
+    except ValueError:
+        return False
+    stage = []
+    for w in words + [";"]:
+        if w in ("&&", "||", "|", ";"):
+            if stage[:1] == ["ag"] or (stage[:1] == ["git"] and "grep" in stage and
+                                       ("--no-index" in stage or "--untracked" in stage)):
+                return True
+            stage = []
+        else:
+            stage.append(w)
+    return False
+
+
 def case(file, cmd, expect, why, alt=None, path=None, query=None, line=None, context=None,
          cls=None):
+    if expect == "search" and context is None and reads_whole(cmd):
+        case("terminal", cmd, "terminal", why + ": reads files whole, the tree is scanned only in "
+             "the bridge", alt=alt)
+        context = "bridge"
     d = {"cmd": cmd, "expect": expect}
     if context:
         d["context"] = context

@@ -335,9 +335,8 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
     return 0;
 }
 
-/* Every path the rule names, every file-valued option value, and `< FILE`.  Reads must not
- * name standard input or a device; searches and listings must not cover the whole filesystem
- * either (a recursive walk of / or /proc may not end). */
+/* Every path the rule names, every file-valued option value, and `< FILE`: reads name no stdin
+ * or device; searches and listings cover no whole filesystem (a walk of / or /proc may not end). */
 static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const shc_word *in_file)
 {
     char buf[2048], kbuf[4096];
@@ -389,20 +388,21 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
 /* rg, ack and ag given no path search standard input when it is not a terminal (rg: a file or a
  * FIFO; ack: a pipe; ag: anything but a tty) and the current directory otherwise.  Where stdin
  * is unknown an open pipe would block them; in shcard's executor stdin is /dev/null, where rg and
- * ack search the directory but ag searches the empty stdin (an empty result, not a search). */
+ * ack search the directory but ag searches the empty stdin (an empty result, not a search).
+ * ag, ack and git grep --no-index read files whole: only the bridge's tree scan bounds them. */
 static int check_stdin_search(ctx *c, const shc_rule *r, const shc_node *call, const char *cmd)
 {
     if (r->kind != SHC_KIND_SEARCH)
         return 0;
-    /* ack searches a piped stdin even when it is given paths (probed: `sleep 3 | ack foo dir`
-     * waits for the pipe and searches it): only where stdin is known not to be a pipe */
-    if (!strcmp(cmd, "ack") && c->context != SHC_CONTEXT_BRIDGE)
-        return reject(c, call->span, "ack: it searches standard input whenever that is a pipe, "
-                                     "even with paths");
+    bool ack = !strcmp(cmd, "ack"), ag = !strcmp(cmd, "ag"); /* ack: a pipe even with paths */
+    if ((ack || ag || r->whole_files) && c->context != SHC_CONTEXT_BRIDGE)
+        return reject(c, call->span, "%s: %s", cmd, ack ? "it searches standard input whenever "
+                      "that is a pipe, even with paths" : "it reads each file it walks to the end "
+                      "unless its first block has a NUL (a sparse file's hole): judged only where "
+                      "shcard scans the tree (the bridge context)");
     if (r->npaths > 0 || r->path)
         return 0;
-    bool ag = !strcmp(cmd, "ag");
-    if (!ag && strcmp(cmd, "rg") && strcmp(cmd, "ack"))
+    if (!ag && strcmp(cmd, "rg") && !ack)
         return 0;
     if (ag || c->context != SHC_CONTEXT_BRIDGE)
         return reject(c, call->span,
