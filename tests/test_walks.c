@@ -6,6 +6,8 @@
  *   directories of 250-byte names printed 1.1 GB);
  * - ag, ack and git grep --no-index read a file to its end when its first block has no NUL:
  *   the regular files below their roots count in the command's 1 GiB input budget;
+ * - the user's global files (git's global configuration, excludes and attributes files, rg's,
+ *   fd's and ag's global ignore files) judged as ignore files whatever the directory;
  * - special and network file systems by type (statfs, /proc/self/mountinfo), not by name.
  * Each class has controls that keep their cards. */
 #define _GNU_SOURCE /* unshare */
@@ -156,6 +158,65 @@ static void test_whole_files(void **state)
     DONE();
 }
 
+/* The user's global files, with the project outside HOME: FIFOs there blocked git grep, git
+ * ls-files -o --exclude-standard and ag -U. */
+static void test_global_files(void **state)
+{
+    (void)state;
+    wrong = 0;
+    char home[600];
+    snprintf(home, sizeof home, "%s/home", dir);
+    const char *old_home = getenv("HOME"), *old_xdg = getenv("XDG_CONFIG_HOME");
+    char saved[4096] = "";
+    if (old_home)
+        snprintf(saved, sizeof saved, "%s", old_home);
+    setenv("HOME", home, 1);
+    unsetenv("XDG_CONFIG_HOME");
+    sh("mkdir -p home/.config/git home/.config/fd proj && cd proj && git init -q . && "
+       "echo foo > a.txt && git add a.txt");
+    const char *cmds[] = {"cd proj && git --no-pager grep foo",
+                          "cd proj && git ls-files -o --exclude-standard", "cd proj && rg foo .",
+                          "cd proj && fd a", "cd proj && ag -U foo ."};
+    for (size_t i = 0; i < 5; i++)
+        EXPECT(cmds[i], i == 1 ? SHC_KIND_LIST : SHC_KIND_SEARCH);
+    sh("mkfifo home/.config/git/ignore");
+    for (size_t i = 0; i < 4; i++)
+        TERMINAL(cmds[i]);
+    sh("rm home/.config/git/ignore && mkfifo home/.config/git/attributes");
+    TERMINAL(cmds[0]);
+    EXPECT(cmds[2], SHC_KIND_SEARCH); /* rg reads no attributes */
+    sh("rm home/.config/git/attributes && mkfifo home/.agignore");
+    TERMINAL(cmds[4]);
+    EXPECT(cmds[2], SHC_KIND_SEARCH);
+    sh("rm home/.agignore && mkfifo home/.config/fd/ignore");
+    TERMINAL(cmds[3]);
+    sh("rm home/.config/fd/ignore && mkfifo home/x home/y && "
+       "printf '[user]\\n\\tname = x\\n[Core]\\n\\texcludesFile = ~/x\\n' > home/.gitconfig");
+    TERMINAL(cmds[0]);
+    TERMINAL(cmds[2]);
+    sh("printf '[core]\\n  attributesfile = \\\"%s/home/y\\\"\\n' > home/.gitconfig", dir);
+    TERMINAL(cmds[0]);
+    EXPECT(cmds[2], SHC_KIND_SEARCH);
+    /* the same bounds as the project's ignore files: size and git's `**` */
+    sh("rm home/x home/y && printf '[core]\\n\\texcludesfile = ~/x\\n' > home/.gitconfig && "
+       "head -c 70000 /dev/zero | tr '\\0' '\\n' > home/x");
+    TERMINAL(cmds[0]);
+    TERMINAL(cmds[2]);
+    sh("printf '**/a/**/a/**/b\\n' > home/x");
+    TERMINAL(cmds[0]);
+    sh("printf 'build/\\n*.o\\n' > home/x && printf '*.c diff\\n' > home/.config/git/attributes");
+    for (size_t i = 0; i < 5; i++)
+        EXPECT(cmds[i], i == 1 ? SHC_KIND_LIST : SHC_KIND_SEARCH);
+    if (old_home)
+        setenv("HOME", saved, 1);
+    else
+        unsetenv("HOME");
+    if (old_xdg)
+        setenv("XDG_CONFIG_HOME", old_xdg, 1);
+    sh("rm -rf home proj");
+    DONE();
+}
+
 /* A procfs and a sysfs mounted under the project (a private mount namespace: needs root). */
 static void test_special_mounts(void **state)
 {
@@ -193,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_entries_every_walker),
         cmocka_unit_test(test_full_paths),
         cmocka_unit_test(test_whole_files),
+        cmocka_unit_test(test_global_files),
         cmocka_unit_test(test_special_mounts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -442,6 +442,7 @@ typedef struct shc_ignbudget {
     long long input;  /* bytes the command's named regular files may still hold, together */
     size_t entries;   /* entries seen below walked roots, every root together (the tree scan) */
     long long names;  /* bytes of full paths those entries may still hold together */
+    bool globals;     /* the user's global files judged (shc__global_check, once a command) */
     bool whole_files; /* the tool reads each walked file to its end when its first block has no
                          NUL (ag, ack, git grep --no-index/--untracked): the walked regular files
                          count in input */
@@ -512,6 +513,15 @@ bool shc__git_stops_at(const char *g);
  * regular files in the input budget.  Why not, or NULL. */
 const char *shc__tree_check(const char *abs_dir, bool ignores, bool git, shc_ignbudget *b,
                             char *what, size_t cap);
+
+/* The pattern file at the absolute path p judged as an ignore file: regular (or missing), within
+ * the pattern budget, and with git, no line of more than SHC_MAX_DOUBLESTARS `**`.  Why not (what
+ * names it), or NULL. */
+const char *shc__pattern_file(const char *p, bool git, shc_ignbudget *b, char *what, size_t cap);
+/* globals.c: the user's global files the tool cmd reads whatever the directory (git's global
+ * configuration, excludes and attributes files; rg's and fd's global ignore files; ag's
+ * ~/.agignore), each judged with shc__pattern_file.  Why not, or NULL. */
+const char *shc__global_check(const char *cmd, shc_ignbudget *b, char *what, size_t cap);
 
 /* ------------------------------------------------------------------ rundir.c */
 

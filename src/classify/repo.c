@@ -74,7 +74,7 @@ void shc__ignbudget_init(shc_ignbudget *b)
     b->input = SHC_INPUT_MAX;
     b->entries = 0;
     b->names = SHC_TREE_MAX_NAMES;
-    b->whole_files = false;
+    b->whole_files = b->globals = false;
     b->nseen = 0;
 }
 
@@ -103,13 +103,12 @@ static bool charge(shc_ignbudget *b, const char *p, long long size, long long *l
  * `**` 0.05 s, 6 0.5 s, 8 2.3 s, 13 did not
  * finish (single `*` are cheap: 16 of them 0.01 s).  NULL when no line of the regular file p
  * holds more than SHC_MAX_DOUBLESTARS `**`. */
-static const char *wild_lines(const char *p, const char *name)
+static const char *wild_lines(const char *p, const char *name, bool git)
 {
     static const char *const git_names[] = {".gitignore", ".gitattributes", "exclude",
                                             "attributes", "sparse-checkout"};
     const char *base = strrchr(name, '/');
     base = base ? base + 1 : name;
-    bool git = false;
     for (size_t i = 0; i < sizeof git_names / sizeof *git_names && !git; i++)
         git = !strcmp(base, git_names[i]);
 #ifdef __wasi__ /* the host answers stat() and realpath() only: a file to read is refused */
@@ -151,7 +150,21 @@ static const char *ignore_at(char *p, size_t n, const char *dir, const char *nam
         why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
               "compile every glob)";
     if (!why && size > 0)
-        why = wild_lines(p, name);
+        why = wild_lines(p, name, false);
+    if (why)
+        snprintf(what, cap, "%s", p);
+    return why;
+}
+
+const char *shc__pattern_file(const char *p, bool git, shc_ignbudget *b, char *what, size_t cap)
+{
+    long long size;
+    const char *why = plain_file(p, SHC_IGNORE_MAX, &size);
+    if (!why && !charge(b, p, size, &b->ignore))
+        why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
+              "compile every glob)";
+    if (!why && size > 0)
+        why = wild_lines(p, p, git);
     if (why)
         snprintf(what, cap, "%s", p);
     return why;
@@ -234,7 +247,7 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
             if (!why && !charge(s->b, p, size, &s->b->tree))
                 why = "one ignore file too many: the walked tree holds over 256 KiB of them";
             if (!why && size > 0)
-                why = wild_lines(p, nm);
+                why = wild_lines(p, nm, false);
             if (why)
                 snprintf(s->what, s->cap, "%s", p);
         } else if (lstat(p, &st) != 0) {

@@ -149,7 +149,13 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
         const char *dirs[3] = {real, real && !strcmp(real, lexical) ? NULL : lexical,
                                git && !below ? kbase : NULL};
         char file[512] = "";
-        const char *why = NULL;
+        const char *why = b->globals ? NULL : shc__global_check(cmd, b, file, sizeof file);
+        b->globals = true;
+        if (why) {
+            snprintf(msg, cap, "the user's global file '%s' is %s", file, why);
+            free(real);
+            return true;
+        }
         for (size_t i = 0; i < 3 && !why; i++)
             if (dirs[i])
                 why = shc__repo_check(dirs[i], walks, git, git && strcmp(cmd, "git") != 0, b,
