@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "shcard.h"
@@ -82,6 +83,22 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The kind of cmd judged by a process that is not root (nobody when the test runs as root). */
+static int kind_unprivileged(const char *cmd)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(100);
+        _exit((int)kind_in(cmd, NULL));
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) != 100);
+    return WEXITSTATUS(st);
+}
+
 /* Two trees of 12,000 entries: each alone is within the 20,000-entry bound, together not. */
 static void test_entries_every_walker(void **state)
 {
@@ -102,6 +119,17 @@ static void test_entries_every_walker(void **state)
     TERMINAL("ack foo a b");
     TERMINAL("rg foo a a"); /* one root named twice is walked twice */
     TERMINAL("rg foo a b");
+    /* a directory shcard cannot list (judged as nobody when root): the walkers that read no
+     * ignore file cannot list it either; rg reads the ignore files git may open by name */
+    sh("chmod 755 . && mkdir -p c/locked && echo foo > c/f && chmod -R a+rX c && chmod 0311 "
+       "c/locked");
+    if (kind_unprivileged("grep -r foo c") != SHC_KIND_SEARCH && ++wrong)
+        print_error("grep -r over an unlistable directory is not a search\n");
+    if (kind_unprivileged("find c -name x") != SHC_KIND_SEARCH && ++wrong)
+        print_error("find over an unlistable directory is not a search\n");
+    if (kind_unprivileged("rg foo c") != SHC_KIND_TERMINAL && ++wrong)
+        print_error("rg over an unlistable directory is not terminal\n");
+    sh("chmod 755 c/locked && rm -rf c");
     /* outside the bridge context no tree is scanned (the text and the named paths decide) */
     context = SHC_CONTEXT_ANY;
     EXPECT("grep -r foo a b", SHC_KIND_SEARCH);

@@ -194,6 +194,8 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         return "nested too deeply to judge";
     }
     DIR *d = opendir(p);
+    if (!d && !s->ignores)
+        return NULL; /* grep -r, find, ack, ls -R, tree: they cannot list it either */
     if (!d) {
         /* git does not list it: it takes paths from the index and opens <dir>/.gitattributes
          * by name, which needs only search permission (a FIFO there blocked git grep) */
