@@ -16,6 +16,7 @@
 
 #define SHC_MOUNTINFO_MAX (1L << 20) /* bytes of /proc/self/mountinfo read */
 
+#ifndef __wasi__
 /* statfs() f_type values (linux/magic.h) and the names mountinfo gives the same file systems */
 static const struct {
     unsigned long magic;
@@ -32,6 +33,7 @@ static const struct {
     {0x0187UL, "autofs"},        {0x564cUL, "ncpfs"},          {0x6b414653UL, "afs"},
     {0x00c36400UL, "ceph"},
 };
+#endif
 
 const char *shc__fs_special(const char *abs)
 {
