@@ -16,8 +16,33 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)))
 files = {}
 
 
+def reads_whole(cmd):
+    """ag and git grep --no-index/--untracked read each file they walk to its end unless its
+    first block has a NUL: only the bridge's tree scan bounds them (terminal elsewhere)."""
+    try:
+        words = shlex.split(cmd)
+        if words[:2] == ["bash", "-lc"] and len(words) == 3:
+            words = shlex.split(words[2])
+    except ValueError:
+        return False
+    stage = []
+    for w in words + [";"]:
+        if w in ("&&", "||", "|", ";"):
+            if stage[:1] == ["ag"] or (stage[:1] == ["git"] and "grep" in stage and
+                                       ("--no-index" in stage or "--untracked" in stage)):
+                return True
+            stage = []
+        else:
+            stage.append(w)
+    return False
+
+
 def case(file, cmd, expect, why, alt=None, path=None, query=None, line=None, context=None,
          cls=None):
+    if expect == "search" and context is None and reads_whole(cmd):
+        case("terminal", cmd, "terminal", why + ": reads files whole, the tree is scanned only in "
+             "the bridge", alt=alt)
+        context = "bridge"
     d = {"cmd": cmd, "expect": expect}
     if context:
         d["context"] = context
@@ -1855,6 +1880,29 @@ for cls, cmd, harm in ROUND7:
 S("grep -rn foo /usr/include/stdio.h", "foo", "/usr/include/stdio.h", "a file below a system directory")
 L("ls /usr", "/usr", "ls without -R opens only /usr")
 S("find /usr/include -name 'stdio*'", "stdio*", "/usr/include", "a small directory below /usr")
+
+# ---- round 7, the rest: strings printed for every match, line or entry (a table role, ECHO)
+LONG = "x" * 300
+ROUND7_ECHO = [
+    ('F9', "rg -o -r '" + "$0" * 5 + "' . r.txt", "rg -r '$0'x20000 turned 2 MB into ~80 GB: each $0 repeats the match"),
+    ('F9', "rg -o -r '" + LONG + "' . r.txt", "a 300-byte replacement for every match"),
+    ('F9', "nl -s '" + LONG + "' r.txt", "nl -s of 60 KB wrote 1.5 GB in 5 s"),
+    ('F9', "cat r.txt | cut -c1- --output-delimiter='" + LONG + "'", "cut's output delimiter, every line"),
+    ('F9', "rg --field-match-separator='" + LONG + "' foo .", "rg's field separator, every match"),
+    ('F9', "rg --context-separator='" + LONG + "' -C1 foo .", "rg's context separator"),
+    ('F9', "rg --path-separator='" + LONG + "' --files", "rg's path separator, every component"),
+    ('F9', "cat r.txt | grep -H --label='" + LONG + "' foo", "grep's label, every line of standard input"),
+    ('F9', "cat r.txt | column -t -o '" + LONG + "'", "column's output separator"),
+    ('F9', "find . -printf '" + "%4096p" * 2 + "'", "find -printf widths together (8 MB per entry with 2000)"),
+    ('F9', "find . -printf '" + "%p" * 17 + "'", "more than 16 directives: each %p is a whole path"),
+    ('F9', "find . -printf '" + LONG + "'", "a 300-byte -printf format, every entry"),
+    ('F9', "ls -l --time-style='+%4000Y%4000d'", "strftime widths, every entry"),
+    ('F9', "tree -D --timefmt='%4000Y%4000d'", "tree's time format, every entry"),
+]
+for cls, cmd, harm in ROUND7_ECHO:
+    RT("R7-" + cls, cmd, "amplification red team: " + harm)
+S("rg -o -r '[$1]' '(\\w+)=' src", "(\\w+)=", "src", "a short replacement with one reference")
+R("nl -s ': ' src/a.c", "src/a.c", "nl: a short separator")
 
 import breadth_cases  # noqa: E402  (corpus/breadth.jsonl: the classifier-breadth issue)
 

@@ -33,7 +33,7 @@ static int parse_with(const shc_cmdspec *spec, const char *const *argv, size_t a
  * else --long=v (attached: optional values take only that). */
 static int try_value(const shc_cmdspec *spec, const shc_opt *o, const char *v)
 {
-    char sbuf[4], lbuf[128];
+    char sbuf[4], lbuf[1024];
     if (o->short_name && o->arg == SHC_ARG_REQ) {
         snprintf(sbuf, sizeof sbuf, "-%c", o->short_name);
         const char *argv[] = {spec->name, sbuf, v};
@@ -113,6 +113,63 @@ static void test_numbers_bounded(void **state)
     assert_int_equal(KIND("tail", "-c", "2147483647", "f"), SHC_KIND_TERMINAL);
     assert_int_equal(KIND("ag", "-U", "-B", "2147483647", "foo", "."), SHC_KIND_TERMINAL);
     assert_int_equal(KIND("ag", "-U", "-B", "3", "foo", "."), SHC_KIND_SEARCH);
+}
+
+/* Long names of strings a tool prints for every match, line or entry: each such option carries
+ * SHC_ROLE_ECHO or a danger, and every SHC_ROLE_ECHO option refuses a long value, a value that
+ * repeats the match and a wide %-field, and takes a short one. */
+static bool sounds_echoed(const char *l)
+{
+    static const char *const words[] = {"separator", "delimiter", "replace", "label",
+                                        "file-name", "timefmt",   "time-style"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strstr(l, words[i]) && strncmp(l, "no-", 3) != 0)
+            return true;
+    return false;
+}
+
+static void test_echo_bounded(void **state)
+{
+    (void)state;
+    char big[SHC_MAX_ECHO + 2];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    size_t checked = 0;
+    for (int id = 0; id < SHC_CMD__COUNT; id++) {
+        const shc_cmdspec *spec = shc__policy_spec((shc_cmd_id)id);
+        for (const shc_opt *o = spec->opts; o->short_name || o->long_name; o++) {
+            if (o->arg == SHC_ARG_NONE || o->danger)
+                continue;
+            if (o->long_name && sounds_echoed(o->long_name) && o->role != SHC_ROLE_ECHO &&
+                o->role != SHC_ROLE_REPLACE)
+                fail_msg("%s --%s prints a string without a bound", spec->name, o->long_name);
+            if (o->role != SHC_ROLE_ECHO)
+                continue;
+            checked++;
+            if (try_value(spec, o, big) == 0)
+                fail_msg("%s --%s: %d bytes accepted", spec->name, o->long_name,
+                         SHC_MAX_ECHO + 1);
+            if (try_value(spec, o, "$0$0$0$0$0") == 0)
+                fail_msg("%s --%s: five '$' accepted", spec->name, o->long_name);
+            if (try_value(spec, o, "+%4000Y%4000d") == 0)
+                fail_msg("%s --%s: 8000 columns of %%-fields accepted", spec->name, o->long_name);
+            if (try_value(spec, o, ",") != 0)
+                fail_msg("%s --%s: ',' rejected: %s", spec->name, o->long_name, rule.reason);
+        }
+    }
+    assert_true(checked >= 16);
+    /* find -printf: its formats together (text, directives, widths) */
+    char fmt[SHC_MAX_ECHO + 2];
+    memset(fmt, 'x', sizeof fmt - 1);
+    fmt[sizeof fmt - 1] = '\0';
+    assert_int_equal(KIND("find", ".", "-printf", fmt), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("find", ".", "-printf", "%p%p%p%p%p%p%p%p%p%p%p%p%p%p%p%p%p"),
+                     SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("find", ".", "-printf", "%3000p", "-printf", "%3000p"),
+                     SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("find", ".", "-printf", "%p %s\\n"), SHC_KIND_LIST);
+    assert_int_equal(KIND("rg", "-o", "-r", "$0$0$0$0$0", ".", "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "-o", "-r", "[$0]", ".", "f"), SHC_KIND_SEARCH);
 }
 
 static void test_backtracking_subset(void **state)
@@ -339,6 +396,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbers_bounded),
+        cmocka_unit_test(test_echo_bounded),
         cmocka_unit_test(test_backtracking_subset),
         cmocka_unit_test(test_subset_desyncs),
         cmocka_unit_test(test_ack_dir_regex),

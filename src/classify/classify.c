@@ -32,7 +32,7 @@ typedef struct ctx {
     shc_span span;
     char cwd[1024]; /* joined cd operands, "" when none */
     bool has_cwd;
-    bool cd_physical; /* a `cd -P` in the chain */
+    bool cd_physical, shallow; /* a `cd -P` in the chain; the rule's ls without -R */
     const char *kbase; /* with real_cwd: the physical directory the command runs in */
     const char *real_cwd; /* the directory the command runs in, when the caller knows it */
     shc_context context;
@@ -167,7 +167,6 @@ static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
     }
     return 0;
 }
-
 /* ------------------------------------------------------------------ shape */
 
 typedef struct andor {
@@ -328,16 +327,16 @@ static int check_one(ctx *c, const char *base, const char *cmd, const char *p, u
         if (!np.absolute) /* where the kernel leads p, what the tool reads there untold */
             return reject(c, span, "%s: the path '%.60s...' is too long to judge", cmd, p);
         char msg[sizeof c->reason];
+        bool deep = c->context == SHC_CONTEXT_BRIDGE && !c->shallow; /* the tree scan */
         if (shc__path_real(c->kbase, p, np.norm[0] ? np.norm : "/", bad, cmd, /* no LINKUP */
-                           c->context == SHC_CONTEXT_BRIDGE, what, &c->budget, msg, sizeof msg))
+                           deep, what, &c->budget, msg, sizeof msg))
             return reject(c, span, "%s: %s", cmd, msg);
     }
     return 0;
 }
 
-/* Every path the rule names, every file-valued option value, and `< FILE`.  Reads must not
- * name standard input or a device; searches and listings must not cover the whole filesystem
- * either (a recursive walk of / or /proc may not end). */
+/* Every path the rule names, every file-valued option value, and `< FILE`: reads name no stdin
+ * or device; searches and listings cover no whole filesystem (a walk of / or /proc may not end). */
 static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const shc_word *in_file)
 {
     char buf[2048], kbuf[4096];
@@ -351,6 +350,7 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
         return reject(c, call->span, "the directory '%s' is, or leads to, a device or process "
                       "directory (or is too long to judge)", c->kbase ? c->kbase : c->cwd);
     const char *cmd = call->u.call.words[0].value;
+    c->budget.whole_files = r->whole_files, c->shallow = r->shallow; /* resolve.c adds ag, ack */
     char msg[sizeof c->reason]; /* what the tool reads from its directory untold (rundir.c) */
     if (c->real_cwd && shc__rundir_check(c->kbase, cmd, r, &c->budget, msg, sizeof msg))
         return reject(c, call->span, "%s", msg);
@@ -388,20 +388,21 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
 /* rg, ack and ag given no path search standard input when it is not a terminal (rg: a file or a
  * FIFO; ack: a pipe; ag: anything but a tty) and the current directory otherwise.  Where stdin
  * is unknown an open pipe would block them; in shcard's executor stdin is /dev/null, where rg and
- * ack search the directory but ag searches the empty stdin (an empty result, not a search). */
+ * ack search the directory but ag searches the empty stdin (an empty result, not a search).
+ * ag, ack and git grep --no-index read files whole: only the bridge's tree scan bounds them. */
 static int check_stdin_search(ctx *c, const shc_rule *r, const shc_node *call, const char *cmd)
 {
     if (r->kind != SHC_KIND_SEARCH)
         return 0;
-    /* ack searches a piped stdin even when it is given paths (probed: `sleep 3 | ack foo dir`
-     * waits for the pipe and searches it): only where stdin is known not to be a pipe */
-    if (!strcmp(cmd, "ack") && c->context != SHC_CONTEXT_BRIDGE)
-        return reject(c, call->span, "ack: it searches standard input whenever that is a pipe, "
-                                     "even with paths");
+    bool ack = !strcmp(cmd, "ack"), ag = !strcmp(cmd, "ag"); /* ack: a pipe even with paths */
+    if ((ack || ag || r->whole_files) && c->context != SHC_CONTEXT_BRIDGE)
+        return reject(c, call->span, "%s: %s", cmd, ack ? "it searches standard input whenever "
+                      "that is a pipe, even with paths" : "it reads each file it walks to the end "
+                      "unless its first block has a NUL (a sparse file's hole): judged only where "
+                      "shcard scans the tree (the bridge context)");
     if (r->npaths > 0 || r->path)
         return 0;
-    bool ag = !strcmp(cmd, "ag");
-    if (!ag && strcmp(cmd, "rg") && strcmp(cmd, "ack"))
+    if (!ag && strcmp(cmd, "rg") && !ack)
         return 0;
     if (ag || c->context != SHC_CONTEXT_BRIDGE)
         return reject(c, call->span,
@@ -578,8 +579,8 @@ int shc_classify_ex(shc_verdict **out, const char *cmd, size_t len, const shc_cl
     } else {
         ctx c;
         c.ast = ast;
-        c.rejected = c.has_cwd = c.cd_physical = false, c.kbase = NULL, c.nhomes = 0;
-        c.cwd[0] = '\0';
+        c.rejected = c.has_cwd = c.cd_physical = c.shallow = false, c.kbase = NULL;
+        c.nhomes = 0, c.cwd[0] = '\0';
         c.real_cwd = opts->cwd && opts->cwd[0] ? opts->cwd : NULL;
         c.context = opts->context;
         shc_rule r;

@@ -116,34 +116,6 @@ static const find_pred *find_lookup(const char *w)
     return NULL;
 }
 
-/* Whether every %-directive's width and precision in a -printf format is at most
- * SHC_MAX_WIDTH (the red team saw `find . -printf '%1000000000f'` write 1 GB per file). */
-static bool format_ok(const char *f)
-{
-    for (const char *p = strchr(f, '%'); p; p = strchr(p, '%')) {
-        p++;
-        if (*p == '%') {
-            p++;
-            continue;
-        }
-        while (*p && strchr("-+ #0", *p))
-            p++;
-        for (int part = 0; part < 2; part++) {
-            const char *d = p;
-            while (*p >= '0' && *p <= '9')
-                p++;
-            long n;
-            if (p > d && (shc__parse_num(d, (size_t)(p - d), &n) < 0 || n > SHC_MAX_WIDTH))
-                return false;
-            if (part == 0 && *p == '.')
-                p++;
-            else
-                break;
-        }
-    }
-    return true;
-}
-
 static bool starts_expression(const char *w)
 {
     return (w[0] == '-' && w[1] != '\0') || !strcmp(w, "(") || !strcmp(w, ")") || !strcmp(w, "!") ||
@@ -200,7 +172,9 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
     bool negated = false, last_was_query = false;
     /* the and-chain at depth 0: whether a `-type f` (not negated) came before in it; what
      * writes names on stdout; -exec grep */
-    unsigned depth = 0, nprint0 = 0, nout = 0;
+    unsigned depth = 0, nprint0 = 0, nout = 0, ndirs = 0;
+    size_t fmt_len = 0;
+    long fmt_width = 0;
     bool chain_f = false, print0_f = false;
     const char *exec_query = NULL;
     for (; i < argc; i++) {
@@ -236,14 +210,26 @@ void shc__policy_find(shc_rule *r, const char *const *argv, size_t argc)
             if (last_was_query)
                 nq--;
             break;
-        case FIND_FORMAT:
+        case FIND_FORMAT: {
+            /* every -printf of the command is printed for every entry: their text, their
+             * %-directives (%p is a whole path) and their widths are bounded together (the red
+             * team's '%4096p' x 2000 wrote 8 MB per entry) */
+            unsigned nd = 0;
+            long w = shc__fmt_widths(argv[i + 1], &nd);
             nout++;
-            if (!format_ok(argv[i + 1])) {
-                shc__reject(r, i + 1, "find: a -printf width over %d (writes that much per file)",
-                            SHC_MAX_WIDTH);
+            ndirs += nd;
+            fmt_len += strlen(argv[i + 1]);
+            fmt_width = w > SHC_MAX_WIDTH ? w : fmt_width + w;
+            if (fmt_width > SHC_MAX_WIDTH || fmt_len > SHC_MAX_ECHO ||
+                ndirs > SHC_MAX_FORMAT_DIRECTIVES) {
+                shc__reject(r, i + 1,
+                            "find: -printf formats of over %d bytes, %d directives or %d columns "
+                            "of width together (printed for every file)",
+                            SHC_MAX_ECHO, SHC_MAX_FORMAT_DIRECTIVES, SHC_MAX_WIDTH);
                 return;
             }
             break;
+        }
         case FIND_OUTPUT: nout++; break;
         case FIND_PRINT0:
             nprint0++;

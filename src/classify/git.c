@@ -92,6 +92,7 @@ static void rule_grep(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
     if (shc__check_patterns(r, spec->name, res, e ? NULL : r->query, e ? 0 : ops[i - 1].argi) < 0)
         return;
     bool norevs = shc__opt_first(res, SHC_ROLE_NOREVS) != NULL;
+    r->whole_files = norevs;
     bool dashdash = false, seen_dashdash = false;
     for (size_t j = i; j < n; j++)
         seen_dashdash |= !strcmp(ops[j].value, "--");

@@ -65,6 +65,21 @@ static int add_opt(pstate *p, const shc_opt *o, const char *value, size_t argi)
         return shc__reject(r, argi, "%s: a pattern with more than %d '**' makes git's wildmatch "
                                     "backtrack exponentially over a deep path",
                            p->spec->name, SHC_MAX_DOUBLESTARS);
+    if (o->role == SHC_ROLE_ECHO && value && strlen(value) > SHC_MAX_ECHO)
+        return shc__reject(r, argi,
+                           "%s: a string of over %d bytes that the tool prints again for every "
+                           "match, line or entry (nl -s of 60 KB wrote 1.5 GB in 5 s)",
+                           p->spec->name, SHC_MAX_ECHO);
+    if (o->role == SHC_ROLE_ECHO && value && shc__count_char(value, '$') > SHC_MAX_ECHO_REFS)
+        return shc__reject(r, argi,
+                           "%s: more than %d '$' in a string printed for every match (rg -r "
+                           "'$0$0...' repeats each match that many times)",
+                           p->spec->name, SHC_MAX_ECHO_REFS);
+    if (o->role == SHC_ROLE_ECHO && value && shc__fmt_widths(value, NULL) > SHC_MAX_WIDTH)
+        return shc__reject(r, argi,
+                           "%s: '%s' asks for fields over %d columns together, printed for every "
+                           "entry",
+                           p->spec->name, value, SHC_MAX_WIDTH);
     if (o->role == SHC_ROLE_TABS && value &&
         (!shc__all_digits(value) || shc__parse_num(value, strlen(value), &width) < 0 ||
          width > SHC_MAX_TABS))

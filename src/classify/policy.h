@@ -61,6 +61,9 @@ typedef enum shc_role {
     SHC_ROLE_REGEX,      /* ag -G: another regular expression, matched by the tool's engine */
     SHC_ROLE_WILDMATCH,  /* git ls-files -x: a pattern git matches with wildmatch (at most
                             SHC_MAX_DOUBLESTARS `**`) */
+    SHC_ROLE_ECHO,       /* a string the tool prints again for every match, line or entry (rg -r,
+                            nl -s, cut --output-delimiter, separators, time formats): at most
+                            SHC_MAX_ECHO bytes, its %-widths together at most SHC_MAX_WIDTH */
 } shc_role;
 
 /* How a command's real option parser reads argv (tools.def, SHC_CMD).  Each family is
@@ -140,6 +143,10 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 #define SHC_MAX_ARGS  64
 #define SHC_MAX_TABS 16     /* the widest tab stop bat --tabs may ask for */
 #define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
+#define SHC_MAX_FORMAT_DIRECTIVES 16 /* %-directives in find's -printf formats together */
+#define SHC_MAX_ECHO 256   /* the longest SHC_ROLE_ECHO value (`nl -s` of 60 KB turned 2 MB into
+                              1.5 GB in 5 s; `rg -r` of 40 KB, 2 MB into ~80 GB) */
+#define SHC_MAX_ECHO_REFS 4 /* '$' (rg -r: a reference to the match) in a SHC_ROLE_ECHO value */
 #define SHC_MAX_BT_BYTES 256  /* the longest pattern a backtracking engine is given */
 #define SHC_MAX_BT_BRANCHES 16 /* the most alternatives (every `|` counts) in such a pattern */
 #define SHC_MAX_WIDE_ATOMS 8  /* classes, '.' and grouped '|' in all of a glibc/GNU regex's patterns */
@@ -187,6 +194,8 @@ typedef struct shc_rule {
                           of regular files, each starting with a root (exec.c feeds xargs -0) */
     bool rc_files;     /* ack without --noenv: it reads .ackrc/_ackrc from its directory up */
     bool pathspecs;    /* paths[] are git pathspecs: a pattern covers its literal directory */
+    bool whole_files;  /* git grep --no-index/--untracked: each walked file is read to its end
+                          when its first block has no NUL (shc_ignbudget.whole_files) */
     char more[64];     /* further sed ranges for the title (", 40-60, last line"), or "" */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
@@ -319,6 +328,11 @@ int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res);
 /* Why a glibc regex may not finish (a backreference, or an interval that nested copies
  * multiply), or NULL. */
 const char *shc__regex_bomb(const char *pat);
+/* The widths and precisions of the %-directives of a printf or strftime format f, added up
+ * (over SHC_MAX_WIDTH when one of them is); *directives (may be NULL) gets their number. */
+long shc__fmt_widths(const char *f, unsigned *directives);
+/* How many times c occurs in s. */
+size_t shc__count_char(const char *s, char c);
 /* The most `**` on one line of s (a wildmatch pattern, lines of a git ignore file). */
 unsigned shc__doublestars(const char *s);
 /* Why a backtracking engine (PCRE2, Perl) may not match pat in bounded time, or NULL when pat
@@ -385,6 +399,17 @@ const char *shc__path_stat(const char *abs_path);
  * links, too long, not absolute).  False in the WebAssembly build (no readlink there). */
 bool shc__path_magic(const char *abs);
 
+/* ------------------------------------------------------------------ fstype.c */
+
+/* The name of the special or network file system abs is on (statfs(): proc, sysfs, devpts,
+ * tracefs, debugfs, cgroup, bpf, securityfs, configfs, efivarfs, nfs, cifs, fuse, autofs, ...),
+ * or NULL (also when abs is missing, and in the WebAssembly build). */
+const char *shc__fs_special(const char *abs);
+/* Why a walk of the real directory dir may enter such a file system (a mount point at or below
+ * it in /proc/self/mountinfo, read within 1 MiB; where gets the mount point and its type), or
+ * NULL. */
+const char *shc__fs_mounts_below(const char *dir, char *where, size_t cap);
+
 /* ------------------------------------------------------------------ resolve.c */
 
 /* Bytes of ignore patterns a command may read: all the ignore files of a walk's parents
@@ -394,6 +419,8 @@ bool shc__path_magic(const char *abs);
 /* Bytes of the regular files one command names, together (`cat b b b ...` read a 1 GiB file
  * once per word; the per-file bound is the same 1 GiB). */
 #define SHC_INPUT_MAX (1LL << 30)
+#define SHC_TREE_MAX_ENTRIES 20000 /* entries below a command's walked roots, together */
+#define SHC_TREE_MAX_NAMES (8LL << 20) /* bytes of their full paths together (find prints each) */
 
 /* The physical directory a command runs in: real_cwd after the `cd` chain (NULL: none), as bash
  * reaches it (the lexical name first, then the name as written; physical: `cd -P`) and the
@@ -413,6 +440,12 @@ typedef struct shc_ignbudget {
     long long ignore; /* the parents' ignore files and the git directory's info/ files */
     long long tree;   /* the ignore files below walked roots (the bridge's tree scan) */
     long long input;  /* bytes the command's named regular files may still hold, together */
+    size_t entries;   /* entries seen below walked roots, every root together (the tree scan) */
+    long long names;  /* bytes of full paths those entries may still hold together */
+    bool globals;     /* the user's global files judged (shc__global_check, once a command) */
+    bool whole_files; /* the tool reads each walked file to its end when its first block has no
+                         NUL (ag, ack, git grep --no-index/--untracked): the walked regular files
+                         count in input */
     size_t nseen;
     struct {
         unsigned long long dev, ino;
@@ -424,9 +457,9 @@ void shc__ignbudget_init(shc_ignbudget *b);
  * Judges where it leads (the judgements in bad; SHC_PATH_ROOT in bad: the tool walks), what it
  * is (shc__path_stat; what names it: "file", "directory", "pattern file": at most
  * SHC_IGNORE_MAX), the repository and ignore files of the resolved and the written chain for a
- * walk or for git and bat (shc__repo_check), and with deep, for rg, fd, ag and git, the ignore
- * files below it (shc__tree_check: a walk of the tree, milliseconds a command, so only where the
- * command will run, the bridge context).
+ * walk or for git and bat (shc__repo_check), and with deep, for every walk, the tree below it
+ * (shc__tree_check: a walk of the tree, milliseconds a command, so only where the command will
+ * run, the bridge context).
  * Returns true with msg set when the command is terminal. */
 bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsigned bad,
                     const char *cmd, bool deep, const char *what, shc_ignbudget *b, char *msg,
@@ -472,12 +505,23 @@ int shc__read_pathfile(const char *path, char *out, size_t cap);
  * objects/ and refs/, no commondir). */
 bool shc__git_stops_at(const char *g);
 
-/* For a directory a tool walks reading the ignore files of every subdirectory (rg, fd, ag,
- * git): each such file below it plain and at most 64 KiB, all of them 256 KiB together, the
- * tree at most 20000 entries (a bounded scan: past it, terminal); every nested .git judged
- * with shc__git_dir_judge() (whole for git).  Why not, or NULL. */
-const char *shc__tree_check(const char *abs_dir, bool git, shc_ignbudget *b, char *what,
-                            size_t cap);
+/* For a directory a tool walks (the bridge context): every root of the command together at
+ * most SHC_TREE_MAX_ENTRIES entries and SHC_TREE_MAX_NAMES bytes of full paths, 64 levels, no
+ * mount of a special or network file system inside (shc__fs_special); with ignores (rg, fd, ag,
+ * git), each ignore file below it plain and at most 64 KiB, all of them 256 KiB together, every
+ * nested .git judged with shc__git_dir_judge() (whole for git); with b->whole_files, the
+ * regular files in the input budget.  Why not, or NULL. */
+const char *shc__tree_check(const char *abs_dir, bool ignores, bool git, shc_ignbudget *b,
+                            char *what, size_t cap);
+
+/* The pattern file at the absolute path p judged as an ignore file: regular (or missing), within
+ * the pattern budget, and with git, no line of more than SHC_MAX_DOUBLESTARS `**`.  Why not (what
+ * names it), or NULL. */
+const char *shc__pattern_file(const char *p, bool git, shc_ignbudget *b, char *what, size_t cap);
+/* globals.c: the user's global files the tool cmd reads whatever the directory (git's global
+ * configuration, excludes and attributes files; rg's and fd's global ignore files; ag's
+ * ~/.agignore), each judged with shc__pattern_file.  Why not, or NULL. */
+const char *shc__global_check(const char *cmd, shc_ignbudget *b, char *what, size_t cap);
 
 /* ------------------------------------------------------------------ rundir.c */
 

@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #define SHC_PATH_MAX 4096
-#define SHC_TREE_MAX_ENTRIES 20000       /* entries of a walked tree read for its ignore files */
 #define SHC_TREE_MAX_DEPTH 64            /* levels of a walked tree */
 #define SHC_TREE_IGNORE_MAX (256L << 10) /* ignore files below a walked directory, together */
 
@@ -73,6 +72,9 @@ void shc__ignbudget_init(shc_ignbudget *b)
     b->ignore = SHC_IGNORE_MAX;
     b->tree = SHC_TREE_IGNORE_MAX;
     b->input = SHC_INPUT_MAX;
+    b->entries = 0;
+    b->names = SHC_TREE_MAX_NAMES;
+    b->whole_files = b->globals = false;
     b->nseen = 0;
 }
 
@@ -101,13 +103,12 @@ static bool charge(shc_ignbudget *b, const char *p, long long size, long long *l
  * `**` 0.05 s, 6 0.5 s, 8 2.3 s, 13 did not
  * finish (single `*` are cheap: 16 of them 0.01 s).  NULL when no line of the regular file p
  * holds more than SHC_MAX_DOUBLESTARS `**`. */
-static const char *wild_lines(const char *p, const char *name)
+static const char *wild_lines(const char *p, const char *name, bool git)
 {
     static const char *const git_names[] = {".gitignore", ".gitattributes", "exclude",
                                             "attributes", "sparse-checkout"};
     const char *base = strrchr(name, '/');
     base = base ? base + 1 : name;
-    bool git = false;
     for (size_t i = 0; i < sizeof git_names / sizeof *git_names && !git; i++)
         git = !strcmp(base, git_names[i]);
 #ifdef __wasi__ /* the host answers stat() and realpath() only: a file to read is refused */
@@ -149,22 +150,40 @@ static const char *ignore_at(char *p, size_t n, const char *dir, const char *nam
         why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
               "compile every glob)";
     if (!why && size > 0)
-        why = wild_lines(p, name);
+        why = wild_lines(p, name, false);
+    if (why)
+        snprintf(what, cap, "%s", p);
+    return why;
+}
+
+const char *shc__pattern_file(const char *p, bool git, shc_ignbudget *b, char *what, size_t cap)
+{
+    long long size;
+    const char *why = plain_file(p, SHC_IGNORE_MAX, &size);
+    if (!why && !charge(b, p, size, &b->ignore))
+        why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
+              "compile every glob)";
+    if (!why && size > 0)
+        why = wild_lines(p, p, git);
     if (why)
         snprintf(what, cap, "%s", p);
     return why;
 }
 typedef struct tscan {
+    bool ignores; /* the tool reads the ignore files of every directory (rg, fd, ag, git) */
     bool git; /* git walks (ls-files -o, grep --untracked) or recurses: nested .git judged whole */
-    size_t entries;
     shc_ignbudget *b;
     char *what;
     size_t cap;
 } tscan;
 
-/* The ignore files of every directory below p[0..len) (rg, fd, ag and git read each one as
- * they walk; a FIFO named .gitattributes in a subdirectory blocked `git grep`): each must be
- * plain, all together within SHC_TREE_IGNORE_MAX, at most SHC_TREE_MAX_ENTRIES entries seen. */
+/* Every entry below p[0..len): counted with its full path against the command's bounds (find
+ * prints each path: 3,000 nested directories of 250-byte names made 1.1 GB of `find .`; grep -r,
+ * ack, ls -R and tree read no ignore file, so nothing else bounded their walks); the ignore
+ * files of every directory for the tools that read them (a FIFO named .gitattributes in a
+ * subdirectory blocked `git grep`), all together within SHC_TREE_IGNORE_MAX; the regular files
+ * for the tools that read them whole (ag, ack and git grep --no-index judge "binary" by the
+ * first block: 24 KB of text then a 20 GiB hole was read to its end). */
 static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 {
 #ifdef __wasi__
@@ -175,6 +194,8 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         return "nested too deeply to judge";
     }
     DIR *d = opendir(p);
+    if (!d && !s->ignores)
+        return NULL; /* grep -r, find, ack, ls -R, tree: they cannot list it either */
     if (!d) {
         /* git does not list it: it takes paths from the index and opens <dir>/.gitattributes
          * by name, which needs only search permission (a FIFO there blocked git grep) */
@@ -188,17 +209,23 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
             continue;
         size_t n = strlen(nm);
-        if (++s->entries > SHC_TREE_MAX_ENTRIES || len + 1 + n + 1 > SHC_PATH_MAX) {
+        s->b->names -= (long long)(len + 1 + n);
+        if (++s->b->entries > SHC_TREE_MAX_ENTRIES || s->b->names < 0 ||
+            len + 1 + n + 1 > SHC_PATH_MAX) {
             snprintf(s->what, s->cap, "%s", p);
-            why = s->entries > SHC_TREE_MAX_ENTRIES
-                      ? "too large a tree to judge its ignore files (over 20000 entries)"
-                      : "a path too long to judge";
+            why = s->b->entries > SHC_TREE_MAX_ENTRIES
+                      ? "too large a tree to judge (over 20000 entries below the walked "
+                        "directories together)"
+                  : s->b->names < 0 ? "too large a tree to judge (its full paths hold over 8 MiB "
+                                      "together: a listing prints each)"
+                                    : "a path too long to judge";
             break;
         }
         bool ign = false;
-        for (size_t i = 0; i < sizeof ignore_names / sizeof *ignore_names && !ign; i++)
+        for (size_t i = 0; s->ignores && i < sizeof ignore_names / sizeof *ignore_names && !ign;
+             i++)
             ign = !strcmp(nm, ignore_names[i]);
-        if (!strcmp(nm, ".git")) {
+        if (s->ignores && !strcmp(nm, ".git")) {
             /* depth 0: the walked directory's own, judged by shc__repo_check; below it a nested
              * repository (a submodule, a clone): rg, ag and fd read its info/exclude (a FIFO
              * there blocked them), git its HEAD (ls-files -o) and, entering it, the rest */
@@ -210,7 +237,8 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
                 why = shc__git_dir_judge(g, s->git, false, s->b, s->what, s->cap);
             continue;
         }
-        if (!ign && (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+        bool whole = s->b->whole_files && (e->d_type == DT_REG || e->d_type == DT_UNKNOWN);
+        if (!ign && !whole && (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
             continue;
         p[len] = '/';
         memcpy(p + len + 1, nm, n + 1);
@@ -221,11 +249,17 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
             if (!why && !charge(s->b, p, size, &s->b->tree))
                 why = "one ignore file too many: the walked tree holds over 256 KiB of them";
             if (!why && size > 0)
-                why = wild_lines(p, nm);
+                why = wild_lines(p, nm, false);
             if (why)
                 snprintf(s->what, s->cap, "%s", p);
-        } else if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+        } else if (lstat(p, &st) != 0) {
+            /* gone since readdir: the tool does not see it either */
+        } else if (S_ISDIR(st.st_mode)) {
             why = tree_ignores(p, len + 1 + n, depth + 1, s);
+        } else if (whole && S_ISREG(st.st_mode) && (s->b->input -= st.st_size) < 0) {
+            snprintf(s->what, s->cap, "%s", p);
+            why = "a tree whose files hold over 1 GiB together (with the named files), read to "
+                  "the end by a tool that judges binary files by their first block";
         }
         p[len] = '\0';
     }
@@ -234,8 +268,8 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
 #endif
 }
 
-const char *shc__tree_check(const char *abs_dir, bool git, shc_ignbudget *b, char *what,
-                            size_t cap)
+const char *shc__tree_check(const char *abs_dir, bool ignores, bool git, shc_ignbudget *b,
+                            char *what, size_t cap)
 {
     struct stat st;
     if (stat(abs_dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -244,7 +278,7 @@ const char *shc__tree_check(const char *abs_dir, bool git, shc_ignbudget *b, cha
     int w = snprintf(p, sizeof p, "%s", abs_dir);
     if (w < 0 || (size_t)w >= sizeof p)
         return "a path too long to judge";
-    tscan s = {git, 0, b, what, cap};
+    tscan s = {ignores, git, b, what, cap};
     return tree_ignores(p, (size_t)w, 0, &s);
 }
 

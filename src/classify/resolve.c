@@ -82,8 +82,10 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
      * git read the ignore files of every directory they walk */
     bool walks = (bad & SHC_PATH_ROOT) != 0;
     bool git = !strcmp(cmd, "git") || !strcmp(cmd, "bat") || !strcmp(cmd, "batcat");
-    bool subtree = deep && walks && (git || !strcmp(cmd, "rg") || !strcmp(cmd, "ag") ||
-                             !strcmp(cmd, "fd") || !strcmp(cmd, "fdfind"));
+    bool ignores = git || !strcmp(cmd, "rg") || !strcmp(cmd, "ag") || !strcmp(cmd, "fd") ||
+                   !strcmp(cmd, "fdfind");
+    bool subtree = deep && walks;
+    b->whole_files |= !strcmp(cmd, "ag") || !strcmp(cmd, "ack");
     /* a file-valued option's value is a list of patterns (--ignore-file, --exclude-from, -p,
      * -X): rg and fd compile every glob, so it is bounded like the ignore files (repo.c) */
     bool patterns = !strcmp(what, "pattern file");
@@ -110,6 +112,9 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
             snprintf(msg, cap, "'%s' leads to the whole filesystem", p);
         else if (rj & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
             snprintf(msg, cap, "'%s' leads to a device or process file", p);
+        else if ((bad & SHC_PATH_SPECIAL) && (why = shc__fs_special(real)) != NULL)
+            snprintf(msg, cap, "'%s' is on a %s file system (special or network: may block or "
+                     "never end)", p, why);
         else if ((why = shc__path_stat(real)) != NULL)
             snprintf(msg, cap, "%s '%s' is %s", what, p, why);
         else if (stat(real, &st) == 0 && S_ISREG(st.st_mode) && (b->input -= st.st_size) < 0)
@@ -144,16 +149,28 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
         const char *dirs[3] = {real, real && !strcmp(real, lexical) ? NULL : lexical,
                                git && !below ? kbase : NULL};
         char file[512] = "";
-        const char *why = NULL;
+        const char *why = b->globals ? NULL : shc__global_check(cmd, b, file, sizeof file);
+        b->globals = true;
+        if (why) {
+            snprintf(msg, cap, "the user's global file '%s' is %s", file, why);
+            free(real);
+            return true;
+        }
         for (size_t i = 0; i < 3 && !why; i++)
             if (dirs[i])
                 why = shc__repo_check(dirs[i], walks, git, git && strcmp(cmd, "git") != 0, b,
                                       file, sizeof file);
-        /* and below it: the ignore files of every directory the tool walks */
-        if (!why && subtree && real)
-            why = shc__tree_check(real, git, b, file, sizeof file);
         if (why) {
             snprintf(msg, cap, "the repository's '%s' is %s", file, why);
+            bad_repo = true;
+        }
+        /* and below it: the mounts it enters, its size, the ignore files of every directory
+         * the tool walks */
+        struct stat st;
+        if (!why && subtree && real && stat(real, &st) == 0 && S_ISDIR(st.st_mode) &&
+            ((why = shc__fs_mounts_below(real, file, sizeof file)) != NULL ||
+             (why = shc__tree_check(real, ignores, git, b, file, sizeof file)) != NULL)) {
+            snprintf(msg, cap, "'%s' below the walked directory is %s", file, why);
             bad_repo = true;
         }
     }

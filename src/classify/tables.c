@@ -89,6 +89,7 @@ void shc__rule_init(shc_rule *r)
     r->nul_files = false;
     r->rc_files = false;
     r->pathspecs = false;
+    r->whole_files = false;
     r->more[0] = '\0';
     r->npaths = 0;
     r->ninputs = 0;

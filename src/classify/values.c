@@ -258,6 +258,47 @@ unsigned shc__doublestars(const char *s)
     return most;
 }
 
+size_t shc__count_char(const char *s, char c)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == c;
+    return n;
+}
+
+long shc__fmt_widths(const char *f, unsigned *directives)
+{
+    long sum = 0;
+    unsigned n = 0;
+    for (const char *p = strchr(f, '%'); p; p = strchr(p, '%')) {
+        p++;
+        if (*p == '%') {
+            p++;
+            continue;
+        }
+        n++;
+        while (*p && strchr("-+ #0_^", *p))
+            p++;
+        for (int part = 0; part < 2; part++) {
+            const char *d = p;
+            while (*p >= '0' && *p <= '9')
+                p++;
+            long w;
+            if (p > d && (shc__parse_num(d, (size_t)(p - d), &w) < 0 || w > SHC_MAX_WIDTH))
+                sum = SHC_MAX_WIDTH + 1L;
+            else if (p > d && sum <= SHC_MAX_WIDTH)
+                sum += w;
+            if (part == 0 && *p == '.')
+                p++;
+            else
+                break;
+        }
+    }
+    if (directives)
+        *directives = n;
+    return sum;
+}
+
 /* tree -P/-I match with tree's own recursive wildcard matcher, exponential in the number of
  * `*`: `tree -I '*a*a*a*b'` took 3.5 s for one 250-byte name, '*a*a*a*a*b' over 20 s.  Each
  * `|`-separated alternative may hold one `*` at most. */

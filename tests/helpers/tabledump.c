@@ -86,6 +86,7 @@ static const char *role_name(shc_role r)
     case SHC_ROLE_PROCS: return "PROCS";
     case SHC_ROLE_REGEX: return "REGEX";
     case SHC_ROLE_WILDMATCH: return "WILDMATCH";
+    case SHC_ROLE_ECHO: return "ECHO";
     }
     return "?";
 }
