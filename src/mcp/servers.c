@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *kind_of(json_t *e)
+const char *shc__mcp_kind(json_t *e)
 {
     const char *type = shc_rpc_str(json_object_get(e, "type"));
     if (!type)
@@ -80,7 +80,7 @@ int shc_mcp_check(json_t *servers, char *why, size_t cap)
     json_array_foreach(servers, i, e)
     {
         const char *name = shc_rpc_str(json_object_get(e, "name"));
-        const char *kind = kind_of(e);
+        const char *kind = shc__mcp_kind(e);
         if (!json_is_object(e) || !name || !*name || strlen(name) > 128) {
             snprintf(why, cap, "mcpServers[%zu]: a server needs a name (a string of 1 to 128 "
                                "characters)", i);
@@ -161,7 +161,7 @@ static void strv_free(char **v)
 
 mcp_server *shc__mcp_server_new(shc_mcp *m, json_t *e)
 {
-    const char *kind = kind_of(e);
+    const char *kind = shc__mcp_kind(e);
     const char *name = shc_rpc_str(json_object_get(e, "name"));
     if (!kind || !strcmp(kind, "sse")) {
         shc_log_info(m->env.log, "mcp %s: sse servers are not supported; skipped", name);
