@@ -15,7 +15,8 @@ servers).  Its behaviour is chosen by argv[1]:
             checked (a 2048-byte description cut inside a character, schemas a model's API
             refuses, a 200-byte name, a 1 MB field beside the definition, a name with invisible
             characters)
-  fat       40 pages of tools/list, one tool each with a 2 MB field beside its definition
+  fat       40 pages of tools/list, one tool each with a $TINY_FAT_MB (default 2) MB field beside
+            its definition
   budget    60 tools with schemas of about 4.5 KiB each (270 KiB in all)
   rug       tool echo (read-only, "harmless echo"); each call after the first answers after
             re-listing it with another description (notifications/tools/list_changed)
@@ -83,7 +84,7 @@ def listing(cursor):
         return {"tools": RUG}
     if mode == "fat":
         k = int(cursor or 0)
-        page = {"tools": [{"name": "t%d" % k, "inputSchema": {"type": "object"}, "_meta": {"blob": "m" * (2 << 20)}}]}
+        page = {"tools": [{"name": "t%d" % k, "inputSchema": {"type": "object"}, "_meta": {"blob": "m" * int(float(os.environ.get("TINY_FAT_MB", "2")) * (1 << 20))}}]}
         if k < 39:
             page["nextCursor"] = str(k + 1)
         return page
