@@ -62,10 +62,12 @@ size_t shc_utf8_cut(char *dst, const char *s, size_t n, size_t max)
         }
         if (len > max - o)
             break;
-        memcpy(dst + o, from, len);
+        if (dst)
+            memcpy(dst + o, from, len);
         o += len;
     }
-    dst[o] = '\0';
+    if (dst)
+        dst[o] = '\0';
     return o;
 }
 
@@ -73,10 +75,9 @@ char *shc_utf8_dup(const char *s, size_t n, size_t max)
 {
     if (!s)
         s = "", n = 0;
-    /* at most max bytes out, and never more than 3 per input byte */
-    size_t cap = n <= max / 3 ? n * 3 : max;
-    char *out = malloc(cap + 1);
+    size_t len = shc_utf8_cut(NULL, s, n, max); /* counted first: allocated to the byte */
+    char *out = malloc(len + 1);
     if (out)
-        shc_utf8_cut(out, s, n, cap);
+        shc_utf8_cut(out, s, n, len);
     return out;
 }
