@@ -653,5 +653,16 @@ def http_url_secrets_are_not_logged():
         p.wait()
 
 
+@case
+def bad_entry_named_across_a_cut_is_answered():
+    """A malformed entry whose name the error message cuts inside a character still gets its
+    -32602 answer (the message was not valid UTF-8 and the answer was never sent)."""
+    b = Agent([], [])
+    r = b.call("session/new", {"cwd": b.work, "mcpServers": [{"name": "a" * 59 + E, "type": "bogus"}]}, 10)
+    b.close()
+    assert r.get("error", {}).get("code") == -32602 and "unknown type" in r["error"]["message"], r
+    assert "a" * 59 in r["error"]["message"], r
+
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

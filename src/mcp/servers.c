@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
+
 const char *shc__mcp_kind(json_t *e)
 {
     const char *type = shc_rpc_str(json_object_get(e, "type"));
@@ -63,7 +65,7 @@ static bool env_ok(json_t *a, char *why, size_t cap, size_t i, const char *serve
     return true;
 }
 
-int shc_mcp_check(json_t *servers, char *why, size_t cap)
+static int check(json_t *servers, char *why, size_t cap)
 {
     size_t i;
     json_t *e;
@@ -130,6 +132,19 @@ int shc_mcp_check(json_t *servers, char *why, size_t cap)
         }
     }
     return 0;
+}
+
+int shc_mcp_check(json_t *servers, char *why, size_t cap)
+{
+    int rc = check(servers, why, cap);
+    if (rc != 0 && cap > 0) { /* a name cut by a precision: valid UTF-8 again, or the answer
+                               * could not be encoded and the request would go unanswered */
+        char *clean = shc_utf8_dup(why, strlen(why), cap - 1);
+        if (clean)
+            memcpy(why, clean, strlen(clean) + 1);
+        free(clean);
+    }
+    return rc;
 }
 
 static char **pairs(json_t *a, const char *sep, size_t extra, size_t *n)
