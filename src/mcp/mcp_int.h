@@ -1,7 +1,7 @@
 /* Internals of the MCP client, shared by client.c (the session's servers and the protocol),
  * servers.c (the editor's entries), stdio.c and streamable.c (the two transports) and result.c (names, schemas, results as text) and target.c (identities, targets, titles).
- * Direction: client.c -> servers.c, stdio.c, streamable.c -> result.c, and client.c -> tools.c (a listing's
- * tools: kept to their definitions, bounded, checked) and target.c; the transports reach
+ * Direction: client.c -> servers.c, stdio.c, streamable.c -> result.c, and client.c, servers.c -> tools.c
+ * (a listing's tools: kept to their definitions, bounded, checked) -> target.c; the transports reach
  * client.c only through s->up.  Not a public header. */
 #ifndef SHC_MCP_INT_H
 #define SHC_MCP_INT_H
@@ -100,7 +100,7 @@ struct shc_mcp {
     bool freeing;
 };
 
-/* servers.c: a checked entry's kind ("stdio", "http", "sse"), or NULL */
+/* target.c: an entry's kind ("stdio", "http", "sse"), or NULL (servers.c checks with it) */
 const char *shc__mcp_kind(json_t *entry);
 /* servers.c: the server for a checked entry, or NULL (out of memory, or an sse entry: skipped) */
 mcp_server *shc__mcp_server_new(shc_mcp *m, json_t *entry);

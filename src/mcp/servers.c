@@ -9,16 +9,6 @@
 
 #include "base/utf8.h"
 
-const char *shc__mcp_kind(json_t *e)
-{
-    const char *type = shc_rpc_str(json_object_get(e, "type"));
-    if (!type)
-        return json_object_get(e, "type") ? NULL : "stdio";
-    if (!strcmp(type, "http") || !strcmp(type, "sse") || !strcmp(type, "stdio"))
-        return type;
-    return NULL;
-}
-
 /* An array of {name, value} string pairs (or absent / null). */
 static bool pairs_ok(json_t *a)
 {

@@ -169,6 +169,16 @@ void shc__mcp_tool_dress(mcp_tool *t, const char *server, json_t *entry)
 
 /* ------------------------------------------------------------------ identities */
 
+const char *shc__mcp_kind(json_t *e)
+{
+    const char *type = shc_rpc_str(json_object_get(e, "type"));
+    if (!type)
+        return json_object_get(e, "type") ? NULL : "stdio";
+    if (!strcmp(type, "http") || !strcmp(type, "sse") || !strcmp(type, "stdio"))
+        return type;
+    return NULL;
+}
+
 /* {name, value} pairs as [[name, value]...] sorted (their order says nothing); names lower-cased
  * for headers, whose names are case-blind. */
 static json_t *pairs_of(json_t *pairs, bool lower)
