@@ -37,7 +37,7 @@ def tool_turn(name, args, then="done"):
 
 
 class Agent:
-    def __init__(self, responses, servers, args=(), approve="all", store=None, load=None):
+    def __init__(self, responses, servers, args=(), approve="all", store=None, load=None, env_extra=None):
         script = os.path.join(tempfile.mkdtemp(), "script.json")
         with open(script, "w") as f:
             json.dump({"responses": responses}, f)
@@ -47,6 +47,7 @@ class Agent:
         env = dict(os.environ, DEEPSEEK_API_KEY="sk-test", SHCARD_CONFIG="", HOME=tempfile.gettempdir(),
                    XDG_CONFIG_HOME=os.path.join(tempfile.gettempdir(), "nocfg"),
                    NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+        env.update(env_extra or {})
         self.p = subprocess.Popen([SHCARD, "acp", "--base-url", self.srv.base_url] + (["--store", store] if store else ["--no-store"]) + [
                                    "--approve", approve, "--log-level", "info", "--sandbox", "off"] + list(args),
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -477,6 +478,190 @@ def abandoned_http_call_stops_its_stream():
     finally:
         p.terminate()
         p.wait()
+
+
+def calls(*names):
+    """A script: the model calls each (name, args) in turn, then answers "done"."""
+    out = [{"events": [{"tool": {"index": 0, "id": "call_%d" % i, "name": n, "args": json.dumps(a)}},
+                       {"finish": "tool_calls"}]} for i, (n, a) in enumerate(names)]
+    return out + [{"events": [{"content": "done"}, {"finish": "stop"}]}]
+
+
+def ends(cards):
+    return [c for c in cards if c["sessionUpdate"] == "tool_call_update" and c["status"] in ("completed", "failed")]
+
+
+E = "\u00e9"
+
+
+@case
+def text_cut_inside_a_character_keeps_cards_and_history():
+    """A server's text cut where a character straddles the cut (a URI at 400 bytes, an error
+    message at 2000, a card's text at 256 KiB, stderr bytes that are not UTF-8): every card
+    ends, live and on replay alike, and the model gets every tool message."""
+    store = tempfile.mkdtemp(prefix="store-")
+    srv = tiny("hostile")
+    a = Agent(calls(("mcp__tiny__link", {}), ("mcp__tiny__rpcerr", {}), ("mcp__tiny__bigutf8", {}),
+                    ("mcp__tiny__die", {})), [srv], store=store)
+    a.prompt()
+    a.close()
+    live = ends(a.cards())
+    assert [c["status"] for c in live] == ["completed", "failed", "completed", "failed"], [c["status"] for c in live]
+    last = a.srv.requests[4]["body"]["messages"]
+    tools = [m["content"] for m in last if m["role"] == "tool"]
+    assert len(tools) == 4, tools
+    assert tools[0] == "[resource link: %s (n)]" % ("a" * 399), tools[0][-40:]
+    assert tools[1].endswith(": " + "r" * 1999 + " (code -32000)"), tools[1][-60:]
+    assert tools[2].startswith("a" * 1000) and tools[2].endswith("a" + E + "tail"), tools[2][-20:]
+    assert "boom \ufffd" in tools[3] and "exited with status 3" in tools[3], tools[3]
+    card = live[2]["content"][0]["content"]["text"]
+    assert card == "a" * 262143, len(card)  # cut before the character, not inside it
+    b = Agent([], [srv], store=store, load=a.sid)
+    b.close()
+    assert ends(b.cards()) == live, "the replayed ends differ from the live ones"
+
+
+@case
+def tool_definitions_are_kept_bounded_and_checked():
+    """Each tools/list entry is kept to its definition; a name over 128 bytes and schemas a
+    model's API refuses are left out, in one line for the listing; a description is cut at a
+    character boundary; invisible characters never reach a title."""
+    spoof = "mcp__tiny__echo" + "_" * 22  # 2 tag characters and 5 others, as bytes
+    a = Agent(calls((spoof, {})), [tiny("hostile")], approve="ask")
+    a.permission = "reject"
+    a.prompt()
+    err = a.close()
+    offered = {t["function"]["name"]: t["function"] for t in a.srv.requests[0]["body"]["tools"]}
+    assert sorted(offered) == ["bash", "mcp__tiny__bigutf8", "mcp__tiny__cutdesc", "mcp__tiny__die",
+                               "mcp__tiny__echo", spoof, "mcp__tiny__fat",
+                               "mcp__tiny__link", "mcp__tiny__rpcerr"], sorted(offered)
+    assert offered["mcp__tiny__cutdesc"]["description"] == "[MCP server tiny, tool cutdesc] " + "d" * 2047
+    assert offered["mcp__tiny__fat"]["description"] == "[MCP server tiny, tool fat] kept"
+    left = [l for l in err.splitlines() if "left out" in l]
+    assert len(left) == 1 and "mcp tiny: 3 tool(s) left out" in left[0], left
+    title = a.asked[0]["toolCall"]["title"]
+    assert title == "tiny: echo" + "\ufffd" * 7, repr(title)
+
+
+def rss_mb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int([l for l in f if l.startswith("VmRSS:")][0].split()[1]) >> 10
+
+
+@case
+def fat_listing_entries_are_not_kept():
+    """40 pages of one tool each, each entry with 2 MB beside its definition: only the
+    definitions stay (before: 80 MB and more stayed resident).  Measured against the same
+    listing without the extra field, in the same run (a sanitizer's quarantine kept small)."""
+    asan = os.environ.get("ASAN_OPTIONS", "")
+    env = {"ASAN_OPTIONS": (asan + ":" if asan else "") + "quarantine_size_mb=1"}
+    rss = []
+    for mb in ("0", "2"):
+        srv = tiny("fat")
+        srv["env"].append({"name": "TINY_FAT_MB", "value": mb})
+        a = Agent([], [srv], env_extra=env)
+        end = time.monotonic() + 60
+        while "ready, 40 tool(s)" not in "".join(a.err) and time.monotonic() < end:
+            time.sleep(0.2)
+        time.sleep(0.5)
+        rss.append(rss_mb(a.p.pid))
+        err = a.close()
+        assert "ready, 40 tool(s)" in err, err[-1500:]
+    assert rss[1] - rss[0] < 20, "the agent holds %d MB more after the fat listing (%s)" % (rss[1] - rss[0], rss)
+
+
+@case
+def tool_definitions_have_a_session_budget():
+    """60 tools of about 4.5 KiB each: the model is offered at most 128 KiB of them; the rest are
+    left out in one line."""
+    a = Agent([{"events": [{"content": "x"}, {"finish": "stop"}]}], [tiny("budget")])
+    a.prompt()
+    err = a.close()
+    tools = [t for t in a.srv.requests[0]["body"]["tools"] if t["function"]["name"].startswith("mcp__")]
+    size = len(json.dumps(tools, separators=(",", ":")))
+    assert 5 <= len(tools) < 60 and size <= 128 * 1024, (len(tools), size)
+    left = [l for l in err.splitlines() if "left out" in l]
+    assert len(left) == 1 and "%d tool(s) left out" % (60 - len(tools)) in left[0], left
+
+
+@case
+def changed_definition_asks_again():
+    """"Always allow" holds for the definition the user was asked about: a server that re-lists
+    the tool with another description is asked for again, the title saying so."""
+    a = Agent(calls(("mcp__tiny__echo", {"text": "1"}), ("mcp__tiny__echo", {"text": "2"}),
+                    ("mcp__tiny__echo", {"text": "3"}), ("mcp__tiny__echo", {"text": "4"})),
+              [tiny("rug")], approve="ask")
+    a.permission = "allow_always"
+    a.prompt(timeout=60)
+    a.close()
+    titles = [q["toolCall"]["title"] for q in a.asked]
+    assert titles == ["tiny: echo", "tiny: echo (changed since you allowed it)"], titles
+    texts = [m["content"] for m in a.srv.requests[4]["body"]["messages"] if m["role"] == "tool"]
+    assert texts == ["echo: 1", "echo: 2", "echo: 3", "echo: 4"], texts
+
+
+@case
+def identity_follows_the_checked_kind():
+    """A stdio entry with a stray url is still a stdio entry: a resume that runs another
+    command, or gives a variable another value, is another server (asked again)."""
+    first = dict(tiny(), url="http://127.0.0.1:9/mcp")
+    a = Agent(calls(("mcp__tiny__echo", {"text": "1"})) + calls(("mcp__tiny__echo", {"text": "2"})) +
+              calls(("mcp__tiny__echo", {"text": "3"})), [first], approve="ask",
+              store=tempfile.mkdtemp(prefix="store-"))
+    a.permission = "allow_always"
+    a.prompt()
+    same = dict(tiny(), url="http://127.0.0.1:9/mcp")
+    same["env"].append({"name": "TINY_LOG", "value": a.log})
+    r = a.call("session/resume", {"sessionId": a.sid, "cwd": a.work, "mcpServers": [same]}, 60)
+    assert "result" in r, r
+    a.prompt()
+    other = dict(same, env=[{"name": "TINY_ENV", "value": "v2"}, {"name": "TINY_LOG", "value": a.log}])
+    r = a.call("session/resume", {"sessionId": a.sid, "cwd": a.work, "mcpServers": [other]}, 60)
+    assert "result" in r, r
+    a.prompt()
+    a.close()
+    assert len(a.asked) == 2, [q["toolCall"]["title"] for q in a.asked]
+
+
+@case
+def model_key_is_not_in_servers_environment():
+    """The model's key variables (the defaults and --api-key-env's) are not in a server's
+    environment unless its entry names them."""
+    srv = tiny()
+    srv["env"].append({"name": "OPENAI_API_KEY", "value": "given"})
+    names = ["DEEPSEEK_API_KEY", "OPENAI_API_KEY", "MY_MODEL_KEY", "TINY_ENV"]
+    a = Agent(tool_turn("mcp__tiny__environ", {"names": names}), [srv],
+              args=["--api-key-env", "MY_MODEL_KEY"], env_extra={"MY_MODEL_KEY": "sk-mine", "OPENAI_API_KEY": "sk-o"})
+    a.prompt()
+    a.close()
+    seen = json.loads(a.tool_text())["env"]
+    assert seen == {"DEEPSEEK_API_KEY": None, "OPENAI_API_KEY": "given", "MY_MODEL_KEY": None, "TINY_ENV": "v1"}, seen
+
+
+@case
+def http_url_secrets_are_not_logged():
+    p, url, log = http_server()
+    try:
+        secret = url.replace("http://", "http://user:s3cret@") + "?api_key=sk-SECRET#frag"
+        a = Agent([{"events": [{"content": "x"}, {"finish": "stop"}]}], [{"type": "http", "name": "web", "url": secret, "headers": []}])
+        a.prompt()
+        err = a.close()
+        assert "s3cret" not in err and "sk-SECRET" not in err and "user" not in err.split("mcp web:")[1][:40], err[-1500:]
+        assert "mcp web: " + url.replace("http://", "http://") in err, err[-1500:]
+    finally:
+        p.terminate()
+        p.wait()
+
+
+@case
+def bad_entry_named_across_a_cut_is_answered():
+    """A malformed entry whose name the error message cuts inside a character still gets its
+    -32602 answer (the message was not valid UTF-8 and the answer was never sent)."""
+    b = Agent([], [])
+    r = b.call("session/new", {"cwd": b.work, "mcpServers": [{"name": "a" * 59 + E, "type": "bogus"}]}, 10)
+    b.close()
+    assert r.get("error", {}).get("code") == -32602 and "unknown type" in r["error"]["message"], r
+    assert "a" * 59 in r["error"]["message"], r
 
 
 print("%d passed, %d failed" % (passed, failed))

@@ -64,6 +64,40 @@ static void test_json_str(void **state)
     json_decref(j);
 }
 
+/* Text from outside cut to a byte budget: never inside a character, invalid bytes U+FFFD. */
+static void test_cut(void **state)
+{
+    (void)state;
+    char out[16];
+    /* "ab€": a cut at 4 bytes would split the euro sign: it goes whole */
+    assert_int_equal(shc_utf8_cut(out, "ab\xE2\x82\xAC", 5, 4), 2);
+    assert_string_equal(out, "ab");
+    assert_int_equal(shc_utf8_cut(out, "ab\xE2\x82\xAC", 5, 5), 5);
+    assert_string_equal(out, "ab\xE2\x82\xAC");
+    /* an input that itself ends inside a character, a lone byte, a NUL */
+    assert_int_equal(shc_utf8_cut(out, "a\xE2\x82", 3, 15), 4);
+    assert_string_equal(out, "a\xEF\xBF\xBD");
+    assert_int_equal(shc_utf8_cut(out, "\xFFz", 2, 15), 4);
+    assert_string_equal(out, "\xEF\xBF\xBDz");
+    assert_int_equal(shc_utf8_cut(out, "a\0b", 3, 15), 5);
+    assert_string_equal(out, "a\xEF\xBF\xBD" "b");
+    /* a replacement that does not fit is left out, not split */
+    assert_int_equal(shc_utf8_cut(out, "ab\xFF", 3, 4), 2);
+    assert_int_equal(shc_utf8_cut(out, "abc", 3, 0), 0);
+    assert_string_equal(out, "");
+    char *d = shc_utf8_dup("\xC3\xA9\xC3\xA9", 4, 3);
+    assert_non_null(d);
+    assert_string_equal(d, "\xC3\xA9");
+    assert_true(shc_utf8_valid(d, strlen(d)));
+    free(d);
+    d = shc_utf8_dup("\xFF\xFF", 2, 1000);
+    assert_string_equal(d, "\xEF\xBF\xBD\xEF\xBF\xBD");
+    free(d);
+    d = shc_utf8_dup(NULL, 0, 10);
+    assert_string_equal(d, "");
+    free(d);
+}
+
 static int put_buf(const char *b, size_t n, void *ctx)
 {
     char **out = ctx;
@@ -110,6 +144,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decoder),
         cmocka_unit_test(test_json_str),
+        cmocka_unit_test(test_cut),
         cmocka_unit_test(test_json_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,6 +51,8 @@ typedef struct shc_bridge_config {
                                * ever runs */
     uint64_t timeout_ms;      /* per command, 0 = none (`shcard acp` default: 30 min) */
     uint64_t mcp_timeout_ms;  /* per MCP tool call, 0 = SHC_MCP_CALL_TIMEOUT_MS (120 s) */
+    const char *mcp_key_env;  /* borrowed: the variable --api-key-env names (kept, as the
+                               * default key variables are, from MCP servers), or NULL */
     uint64_t input_wait_ms;   /* end a command waiting this long for terminal input, 0 = never
                                * (`shcard acp` default: 3 s; see exec/stall.h) */
     uint64_t kill_grace_ms;   /* SIGTERM -> SIGKILL on cancel/timeout (0 = 1000) */

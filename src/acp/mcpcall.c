@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "mcp/mcp.h"
 
 /* What a card shows of a result (the model gets its own, cut by the backend). */
@@ -31,16 +32,24 @@ json_t *shc__mcp_card(const char *id, const char *title, const char *kind, const
     return u;
 }
 
+/* What a card says when its result cannot be packed (out of memory, or a text that is not
+ * UTF-8 in a record from elsewhere): the card still ends. */
+static const char unencodable[] = "MCP error: the result could not be encoded";
+
 json_t *shc__mcp_card_end(const char *id, const char *status, const char *text, size_t len,
                           json_t *images)
 {
-    if (len > CARD_TEXT_MAX)
-        len = CARD_TEXT_MAX;
-    while (len > 0 && len < strlen(text) && ((unsigned char)text[len] & 0xC0) == 0x80)
-        len--;
-    json_t *u = json_pack("{s:s,s:s,s:s,s:[{s:s,s:{s:s,s:s%}}]}", "sessionUpdate",
-                          "tool_call_update", "toolCallId", id, "status", status, "content",
-                          "type", "content", "content", "type", "text", "text", text, len);
+    char *shown = shc_utf8_dup(text, len, CARD_TEXT_MAX); /* mcp_end's cut already: a no-op */
+    json_t *u = shown ? json_pack("{s:s,s:s,s:s,s:[{s:s,s:{s:s,s:s}}]}", "sessionUpdate",
+                                  "tool_call_update", "toolCallId", id, "status", status,
+                                  "content", "type", "content", "content", "type", "text",
+                                  "text", shown)
+                      : NULL;
+    free(shown);
+    if (!u)
+        u = json_pack("{s:s,s:s,s:s,s:[{s:s,s:{s:s,s:s}}]}", "sessionUpdate", "tool_call_update",
+                      "toolCallId", id, "status", "failed", "content", "type", "content",
+                      "content", "type", "text", "text", unencodable);
     json_t *content = json_object_get(u, "content"), *img;
     size_t i;
     json_array_foreach(images, i, img) /* after the text note: the image itself, for the user */
@@ -74,7 +83,8 @@ void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
 {
     /* a load or resume names the servers again: the earlier ones end (also when it names
      * none), and "Always allow" given to their tools carries only to entries of the same
-     * identity (same name, same command, args and env names, or url and header names) */
+     * identity (same kind, name, cwd, command, args and env, or url and headers) and only
+     * while the tool's definition is the one allowed (the key holds it) */
     shc_mcp_free(s->mcp);
     s->mcp = NULL;
     json_t *allowed = s->mcp_allowed;
@@ -94,6 +104,7 @@ void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
         .log = br->log,
         .cwd = s->cwd,
         .call_timeout_ms = br->cfg.mcp_timeout_ms,
+        .key_env = br->cfg.mcp_key_env,
         .changed = on_changed,
         .payload = s,
     };
@@ -230,10 +241,18 @@ static void mcp_end(br_call *c, bool failed, bool cancelled, const char *text, s
 {
     br_turn *t = c->turn;
     const char *status = failed ? "failed" : "completed";
-    shc__call_send(t, shc__mcp_card_end(c->id, status, text, len, images));
-    shc__rec_put(t->sess, json_pack("{s:s,s:s,s:s,s:s%}", "t", "mcp_end", "id", c->id, "status",
-                                    status, "text", text, len > CARD_TEXT_MAX ? CARD_TEXT_MAX : len));
-    c->res_text = strndup(text, len);
+    /* one cut for the card and its record (at a character boundary, as valid UTF-8), so a
+     * replay shows what the live card did; the model gets the whole text, made valid too */
+    char *shown = shc_utf8_dup(text, len, CARD_TEXT_MAX);
+    const char *card = shown ? shown : unencodable;
+    shc__call_send(t, shc__mcp_card_end(c->id, status, card, strlen(card), images));
+    json_t *rec = json_pack("{s:s,s:s,s:s,s:s}", "t", "mcp_end", "id", c->id, "status", status,
+                            "text", card);
+    shc__rec_put(t->sess, rec ? rec
+                              : json_pack("{s:s,s:s,s:s,s:s}", "t", "mcp_end", "id", c->id,
+                                          "status", "failed", "text", unencodable));
+    free(shown);
+    c->res_text = shc_utf8_dup(text, len, SIZE_MAX / 4);
     c->res = (shc_tool_result){
         .call_id = c->be_call_id,
         .model_text = c->res_text ? c->res_text : "MCP error: out of memory",
@@ -273,17 +292,36 @@ static void allow_always(br_session *s, const shc_mcp_target *g)
     char *key = shc_mcp_approval_key(g);
     if (key && !s->mcp_allowed)
         s->mcp_allowed = json_object();
+    /* the tool allowed with another definition before: that one goes */
+    const char *k;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(s->mcp_allowed, tmp, k, v)
+    {
+        if (shc_mcp_key_same_tool(k, g))
+            json_object_del(s->mcp_allowed, k);
+    }
     if (key)
         json_object_set_new(s->mcp_allowed, key, json_true());
     free(key);
 }
 
-static bool allowed(br_session *s, const shc_mcp_target *g)
+/* 1 allowed; 0 not, or -1 not but allowed before with another definition. */
+static int allowed(br_session *s, const shc_mcp_target *g)
 {
     char *key = shc_mcp_approval_key(g);
     bool yes = key && json_is_true(json_object_get(s->mcp_allowed, key));
     free(key);
-    return yes;
+    if (yes)
+        return 1;
+    const char *k;
+    json_t *v;
+    json_object_foreach(s->mcp_allowed, k, v)
+    {
+        if (shc_mcp_key_same_tool(k, g))
+            return -1;
+    }
+    return 0;
 }
 
 static void on_permission(void *payload, json_t *result, json_t *error)
@@ -311,20 +349,25 @@ void shc__mcp_start_call(br_call *c)
     br_bridge *br = t->br;
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
     const shc_mcp_target *tool = c->mcp_target;
-    char *shown = tool ? NULL : shc_mcp_display(c->command, 120); /* the model's name */
-    const char *title = tool ? tool->title : shown ? shown : "MCP tool";
+    int ok = tool && s->approve == SHC_APPROVE_ASK ? allowed(s, tool) : 1;
+    char *shown = NULL;
+    if (!tool)
+        shown = shc_mcp_display(c->command, 120); /* the model's name */
+    else if (ok < 0 && asprintf(&shown, "%s (changed since you allowed it)", tool->title) < 0)
+        shown = NULL;
+    const char *title = shown ? shown : tool ? tool->title : "MCP tool";
     const char *kind = kind_of(tool);
     json_t *input = json_loads(c->mcp_args, 0, NULL);
     /* no such tool when the model called it: nothing to ask for */
-    bool ask = tool && s->approve == SHC_APPROVE_ASK && !allowed(s, tool);
+    bool ask = tool && ok != 1;
     const char *status = ask ? "pending" : "in_progress";
     shc__call_send(t, shc__mcp_card(c->id, title, kind, status, input));
     shc__rec_put(s, json_pack("{s:s,s:s,s:s,s:s,s:s,s:O?}", "t", "mcp_call", "id", c->id,
                               "title", title, "kind", kind, "status", status, "input",
                               json_is_object(input) ? input : NULL));
     shc_log_debug(br->log, "%s %s: MCP call %s", s->id, c->id, title);
-    free(shown);
     if (!tool) {
+        free(shown);
         json_decref(input);
         char *text = NULL;
         if (asprintf(&text, "MCP error: no tool %.100s (its server is gone or no longer lists it)",
@@ -336,6 +379,7 @@ void shc__mcp_start_call(br_call *c)
         return;
     }
     if (!ask) {
+        free(shown);
         json_decref(input);
         run(c);
         return;
@@ -343,6 +387,7 @@ void shc__mcp_start_call(br_call *c)
     c->state = CALL_ASKING;
     json_t *tc = json_pack("{s:s,s:s,s:s,s:s}", "toolCallId", c->id, "title", title, "kind", kind,
                            "status", "pending");
+    free(shown);
     if (tc && json_is_object(input))
         json_object_set(tc, "rawInput", input);
     json_decref(input);

@@ -1,5 +1,8 @@
 #include "base/utf8.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 
 int shc_utf8_dec(const unsigned char *s, size_t n, size_t *adv)
 {
@@ -42,4 +45,39 @@ int shc_utf8_dec(const unsigned char *s, size_t n, size_t *adv)
     }
     *adv = len;
     return SHC_UTF8_OK;
+}
+
+size_t shc_utf8_cut(char *dst, const char *s, size_t n, size_t max)
+{
+    static const char fffd[] = "\xEF\xBF\xBD";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t o = 0;
+    for (size_t i = 0, adv; i < n; i += adv) {
+        int r = shc_utf8_dec(u + i, n - i, &adv);
+        const char *from = s + i;
+        size_t len = adv;
+        if (r != SHC_UTF8_OK || u[i] == 0) {
+            from = fffd;
+            len = 3;
+        }
+        if (len > max - o)
+            break;
+        if (dst)
+            memcpy(dst + o, from, len);
+        o += len;
+    }
+    if (dst)
+        dst[o] = '\0';
+    return o;
+}
+
+char *shc_utf8_dup(const char *s, size_t n, size_t max)
+{
+    if (!s)
+        s = "", n = 0;
+    size_t len = shc_utf8_cut(NULL, s, n, max); /* counted first: allocated to the byte */
+    char *out = malloc(len + 1);
+    if (out)
+        shc_utf8_cut(out, s, n, len);
+    return out;
 }

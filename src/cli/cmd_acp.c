@@ -399,6 +399,11 @@ int shc_cmd_acp(int argc, char **argv)
         store_dir[0] = 0;
     cfg.store_dir = store_dir[0] ? store_dir : NULL;
     cfg.store_max_bytes = (uint64_t)mcfg.store_max_mb << 20;
+    /* the key's variable is not for MCP servers (docs/mcp.md) */
+    char key_env[256] = "";
+    if (mcfg.api_key_env && strlen(mcfg.api_key_env) < sizeof key_env)
+        strcpy(key_env, mcfg.api_key_env);
+    cfg.mcp_key_env = key_env[0] ? key_env : NULL;
     shc_model_config_free(&mcfg);
     if (mrc)
         return 2;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
+#include "base/utf8.h"
 #include "shcard.h"
 
 struct shc_mcp_call {
@@ -41,7 +43,7 @@ static void fail(mcp_server *s, const char *fmt, ...)
     char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    shc__mcp_vfmt(msg, sizeof msg, fmt, ap);
     va_end(ap);
     fail_msg(s, msg);
 }
@@ -72,7 +74,7 @@ static void rebuild(shc_mcp *m)
     m->nindex = 0;
     json_decref(m->tools_json);
     m->tools_json = json_array();
-    size_t total = 0;
+    size_t total = 0, spent = 0, over = 0;
     for (size_t i = 0; i < m->n; i++)
         total += usable(m->servers[i]) ? m->servers[i]->ntools : 0;
     m->index = calloc(total ? total : 1, sizeof *m->index);
@@ -86,21 +88,31 @@ static void rebuild(shc_mcp *m)
             mcp_tool *t = &s->tools[k];
             free(t->fname);
             t->fname = NULL;
-            if (m->nindex >= SHC_MCP_MAX_TOOLS) {
-                shc_log_warn(m->env.log, "mcp %s: tool %s left out: a session has at most %d",
-                             s->name, t->tool, SHC_MCP_MAX_TOOLS);
+            /* at most SHC_MCP_MAX_TOOLS, and SHC_MCP_TOOLS_BUDGET bytes of the model's
+             * request in all: one server cannot fill the context */
+            if (m->nindex >= SHC_MCP_MAX_TOOLS || t->cost > SHC_MCP_TOOLS_BUDGET - spent) {
+                over++;
                 continue;
             }
             t->fname = shc__mcp_fname(s->name, t->tool, m->index, m->nindex);
-            if (!t->fname)
+            json_t *fn = t->fname ? json_pack("{s:s, s:s, s:O}", "name", t->fname, "description",
+                                              t->description, "parameters", t->schema)
+                                  : NULL;
+            if (!fn || json_array_append_new(m->tools_json, fn) != 0) {
+                free(t->fname);
+                t->fname = NULL;
                 continue;
+            }
+            spent += t->cost;
             t->pub.fname = t->fname;
             m->index[m->nindex++] = t;
-            json_array_append_new(m->tools_json,
-                                  json_pack("{s:s, s:s, s:O}", "name", t->fname, "description",
-                                            t->description, "parameters", t->schema));
         }
     }
+    if (over && over != m->left_logged) /* one line, and again only when the number changes */
+        shc_log_warn(m->env.log, "mcp: %zu tool(s) left out: a session offers the model at most "
+                     "%d MCP tools and %zu KiB of their definitions", over, SHC_MCP_MAX_TOOLS,
+                     SHC_MCP_TOOLS_BUDGET / 1024);
+    m->left_logged = over;
     if (!m->changed_timer && !m->freeing)
         m->changed_timer = shc_loop_timer(m->env.loop, 0, changed_now, m);
 }
@@ -156,12 +168,17 @@ static void settle(shc_mcp_call *c, bool error, bool cancelled, char *text, cons
     if (c->req_id && c->srv && c->srv->rpc)
         shc_rpc_forget(c->srv->rpc, c->req_id);
     c->req_id = 0;
-    if (!text && fmt) {
+    if (!text && fmt) { /* a message: the server's part of it cut as valid UTF-8 */
+        char msg[2400];
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&text, fmt, ap) < 0)
-            text = NULL;
+        shc__mcp_vfmt(msg, sizeof msg, fmt, ap);
         va_end(ap);
+        text = strdup(msg);
+    } else if (text && !shc_utf8_valid(text, strlen(text))) {
+        char *clean = shc_utf8_dup(text, strlen(text), SIZE_MAX / 4);
+        free(text);
+        text = clean;
     }
     c->text = text;
     c->res.error = error;
@@ -210,8 +227,10 @@ static void on_call_answer(void *payload, json_t *result, json_t *error)
     }
     if (error) {
         const char *msg = shc_rpc_str(json_object_get(error, "message"));
-        settle(c, true, false, NULL, "MCP error: %s failed: %.2000s (code %lld)", c->title,
-               msg ? msg : "no message", (long long)json_integer_value(json_object_get(error, "code")));
+        char cut[2001];
+        shc_utf8_cut(cut, msg ? msg : "no message", msg ? strlen(msg) : 10, 2000);
+        settle(c, true, false, NULL, "MCP error: %s failed: %s (code %lld)", c->title, cut,
+               (long long)json_integer_value(json_object_get(error, "code")));
         return;
     }
     if (!json_is_object(result)) {
@@ -329,48 +348,20 @@ static void on_listed(void *payload, json_t *result, json_t *error)
         fail(s, "tools/list failed: %.300s", error ? (msg ? msg : "error") : "no answer");
         return;
     }
-    json_t *tools = json_object_get(result, "tools");
-    size_t i;
-    json_t *e;
-    json_array_foreach(tools, i, e)
-    {
-        if (json_array_size(s->listing) < SHC_MCP_MAX_TOOLS)
-            json_array_append(s->listing, e);
-    }
+    shc__mcp_listing_add(s, json_object_get(result, "tools"));
     const char *cursor = shc_rpc_str(json_object_get(result, "nextCursor"));
     if (cursor && *cursor && ++s->pages < 100 && json_array_size(s->listing) < SHC_MCP_MAX_TOOLS) {
         list_page(s, cursor);
         return;
     }
-    /* the pages are in: the tools are replaced at once (a call's target keeps its own
-     * reference to the entry it was resolved with) */
-    for (size_t k = 0; k < s->ntools; k++) {
-        json_decref(s->tools[k].entry);
-        shc__mcp_tool_fini(&s->tools[k]);
-    }
-    free(s->tools);
-    s->ntools = 0;
-    s->tools = calloc(json_array_size(s->listing) + 1, sizeof *s->tools);
-    json_array_foreach(s->listing, i, e)
-    {
-        const char *why = NULL;
-        if (!s->tools)
-            break;
-        if (shc__mcp_tool_from(&s->tools[s->ntools], s->name, e, &why) == 0)
-            shc__mcp_tool_dress(&s->tools[s->ntools++], s->name, e);
-        else
-            shc_log_warn(s->m->env.log, "mcp %s: tool %.100s left out: %s", s->name,
-                         shc_rpc_str(json_object_get(e, "name")) ? shc_rpc_str(json_object_get(e, "name")) : "?",
-                         why);
-    }
-    json_array_clear(s->listing);
+    shc__mcp_listing_done(s); /* the pages are in: the tools replaced at once */
     if (s->init_timer) {
         shc_loop_cancel_timer(s->m->env.loop, s->init_timer);
         s->init_timer = 0;
     }
     s->state = MS_READY;
     s->was_up = true;
-    shc_log_info(s->m->env.log, "mcp %s: ready, %zu tool(s)", s->name, s->ntools);
+    shc__mcp_log_line(s, "ready, %zu tool(s)", s->ntools); /* a re-list loop: rate-limited */
     rebuild(s->m);
     if (s->relist) {
         s->relist = false;
@@ -538,8 +529,10 @@ shc_mcp *shc_mcp_start(const shc_mcp_env *env, json_t *servers)
     m->env = *env;
     m->cwd = strdup(env->cwd ? env->cwd : "/");
     m->env.cwd = m->cwd;
+    m->key_env = env->key_env ? strdup(env->key_env) : NULL;
+    m->env.key_env = m->key_env;
     m->servers = calloc(json_array_size(servers), sizeof *m->servers);
-    if (!m->cwd || !m->servers) {
+    if (!m->cwd || !m->servers || (env->key_env && !m->key_env)) {
         shc_log_warn(env->log, "mcp: out of memory: the session has no MCP servers");
         shc_mcp_free(m);
         return NULL;
@@ -549,7 +542,7 @@ shc_mcp *shc_mcp_start(const shc_mcp_env *env, json_t *servers)
     json_array_foreach(servers, i, e)
     {
         mcp_server *s = shc__mcp_server_new(m, e);
-        if (s && !(s->ident = shc__mcp_ident(e)))
+        if (s && !(s->ident = shc__mcp_ident(e, m->cwd)))
             shc_log_warn(env->log, "mcp %s: out of memory: its tools cannot be called", s->name);
         if (s)
             m->servers[m->n++] = s;
@@ -590,5 +583,6 @@ void shc_mcp_free(shc_mcp *m)
     free(m->index);
     json_decref(m->tools_json);
     free(m->cwd);
+    free(m->key_env);
     free(m);
 }

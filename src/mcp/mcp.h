@@ -45,6 +45,8 @@ typedef struct shc_mcp_env {
     const shc_log *log;     /* borrowed: "mcp SERVER: ..." lines */
     const char *cwd;        /* copied: stdio servers start there */
     uint64_t call_timeout_ms; /* 0 = SHC_MCP_CALL_TIMEOUT_MS */
+    const char *key_env;    /* copied: the variable --api-key-env names, or NULL; it is kept from
+                             * stdio servers as DEEPSEEK_API_KEY and OPENAI_API_KEY are */
     /* The tools changed (a server came up, failed, or re-listed) or every server is settled
      * (ready or failed).  Called from the loop. */
     void (*changed)(void *payload);
@@ -87,25 +89,31 @@ char *shc_mcp_tools_json(const shc_mcp *m);
  * permission prompt, the card and the call itself all use it, so a re-list (which may give the
  * name to another tool) cannot move the call.  Owned by the caller (target.c). */
 typedef struct shc_mcp_target {
-    char *ident;  /* the server entry's identity: its name and what the user configured
-                   * (command, args and env names, or url and header names), as JSON text */
+    char *ident;  /* the server entry's identity: its kind, name and what the user configured
+                   * (cwd, command, args and env, or url and headers), as JSON text */
     char *server; /* the server's name as the editor gave it */
     char *tool;   /* the tool's exact name as the server gave it */
     char *title;  /* "SERVER: TOOL" made safe to show (one line, no controls, <= 120) */
-    json_t *def;  /* owned reference: the tool's tools/list entry when it was resolved */
+    json_t *def;  /* owned reference: the tool's definition when it was resolved */
     bool read_only, open_world; /* annotations.readOnlyHint, openWorldHint */
 } shc_mcp_target;
 
-/* s as one line safe to show a person (owned): every control character (C0, C1, DEL), bidi
- * control, invisible joiner and line or paragraph separator one U+FFFD, each run of white
- * space one space, at most max code points (cut with "…"). */
+/* s as one line safe to show a person (owned): every code point outside an allow-list of
+ * visible ones (target.c: controls, format and bidi characters, tags, combining marks, variation
+ * selectors, fillers, private use, separators...) one U+FFFD, each run of white space one
+ * space, at most max code points (cut with "…"). */
 char *shc_mcp_display(const char *s, size_t max);
 /* The target the model calls fname, or NULL (no such tool now, or out of memory). */
 shc_mcp_target *shc_mcp_resolve(const shc_mcp *m, const char *fname);
 void shc_mcp_target_free(shc_mcp_target *g); /* NULL-safe */
-/* The key "Always allow this tool" is kept under: the server's identity and the tool's exact
- * name (owned JSON text), never the function name, which a re-list may give to another tool. */
+/* The key "Always allow this tool" is kept under: the server's identity, the tool's exact name
+ * and its definition as the user was asked about it (description, inputSchema, annotations,
+ * title: owned JSON text), never the function name, which a re-list may give to another tool;
+ * a changed definition is another key, so the user is asked again. */
 char *shc_mcp_approval_key(const shc_mcp_target *g);
+/* A key of shc_mcp_approval_key is for the same server identity and tool name as g (allowed
+ * once, with another definition: "changed since you allowed it"). */
+bool shc_mcp_key_same_tool(const char *key, const shc_mcp_target *g);
 /* A key of shc_mcp_approval_key names a server entry the session still has. */
 bool shc_mcp_key_present(const shc_mcp *m, const char *key);
 /* Calls the target with arguments (a JSON object text): on the server of that identity, the

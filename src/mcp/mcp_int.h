@@ -1,9 +1,12 @@
 /* Internals of the MCP client, shared by client.c (the session's servers and the protocol),
  * servers.c (the editor's entries), stdio.c and streamable.c (the two transports) and result.c (names, schemas, results as text) and target.c (identities, targets, titles).
- * Direction: client.c -> servers.c, stdio.c, streamable.c -> result.c, and client.c -> target.c; the transports reach
+ * Direction: client.c -> servers.c, stdio.c, streamable.c -> result.c, and client.c, servers.c -> tools.c
+ * (a listing's tools: kept to their definitions, bounded, checked) -> target.c; the transports reach
  * client.c only through s->up.  Not a public header. */
 #ifndef SHC_MCP_INT_H
 #define SHC_MCP_INT_H
+
+#include <stdarg.h>
 
 #include "mcp/mcp.h"
 #include "model/http.h"
@@ -30,7 +33,10 @@ typedef struct mcp_tool {
     shc_mcp_tool pub;
     char *fname, *tool, *title, *description;
     json_t *schema; /* owned */
-    json_t *entry;  /* owned reference (client.c): its tools/list entry, what a target compares */
+    json_t *entry;  /* owned reference (client.c): its definition (tools.c: the tools/list entry's
+                     * name, title, description, inputSchema and annotations), what a target
+                     * compares and "Always allow" is kept under */
+    size_t cost;    /* bytes of its definition as the model gets it (tools.c), for the budget */
 } mcp_tool;
 
 struct mcp_server {
@@ -43,7 +49,10 @@ struct mcp_server {
     char *why;            /* owned: why it failed */
     shc_rpc *rpc;         /* owned */
     int init_timer;
-    json_t *listing;      /* owned: tools of the pages so far */
+    json_t *listing;      /* owned: tools of the pages so far, each kept to its definition */
+    size_t listing_bytes; /* their size as JSON */
+    size_t left_out;      /* tools of this listing left out (tools.c), said in one line */
+    char left_why[200];   /* the first one's name and why */
     unsigned pages;
     bool relist;          /* list_changed while listing */
     bool was_up;          /* it was ready once (a re-list keeps the old tools meanwhile) */
@@ -79,6 +88,7 @@ struct mcp_server {
 struct shc_mcp {
     shc_mcp_env env;
     char *cwd;
+    char *key_env;        /* owned: env.key_env's copy */
     mcp_server **servers;
     size_t n;
     shc_mcp_call *calls;  /* in flight */
@@ -86,14 +96,23 @@ struct shc_mcp {
     mcp_tool **index;     /* borrowed pointers into the servers' tools, by fname */
     size_t nindex;
     int changed_timer;
+    size_t left_logged;   /* tools past the budget, as last logged (a change is logged again) */
     bool freeing;
 };
 
+/* target.c: an entry's kind ("stdio", "http", "sse"), or NULL (servers.c checks with it) */
+const char *shc__mcp_kind(json_t *entry);
 /* servers.c: the server for a checked entry, or NULL (out of memory, or an sse entry: skipped) */
 mcp_server *shc__mcp_server_new(shc_mcp *m, json_t *entry);
 void shc__mcp_server_free(mcp_server *s); /* its settings and tools (transport stopped) */
 
-/* stdio.c, streamable.c: a failure through s->up, formatted */
+/* result.c: fmt formatted into dst[cap] as valid UTF-8: a server's string cut by a precision or
+ * by the buffer's end never leaves half a character (shc_utf8_cut), invalid bytes U+FFFD.  Every
+ * message of this module that holds a server's text is made through it. */
+void shc__mcp_vfmt(char *dst, size_t cap, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+/* stdio.c, streamable.c: a failure through s->up, formatted (shc__mcp_vfmt) */
 void shc__mcp_up_fail(mcp_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* stdio.c */
@@ -121,19 +140,34 @@ void shc__mcp_log_flush(mcp_server *s);
 /* target.c */
 /* A tool just listed: its title made safe to show, its tools/list entry kept (a reference). */
 void shc__mcp_tool_dress(mcp_tool *t, const char *server, json_t *entry);
-char *shc__mcp_ident(json_t *entry); /* a checked mcpServers entry's identity (owned) */
+/* A checked mcpServers entry's identity (owned JSON text), from its kind: its name, the session's
+ * directory and every field that changes what runs or is reached (command, args and env, or url
+ * and headers, values included), so an entry that runs something else is another server. */
+char *shc__mcp_ident(json_t *entry, const char *cwd);
 /* The tool a target names, on the server of its identity, with the definition it had; NULL with
  * why (the server is gone, the tool is no longer listed or was changed). */
 mcp_tool *shc__mcp_target_tool(shc_mcp *m, const shc_mcp_target *g, mcp_server **srv,
                                const char **why);
 
+/* tools.c: the limits on what a server's tools/list may give the model */
+#define SHC_MCP_TOOL_NAME_MAX ((size_t)128)  /* a tool's name (longer: left out) */
+#define SHC_MCP_DESC_MAX ((size_t)2048)      /* a description, as the model gets it (cut) */
+#define SHC_MCP_ENTRY_MAX ((size_t)64 * 1024) /* one tool's definition, as JSON (else left out) */
+#define SHC_MCP_LISTING_MAX ((size_t)512 * 1024) /* one server's listing (the rest left out) */
+#define SHC_MCP_TOOLS_BUDGET ((size_t)128 * 1024) /* every MCP tool the model gets, per session */
+/* A tools/list page's entries into s->listing, each kept to its definition and bounded; those
+ * left out are counted for the listing's one line (shc__mcp_listing_done). */
+void shc__mcp_listing_add(mcp_server *s, json_t *tools);
+/* The listing in: s->tools replaced by its tools, and one line for those left out. */
+void shc__mcp_listing_done(mcp_server *s);
+/* A definition as a tool, or NULL with why (a name too long, a schema the model's API refuses...). */
+int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const char **why);
+void shc__mcp_tool_fini(mcp_tool *t);
+
 /* result.c */
 /* fname for server / tool: "mcp__S__T" sanitised to [A-Za-z0-9_-], cut to SHC_MCP_NAME_MAX,
  * made unique against taken[0..n) (owned). */
 char *shc__mcp_fname(const char *server, const char *tool, mcp_tool **taken, size_t n);
-/* A tools/list entry as a tool, or NULL with why (no name, a schema too large...). */
-int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *entry, const char **why);
-void shc__mcp_tool_fini(mcp_tool *t);
 /* A tools/call result as the model's text (owned); *error when isError. */
 char *shc__mcp_result_text(json_t *result, bool *error, size_t *len);
 /* Its image content as ACP image blocks {type, data, mimeType} (owned array), or NULL when it

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "base/strbuf.h"
+#include "base/utf8.h"
 
 /* What a result may take before the model backend cuts it to its own limit. */
 #define RESULT_MAX ((size_t)1 << 20)
@@ -51,51 +53,12 @@ char *shc__mcp_fname(const char *server, const char *tool, mcp_tool **taken, siz
     return NULL;
 }
 
-int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *entry, const char **why)
+void shc__mcp_vfmt(char *dst, size_t cap, const char *fmt, va_list ap)
 {
-    memset(out, 0, sizeof *out);
-    const char *name = shc_rpc_str(json_object_get(entry, "name"));
-    json_t *schema = json_object_get(entry, "inputSchema");
-    if (!name || !*name) {
-        *why = "a tool without a name";
-        return -1;
-    }
-    if (!json_is_object(schema)) {
-        *why = "its inputSchema is not an object";
-        return -1;
-    }
-    char *text = json_dumps(schema, JSON_COMPACT);
-    size_t tl = text ? strlen(text) : 0;
-    free(text);
-    if (!text || tl > SHC_MCP_SCHEMA_MAX) {
-        *why = "its inputSchema is larger than 32 KiB";
-        return -1;
-    }
-    const char *desc = shc_rpc_str(json_object_get(entry, "description"));
-    json_t *ann = json_object_get(entry, "annotations");
-    out->tool = strdup(name);
-    size_t n = strlen(server) + strlen(name) + 3;
-    out->title = malloc(n);
-    /* the model is told whose tool it is; a description is cut at 2 KiB */
-    char *d = NULL;
-    if (asprintf(&d, "[MCP server %s, tool %s] %.2048s", server, name, desc ? desc : "") < 0)
-        d = NULL;
-    out->description = d;
-    out->schema = json_deep_copy(schema);
-    if (!out->tool || !out->title || !out->description || !out->schema) {
-        shc__mcp_tool_fini(out);
-        *why = "out of memory";
-        return -1;
-    }
-    snprintf(out->title, n, "%s: %s", server, name);
-    if (!json_object_get(out->schema, "type"))
-        json_object_set_new(out->schema, "type", json_string("object"));
-    out->pub.server = server;
-    out->pub.tool = out->tool;
-    out->pub.title = out->title;
-    out->pub.read_only = json_is_true(json_object_get(ann, "readOnlyHint"));
-    out->pub.open_world = json_is_true(json_object_get(ann, "openWorldHint"));
-    return 0;
+    char raw[2400];
+    int k = vsnprintf(raw, sizeof raw, fmt, ap);
+    size_t n = k < 0 ? 0 : (size_t)k < sizeof raw ? (size_t)k : sizeof raw - 1;
+    shc_utf8_cut(dst, raw, n, cap - 1);
 }
 
 void shc__mcp_up_fail(mcp_server *s, const char *fmt, ...)
@@ -103,7 +66,7 @@ void shc__mcp_up_fail(mcp_server *s, const char *fmt, ...)
     char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    shc__mcp_vfmt(msg, sizeof msg, fmt, ap);
     va_end(ap);
     s->up->fail(s, msg);
 }
@@ -132,28 +95,33 @@ void shc__mcp_log_line(mcp_server *s, const char *fmt, ...)
     char line[1200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    shc__mcp_vfmt(line, sizeof line, fmt, ap);
     va_end(ap);
     shc_log_info(s->m->env.log, "mcp %s: %s", s->name, line);
 }
 
-void shc__mcp_tool_fini(mcp_tool *t)
-{
-    free(t->fname);
-    free(t->tool);
-    free(t->title);
-    free(t->description);
-    json_decref(t->schema);
-    memset(t, 0, sizeof *t);
-}
-
+/* A server's text onto the result: valid UTF-8 (a NUL or an invalid byte one U+FFFD), cut at a
+ * character boundary when the result is full. */
 static void add(shc_strbuf *b, const char *s, size_t n)
 {
     if (b->n > 0 && b->n < RESULT_MAX && b->p[b->n - 1] != '\n')
         shc_strbuf_putc(b, '\n');
-    if (b->n + n > RESULT_MAX)
-        n = b->n < RESULT_MAX ? RESULT_MAX - b->n : 0;
-    shc_strbuf_put(b, s, n);
+    size_t room = b->n < RESULT_MAX ? RESULT_MAX - b->n : 0;
+    if (n <= room && !memchr(s, 0, n) && shc_utf8_valid(s, n)) {
+        shc_strbuf_put(b, s, n);
+        return;
+    }
+    char *c = shc_utf8_dup(s, n, room);
+    if (c)
+        shc_strbuf_puts(b, c);
+    free(c);
+}
+
+/* A server's string cut to max bytes for a note (dst has max + 1). */
+static const char *cut(char *dst, const char *s, size_t max)
+{
+    shc_utf8_cut(dst, s ? s : "", s ? strlen(s) : 0, max);
+    return dst;
 }
 
 static void addf(shc_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -162,9 +130,9 @@ static void addf(shc_strbuf *b, const char *fmt, ...)
     char line[600];
     va_list ap;
     va_start(ap, fmt);
-    int k = vsnprintf(line, sizeof line, fmt, ap);
+    shc__mcp_vfmt(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (k > 0)
+    if (*line)
         add(b, line, strlen(line));
 }
 
@@ -196,22 +164,26 @@ char *shc__mcp_result_text(json_t *result, bool *error, size_t *len)
             ntext++;
         } else if (!strcmp(type, "image") || !strcmp(type, "audio")) {
             json_t *d = json_object_get(c, "data");
-            addf(&b, "[%s (%.60s, %zu bytes of base64) not shown to the model]", type,
-                 mime ? mime : "unknown type", json_string_length(d));
+            char m[61];
+            addf(&b, "[%s (%s, %zu bytes of base64) not shown to the model]", type,
+                 mime ? cut(m, mime, 60) : "unknown type", json_string_length(d));
         } else if (!strcmp(type, "resource_link")) {
             const char *uri = shc_rpc_str(json_object_get(c, "uri"));
             const char *name = shc_rpc_str(json_object_get(c, "name"));
-            addf(&b, "[resource link: %.400s%s%.100s%s]", uri ? uri : "", name ? " (" : "",
-                 name ? name : "", name ? ")" : "");
+            char u[401], n[101];
+            addf(&b, "[resource link: %s%s%s%s]", cut(u, uri, 400), name ? " (" : "",
+                 cut(n, name, 100), name ? ")" : "");
         } else if (!strcmp(type, "resource")) {
             json_t *r = json_object_get(c, "resource");
             const char *uri = shc_rpc_str(json_object_get(r, "uri"));
             json_t *t = json_object_get(r, "text");
-            addf(&b, "[resource: %.400s]", uri ? uri : "");
+            char u[401];
+            addf(&b, "[resource: %s]", cut(u, uri, 400));
             if (json_is_string(t))
                 add(&b, json_string_value(t), json_string_length(t));
         } else {
-            addf(&b, "[content of type %.40s not shown]", type);
+            char ty[41];
+            addf(&b, "[content of type %s not shown]", cut(ty, type, 40));
         }
     }
     if (left)

@@ -7,15 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *kind_of(json_t *e)
-{
-    const char *type = shc_rpc_str(json_object_get(e, "type"));
-    if (!type)
-        return json_object_get(e, "type") ? NULL : "stdio";
-    if (!strcmp(type, "http") || !strcmp(type, "sse") || !strcmp(type, "stdio"))
-        return type;
-    return NULL;
-}
+#include "base/utf8.h"
 
 /* An array of {name, value} string pairs (or absent / null). */
 static bool pairs_ok(json_t *a)
@@ -63,7 +55,7 @@ static bool env_ok(json_t *a, char *why, size_t cap, size_t i, const char *serve
     return true;
 }
 
-int shc_mcp_check(json_t *servers, char *why, size_t cap)
+static int check(json_t *servers, char *why, size_t cap)
 {
     size_t i;
     json_t *e;
@@ -80,7 +72,7 @@ int shc_mcp_check(json_t *servers, char *why, size_t cap)
     json_array_foreach(servers, i, e)
     {
         const char *name = shc_rpc_str(json_object_get(e, "name"));
-        const char *kind = kind_of(e);
+        const char *kind = shc__mcp_kind(e);
         if (!json_is_object(e) || !name || !*name || strlen(name) > 128) {
             snprintf(why, cap, "mcpServers[%zu]: a server needs a name (a string of 1 to 128 "
                                "characters)", i);
@@ -132,6 +124,19 @@ int shc_mcp_check(json_t *servers, char *why, size_t cap)
     return 0;
 }
 
+int shc_mcp_check(json_t *servers, char *why, size_t cap)
+{
+    int rc = check(servers, why, cap);
+    if (rc != 0 && cap > 0) { /* a name cut by a precision: valid UTF-8 again, or the answer
+                               * could not be encoded and the request would go unanswered */
+        char *clean = shc_utf8_dup(why, strlen(why), cap - 1);
+        if (clean)
+            memcpy(why, clean, strlen(clean) + 1);
+        free(clean);
+    }
+    return rc;
+}
+
 static char **pairs(json_t *a, const char *sep, size_t extra, size_t *n)
 {
     size_t cnt = json_array_size(a), i;
@@ -161,7 +166,7 @@ static void strv_free(char **v)
 
 mcp_server *shc__mcp_server_new(shc_mcp *m, json_t *e)
 {
-    const char *kind = kind_of(e);
+    const char *kind = shc__mcp_kind(e);
     const char *name = shc_rpc_str(json_object_get(e, "name"));
     if (!kind || !strcmp(kind, "sse")) {
         shc_log_info(m->env.log, "mcp %s: sse servers are not supported; skipped", name);

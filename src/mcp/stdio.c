@@ -6,7 +6,8 @@
  * in a private directory, the editor's command and arguments being the script's own arguments
  * (never parsed by the shell, each up to the kernel's limit).  The shell runs with the agent's
  * environment: the editor's variables are applied by `env -- NAME=VALUE...` at the last exec,
- * so none of them (BASH_ENV, BASH_FUNC_*, SHELLOPTS...) reaches the shell.  The agent opens the FIFOs read-write (which
+ * so none of them (BASH_ENV, BASH_FUNC_*, SHELLOPTS...) reaches the shell; the model's key
+ * variables (DEEPSEEK_API_KEY, OPENAI_API_KEY, --api-key-env's) are removed unless they are.  The agent opens the FIFOs read-write (which
  * never blocks).  A fourth FIFO, read by the agent, is opened and closed by the shell after the
  * three (`3>ready 3>&-`, before the exec): its hang-up tells the agent the server holds its
  * pipes, and the directory goes at once, so a kill -9 of the agent while the server starts
@@ -25,6 +26,7 @@
 
 #include "agent/quote.h"
 #include "base/strbuf.h"
+#include "base/utf8.h"
 
 static const char *const fifo_names[4] = {"in", "out", "err", "ready"};
 
@@ -102,8 +104,11 @@ static void err_line(mcp_server *s)
     s->errlen = 0;
     if (o == 0)
         return;
-    snprintf(s->errlast, sizeof s->errlast, "%.199s", esc);
-    shc__mcp_log_line(s, "%s", esc);
+    /* raw bytes, and a line cut at the buffer's end: valid UTF-8 before they enter a text */
+    char clean[sizeof esc * 3 / 4 * 3 + 1];
+    size_t cl = shc_utf8_cut(clean, esc, o, sizeof clean - 1);
+    shc_utf8_cut(s->errlast, clean, cl, sizeof s->errlast - 1);
+    shc__mcp_log_line(s, "%s", clean);
 }
 
 static void on_err(shc_loop *loop, int fd, unsigned events, void *payload)
@@ -288,9 +293,15 @@ int shc__mcp_stdio_start(mcp_server *s)
     s->out_w = shc_loop_watch(s->m->env.loop, s->out_fd, POLLIN, on_out, s);
     s->err_w = shc_loop_watch(s->m->env.loop, s->err_fd, POLLIN, on_err, s);
     s->ready_w = shc_loop_watch(s->m->env.loop, s->ready_fd, POLLIN, on_ready, s);
+    /* the agent's environment without the model's key (the server never needs it; an entry
+     * whose env names the variable gets its own value back through env's words) */
+    const char *key_env = s->m->env.key_env;
+    const char *unset[] = {"DEEPSEEK_API_KEY", "OPENAI_API_KEY",
+                           key_env && *key_env && !strchr(key_env, '=') ? key_env : NULL, NULL};
     shc_pty_opts o = {
         .command = command,
         .args = args,
+        .env = unset,
         .cwd = s->m->cwd, /* the agent's environment: the editor's variables are env's words */
         .kill_grace_ms = 1000,
         .model_cap = 4096,

@@ -405,6 +405,22 @@ ssize_t shc__mcp_http_write(void *io, const void *buf, size_t len)
     return (ssize_t)len;
 }
 
+/* The url as the log shows it: scheme://host[:port]/path, without the user and password and
+ * without the query or fragment (where hosted servers' tokens often are). */
+static void url_shown(const char *url, char *dst, size_t cap)
+{
+    const char *a = strstr(url, "://");
+    a = a ? a + 3 : url;
+    size_t auth = strcspn(a, "/?#");
+    const char *host = a;
+    for (const char *p = a; p < a + auth; p++)
+        if (*p == '@')
+            host = p + 1;
+    size_t path = strcspn(a + auth, "?#");
+    snprintf(dst, cap, "%.*s%.*s%.*s", (int)(a - url), url, (int)(a + auth - host), host,
+             (int)path, a + auth);
+}
+
 int shc__mcp_http_start(mcp_server *s)
 {
     char err[256] = "";
@@ -413,7 +429,9 @@ int shc__mcp_http_start(mcp_server *s)
         shc__mcp_up_fail(s, "HTTP is not available: %s", err[0] ? err : "libcurl cannot start");
         return -1;
     }
-    shc_log_info(s->m->env.log, "mcp %s: %s", s->name, s->url);
+    char shown[512];
+    url_shown(s->url, shown, sizeof shown);
+    shc__mcp_log_line(s, "%s", shown);
     return 0;
 }
 

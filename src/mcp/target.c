@@ -47,13 +47,32 @@ static bool is_space(unsigned cp)
            cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
-/* Control characters, bidi controls, invisible joiners and line or paragraph separators. */
-static bool is_hidden(unsigned cp)
+/* What a title shows as itself: an allow-list of code points that draw as visible glyphs on
+ * their own (ASCII and Latin, Greek, Cyrillic, general punctuation and symbols, CJK, kana,
+ * Hangul syllables, emoji).  Everything else is one U+FFFD: controls, format characters (bidi,
+ * joiners, tags U+E0000-E007F), combining marks, variation selectors, Hangul fillers, the braille
+ * blank, private use, separators, unassigned code points; so no text hides in a title. */
+static bool is_shown(unsigned cp)
 {
-    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x61C || cp == 0xAD ||
-           (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
-           (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
-           cp == 0xFFFD;
+    static const unsigned ranges[][2] = {
+        {0x21, 0x7E},       {0xA1, 0xAC},       {0xAE, 0x2FF},     /* Latin */
+        {0x370, 0x377},     {0x37A, 0x37F},     {0x384, 0x3FF},    /* Greek */
+        {0x400, 0x482},     {0x48A, 0x52F},                        /* Cyrillic */
+        {0x1E00, 0x1FFE},                                          /* Latin and Greek extended */
+        {0x2010, 0x2027},   {0x2030, 0x205E},                      /* punctuation */
+        {0x2070, 0x209C},   {0x20A0, 0x20C0},                      /* super/subscripts, currency */
+        {0x2100, 0x23FF},   {0x2460, 0x27BF},                      /* symbols, arrows, shapes */
+        {0x2900, 0x2BFF},                                          /* arrows, math, symbols */
+        {0x3001, 0x303F},   {0x3041, 0x3096},   {0x30A0, 0x30FF},  /* CJK punctuation, kana */
+        {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},   {0xAC00, 0xD7A3},  /* CJK, Hangul syllables */
+        {0xFF01, 0xFF60},                                          /* fullwidth forms */
+        {0x1F300, 0x1F5FF}, {0x1F600, 0x1F64F}, {0x1F680, 0x1F6FF}, /* emoji */
+        {0x1F900, 0x1F9FF},
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++)
+        if (cp >= ranges[i][0] && cp <= ranges[i][1])
+            return true;
+    return false;
 }
 
 static size_t put_cp(char *o, unsigned cp)
@@ -97,7 +116,7 @@ char *shc_mcp_display(const char *s, size_t max)
             space = o > out;
             continue;
         }
-        if (is_hidden(cp))
+        if (!is_shown(cp))
             cp = 0xFFFD;
         if (cps + space + 1 > max) { /* no room: the last kept one becomes the ellipsis */
             while (cps + 1 > max) {
@@ -150,7 +169,19 @@ void shc__mcp_tool_dress(mcp_tool *t, const char *server, json_t *entry)
 
 /* ------------------------------------------------------------------ identities */
 
-static json_t *names_of(json_t *pairs, bool lower)
+const char *shc__mcp_kind(json_t *e)
+{
+    const char *type = shc_rpc_str(json_object_get(e, "type"));
+    if (!type)
+        return json_object_get(e, "type") ? NULL : "stdio";
+    if (!strcmp(type, "http") || !strcmp(type, "sse") || !strcmp(type, "stdio"))
+        return type;
+    return NULL;
+}
+
+/* {name, value} pairs as [[name, value]...] sorted (their order says nothing); names lower-cased
+ * for headers, whose names are case-blind. */
+static json_t *pairs_of(json_t *pairs, bool lower)
 {
     json_t *a = json_array();
     size_t i;
@@ -158,39 +189,48 @@ static json_t *names_of(json_t *pairs, bool lower)
     json_array_foreach(pairs, i, p)
     {
         const char *n = shc_rpc_str(json_object_get(p, "name"));
+        const char *v = shc_rpc_str(json_object_get(p, "value"));
         char *d = n ? strdup(n) : NULL;
         for (char *q = d; lower && q && *q; q++)
             if (*q >= 'A' && *q <= 'Z')
                 *q = (char)(*q - 'A' + 'a');
         if (d)
-            json_array_append_new(a, json_string(d));
+            json_array_append_new(a, json_pack("[s,s]", d, v ? v : ""));
         free(d);
     }
-    /* the order of the entries says nothing: sorted */
     size_t k = json_array_size(a);
-    for (size_t x = 1; x < k; x++)
-        for (size_t y = x; y > 0 && strcmp(json_string_value(json_array_get(a, y - 1)),
-                                           json_string_value(json_array_get(a, y))) > 0; y--) {
+    char **key = calloc(k + 1, sizeof *key);
+    for (size_t x = 0; key && x < k; x++)
+        key[x] = json_dumps(json_array_get(a, x), JSON_COMPACT);
+    for (size_t x = 1; key && x < k; x++)
+        for (size_t y = x; y > 0 && key[y - 1] && key[y] && strcmp(key[y - 1], key[y]) > 0; y--) {
             json_t *t = json_incref(json_array_get(a, y));
             json_array_set(a, y, json_array_get(a, y - 1));
             json_array_set_new(a, y - 1, t);
+            char *ks = key[y];
+            key[y] = key[y - 1];
+            key[y - 1] = ks;
         }
+    for (size_t x = 0; key && x < k; x++)
+        free(key[x]);
+    free(key);
     return a;
 }
 
-char *shc__mcp_ident(json_t *entry)
+char *shc__mcp_ident(json_t *entry, const char *cwd)
 {
+    /* the kind the entry was checked as (servers.c), never guessed from a field it carries */
+    const char *kind = shc__mcp_kind(entry);
     json_t *id;
-    const char *url = shc_rpc_str(json_object_get(entry, "url"));
-    if (url)
-        id = json_pack("{s:O?, s:s, s:s, s:o}", "name", json_object_get(entry, "name"), "type",
-                       "http", "url", url, "headers",
-                       names_of(json_object_get(entry, "headers"), true));
+    if (kind && !strcmp(kind, "http"))
+        id = json_pack("{s:O?, s:s, s:O?, s:o}", "name", json_object_get(entry, "name"), "type",
+                       "http", "url", json_object_get(entry, "url"), "headers",
+                       pairs_of(json_object_get(entry, "headers"), true));
     else
-        id = json_pack("{s:O?, s:O?, s:O?, s:o}", "name", json_object_get(entry, "name"),
-                       "command", json_object_get(entry, "command"), "args",
-                       json_object_get(entry, "args"), "env",
-                       names_of(json_object_get(entry, "env"), false));
+        id = json_pack("{s:O?, s:s, s:s, s:O?, s:O?, s:o}", "name", json_object_get(entry, "name"),
+                       "type", kind ? kind : "?", "cwd", cwd ? cwd : "", "command",
+                       json_object_get(entry, "command"), "args", json_object_get(entry, "args"),
+                       "env", pairs_of(json_object_get(entry, "env"), false));
     char *text = id ? json_dumps(id, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(id);
     return text;
@@ -242,10 +282,22 @@ void shc_mcp_target_free(shc_mcp_target *g)
 
 char *shc_mcp_approval_key(const shc_mcp_target *g)
 {
-    json_t *k = json_pack("[s,s]", g->ident, g->tool);
-    char *text = k ? json_dumps(k, JSON_COMPACT) : NULL;
+    /* the definition itself (bounded by tools.c), not a hash of it: a server that chooses its
+     * definitions cannot make a changed one collide with the one the user allowed */
+    json_t *k = json_pack("[s,s,O]", g->ident, g->tool, g->def);
+    char *text = k ? json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(k);
     return text;
+}
+
+bool shc_mcp_key_same_tool(const char *key, const shc_mcp_target *g)
+{
+    json_t *k = json_loads(key, 0, NULL);
+    const char *ident = json_string_value(json_array_get(k, 0));
+    const char *tool = json_string_value(json_array_get(k, 1));
+    bool same = ident && tool && !strcmp(ident, g->ident) && !strcmp(tool, g->tool);
+    json_decref(k);
+    return same;
 }
 
 bool shc_mcp_key_present(const shc_mcp *m, const char *key)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "model/config.h"
 #include "shcard.h"
 
@@ -90,10 +91,16 @@ static void failf(shc_backend_turn *t, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ tool calls */
 
+/* The answer to a tool call: never dropped (an assistant's tool_calls without their answers make
+ * every later request of the session fail), its text made valid UTF-8, else a fixed text. */
 static void tool_message(shc_backend_turn *t, const char *id, const char *text)
 {
-    add_history(t,
-                json_pack("{s:s, s:s, s:s}", "role", "tool", "tool_call_id", id, "content", text));
+    json_t *m = json_pack("{s:s, s:s, s:o}", "role", "tool", "tool_call_id", id, "content",
+                          shc_json_str(text, strlen(text)));
+    if (!m)
+        m = json_pack("{s:s, s:s, s:s}", "role", "tool", "tool_call_id", id, "content",
+                      "[the result could not be encoded]");
+    add_history(t, m);
 }
 
 /* A tool the bridge gave the session (set_tools) and the host can run. */

@@ -751,8 +751,9 @@ await scenario("resume approval", async () => {
 
 // Server-chosen names in the prompt and the cards: one line, no controls, no bidi, capped.
 await scenario("title", async () => {
-  const EVIL = "x" + " ".repeat(300) + "\r\n\u202e\u001b[2K\rnotes (work): search";
-  const LONG = "y".repeat(300);
+  // names of at most 128 bytes (longer ones are left out of the listing)
+  const EVIL = "x" + " ".repeat(90) + "\r\n\u202e\u001b[2K\rnotes (work): search";
+  const LONG = "y".repeat(125);
   const evil = relistServer("evil\u2066", [EVIL, LONG]);
   const sc = script([
     { call: { re: "^mcp__evil__", pick: 0 }, args: { q: "e1" } },

@@ -1,0 +1,216 @@
+/* A server's tools/list as the session's tools (docs/mcp.md, "Tools"): each entry kept to its
+ * definition (name, title, description, inputSchema, annotations; whatever else a server adds
+ * is dropped as its page is read), each bounded (its name, its definition, the server's whole
+ * listing), its parameters checked to be a schema a model's API takes, its description for the
+ * model cut at a character boundary; the tools left out are said in one line per listing,
+ * through the server's log rate limit. */
+#define _GNU_SOURCE
+#include "mcp/mcp_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/utf8.h"
+
+static const char *const def_fields[] = {"name", "title", "description", "inputSchema",
+                                         "annotations"};
+
+/* A tool left out of this listing: counted; the first one's name and reason kept for the line. */
+static void left(mcp_server *s, const char *name, const char *why)
+{
+    if (s->left_out++ == 0) {
+        char cut[SHC_MCP_TOOL_NAME_MAX + 1];
+        shc_utf8_cut(cut, name ? name : "?", name ? strlen(name) : 1, 80);
+        snprintf(s->left_why, sizeof s->left_why, "%s: %s", cut, why);
+    }
+}
+
+/* Bytes of v as compact JSON (counted, not written). */
+static size_t json_bytes(const json_t *v)
+{
+    return json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+/* One entry as its definition (new object), or NULL with why. */
+static json_t *def_of(json_t *e, const char **why)
+{
+    const char *name = shc_rpc_str(json_object_get(e, "name"));
+    if (!name || !*name) {
+        *why = "a tool without a name";
+        return NULL;
+    }
+    if (strlen(name) > SHC_MCP_TOOL_NAME_MAX) {
+        *why = "its name is longer than 128 bytes";
+        return NULL;
+    }
+    /* a string field far over the bound is refused before anything is counted */
+    json_t *desc = json_object_get(e, "description");
+    if (json_is_string(desc) && json_string_length(desc) > SHC_MCP_ENTRY_MAX) {
+        *why = "its definition is larger than 64 KiB";
+        return NULL;
+    }
+    json_t *def = json_object();
+    for (size_t i = 0; def && i < sizeof def_fields / sizeof *def_fields; i++) {
+        json_t *v = json_object_get(e, def_fields[i]);
+        if (v && json_object_set(def, def_fields[i], v) != 0) {
+            json_decref(def);
+            def = NULL;
+        }
+    }
+    if (!def) {
+        *why = "out of memory";
+        return NULL;
+    }
+    if (json_bytes(def) > SHC_MCP_ENTRY_MAX) {
+        json_decref(def);
+        *why = "its definition is larger than 64 KiB";
+        return NULL;
+    }
+    return def;
+}
+
+void shc__mcp_listing_add(mcp_server *s, json_t *tools)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(tools, i, e)
+    {
+        const char *name = shc_rpc_str(json_object_get(e, "name"));
+        if (json_array_size(s->listing) >= SHC_MCP_MAX_TOOLS) {
+            left(s, name, "a server lists at most 256 tools");
+            continue;
+        }
+        const char *why = NULL;
+        json_t *def = def_of(e, &why);
+        if (!def) {
+            left(s, name, why);
+            continue;
+        }
+        size_t n = json_bytes(def);
+        if (n > SHC_MCP_LISTING_MAX - s->listing_bytes) {
+            json_decref(def);
+            left(s, name, "the server's tools take more than 512 KiB");
+            continue;
+        }
+        if (json_array_append_new(s->listing, def) != 0) {
+            left(s, name, "out of memory");
+            continue;
+        }
+        s->listing_bytes += n;
+    }
+}
+
+void shc__mcp_listing_done(mcp_server *s)
+{
+    size_t i;
+    json_t *def;
+    /* the tools are replaced at once (a call's target keeps its own reference to the
+     * definition it was resolved with) */
+    for (size_t k = 0; k < s->ntools; k++) {
+        json_decref(s->tools[k].entry);
+        shc__mcp_tool_fini(&s->tools[k]);
+    }
+    free(s->tools);
+    s->ntools = 0;
+    s->tools = calloc(json_array_size(s->listing) + 1, sizeof *s->tools);
+    json_array_foreach(s->listing, i, def)
+    {
+        const char *why = NULL;
+        if (!s->tools)
+            break;
+        if (shc__mcp_tool_from(&s->tools[s->ntools], s->name, def, &why) == 0)
+            shc__mcp_tool_dress(&s->tools[s->ntools++], s->name, def);
+        else
+            left(s, shc_rpc_str(json_object_get(def, "name")), why);
+    }
+    json_array_clear(s->listing);
+    s->listing_bytes = 0;
+    if (s->left_out)
+        shc__mcp_log_line(s, "%zu tool(s) left out (the first, %s)", s->left_out, s->left_why);
+    s->left_out = 0;
+}
+
+/* The parameters schema of a function as the model's APIs take it: an object schema whose
+ * properties are an object and whose required names are strings. */
+static const char *schema_bad(json_t *schema)
+{
+    if (!json_is_object(schema))
+        return "its inputSchema is not an object";
+    json_t *type = json_object_get(schema, "type");
+    if (type && !(json_is_string(type) && !strcmp(json_string_value(type), "object")))
+        return "its inputSchema is not of type object";
+    json_t *props = json_object_get(schema, "properties");
+    if (props && !json_is_object(props))
+        return "its inputSchema's properties are not an object";
+    json_t *req = json_object_get(schema, "required"), *r;
+    size_t i;
+    if (req && !json_is_array(req))
+        return "its inputSchema's required is not an array of names";
+    json_array_foreach(req, i, r)
+    {
+        if (!json_is_string(r))
+            return "its inputSchema's required is not an array of names";
+    }
+    if (json_bytes(schema) > SHC_MCP_SCHEMA_MAX)
+        return "its inputSchema is larger than 32 KiB";
+    return NULL;
+}
+
+int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const char **why)
+{
+    memset(out, 0, sizeof *out);
+    const char *name = shc_rpc_str(json_object_get(def, "name"));
+    json_t *schema = json_object_get(def, "inputSchema");
+    if (!name || !*name || strlen(name) > SHC_MCP_TOOL_NAME_MAX) {
+        *why = "a tool without a name of at most 128 bytes";
+        return -1;
+    }
+    if ((*why = schema_bad(schema)))
+        return -1;
+    json_t *dj = json_object_get(def, "description");
+    const char *desc = json_string_value(dj);
+    /* the model is told whose tool it is; a description is cut at a character boundary */
+    char *sv = shc_utf8_dup(server, strlen(server), SHC_MCP_NAME_MAX);
+    char *dc = shc_utf8_dup(desc, desc ? json_string_length(dj) : 0, SHC_MCP_DESC_MAX);
+    char *d = NULL;
+    if (!sv || !dc || asprintf(&d, "[MCP server %s, tool %s] %s", sv, name, dc) < 0)
+        d = NULL;
+    out->tool = strdup(name);
+    out->description = d;
+    out->schema = json_deep_copy(schema);
+    out->title = NULL;
+    if (sv && asprintf(&out->title, "%s: %s", sv, name) < 0)
+        out->title = NULL;
+    free(sv);
+    free(dc);
+    if (!out->tool || !out->title || !out->description || !out->schema) {
+        shc__mcp_tool_fini(out);
+        *why = "out of memory";
+        return -1;
+    }
+    if (!json_object_get(out->schema, "type"))
+        json_object_set_new(out->schema, "type", json_string("object"));
+    json_t *ann = json_object_get(def, "annotations");
+    out->pub.server = server;
+    out->pub.tool = out->tool;
+    out->pub.title = out->title;
+    out->pub.read_only = json_is_true(json_object_get(ann, "readOnlyHint"));
+    out->pub.open_world = json_is_true(json_object_get(ann, "openWorldHint"));
+    /* what it adds to a model request: {"name":FNAME,"description":...,"parameters":...} */
+    json_t *dd = json_string(d);
+    out->cost = json_bytes(out->schema) + (dd ? json_bytes(dd) : strlen(d) * 6) +
+                SHC_MCP_NAME_MAX + 64;
+    json_decref(dd);
+    return 0;
+}
+
+void shc__mcp_tool_fini(mcp_tool *t)
+{
+    free(t->fname);
+    free(t->tool);
+    free(t->title);
+    free(t->description);
+    json_decref(t->schema);
+    memset(t, 0, sizeof *t);
+}
