@@ -94,6 +94,7 @@ void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
         .log = br->log,
         .cwd = s->cwd,
         .call_timeout_ms = br->cfg.mcp_timeout_ms,
+        .budget = &br->mcp_budget,
         .changed = on_changed,
         .payload = s,
     };
