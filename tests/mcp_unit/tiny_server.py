@@ -9,6 +9,11 @@ servers).  Its behaviour is chosen by argv[1]:
   badver    answers initialize with protocolVersion 1999-01-01
   garbage   writes a line that is not JSON, then exits
   crash     exits 3 after initialize (stderr: "tiny: crashing")
+  flood     after initialize, never reads again and writes ping requests with a 30 KB id as
+            fast as it can (each answer is as large: the agent must not queue them all)
+  pings     after notifications/initialized, 500 ping requests at once (it reads on; the
+            answers it gets are in the log)
+  relist    every tools/list answer is followed by notifications/tools/list_changed
 
 Every message it receives is appended to $TINY_LOG (one JSON line each) when set."""
 import json
@@ -63,10 +68,22 @@ for line in sys.stdin:
             sys.stdout.flush()
             sys.exit(0)
         send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "tiny", "version": "1"}}})
+        if mode == "flood":
+            line = json.dumps({"jsonrpc": "2.0", "id": "i" * 30000, "method": "ping"}) + "\n"
+            while True:
+                sys.stdout.write(line * 10)
+                sys.stdout.flush()
         if mode == "crash":
             sys.stderr.write("tiny: crashing\n")
             sys.stderr.flush()
             sys.exit(3)
+    elif method == "notifications/initialized" and mode == "pings":
+        for i in range(500):
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": "p%d" % i, "method": "ping"}) + "\n")
+        sys.stdout.flush()
+    elif method == "tools/list" and mode == "relist":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS[:1]}})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     elif method == "tools/list":
         cursor = (msg.get("params") or {}).get("cursor")
         if cursor is None:
