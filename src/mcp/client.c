@@ -360,6 +360,7 @@ static void on_listed(void *payload, json_t *result, json_t *error)
     }
     s->state = MS_READY;
     s->was_up = true;
+    s->list_took = shc_loop_now_ms() - s->list_at;
     shc_log_info(s->m->env.log, "mcp %s: ready, %zu tool(s)", s->name, s->ntools);
     rebuild(s->m);
     if (s->relist) {

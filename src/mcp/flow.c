@@ -145,7 +145,8 @@ static void relist_due(shc_loop *loop, void *payload)
 }
 
 /* list_changed, coalesced: at most one tools/list round in flight (one more marked while it
- * runs) and one round started per SHC_MCP_RELIST_MS; those that come meanwhile are one. */
+ * runs) and one round started per SHC_MCP_RELIST_MS (or ten times what the last round took,
+ * when that is longer); those that come meanwhile are one. */
 void shc__mcp_relist(mcp_server *s)
 {
     if (s->state == MS_LISTING) {
@@ -154,7 +155,10 @@ void shc__mcp_relist(mcp_server *s)
     }
     if (s->state != MS_READY || s->relist_timer)
         return;
-    uint64_t now = shc_loop_now_ms(), due = s->list_at + SHC_MCP_RELIST_MS;
+    /* a listing that costs the agent a lot is not asked for again soon: at most a tenth of
+     * the time goes to re-listing one server */
+    uint64_t gap = s->list_took * 10 > SHC_MCP_RELIST_MS ? s->list_took * 10 : SHC_MCP_RELIST_MS;
+    uint64_t now = shc_loop_now_ms(), due = s->list_at + gap;
     if (s->list_at && now < due) {
         int t = shc_loop_timer(s->m->env.loop, due - now, relist_due, s);
         s->relist_timer = t > 0 ? t : 0;

@@ -71,6 +71,7 @@ struct mcp_server {
     bool paused;          /* its output is not read: too much waits for its input */
     int stall_timer;      /* while paused: fails it when it reads nothing for SHC_MCP_STALL_MS */
     uint64_t list_at;     /* when the last tools/list round started */
+    uint64_t list_took;   /* how long it took (a re-list waits ten times that, at least) */
     int relist_timer;     /* a coalesced re-list, when list_changed came too soon */
     size_t fds_held;      /* descriptors taken from the agent's budget */
     /* http (http.c) */
