@@ -10,13 +10,19 @@
 #include <dirent.h>
 #include <sys/resource.h>
 
+/* Bytes that wait for the server: the rpc's queue (stdio), the messages not sent yet (HTTP). */
+static size_t queued(const mcp_server *s)
+{
+    return shc_rpc_queued(s->rpc) + (s->http ? shc__mcp_http_waiting(s) : 0);
+}
+
 static void on_stall(shc_loop *loop, void *payload)
 {
     (void)loop;
     mcp_server *s = payload;
     s->stall_timer = 0;
-    shc__mcp_up_fail(s, "does not read its input: %zu bytes have waited for it %llu s", shc_rpc_queued(s->rpc),
-         (unsigned long long)(SHC_MCP_STALL_MS / 1000));
+    shc__mcp_up_fail(s, "does not read its input: %zu bytes have waited for it %llu s", queued(s),
+                     (unsigned long long)(SHC_MCP_STALL_MS / 1000));
 }
 
 /* Writes what the rpc queued.  Flow control: while more than SHC_MCP_QUEUE_HIGH bytes wait
@@ -34,13 +40,18 @@ void shc__mcp_flush(mcp_server *s)
         shc__mcp_up_fail(s, "cannot write to the server");
         return;
     }
-    size_t queued = shc_rpc_queued(s->rpc) + (s->http ? shc__mcp_http_waiting(s) : 0);
-    if (queued > SHC_MCP_QUEUE_MAX || (s->http && s->waiting > SHC_MCP_HTTP_WAITING)) {
-        shc__mcp_up_fail(s, "does not read its input: %zu bytes in %s wait for it (at most %zu)", queued,
-             s->http ? "messages not sent" : "its input", (size_t)SHC_MCP_QUEUE_MAX);
+    size_t n = queued(s);
+    if (n > SHC_MCP_QUEUE_MAX || (s->http && s->waiting > SHC_MCP_HTTP_WAITING)) {
+        if (s->http)
+            shc__mcp_up_fail(s, "does not read its input: %u messages (%zu bytes) wait for one of "
+                             "its %d transfers (at most %d, %zu bytes)", s->waiting, n,
+                             SHC_MCP_HTTP_TRANSFERS, SHC_MCP_HTTP_WAITING, (size_t)SHC_MCP_QUEUE_MAX);
+        else
+            shc__mcp_up_fail(s, "does not read its input: %zu bytes wait for it (at most %zu)", n,
+                             (size_t)SHC_MCP_QUEUE_MAX);
         return;
     }
-    bool pause = queued > SHC_MCP_QUEUE_HIGH;
+    bool pause = n > SHC_MCP_QUEUE_HIGH;
     if (pause != s->paused) {
         s->paused = pause;
         if (!s->http)
