@@ -560,6 +560,28 @@ def http_requests_do_not_take_every_descriptor():
 
 
 @case
+def http_server_that_holds_answers_fails():
+    """An HTTP server that asks 25 times a second and holds every answer's POST open: 8 run, the
+    others wait, and once more than 64 wait the server fails with the reason."""
+    p, url, log = http_server("reqdrip")
+    try:
+        entry = {"type": "http", "name": "rd", "url": url, "headers": []}
+        a = Agent([], [entry])
+        base = nfds(a.p.pid)
+        most = 0
+        end = time.monotonic() + 12
+        while time.monotonic() < end and not any("does not read its input" in l for l in a.err):
+            time.sleep(0.3)
+            most = max(most, nfds(a.p.pid))
+        err = a.close()
+        assert "mcp rd: does not read its input: 65 messages" in err and "wait for one of its 8 transfers" in err, err[-1500:]
+        assert most <= base + 8 + 2, "descriptors went from %d to %d" % (base, most)
+    finally:
+        p.terminate()
+        p.wait()
+
+
+@case
 def endless_stream_is_bounded():
     """A call whose answer is an endless event stream ends once 16 MiB came, long before its
     timeout."""

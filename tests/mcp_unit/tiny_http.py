@@ -6,7 +6,8 @@ endless event stream of notifications/message (1 KB each; `pause` seconds after 
 client goes (then it logs {"flood_ended": events sent}).  Every POST is logged to argv[2] as
 {"headers": {...}, "body": {...}}.  With argv[3] "reqflood", tools/list answers with an event
 stream of 400 ping requests before the list, and a POST that carries an answer is held open
-30 s."""
+30 s; with "reqdrip", the list comes first and the stream goes on with 25 pings a second for
+15 s (answers held the same way)."""
 import json
 import sys
 import threading
@@ -62,13 +63,27 @@ class H(BaseHTTPRequestHandler):
         with lock, open(log_file, "a") as f:
             f.write(json.dumps({"headers": {k.lower(): v for k, v in self.headers.items()}, "body": msg}) + "\n")
         mid, method = msg.get("id"), msg.get("method")
-        if method is None and mode == "reqflood":
+        if method is None and mode in ("reqflood", "reqdrip"):
             time.sleep(30)
             return
         if mid is None:
             return self.reply(202)
         if method == "initialize":
             return self.reply(200, {"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "tinyhttp", "version": "1"}}}, headers=[("Mcp-Session-Id", "sess-42")])
+        if method == "tools/list" and mode == "reqdrip":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(("data: " + json.dumps({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}}) + "\n\n").encode())
+            try:
+                for i in range(25 * 15):
+                    self.wfile.write(("data: " + json.dumps({"jsonrpc": "2.0", "id": "d%d" % i, "method": "ping"}) + "\n\n").encode())
+                    self.wfile.flush()
+                    time.sleep(0.04)
+            except OSError:
+                pass
+            self.close_connection = True
+            return
         if method == "tools/list" and mode == "reqflood":
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
