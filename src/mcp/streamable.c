@@ -13,8 +13,9 @@
  * still streams), at most SHC_MCP_HTTP_TRANSFERS at once over as many connections; the others
  * wait in order (flow.c fails a server that lets too many wait).  No Accept-Encoding is sent,
  * and each POST's answer has a byte budget and a time limit (short for one that carries no
- * request), so neither a compressed body nor an endless stream costs without a bound.  libcurl refuses a new transfer from inside one of its own callbacks, so a
- * message written from there (initialize's answer read from an event stream sends tools/list)
+ * request), so neither a compressed body nor an endless stream costs without a bound.
+ * libcurl refuses a new transfer from inside one of its own callbacks, so a message written
+ * from there (initialize's answer read from an event stream sends tools/list)
  * waits for the next loop turn; and a transfer is never freed from inside its own callback: it
  * is marked dead and freed once the callback returned. */
 #define _GNU_SOURCE
@@ -42,6 +43,7 @@ typedef struct mcp_post {
     char *line;       /* owned: the message, until its transfer starts */
     size_t len;
     bool sse, fed;
+    bool over;        /* stopped past its byte budget (said once, in the log) */
     bool running;     /* its transfer runs (counted in s->running) */
     const char *what; /* what it carries, for the log: a request, an answer, a notification */
     size_t got;       /* bytes of its answer so far (SHC_MCP_STREAM_BYTES) */
@@ -174,6 +176,7 @@ static int body(mcp_post *p, long status, const char *buf, size_t len)
     p->got += len;
     if (p->got > budget) {
         char msg[128];
+        p->over = true;
         snprintf(msg, sizeof msg, "the answer passed %zu bytes in all: its transfer stops",
                  budget);
         shc__mcp_log_line(p->s, "%s: %s", p->what, msg);
@@ -292,7 +295,7 @@ static void on_done(void *payload, const shc_http_result *res)
         answer_error(p, msg);
     } else if (p->id && res->status != 202 && !p->fed) {
         answer_error(p, "the server's answer held no message");
-    } else if (res->failed) {
+    } else if (res->failed && !p->over) {
         shc__mcp_log_line(s, "%s was not delivered: %.200s", p->what,
                           res->error ? res->error : "the transfer failed");
     } else if (res->status >= 300) {
