@@ -45,7 +45,8 @@ void shc__mcp_flush(mcp_server *s)
         if (s->http)
             shc__mcp_up_fail(s, "does not read its input: %u messages (%zu bytes) wait for one of "
                              "its %d transfers (at most %d, %zu bytes)", s->waiting, n,
-                             SHC_MCP_HTTP_TRANSFERS, SHC_MCP_HTTP_WAITING, (size_t)SHC_MCP_QUEUE_MAX);
+                             SHC_MCP_HTTP_TRANSFERS, SHC_MCP_HTTP_WAITING,
+                             (size_t)SHC_MCP_QUEUE_MAX);
         else
             shc__mcp_up_fail(s, "does not read its input: %zu bytes wait for it (at most %zu)", n,
                              (size_t)SHC_MCP_QUEUE_MAX);
