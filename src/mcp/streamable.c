@@ -11,8 +11,8 @@
  * reason instead of waiting for its timeout.  libcurl runs on the loop (model/http.c).
  * POSTs may run side by side (the spec allows it: a request goes out while an earlier answer
  * still streams), at most SHC_MCP_HTTP_TRANSFERS at once over as many connections; the others
- * wait in order (flow.c fails a server that lets too many wait).  No Accept-Encoding is sent,
- * and each POST's answer has a byte budget and a time limit (short for one that carries no
+ * wait in order (flow.c fails a server that lets too many wait).  Only the identity coding is
+ * accepted (libcurl decodes nothing), and each POST's answer has a byte budget and a time limit (short for one that carries no
  * request), so neither a compressed body nor an endless stream costs without a bound.
  * libcurl refuses a new transfer from inside one of its own callbacks, so a message written
  * from there (initialize's answer read from an event stream sends tools/list)
@@ -323,7 +323,7 @@ static void start(mcp_post *p)
         snprintf(sid, sizeof sid, "Mcp-Session-Id: %s", s->session_id);
     if (s->proto)
         snprintf(ver, sizeof ver, "MCP-Protocol-Version: %s", s->proto);
-    const char **h = calloc(s->nheaders + 5, sizeof *h);
+    const char **h = calloc(s->nheaders + 6, sizeof *h);
     int rc = -1;
     if (h) {
         size_t n = 0;
@@ -331,6 +331,7 @@ static void start(mcp_post *p)
             h[n++] = s->headers[i];
         h[n++] = "Content-Type: application/json";
         h[n++] = "Accept: application/json, text/event-stream";
+        h[n++] = "Accept-Encoding: identity"; /* (no header would allow any coding) */
         if (sid[0])
             h[n++] = sid;
         if (ver[0])
