@@ -344,10 +344,10 @@ def stored_calls_replay():
     assert "mcp__tiny__echo" in [t["function"]["name"] for t in b.srv.requests[0]["body"]["tools"]]
 
 
-def http_server():
+def http_server(mode="ok"):
     d = tempfile.mkdtemp()
     port, log = os.path.join(d, "port"), os.path.join(d, "log")
-    p = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "mcp_unit", "tiny_http.py"), port, log])
+    p = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "mcp_unit", "tiny_http.py"), port, log, mode])
     end = time.monotonic() + 10
     while not os.path.exists(port) and time.monotonic() < end:
         time.sleep(0.05)
@@ -372,6 +372,8 @@ def http_server_tools():
         assert later and all(q["headers"].get("mcp-session-id") == "sess-42" for q in later), later
         assert all(q["headers"].get("mcp-protocol-version") == "2025-06-18" for q in later), later
         assert "text/event-stream" in posts[0]["headers"]["accept"], posts[0]
+        # no compression: a small gzip body cannot become a large decoded one
+        assert all(q["headers"].get("accept-encoding") == "identity" for q in posts), posts[0]
     finally:
         p.terminate()
         p.wait()
@@ -457,7 +459,7 @@ def abandoned_http_call_stops_its_stream():
     p, url, log = http_server()
     try:
         entry = {"type": "http", "name": "web", "url": url, "headers": []}
-        a = Agent(tool_turn("mcp__web__flood", {}), [entry], args=["--mcp-timeout", "2"])
+        a = Agent(tool_turn("mcp__web__flood", {"pause": 0.01}), [entry], args=["--mcp-timeout", "2"])
         a.prompt()
         assert a.tool_text().startswith("MCP error:") and "did not answer within 2 s" in a.tool_text(), a.tool_text()
         end = time.monotonic() + 5
@@ -653,6 +655,84 @@ def http_url_secrets_are_not_logged():
         p.wait()
 
 
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int([l for l in f if l.startswith("VmRSS:")][0].split()[1])
+
+
+def nfds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+@case
+def server_that_does_not_read_is_bounded():
+    """A stdio server that never reads its input and sends requests as fast as it can (each
+    answer 30 KB): the agent stops reading it once 256 KiB wait for it, its memory stays flat,
+    and the server fails with a clear reason once it has taken nothing for 15 s."""
+    a = Agent([], [tiny("flood", "fl")])
+    time.sleep(2)
+    base = rss_kb(a.p.pid)
+    c0 = cpu_s(a.p.pid)
+    time.sleep(4)
+    grew, busy = rss_kb(a.p.pid) - base, cpu_s(a.p.pid) - c0
+    end = time.monotonic() + 20
+    while time.monotonic() < end and not any("does not read its input" in l for l in a.err):
+        time.sleep(0.5)
+    err = a.close()
+    assert grew < 16 * 1024, "the agent grew %d KB in 4 s" % grew
+    assert busy < 1.0, "the agent used %.2f s of CPU in 4 s" % busy
+    assert "mcp fl: does not read its input: " in err and "waited for it 15 s" in err, err[-1500:]
+
+
+@case
+def server_requests_are_rate_limited():
+    """500 pings at once: at most 20 a second are answered, the rest counted in the log."""
+    a = Agent([], [tiny("pings", "pg")])
+    time.sleep(3)
+    answers = [m for m in a.tiny_log() if str(m.get("id", "")).startswith("p")]
+    err = a.close()
+    assert 0 < len(answers) <= 4 * 20, len(answers)
+    assert "requests of the server left unanswered (more than 20 a second)" in err, err[-1500:]
+
+
+@case
+def relists_are_coalesced():
+    """A server that sends list_changed after every tools/list is listed at most once per 2 s."""
+    a = Agent([], [tiny("relist", "rl")])
+    time.sleep(6)
+    lists = [m for m in a.tiny_log() if m.get("method") == "tools/list"]
+    err = a.close()
+    assert 2 <= len(lists) <= 5, len(lists)
+    assert "mcp rl: ready, 1 tool(s)" in err, err[-1500:]
+
+
+@case
+def http_requests_do_not_take_every_descriptor():
+    """An HTTP server that sends 400 requests in one event stream and holds each answer's POST
+    open: 20 are answered, the agent has at most 8 transfers to it at once, the log says how
+    many were left unanswered in one line, and a command still runs."""
+    p, url, log = http_server("reqflood")
+    try:
+        entry = {"type": "http", "name": "rq", "url": url, "headers": []}
+        a = Agent(tool_turn("bash", {"command": "echo still-here"}), [entry])
+        base = nfds(a.p.pid)
+        most = 0
+        for _ in range(12):
+            time.sleep(0.5)
+            most = max(most, nfds(a.p.pid))
+        a.prompt()
+        text = a.tool_text()
+        err = a.close()
+        assert most <= base + 8 + 2, "descriptors went from %d to %d" % (base, most)
+        assert "still-here" in text, text
+        assert "mcp rq: 380 requests of the server left unanswered" in err, err[-1500:]
+        assert "notification got HTTP" not in err, err[-1500:]
+        assert len(err.splitlines()) < 200, len(err.splitlines())
+    finally:
+        p.terminate()
+        p.wait()
+
+
 @case
 def bad_entry_named_across_a_cut_is_answered():
     """A malformed entry whose name the error message cuts inside a character still gets its
@@ -662,6 +742,73 @@ def bad_entry_named_across_a_cut_is_answered():
     b.close()
     assert r.get("error", {}).get("code") == -32602 and "unknown type" in r["error"]["message"], r
     assert "a" * 59 in r["error"]["message"], r
+
+
+@case
+def http_server_that_holds_answers_fails():
+    """An HTTP server that asks 25 times a second and holds every answer's POST open: 8 run, the
+    others wait, and once more than 64 wait the server fails with the reason."""
+    p, url, log = http_server("reqdrip")
+    try:
+        entry = {"type": "http", "name": "rd", "url": url, "headers": []}
+        a = Agent([], [entry])
+        base = nfds(a.p.pid)
+        most = 0
+        end = time.monotonic() + 12
+        while time.monotonic() < end and not any("does not read its input" in l for l in a.err):
+            time.sleep(0.3)
+            most = max(most, nfds(a.p.pid))
+        err = a.close()
+        assert "mcp rd: does not read its input: 65 messages" in err and "wait for one of its 8 transfers" in err, err[-1500:]
+        assert most <= base + 8 + 2, "descriptors went from %d to %d" % (base, most)
+    finally:
+        p.terminate()
+        p.wait()
+
+
+@case
+def endless_stream_is_bounded():
+    """A call whose answer is an endless event stream ends once 16 MiB came, long before its
+    timeout."""
+    p, url, log = http_server()
+    try:
+        entry = {"type": "http", "name": "web", "url": url, "headers": []}
+        a = Agent(tool_turn("mcp__web__flood", {}), [entry], args=["--mcp-timeout", "25"])
+        t0 = time.monotonic()
+        a.prompt()
+        took = time.monotonic() - t0
+        a.close()
+        assert "passed 16777216 bytes" in a.tool_text(), a.tool_text()
+        assert took < 20, took
+    finally:
+        p.terminate()
+        p.wait()
+
+
+@case
+def descriptor_budget_holds_with_32_servers():
+    """Under a limit of 400 descriptors the MCP servers of the agent take at most half of what
+    is left over the 256 kept for commands: of 32 HTTP servers (8 descriptors each) 9 start,
+    the others fail with the reason, and a command runs."""
+    import resource
+    p, url, log = http_server()
+    try:
+        a = Agent(tool_turn("bash", {"command": "echo fd-ok"}), [])
+        resource.prlimit(a.p.pid, resource.RLIMIT_NOFILE, (400, 400))
+        entries = [{"type": "http", "name": "h%d" % i, "url": url, "headers": []} for i in range(32)]
+        a.sid = a.call("session/new", {"cwd": a.work, "mcpServers": entries})["result"]["sessionId"]
+        a.prompt()
+        most = nfds(a.p.pid)
+        text = a.tool_text()
+        err = a.close()
+        refused = [l for l in err.splitlines() if "this one is not started" in l]
+        assert len(refused) == 23, (len(refused), err[-1500:])
+        assert "hold 72 of the 72 descriptors" in refused[0], refused[0]
+        assert "fd-ok" in text, text
+        assert most <= 400 - 256, most
+    finally:
+        p.terminate()
+        p.wait()
 
 
 print("%d passed, %d failed" % (passed, failed))

@@ -27,6 +27,7 @@
 #include "base/loop.h"
 #include "exec/output.h"
 #include "exec/pty.h"
+#include "mcp/mcp.h"
 #include "shcard.h"
 
 /* Back-pressure (wire.c): past QUEUE_PAUSE bytes waiting for the client, the PTYs are not
@@ -211,6 +212,7 @@ struct br_bridge {
     size_t nretired;
     bool auth_terminal;           /* the terminal auth method was advertised (auth.c) */
     shc_approve approve;          /* resolved: ALL or ASK */
+    shc_mcp_budget mcp_budget;    /* the descriptors every session's MCP servers hold */
     unsigned sandbox;             /* resolved: the mode new sessions start in */
     int landlock_abi;             /* -1 until asked (sandbox.c) */
     const char *landlock_why;     /* static: why there is none */

@@ -112,14 +112,15 @@ void shc__sessions_reap(br_bridge *br)
 }
 
 /* Each session holds its store file open: under a low descriptor limit fewer stay in memory,
- * so that 256 descriptors are always left for commands, pipes and the store. */
-static size_t max_sessions(void)
+ * so that 256 descriptors are always left for commands, pipes and the store, the descriptors
+ * the MCP servers of all sessions hold counted (their own budget, mcp/flow.c). */
+static size_t max_sessions(const br_bridge *br)
 {
     struct rlimit rl;
-    size_t cap = SHC_BR_MAX_SESSIONS;
+    size_t cap = SHC_BR_MAX_SESSIONS, mcp = br->mcp_budget.fds_used;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        rl.rlim_cur < (rlim_t)cap + 256)
-        cap = rl.rlim_cur > 256 + 16 ? (size_t)rl.rlim_cur - 256 : 16;
+        rl.rlim_cur < (rlim_t)(cap + 256 + mcp))
+        cap = rl.rlim_cur > 256 + 16 + mcp ? (size_t)rl.rlim_cur - 256 - mcp : 16;
     return cap;
 }
 
@@ -136,7 +137,7 @@ bool shc__session_make_room(br_bridge *br)
             (!oldest || s->used < oldest->used))
             oldest = s;
     }
-    if (n < max_sessions())
+    if (n < max_sessions(br))
         return true;
     if (!oldest)
         return false;

@@ -105,6 +105,7 @@ void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
         .cwd = s->cwd,
         .call_timeout_ms = br->cfg.mcp_timeout_ms,
         .key_env = br->cfg.mcp_key_env,
+        .budget = &br->mcp_budget,
         .changed = on_changed,
         .payload = s,
     };

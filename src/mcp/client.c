@@ -32,10 +32,11 @@ struct shc_mcp_call {
     char *text;          /* owned */
 };
 
-static void flush(mcp_server *s);
 static void feed(mcp_server *s, const char *buf, size_t len);
 static void fail_msg(mcp_server *s, const char *msg);
-static const mcp_up up = {feed, fail_msg, flush};
+static void list_again(mcp_server *s);
+static void list_page(mcp_server *s, const char *cursor);
+static const mcp_up up = {feed, fail_msg, shc__mcp_flush, list_again};
 
 static void fail(mcp_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(mcp_server *s, const char *fmt, ...)
@@ -194,7 +195,7 @@ static void cancel_on_server(shc_mcp_call *c, const char *reason)
         shc_rpc_notify(c->srv->rpc, "notifications/cancelled",
                        json_pack("{s:I, s:s}", "requestId", (json_int_t)c->req_id, "reason",
                                  reason));
-        flush(c->srv);
+        shc__mcp_flush(c->srv);
     }
     if (c->req_id && c->srv && c->srv->http)
         shc__mcp_http_abandon(c->srv, c->req_id); /* an endless answer is not read on */
@@ -289,7 +290,7 @@ shc_mcp_call *shc_mcp_call_start(shc_mcp *m, const shc_mcp_target *g, const char
     c->req_id = id;
     uint64_t ms = m->env.call_timeout_ms ? m->env.call_timeout_ms : SHC_MCP_CALL_TIMEOUT_MS;
     c->timer = shc_loop_timer(m->env.loop, ms, on_call_timeout, c);
-    flush(c->srv);
+    shc__mcp_flush(c->srv);
     return c;
 }
 
@@ -325,18 +326,7 @@ void shc_mcp_call_drop(shc_mcp_call *c)
 
 /* ------------------------------------------------------------------ the protocol */
 
-static void list_page(mcp_server *s, const char *cursor);
 
-static void flush(mcp_server *s)
-{
-    if (!s->rpc)
-        return;
-    int rc = shc_rpc_flush(s->rpc);
-    if (!s->http)
-        shc__mcp_stdio_want_write(s, rc == 1);
-    if (rc < 0 && s->state != MS_FAILED)
-        fail(s, "cannot write to the server");
-}
 
 static void on_listed(void *payload, json_t *result, json_t *error)
 {
@@ -361,25 +351,27 @@ static void on_listed(void *payload, json_t *result, json_t *error)
     }
     s->state = MS_READY;
     s->was_up = true;
+    s->list_took = shc_loop_now_ms() - s->list_at;
     shc__mcp_log_line(s, "ready, %zu tool(s)", s->ntools); /* a re-list loop: rate-limited */
     rebuild(s->m);
     if (s->relist) {
         s->relist = false;
-        s->pages = 0;
-        list_page(s, NULL);
+        shc__mcp_relist(s);
     }
 }
 
 static void list_page(mcp_server *s, const char *cursor)
 {
     json_t *params = cursor ? json_pack("{s:s}", "cursor", cursor) : json_object();
+    if (!cursor)
+        s->list_at = shc_loop_now_ms();
     if (shc_rpc_request(s->rpc, "tools/list", params, on_listed, s, NULL) != 0) {
         fail(s, "cannot send tools/list");
         return;
     }
     if (s->state == MS_READY)
         s->state = MS_LISTING;
-    flush(s);
+    shc__mcp_flush(s);
 }
 
 static void on_initialized(void *payload, json_t *result, json_t *error)
@@ -415,10 +407,16 @@ static void on_initialized(void *payload, json_t *result, json_t *error)
         if (s->init_timer)
             shc_loop_cancel_timer(s->m->env.loop, s->init_timer);
         s->init_timer = 0;
-        flush(s);
+        shc__mcp_flush(s);
         rebuild(s->m);
         return;
     }
+    list_page(s, NULL);
+}
+
+static void list_again(mcp_server *s)
+{
+    s->pages = 0;
     list_page(s, NULL);
 }
 
@@ -428,12 +426,7 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
     mcp_server *s = payload;
     if (!id) {
         if (!strcmp(method, "notifications/tools/list_changed") && s->state != MS_FAILED) {
-            if (s->state == MS_LISTING)
-                s->relist = true;
-            else if (s->state == MS_READY) {
-                s->pages = 0;
-                list_page(s, NULL);
-            }
+            shc__mcp_relist(s);
         } else if (!strcmp(method, "notifications/message")) {
             char *d = json_dumps(json_object_get(params, "data"), JSON_COMPACT | JSON_ENCODE_ANY);
             shc__mcp_log_line(s, "%.500s", d ? d : "");
@@ -441,11 +434,13 @@ static void on_message(void *payload, shc_rpc *rpc, json_t *id, const char *meth
         }
         return;
     }
+    if (s->state == MS_FAILED || !shc__mcp_answer_request(s))
+        return;
     if (!strcmp(method, "ping"))
         shc_rpc_respond(rpc, id, json_object());
     else
         shc_rpc_error(rpc, id, SHC_RPC_METHOD_NOT_FOUND, "shcard does not offer this", NULL);
-    flush(s);
+    shc__mcp_flush(s);
 }
 
 static void feed(mcp_server *s, const char *buf, size_t len)
@@ -453,7 +448,7 @@ static void feed(mcp_server *s, const char *buf, size_t len)
     if (s->rpc && s->state != MS_FAILED && shc_rpc_feed(s->rpc, buf, len) != 0)
         fail(s, "out of memory");
     if (s->state != MS_FAILED)
-        flush(s);
+        shc__mcp_flush(s);
 }
 
 static void fail_msg(mcp_server *s, const char *msg)
@@ -464,17 +459,18 @@ static void fail_msg(mcp_server *s, const char *msg)
     free(s->why);
     s->why = strdup(msg);
     shc_log_warn(s->m->env.log, "mcp %s: %s", s->name, msg);
-    if (s->init_timer)
-        shc_loop_cancel_timer(s->m->env.loop, s->init_timer);
-    s->init_timer = 0;
+    shc__mcp_timers_stop(s);
     for (shc_mcp_call *c = s->m->calls; c; c = c->next)
         if (c->srv == s && !c->finished)
             settle(c, true, false, NULL, "MCP error: %s: the server %s failed: %s", c->title,
                    s->name, msg);
     if (s->http)
         shc__mcp_http_stop(s);
-    else
+    else {
         shc__mcp_stdio_stop(s);
+        shc__mcp_fds_give(s); /* an HTTP server's connections go with its libcurl, with the session */
+    }
+    shc__mcp_requests_flush(s);
     shc_rpc_abandon_all(s->rpc);
     rebuild(s->m);
 }
@@ -505,6 +501,11 @@ static void server_start(mcp_server *s)
         fail(s, "out of memory");
         return;
     }
+    if (!shc__mcp_fds_take(s)) {
+        fail(s, "the agent's MCP servers hold %zu of the %zu descriptors they may use: this one "
+                "is not started", s->m->env.budget->fds_used, s->m->env.budget->fds_max);
+        return;
+    }
     s->init_timer = shc_loop_timer(s->m->env.loop, SHC_MCP_INIT_TIMEOUT_MS, on_init_timeout, s);
     if ((s->http ? shc__mcp_http_start(s) : shc__mcp_stdio_start(s)) != 0)
         return;
@@ -514,7 +515,7 @@ static void server_start(mcp_server *s)
         fail(s, "cannot send initialize");
         return;
     }
-    flush(s);
+    shc__mcp_flush(s);
 }
 
 /* ------------------------------------------------------------------ the session's servers */
@@ -562,9 +563,8 @@ void shc_mcp_free(shc_mcp *m)
         shc_mcp_call_drop(m->calls);
     for (size_t i = 0; i < m->n; i++) {
         mcp_server *s = m->servers[i];
-        if (s->init_timer)
-            shc_loop_cancel_timer(m->env.loop, s->init_timer);
-        s->init_timer = 0;
+        shc__mcp_timers_stop(s);
+        shc__mcp_requests_flush(s);
         s->state = MS_FAILED; /* the answers abandoned below change nothing */
         if (s->http)
             shc__mcp_http_stop(s);
@@ -572,6 +572,7 @@ void shc_mcp_free(shc_mcp *m)
             shc__mcp_stdio_stop(s);
         shc_rpc_free(s->rpc); /* pending answers get (NULL, NULL): nothing is left to call */
         s->rpc = NULL;
+        shc__mcp_fds_give(s);
         for (size_t k = 0; k < s->ntools; k++)
             json_decref(s->tools[k].entry);
         free(s->ident);

@@ -35,9 +35,31 @@
 #define SHC_MCP_MEDIA_BLOCKS 64          /* image and audio blocks shown per result (card, model) */
 #define SHC_MCP_TEXT_BLOCKS 1024         /* other blocks (text, resources...) per result */
 #define SHC_MCP_NAME_MAX 64                        /* a function name for the model */
+/* Flow control (docs/mcp.md "Floods"): what one server can make the agent hold or do. */
+#define SHC_MCP_REQ_RATE 20 /* a server's requests (ping...) answered per second; others not */
+#define SHC_MCP_QUEUE_HIGH ((size_t)256 * 1024) /* queued for the server: its output waits */
+#define SHC_MCP_QUEUE_MAX ((size_t)1024 * 1024) /* queued past this: it does not read its input */
+#define SHC_MCP_STALL_MS ((uint64_t)15000) /* output waiting this long: it does not read either */
+#define SHC_MCP_HTTP_TRANSFERS 8            /* POSTs (and connections) of one HTTP server at once */
+#define SHC_MCP_HTTP_WAITING 64             /* POSTs waiting for one of them; past it: failed */
+#define SHC_MCP_NOTE_TIMEOUT_S 10L /* a POST that carries no request (an answer, a notification) */
+#define SHC_MCP_STREAM_BYTES ((size_t)16 * 1024 * 1024) /* one POST's answer, events included */
+#define SHC_MCP_NOTE_BYTES ((size_t)64 * 1024) /* what a POST that carries no request may get */
+#define SHC_MCP_RELIST_MS ((uint64_t)2000)  /* list_changed: at most one tools/list round per */
+#define SHC_MCP_STDIO_FDS 6                 /* descriptors a stdio server holds in the agent */
+#define SHC_MCP_FDS_KEPT 256                /* always left for commands, pipes and the store */
 
 typedef struct shc_mcp shc_mcp;
 typedef struct shc_mcp_call shc_mcp_call;
+
+/* Descriptors all the sessions' MCP servers hold (the bridge owns one for the agent): a stdio
+ * server takes SHC_MCP_STDIO_FDS while it runs, an HTTP server SHC_MCP_HTTP_TRANSFERS; at most
+ * fds_max (set at each start: half of what RLIMIT_NOFILE leaves over SHC_MCP_FDS_KEPT) and
+ * never so many that fewer than SHC_MCP_FDS_KEPT stay free; a server that finds too few left
+ * fails to start.  The bridge keeps fewer sessions in memory by fds_used. */
+typedef struct shc_mcp_budget {
+    size_t fds_max, fds_used;
+} shc_mcp_budget;
 
 typedef struct shc_mcp_env {
     shc_loop *loop;         /* borrowed */
@@ -47,6 +69,7 @@ typedef struct shc_mcp_env {
     uint64_t call_timeout_ms; /* 0 = SHC_MCP_CALL_TIMEOUT_MS */
     const char *key_env;    /* copied: the variable --api-key-env names, or NULL; it is kept from
                              * stdio servers as DEEPSEEK_API_KEY and OPENAI_API_KEY are */
+    shc_mcp_budget *budget; /* borrowed: shared by every session; NULL = no agent-wide bound */
     /* The tools changed (a server came up, failed, or re-listed) or every server is settled
      * (ready or failed).  Called from the loop. */
     void (*changed)(void *payload);

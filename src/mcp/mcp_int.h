@@ -1,5 +1,6 @@
 /* Internals of the MCP client, shared by client.c (the session's servers and the protocol),
- * servers.c (the editor's entries), stdio.c and streamable.c (the two transports) and result.c (names, schemas, results as text) and target.c (identities, targets, titles).
+ * servers.c (the editor's entries), stdio.c and streamable.c (the two transports) and result.c (names, schemas, results as text) and target.c (identities, targets, titles),
+ * flow.c (flow control: queue bounds, request rate, re-lists, the descriptor budget).
  * Direction: client.c -> servers.c, stdio.c, streamable.c -> result.c, and client.c, servers.c -> tools.c
  * (a listing's tools: kept to their definitions, bounded, checked) -> target.c; the transports reach
  * client.c only through s->up.  Not a public header. */
@@ -14,12 +15,13 @@
 
 typedef struct mcp_server mcp_server;
 
-/* How a transport reports to client.c (pointers, so that the transports name nothing above
- * them): bytes of messages, a failure (the message), "write what is queued". */
+/* How a transport (and flow.c) reports to client.c (pointers, so that they name nothing above
+ * them): bytes of messages, a failure (the message), "write what is queued", "list again". */
 typedef struct mcp_up {
     void (*feed)(mcp_server *s, const char *buf, size_t len);
     void (*fail)(mcp_server *s, const char *msg);
     void (*flush)(mcp_server *s);
+    void (*list)(mcp_server *s); /* a tools/list round starts (flow.c's coalesced re-list) */
 } mcp_up;
 
 typedef enum mcp_state {
@@ -72,6 +74,15 @@ struct mcp_server {
     uint64_t log_window;  /* the second the log's lines are counted in (shc__mcp_log_line) */
     unsigned log_lines;   /* lines logged in it */
     size_t log_dropped;   /* lines not logged since the last summary */
+    uint64_t req_window;  /* the second the server's requests are counted in (client.c) */
+    unsigned req_count;   /* requests answered in it */
+    size_t req_dropped;   /* requests not answered since the last summary */
+    bool paused;          /* its output is not read: too much waits for its input */
+    int stall_timer;      /* while paused: fails it when it reads nothing for SHC_MCP_STALL_MS */
+    uint64_t list_at;     /* when the last tools/list round started */
+    uint64_t list_took;   /* how long it took (a re-list waits ten times that, at least) */
+    int relist_timer;     /* a coalesced re-list, when list_changed came too soon */
+    size_t fds_held;      /* descriptors taken from the agent's budget */
     /* http (http.c) */
     char *url;
     char **headers;       /* owned "Name: value", NULL-terminated (room for two more) */
@@ -83,6 +94,9 @@ struct mcp_server {
     size_t wlen, wcap;
     struct mcp_post *posts; /* in flight */
     int post_timer;       /* starts the messages written from inside a transfer's callback */
+    unsigned running;     /* posts whose transfer runs (at most SHC_MCP_HTTP_TRANSFERS) */
+    unsigned waiting;     /* posts not started yet */
+    size_t waiting_bytes;
 };
 
 struct shc_mcp {
@@ -119,6 +133,7 @@ void shc__mcp_up_fail(mcp_server *s, const char *fmt, ...) __attribute__((format
 int shc__mcp_stdio_start(mcp_server *s); /* 0, or -1 after shc__mcp_fail */
 ssize_t shc__mcp_stdio_write(void *io, const void *buf, size_t len);
 void shc__mcp_stdio_want_write(mcp_server *s, bool on);
+void shc__mcp_stdio_want_read(mcp_server *s, bool on); /* back-pressure: its output waits */
 void shc__mcp_stdio_ready(mcp_server *s); /* initialized: the FIFOs' directory goes */
 void shc__mcp_stdio_stop(mcp_server *s);
 
@@ -129,6 +144,7 @@ void shc__mcp_http_stop(mcp_server *s);
 /* The call that sent request id ends unanswered (timeout, cancel): the transfer that carried
  * it, and nothing else, stops, so an endless answer is not read on. */
 void shc__mcp_http_abandon(mcp_server *s, int64_t id);
+size_t shc__mcp_http_waiting(const mcp_server *s); /* bytes of messages not sent yet */
 
 /* result.c: a line from or about the server into the log at info ("mcp NAME: ..."), at most
  * SHC_MCP_LOG_RATE a second per server; the others are counted, and said in one line
@@ -136,6 +152,17 @@ void shc__mcp_http_abandon(mcp_server *s, int64_t id);
 #define SHC_MCP_LOG_RATE 50
 void shc__mcp_log_line(mcp_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void shc__mcp_log_flush(mcp_server *s);
+
+/* flow.c (for client.c) */
+void shc__mcp_flush(mcp_server *s);        /* writes what is queued; pauses, fails a stalled server */
+void shc__mcp_timers_stop(mcp_server *s);  /* init, stall and re-list timers */
+bool shc__mcp_fds_take(mcp_server *s);     /* false: the agent's budget has too few left */
+void shc__mcp_fds_give(mcp_server *s);
+bool shc__mcp_answer_request(mcp_server *s); /* within SHC_MCP_REQ_RATE this second */
+void shc__mcp_requests_flush(mcp_server *s); /* the count of unanswered ones into the log */
+/* list_changed, coalesced: at most one tools/list round in flight (one more marked while it
+ * runs), one started per SHC_MCP_RELIST_MS (a timer for the one that came too soon). */
+void shc__mcp_relist(mcp_server *s);
 
 /* target.c */
 /* A tool just listed: its title made safe to show, its tools/list entry kept (a reference). */

@@ -80,11 +80,23 @@ static void on_out(shc_loop *loop, int fd, unsigned events, void *payload)
     (void)events;
     mcp_server *s = payload;
     char buf[65536];
-    for (int i = 0; i < 16 && s->out_fd == fd && s->state != MS_FAILED; i++) {
+    for (int i = 0; i < 16 && s->out_fd == fd && s->state != MS_FAILED && !s->paused; i++) {
         ssize_t n = read(fd, buf, sizeof buf);
         if (n <= 0)
             break;
         s->up->feed(s, buf, (size_t)n);
+    }
+}
+
+void shc__mcp_stdio_want_read(mcp_server *s, bool on)
+{
+    if (on && !s->out_w && s->out_fd >= 0) {
+        s->out_w = shc_loop_watch(s->m->env.loop, s->out_fd, POLLIN, on_out, s);
+        if (s->out_w < 0)
+            s->out_w = 0;
+    } else if (!on && s->out_w > 0) {
+        shc_loop_unwatch(s->m->env.loop, s->out_w);
+        s->out_w = 0;
     }
 }
 

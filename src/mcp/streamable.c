@@ -10,8 +10,12 @@
  * message limit answers the request it carried with a JSON-RPC error, so a call fails with a
  * reason instead of waiting for its timeout.  libcurl runs on the loop (model/http.c).
  * POSTs may run side by side (the spec allows it: a request goes out while an earlier answer
- * still streams).  libcurl refuses a new transfer from inside one of its own callbacks, so a
- * message written from there (initialize's answer read from an event stream sends tools/list)
+ * still streams), at most SHC_MCP_HTTP_TRANSFERS at once over as many connections; the others
+ * wait in order (flow.c fails a server that lets too many wait).  Only the identity coding is
+ * accepted (libcurl decodes nothing), and each POST's answer has a byte budget and a time limit (short for one that carries no
+ * request), so neither a compressed body nor an endless stream costs without a bound.
+ * libcurl refuses a new transfer from inside one of its own callbacks, so a message written
+ * from there (initialize's answer read from an event stream sends tools/list)
  * waits for the next loop turn; and a transfer is never freed from inside its own callback: it
  * is marked dead and freed once the callback returned. */
 #define _GNU_SOURCE
@@ -39,6 +43,10 @@ typedef struct mcp_post {
     char *line;       /* owned: the message, until its transfer starts */
     size_t len;
     bool sse, fed;
+    bool over;        /* stopped past its byte budget (said once, in the log) */
+    bool running;     /* its transfer runs (counted in s->running) */
+    const char *what; /* what it carries, for the log: a request, an answer, a notification */
+    size_t got;       /* bytes of its answer so far (SHC_MCP_STREAM_BYTES) */
     bool busy;        /* one of its callbacks runs */
     bool dead;        /* stopped while busy: freed when the callback returns */
     shc_sse *parser;
@@ -48,6 +56,8 @@ typedef struct mcp_post {
     size_t errlen;
 } mcp_post;
 
+static void start_queued(shc_loop *loop, void *payload);
+
 static void post_free(mcp_post *p)
 {
     mcp_server *s = p->s;
@@ -56,6 +66,20 @@ static void post_free(mcp_post *p)
             *pp = p->next;
             break;
         }
+    if (p->line) {
+        s->waiting--;
+        s->waiting_bytes -= p->len;
+        free(p->line);
+        p->line = NULL;
+    }
+    if (p->running) {
+        p->running = false;
+        s->running--;
+        if (s->waiting && !s->post_timer && s->state != MS_FAILED && !s->m->freeing) {
+            int t = shc_loop_timer(s->m->env.loop, 0, start_queued, s);
+            s->post_timer = t > 0 ? t : 0;
+        }
+    }
     if (p->busy) { /* its callback is on the stack: it frees it when it returns */
         shc_http_cancel(p->req); /* inside the body callback: only marks it (model/http.c) */
         p->req = NULL;
@@ -146,6 +170,21 @@ static int body(mcp_post *p, long status, const char *buf, size_t len)
 {
     if (p->s->state == MS_FAILED)
         return 1;
+    /* a stream of events never ends by itself; an answer or a notification is answered by
+     * 202 and no body: one that comes is read for a while, not forever */
+    size_t budget = p->carried ? SHC_MCP_STREAM_BYTES : SHC_MCP_NOTE_BYTES;
+    p->got += len;
+    if (p->got > budget) {
+        char msg[128];
+        p->over = true;
+        snprintf(msg, sizeof msg, "the answer passed %zu bytes in all: its transfer stops",
+                 budget);
+        shc__mcp_log_line(p->s, "%s: %s", p->what, msg);
+        if (!p->id && p->carried) /* an event came: the answer may still be to come (else the */
+            p->id = json_incref(p->carried); /* rpc ignores this one: its id is answered) */
+        answer_error(p, msg);
+        return 1;
+    }
     if (status < 200 || status >= 300) {
         size_t room = ERR_KEEP - p->errlen;
         size_t n = len < room ? len : room;
@@ -256,13 +295,22 @@ static void on_done(void *payload, const shc_http_result *res)
         answer_error(p, msg);
     } else if (p->id && res->status != 202 && !p->fed) {
         answer_error(p, "the server's answer held no message");
-    } else if (res->status >= 300 || res->failed) {
-        shc_log_info(s->m->env.log, "mcp %s: a notification got HTTP %ld", s->name, res->status);
+    } else if (res->failed && !p->over) {
+        shc__mcp_log_line(s, "%s was not delivered: %.200s", p->what,
+                          res->error ? res->error : "the transfer failed");
+    } else if (res->status >= 300) {
+        shc__mcp_log_line(s, "%s got HTTP %ld", p->what, res->status);
     }
     p->busy = false;
     post_free(p);
     if (s->state != MS_FAILED)
         s->up->flush(s);
+}
+
+static long call_s(const mcp_server *s)
+{
+    uint64_t ms = s->m->env.call_timeout_ms ? s->m->env.call_timeout_ms : SHC_MCP_CALL_TIMEOUT_MS;
+    return (long)(ms / 1000);
 }
 
 /* Starts p's transfer (its message in p->line); on failure its request is answered with an
@@ -275,7 +323,7 @@ static void start(mcp_post *p)
         snprintf(sid, sizeof sid, "Mcp-Session-Id: %s", s->session_id);
     if (s->proto)
         snprintf(ver, sizeof ver, "MCP-Protocol-Version: %s", s->proto);
-    const char **h = calloc(s->nheaders + 5, sizeof *h);
+    const char **h = calloc(s->nheaders + 6, sizeof *h);
     int rc = -1;
     if (h) {
         size_t n = 0;
@@ -283,6 +331,7 @@ static void start(mcp_post *p)
             h[n++] = s->headers[i];
         h[n++] = "Content-Type: application/json";
         h[n++] = "Accept: application/json, text/event-stream";
+        h[n++] = "Accept-Encoding: identity"; /* (no header would allow any coding) */
         if (sid[0])
             h[n++] = sid;
         if (ver[0])
@@ -292,14 +341,24 @@ static void start(mcp_post *p)
             .body = p->line,
             .body_len = p->len,
             .headers = h,
-            .idle_timeout_s = 86400, /* a call's own timeout governs (client.c) */
+            /* a request: its call's own timeout governs (client.c), this is the backstop of
+             * a stream that goes on after its answer; an answer or a notification: short */
+            .idle_timeout_s = p->carried ? 86400 : SHC_MCP_NOTE_TIMEOUT_S,
+            .total_timeout_s = p->carried ? call_s(s) + 60 : 3 * SHC_MCP_NOTE_TIMEOUT_S,
+            .no_decode = 1, /* no compression: the bytes counted are the bytes that came */
         };
         static const shc_http_cbs cbs = {on_body, on_done, on_header};
         rc = shc_http_post(&p->req, s->curl, &o, &cbs, p);
         free(h);
     }
+    s->waiting--;
+    s->waiting_bytes -= p->len;
     free(p->line);
     p->line = NULL;
+    if (rc == 0) {
+        p->running = true;
+        s->running++;
+    }
     if (rc != 0) {
         p->req = NULL;
         p->busy = true;
@@ -320,7 +379,8 @@ static void start_queued(shc_loop *loop, void *payload)
         for (mcp_post *q = s->posts; q; q = q->next)
             if (q->line)
                 first = q; /* the list is newest first: the last one is the oldest */
-        if (!first || s->state == MS_FAILED || !s->curl)
+        if (!first || s->state == MS_FAILED || !s->curl ||
+            s->running >= SHC_MCP_HTTP_TRANSFERS)
             break;
         start(first);
     }
@@ -352,10 +412,14 @@ static int post(mcp_server *s, const char *line, size_t len)
         p->id = json_incref(id);
         p->carried = json_incref(id);
     }
+    p->what = p->carried ? "a request" : json_object_get(msg, "method") ? "a notification"
+                                                                       : "an answer to the server";
     json_decref(msg);
-    bool later = any_busy(s);
+    bool later = any_busy(s) || s->running >= SHC_MCP_HTTP_TRANSFERS;
     p->next = s->posts;
     s->posts = p;
+    s->waiting++;
+    s->waiting_bytes += len;
     if (!later) {
         start(p);
         return 0;
@@ -429,6 +493,7 @@ int shc__mcp_http_start(mcp_server *s)
         shc__mcp_up_fail(s, "HTTP is not available: %s", err[0] ? err : "libcurl cannot start");
         return -1;
     }
+    shc_http_max_connections(s->curl, SHC_MCP_HTTP_TRANSFERS);
     char shown[512];
     url_shown(s->url, shown, sizeof shown);
     shc__mcp_log_line(s, "%s", shown);
@@ -440,6 +505,7 @@ void shc__mcp_http_abandon(mcp_server *s, int64_t id)
     json_t *want = json_integer((json_int_t)id);
     for (mcp_post *p = s->posts; want && p; p = p->next)
         if (p->carried && json_equal(p->carried, want)) {
+            /* one per call that ends unanswered: not the server's to multiply */
             shc_log_info(s->m->env.log, "mcp %s: request %lld abandoned: its transfer stops",
                          s->name, (long long)id);
             json_decref(p->id); /* nobody waits for its answer any more */
@@ -448,6 +514,11 @@ void shc__mcp_http_abandon(mcp_server *s, int64_t id)
             break;
         }
     json_decref(want);
+}
+
+size_t shc__mcp_http_waiting(const mcp_server *s)
+{
+    return s->waiting_bytes;
 }
 
 /* A failure stops the transfers (the one whose callback runs ends by itself); libcurl goes

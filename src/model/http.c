@@ -454,7 +454,8 @@ int shc_http_post(
     h->api.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     h->api.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000L);
-    h->api.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* whatever this curl decodes */
+    if (!o->no_decode) /* whatever this curl decodes */
+        h->api.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
     h->api.easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     if (h->api.multi_add_handle(h->multi, e) != CURLM_OK) {
         h->api.easy_cleanup(e);
@@ -494,6 +495,15 @@ void shc_http_cancel(shc_http_req *r)
         return;
     }
     req_free(r);
+}
+
+void shc_http_max_connections(shc_http *h, long n)
+{
+    if (!h || n <= 0)
+        return;
+    h->api.multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, n);
+    h->api.multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS, n);
+    h->api.multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, n);
 }
 
 int shc_http_active(const shc_http *h)

@@ -43,6 +43,8 @@ typedef struct shc_http_opts {
                                    0 = 120 s */
     int progress_by_caller;     /* idle means no shc_http_progress call, not no byte */
     long total_timeout_s;       /* fail after this long in all; 0 = never */
+    int no_decode;              /* send no Accept-Encoding: the body arrives as sent, so its
+                                   bytes on the wire are the bytes the callback gets */
 } shc_http_opts;
 
 /* NULL when libcurl cannot be loaded or started; err then says why. */
@@ -63,6 +65,10 @@ void shc_http_cancel(shc_http_req *r);
 
 /* The caller saw progress (progress_by_caller): the idle timeout starts again. */
 void shc_http_progress(shc_http_req *r);
+
+/* At most n connections open at once (to all hosts, kept idle ones included); transfers past
+ * it wait inside libcurl for a free one. */
+void shc_http_max_connections(shc_http *h, long n);
 
 /* Transfers in flight. */
 int shc_http_active(const shc_http *h);

@@ -20,6 +20,11 @@ servers).  Its behaviour is chosen by argv[1]:
   budget    60 tools with schemas of about 4.5 KiB each (270 KiB in all)
   rug       tool echo (read-only, "harmless echo"); each call after the first answers after
             re-listing it with another description (notifications/tools/list_changed)
+  flood     after initialize, never reads again and writes ping requests with a 30 KB id as
+            fast as it can (each answer is as large: the agent must not queue them all)
+  pings     after notifications/initialized, 500 ping requests at once (it reads on; the
+            answers it gets are in the log)
+  relist    every tools/list answer is followed by notifications/tools/list_changed
 
 Every message it receives is appended to $TINY_LOG (one JSON line each) when set."""
 import json
@@ -113,10 +118,22 @@ for line in sys.stdin:
             sys.stdout.flush()
             sys.exit(0)
         send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "tiny", "version": "1"}}})
+        if mode == "flood":
+            line = json.dumps({"jsonrpc": "2.0", "id": "i" * 30000, "method": "ping"}) + "\n"
+            while True:
+                sys.stdout.write(line * 10)
+                sys.stdout.flush()
         if mode == "crash":
             sys.stderr.write("tiny: crashing\n")
             sys.stderr.flush()
             sys.exit(3)
+    elif method == "notifications/initialized" and mode == "pings":
+        for i in range(500):
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": "p%d" % i, "method": "ping"}) + "\n")
+        sys.stdout.flush()
+    elif method == "tools/list" and mode == "relist":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS[:1]}})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": mid, "result": listing((msg.get("params") or {}).get("cursor"))})
     elif method == "tools/call":
