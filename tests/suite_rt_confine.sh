@@ -117,7 +117,9 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ]; then
   rc=$?
   t1=$(date +%s)
   fuse_abort
-  if [ "$rc" = 137 ] || [ $((t1 - t0)) -ge 15 ]; then
+  # 137: killed by the outer timeout, the agent never ended it (a command that deadlocks in
+  # its own FUSE file system takes some seconds to go after SIGKILL: the time alone is no test)
+  if [ "$rc" = 137 ]; then
     fail "RC2: a path in a FUSE page the command serves hung the agent (--timeout 3 never fired; killed after $((t1 - t0)) s)"
   else
     pass "RC2: the agent ended the command at its timeout (rc $rc after $((t1 - t0)) s)"

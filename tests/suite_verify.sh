@@ -2,7 +2,7 @@
 # Verified cards through `shcard run --verify`: real processes on a real PTY under the seccomp
 # watch (src/confine/).  Each kind of event ends the card (a write, a removal, a directory, a
 # connection to a loopback listener, another program, a FIFO that blocks past the grace, reading
-# the terminal); benign read/search/list commands on a benign repository never do; a terminal
+# the terminal, another terminal or a named pipe still open at a process's end); benign read/search/list commands on a benign repository never do; a terminal
 # card is never watched; SHCARD_NO_VERIFY=1 says the card is unverified; the findings file; the
 # JSON line's shape.  The bridge's side is tests/e2e/verify.test.mjs (suite_verify_e2e).
 set -u
@@ -79,6 +79,30 @@ check "fifo: its output" grep -q '"data":"late' "$T/fj"
 j=$(verify --as read --grace 20 --timeout 3 "read x < /dev/tty")
 expect_eq "terminal input" "$(field "$j" '[e["what"] for e in d["events"]]')" "['input']"
 
+# what a process still holds open when it ends: another terminal (its input is taken from that
+# terminal's reader), a named pipe (taken from its reader), the kernel log (read once); its own
+# terminal, /dev/null and pipes are its own
+check "another terminal held open at the end is an event" $PY - "$S" "$T" <<'EOF2'
+import json, os, pty, subprocess, sys
+s, t = sys.argv[1], sys.argv[2]
+m, sl = pty.openpty()
+name = os.ttyname(sl)
+os.write(m, b"typed-1\ntyped-2\n")
+code = "import os; f = os.open(%r, os.O_RDONLY); os.read(f, 8); os._exit(0)" % name
+p = subprocess.run([s, "run", "--verify", "--as", "read", "--json", "--timeout", "20", "--",
+                    "/usr/bin/python3", "-B", "-c", code], capture_output=True, text=True, timeout=60)
+d = json.loads(p.stdout.splitlines()[-1])
+assert d["held"] is False and [(e["syscall"], e["detail"]) for e in d["events"]] == \
+    [("exit_group", "a device held open: " + name)], d
+EOF2
+mkfifo "$T/jobs"
+( exec 3>"$T/jobs"; echo job-1 >&3; sleep 3 ) &
+j=$(verify --as read --timeout 20 "/usr/bin/python3 -B -c 'import os; f = os.open(\"$T/jobs\", os.O_RDONLY); os.read(f, 6); os._exit(0)'")
+expect_eq "a named pipe held open at the end" "$(field "$j" '[(e["syscall"], e["detail"]) for e in d["events"]]')" "[('exit_group', 'a named pipe held open: $T/jobs')]"
+wait
+j=$(verify --as read "/usr/bin/python3 -B -c 'import os; a = os.open(\"/dev/null\", os.O_RDONLY); b = os.open(\"/dev/urandom\", os.O_RDONLY); r, w = os.pipe(); os._exit(0)'")
+expect_eq "/dev/null, /dev/urandom and a pipe held open at the end: no event" "$(field "$j" 'd["held"], d["events"]')" "(True, [])"
+
 # ------------------------------------------------------------ decided on the object, not the text
 # (each of these held before: an exemption matched the text the process passed)
 printf 'secret\n' >"$T/victim"
@@ -106,7 +130,8 @@ lines = sum(1 for _ in open(sys.argv[2]))
 assert lines <= writes, (lines, writes)
 EOF2
 # another thread rewrites an exec's path between a named program and another file: when the
-# other file ran, its next watched call says so (an exec event naming it)
+# other file ran, its end says so at the latest (an exec event naming it; it makes no other
+# watched call)
 mkdir -p "$T/trusted" && cc -O2 -pthread -o "$T/trusted/execrace" tests/helpers/exec_race.c && cp "$T/trusted/execrace" "$T/evil"
 check "an exec path raced against a named program: the other file is an event" $PY - "$S" "$T" <<'EOF2'
 import json, os, subprocess, sys
@@ -155,7 +180,7 @@ expect_eq "a POSIX message queue" "$(field "$j" '[(e["what"], e["syscall"]) for 
 j=$(verify --as read "/usr/bin/python3 -B -c 'import fcntl, os; fcntl.ioctl(os.open(\"$T/victim\", os.O_RDONLY), 0x40086602, bytes(8))'")
 expect_eq "ioctl FS_IOC_SETFLAGS on a read-only descriptor" "$(field "$j" '[(e["what"], e["detail"]) for e in d["events"]]')" "[('terminal', 'ioctl 0x40086602')]"
 j=$(verify --as read "/usr/bin/python3 -B -c 'import fcntl, os, termios; fcntl.ioctl(os.open(\"/dev/ptmx\", os.O_RDONLY), termios.TCFLSH, 0)'")
-expect_eq "a terminal request on another terminal" "$(field "$j" '[(e["what"], e["detail"]) for e in d["events"]]')" "[('terminal', 'ioctl 0x540b')]"
+expect_eq "a terminal request on another terminal (still open at its end)" "$(field "$j" '[(e["what"], e["detail"]) for e in d["events"]]')" "[('terminal', 'ioctl 0x540b'), ('terminal', 'a device held open: /dev/ptmx')]"
 j=$(verify --as read "/usr/bin/python3 -B -c 'import termios; termios.tcsetattr(0, termios.TCSANOW, termios.tcgetattr(0))'")
 expect_eq "its own terminal's settings are no event" "$(field "$j" 'd["held"]')" True
 j=$(verify --as read "/usr/bin/python3 -B -c 'import fcntl; fcntl.fcntl(0, fcntl.F_SETOWN, 1)'")

@@ -245,9 +245,12 @@ static void stuck_read_gives_up(void **state)
     assert_true(map != MAP_FAILED);
     char local[16] = "local";
     uint64_t addrs[6] = {(uint64_t)(uintptr_t)local, 0, (uint64_t)(uintptr_t)(map + 100), 0, 0, 0};
-    assert_true(shc__mem_remote(getpid(), addrs, 6));
+    shc__target self;
+    shc__target_open(&self, getpid(), NULL);
+    assert_true(shc__mem_remote(&self, addrs, 6));
     addrs[2] = 0;
-    assert_false(shc__mem_remote(getpid(), addrs, 6));
+    assert_false(shc__mem_remote(&self, addrs, 6));
+    shc__target_close(&self);
 
     int base = threads();
     shc__memreader *r = shc__memreader_new();
@@ -270,6 +273,32 @@ static void stuck_read_gives_up(void **state)
     assert_string_equal(buf, src);
     assert_true(now_s() - t0 < 0.5);
     assert_int_equal(threads(), base + 2); /* the stuck one and the new one */
+    /* a string that starts in ordinary memory and runs on into the FUSE file's page: its
+     * start is no FUSE mapping, but no page of it is read past the ordinary one, at once */
+    long pg = sysconf(_SC_PAGESIZE);
+    char *two = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    assert_true(two != MAP_FAILED);
+    assert_true(mmap(two + pg, (size_t)pg, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == two + pg);
+    memset(two + pg - 16, 'a', 16); /* no NUL before the page ends */
+    shc__target tgt;
+    shc__target_open(&tgt, getpid(), r);
+    uint64_t start = (uint64_t)(uintptr_t)(two + pg - 16);
+    assert_false(shc__mem_remote(&tgt, &start, 1));
+    char path[64];
+    t0 = now_s();
+    assert_int_equal(shc__target_str(&tgt, start, path, sizeof path), -1);
+    assert_true(now_s() - t0 < 0.5);
+    assert_int_equal(threads(), base + 2); /* no new reader stuck */
+    char wide[64];
+    assert_false(shc__target_read(&tgt, wide, sizeof wide, start));
+    assert_int_equal(errno, EFAULT);
+    /* the same string ending before the page: read */
+    two[pg - 1] = 0;
+    assert_int_equal(shc__target_str(&tgt, start, path, sizeof path), 1);
+    assert_int_equal(strlen(path), 15);
+    shc__target_close(&tgt);
+    munmap(two, (size_t)pg * 2);
     /* the file system goes away: the abandoned thread's read fails and it ends */
     munmap(map, 65536);
     close(fd);
@@ -295,9 +324,15 @@ static void remote_mappings(void **state)
                          (uint64_t)(uintptr_t)file, 0, 7, 0x10};
     /* none of these is on FUSE or a network file system (the test binary is on a local disk
      * or a local overlay) */
-    assert_false(shc__mem_remote(getpid(), addrs, 6));
-    /* a process that does not exist: nothing to say */
-    assert_false(shc__mem_remote(0x7ffffff0, addrs, 6));
+    shc__target t;
+    shc__target_open(&t, getpid(), NULL);
+    assert_false(shc__mem_remote(&t, addrs, 6));
+    shc__target_close(&t);
+    /* a process that does not exist: nothing to read */
+    shc__target_open(&t, 0x7ffffff0, NULL);
+    assert_int_equal(t.mem, -1);
+    assert_false(shc__target_read(&t, stack_word, 4, addrs[0]));
+    shc__target_close(&t);
     munmap(file, 4096);
     close(fd);
     free(heap);

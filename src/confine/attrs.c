@@ -259,21 +259,10 @@ static const attr_call *find(int nr)
     return NULL;
 }
 
-static bool read_path(int mem, uint64_t addr, char *buf, size_t cap)
+/* The path at addr; false when unreadable or longer than PATH_MAX (the kernel refuses it too). */
+static bool read_path(const shc__target *t, uint64_t addr, char *buf, size_t cap)
 {
-    size_t got = 0;
-    while (got + 1 < cap) {
-        size_t want = 4096 - (size_t)((addr + got) % 4096);
-        if (want > cap - 1 - got)
-            want = cap - 1 - got;
-        ssize_t n = pread(mem, buf + got, want, (off_t)(addr + got));
-        if (n <= 0)
-            return false;
-        if (memchr(buf + got, 0, (size_t)n))
-            return true;
-        got += (size_t)n;
-    }
-    return false; /* longer than PATH_MAX: the kernel refuses it too */
+    return shc__target_str(t, addr, buf, cap) == 1;
 }
 
 /* An O_PATH descriptor of pid's fd (the file it names). */
@@ -347,13 +336,13 @@ static int rc_of(long r)
 }
 
 /* Reads n bytes at addr; EFAULT when it cannot. */
-static bool rd(int mem, uint64_t addr, void *buf, size_t n)
+static bool rd(const shc__target *mem, uint64_t addr, void *buf, size_t n)
 {
-    return addr && pread(mem, buf, n, (off_t)addr) == (ssize_t)n;
+    return addr && shc__target_read(mem, buf, n, addr);
 }
 
 /* The timestamps of a utime-family call as utimensat's pair; *null when it gave none. */
-static int times_of(const attr_call *c, const struct seccomp_data *d, int mem,
+static int times_of(const attr_call *c, const struct seccomp_data *d, const shc__target *mem,
                     struct timespec ts[2], bool *null)
 {
     int nr = c->nr;
@@ -390,7 +379,7 @@ static int times_of(const attr_call *c, const struct seccomp_data *d, int mem,
 
 /* The call c on the object o (an O_PATH descriptor, or with `real` the command's own open file):
  * 0 or the errno it fails with. */
-static int perform(const attr_call *c, const struct seccomp_data *d, int mem, int o, bool real,
+static int perform(const attr_call *c, const struct seccomp_data *d, const shc__target *mem, int o, bool real,
                    unsigned flags)
 {
     struct stat st;
@@ -500,7 +489,7 @@ static int take_fd(pid_t pid, long fd, int *err)
 }
 
 int shc__attr_decide(const char *const *roots, size_t nroots, const struct seccomp_notif *n,
-                     int mem)
+                     const shc__target *mem)
 {
     const struct seccomp_data *d = &n->data;
 #ifdef __x86_64__

@@ -19,6 +19,8 @@ const char *shc_confine_event_text(const shc_confine_event *ev, char *buf, size_
         snprintf(buf, cap, "it used the network: %s %s", ev->syscall, d);
     else if (!strcmp(ev->what, "terminal") && !strcmp(ev->syscall, "ioctl"))
         snprintf(buf, cap, "it used a terminal or device control request (%s)", d);
+    else if (!strcmp(ev->what, "terminal") && !strncmp(ev->syscall, "exit", 4))
+        snprintf(buf, cap, "it ended with %s", d); /* what it read from, still open */
     else if (!strcmp(ev->what, "terminal"))
         snprintf(buf, cap, "it read its terminal (%s)", ev->syscall);
     else if (!strcmp(ev->what, "signal"))

@@ -259,7 +259,7 @@ static int remote_by_query(int maps, pid_t pid, const uint64_t *addrs, size_t na
         if (ioctl(maps, SHC_PROCMAP_QUERY, &q) != 0) {
             if (errno == ENOENT)
                 continue; /* nothing mapped there */
-            return errno == ENOTTY || errno == EINVAL ? -1 : 0;
+            return errno == ENOTTY || errno == EINVAL ? -1 : 1; /* gone or unknown: not read */
         }
         if (may_wait(q.inode, q.dev_major) && remote_dev(pid, q.dev_major, q.dev_minor))
             return 1;
@@ -269,10 +269,12 @@ static int remote_by_query(int maps, pid_t pid, const uint64_t *addrs, size_t na
 
 static bool remote_by_text(int maps, pid_t pid, const uint64_t *addrs, size_t naddrs)
 {
-    FILE *f = fdopen(maps, "re");
+    int d = dup(maps); /* shares the offset: read from the start each time */
+    FILE *f = d >= 0 && lseek(d, 0, SEEK_SET) == 0 ? fdopen(d, "re") : NULL;
     if (!f) {
-        close(maps);
-        return false;
+        if (d >= 0)
+            close(d);
+        return true; /* cannot tell: not read */
     }
     char line[1024];
     bool remote = false;
@@ -293,17 +295,85 @@ static bool remote_by_text(int maps, pid_t pid, const uint64_t *addrs, size_t na
     return remote;
 }
 
-bool shc__mem_remote(pid_t pid, const uint64_t *addrs, size_t naddrs)
+bool shc__mem_remote(const shc__target *t, const uint64_t *addrs, size_t naddrs)
+{
+    if (t->maps < 0)
+        return false; /* the process is gone (its memory cannot be read either) */
+    int r = remote_by_query(t->maps, t->pid, addrs, naddrs);
+    return r >= 0 ? r == 1 : remote_by_text(t->maps, t->pid, addrs, naddrs);
+}
+
+/* ------------------------------------------------------------------ a target's memory */
+
+void shc__target_open(shc__target *t, pid_t pid, shc__memreader *r)
 {
     char path[64];
+    t->pid = pid;
+    t->reader = r;
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+    t->mem = open(path, O_RDONLY | O_CLOEXEC);
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    int maps = open(path, O_RDONLY | O_CLOEXEC);
-    if (maps < 0)
-        return false;
-    int r = remote_by_query(maps, pid, addrs, naddrs);
-    if (r >= 0) {
-        close(maps);
-        return r == 1;
+    t->maps = t->mem >= 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+}
+
+void shc__target_close(shc__target *t)
+{
+    if (t->mem >= 0)
+        close(t->mem);
+    if (t->maps >= 0)
+        close(t->maps);
+    t->mem = t->maps = -1;
+}
+
+/* One read within a page: the page checked first, then read on the reader. */
+static ssize_t page_read(const shc__target *t, void *buf, size_t n, uint64_t addr)
+{
+    uint64_t page = addr - addr % READ_MAX;
+    if (t->mem < 0 || t->maps < 0 || shc__mem_remote(t, &page, 1)) {
+        errno = EFAULT;
+        return -1;
     }
-    return remote_by_text(maps, pid, addrs, naddrs);
+    return shc__mem_pread(t->reader, t->mem, buf, n, addr);
+}
+
+bool shc__target_read(const shc__target *t, void *buf, size_t n, uint64_t addr)
+{
+    size_t got = 0;
+    if (!addr)
+        return false;
+    while (got < n) {
+        uint64_t a = addr + got;
+        size_t want = READ_MAX - (size_t)(a % READ_MAX);
+        if (want > n - got)
+            want = n - got;
+        ssize_t r = page_read(t, (char *)buf + got, want, a);
+        if (r <= 0)
+            return false;
+        got += (size_t)r;
+    }
+    return true;
+}
+
+int shc__target_str(const shc__target *t, uint64_t addr, char *buf, size_t cap)
+{
+    size_t got = 0;
+    buf[0] = 0;
+    if (!addr || cap == 0)
+        return -1;
+    while (got + 1 < cap) {
+        uint64_t a = addr + got;
+        size_t want = READ_MAX - (size_t)(a % READ_MAX);
+        if (want > cap - 1 - got)
+            want = cap - 1 - got;
+        ssize_t r = page_read(t, buf + got, want, a);
+        if (r <= 0) {
+            buf[got] = 0;
+            return -1; /* the end was not found: what was read is not the string */
+        }
+        if (memchr(buf + got, 0, (size_t)r))
+            return 1;
+        got += (size_t)r;
+    }
+    buf[got] = 0;
+    return 0;
 }

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "confine/object.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -347,12 +348,12 @@ bool shc__obj_exec_check(shc_obj *o, pid_t pid, char *detail, size_t cap)
         if (o->after[i].pid != pid)
             continue;
         char link[64];
-        struct stat st;
+        struct statx sx; /* what the kernel holds: a FUSE or network file is not asked */
         snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
-        bool ok = stat(link, &st) != 0; /* gone: nothing to say */
+        bool ok = statx(AT_FDCWD, link, AT_STATX_DONT_SYNC, STATX_INO, &sx) != 0; /* gone */
+        dev_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
         for (int k = 0; k < 3 && !ok; k++)
-            ok = o->after[i].ino[k] && o->after[i].dev[k] == st.st_dev &&
-                 o->after[i].ino[k] == st.st_ino;
+            ok = o->after[i].ino[k] && o->after[i].dev[k] == dev && o->after[i].ino[k] == sx.stx_ino;
         o->after[i] = o->after[--o->nafter];
         if (ok)
             return false;
@@ -361,6 +362,89 @@ bool shc__obj_exec_check(shc_obj *o, pid_t pid, char *detail, size_t cap)
         return true;
     }
     return false;
+}
+
+/* ------------------------------------------------------------------ the end of a process */
+
+/* A character device anyone's command may hold: /dev/null, zero, full, random, urandom, and
+ * /dev/tty (the controlling terminal, the command's own). */
+static bool plain_device(const shc_obj *o, dev_t rdev)
+{
+    unsigned ma = major(rdev), mi = minor(rdev);
+    if (rdev == o->null_rdev || (ma == 1 && (mi == 5 || mi == 7 || mi == 8 || mi == 9)) ||
+        (ma == 5 && mi == 0))
+        return true;
+    return o->have_tty && rdev == o->tty_rdev;
+}
+
+/* The type and device of pfd's descriptor fd without a path walk or a request to a file
+ * system (a copy of the descriptor, statx with AT_STATX_DONT_SYNC): a FUSE file the command
+ * serves itself, or a network file, is described from what the kernel holds, never waited
+ * on.  False when it cannot be had. */
+static bool fd_kind(int pfd, int fd, mode_t *mode, dev_t *rdev)
+{
+    long c = syscall(__NR_pidfd_getfd, pfd, fd, 0);
+    if (c < 0)
+        return false;
+    struct statx sx;
+    bool ok = statx((int)c, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &sx) == 0 &&
+              (sx.stx_mask & STATX_TYPE);
+    close((int)c);
+    *mode = sx.stx_mode;
+    *rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
+    return ok;
+}
+
+bool shc__obj_exit_held(const shc_obj *o, pid_t pid, char *detail, size_t cap)
+{
+    char dir[64], link[64 + 256], target[PATH_MAX];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    pid_t tgid = d ? tgid_of(pid) : 0;
+    long pfd = tgid > 0 ? syscall(__NR_pidfd_open, tgid, 0) : -1;
+    if (!d || pfd < 0) {
+        if (d)
+            closedir(d);
+        else if (dfd >= 0)
+            close(dfd);
+        if (pfd >= 0)
+            close((int)pfd);
+        return false; /* gone already: nothing to say */
+    }
+    bool held = false;
+    int seen = 0;
+    struct dirent *e;
+    while (!held && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (++seen > 4096) {
+            snprintf(detail, cap, "more than 4096 open descriptors at its end");
+            held = true;
+            break;
+        }
+        /* the link's text costs no file system a request: pipes, sockets and anonymous
+         * inodes are the process's own */
+        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        target[n > 0 ? n : 0] = 0;
+        if (n <= 0 || target[0] != '/')
+            continue;
+        mode_t mode = 0;
+        dev_t rdev = 0;
+        if (!fd_kind((int)pfd, atoi(e->d_name), &mode, &rdev))
+            continue;
+        bool chr = S_ISCHR(mode), fifo = S_ISFIFO(mode);
+        bool kmsg = S_ISREG(mode) && !strcmp(target, "/proc/kmsg");
+        if ((!chr && !fifo && !kmsg) || (chr && plain_device(o, rdev)))
+            continue;
+        snprintf(detail, cap, "%s held open: %s",
+                 chr ? "a device" : fifo ? "a named pipe" : "the kernel log", target);
+        held = true;
+    }
+    closedir(d);
+    close((int)pfd);
+    return held;
 }
 
 /* ------------------------------------------------------------------ sockets */

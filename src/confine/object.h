@@ -71,6 +71,12 @@ bool shc__obj_in_tree(pid_t leader, pid_t self, pid_t target);
  * a process outside the command's tree; signal 0 only probes. */
 bool shc__obj_signal_outside(pid_t leader, pid_t self, bool is_kill, long target, long sig);
 
+/* At the end of pid (exit or exit_group): whether it still holds open something whose reads
+ * take data from others or touch another terminal: a character device other than /dev/null,
+ * zero, full, random, urandom, the controlling terminal and the command's own terminal; a
+ * named FIFO; /proc/kmsg; or more descriptors than are looked at (4096).  detail says which. */
+bool shc__obj_exit_held(const shc_obj *o, pid_t pid, char *detail, size_t cap);
+
 /* Whether path is exactly a name service socket (nscd, systemd-userdb's io.systemd.NAME). */
 bool shc__obj_nss_socket(const char *path);
 /* Connects thread tid's socket fd to the AF_UNIX path here (pidfd_getfd): 0 or -errno. */

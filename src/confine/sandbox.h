@@ -88,16 +88,34 @@ void shc__memreader_free(shc__memreader *r);
  * cannot hold up the agent.  -1 with errno ETIMEDOUT past the deadline. */
 ssize_t shc__mem_pread(shc__memreader *r, int mem, void *buf, size_t n, uint64_t addr);
 #define SHC__MEM_DEADLINE_MS 1000
-/* Whether any of addrs lies in process pid's mapping of a file on FUSE or a network file
+/* A watched process's memory as the supervisor reads it (memread.c): its /proc/PID/mem and
+ * /proc/PID/maps (-1 when they could not be opened: the process is gone) and the watch's
+ * reader. */
+typedef struct {
+    int mem, maps;
+    pid_t pid;
+    shc__memreader *reader;
+} shc__target;
+void shc__target_open(shc__target *t, pid_t pid, shc__memreader *r);
+void shc__target_close(shc__target *t);
+/* Whether any of addrs lies in the process's mapping of a file on FUSE or a network file
  * system: its pages may never arrive, so it is not read. */
-bool shc__mem_remote(pid_t pid, const uint64_t *addrs, size_t naddrs);
+bool shc__mem_remote(const shc__target *t, const uint64_t *addrs, size_t naddrs);
+/* n bytes at addr (any length): true when all were read.  Every page is checked before it is
+ * read (a page of such a file is never read: false, errno EFAULT) and read on the reader with
+ * the deadline. */
+bool shc__target_read(const shc__target *t, void *buf, size_t n, uint64_t addr);
+/* The NUL-terminated string at addr, the same way, into buf (cap > 0): 1 when its end was
+ * found, 0 when cap - 1 bytes came without one (buf holds them), -1 when a read failed first
+ * (buf then holds what came, which is not the string). */
+int shc__target_str(const shc__target *t, uint64_t addr, char *buf, size_t cap);
 
 struct seccomp_notif;
-/* The supervisor's answer to a notification n (mem: /proc/PID/mem, or -1): -1 when it is no
+/* The supervisor's answer to a notification n (t: the process's memory): -1 when it is no
  * metadata call (CONTINUE); else the call is over: 0 when its file is under one of roots
  * (canonical absolute paths) and the supervisor made the call itself, successfully, or the
  * errno it fails with (EPERM outside the roots). */
 int shc__attr_decide(const char *const *roots, size_t nroots, const struct seccomp_notif *n,
-                     int mem);
+                     const shc__target *t);
 
 #endif

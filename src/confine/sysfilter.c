@@ -124,6 +124,10 @@ static const shc_sysent systab[] = {
     ENT(read, "terminal", SHC_SC_OUTFD, SHC_SD_TTYREAD, -1, 0),
     ENT(readv, "terminal", SHC_SC_OUTFD, SHC_SD_TTYREAD, -1, 0),
     ENT(io_uring_setup, "io_uring", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    /* the end of a process (and of a thread): a program the exec check has not seen yet is
+     * looked at now at the latest, and what it reads from others still open (watch.c) */
+    ENT(exit_group, "terminal", SHC_SC_ALWAYS, SHC_SD_EXIT, -1, -1),
+    ENT(exit, "terminal", SHC_SC_ALWAYS, SHC_SD_EXIT, -1, -1),
     ENT(ptrace, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(process_vm_writev, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
     ENT(process_madvise, "process", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),

@@ -38,6 +38,7 @@ enum {
     SHC_SD_FCNTL,   /* fcntl(fd, cmd, arg) */
     SHC_SD_PID,     /* a process at arg `dirfd` (0: itself; setpriority, ioprio_set: arg0 says
                      * whether it is a process, a group or a user) */
+    SHC_SD_EXIT,    /* the process or thread ends: what it still holds open (object.c) */
     SHC_SD_NONE,
 };
 

@@ -31,7 +31,6 @@
 
 enum {
     BATCH = 64,     /* notifications handled per wake-up before the loop sees other fds */
-    PAGE = 4096,    /* reads from the target's memory never cross a page in one pread */
     AT_CWD = -100,  /* AT_FDCWD as the kernel passes it */
     WRITE_FLAGS = 01 | 02 | 0100 | 01000 | 020000000,
 };
@@ -67,40 +66,20 @@ struct shc_confine_watch {
     shc__memreader *reader;
 };
 
-/* The process a notification came from: its /proc/PID/mem and the watch's reader. */
-typedef struct {
-    int fd;
-    shc__memreader *reader;
-} target_mem;
-
 /* ------------------------------------------------------------------ the target's memory */
 
-/* Reads a NUL-terminated string at addr into buf (cap > 0); false when unreadable. */
+typedef shc__target target_mem;
+
+/* Reads a NUL-terminated string at addr into buf (cap > 0), cut at cap; false when a read
+ * failed before its end (what came then is not what the command named). */
 static bool read_str(const target_mem *mem, uint64_t addr, char *buf, size_t cap)
 {
-    size_t got = 0;
-    if (!addr)
-        return false;
-    while (got + 1 < cap) {
-        uint64_t a = addr + got;
-        size_t want = PAGE - (size_t)(a % PAGE);
-        if (want > cap - 1 - got)
-            want = cap - 1 - got;
-        ssize_t n = shc__mem_pread(mem->reader, mem->fd, buf + got, want, a);
-        if (n <= 0)
-            break;
-        void *z = memchr(buf + got, 0, (size_t)n);
-        if (z)
-            return true;
-        got += (size_t)n;
-    }
-    buf[got] = 0;
-    return got > 0;
+    return shc__target_str(mem, addr, buf, cap) >= 0;
 }
 
 static bool read_mem(const target_mem *mem, uint64_t addr, void *buf, size_t n)
 {
-    return addr && shc__mem_pread(mem->reader, mem->fd, buf, n, addr) == (ssize_t)n;
+    return addr && shc__target_read(mem, buf, n, addr);
 }
 
 /* Printable: control bytes become '?'. */
@@ -302,6 +281,8 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, const t
             return D_NONE; /* SIGIO to its own processes */
         return D_EVENT;
     }
+    case SHC_SD_EXIT:
+        return shc__obj_exit_held(&w->obj, ev->pid, p, cap) ? D_EVENT : D_NONE;
     case SHC_SD_TTYREAD:
         if (!shc__obj_fd_is_tty(&w->obj, ev->pid, (long)(int)d->args[0]))
             return D_NONE;
@@ -438,10 +419,8 @@ static bool one(shc_confine_watch *w)
     if (ioctl(w->fd, SECCOMP_IOCTL_NOTIF_RECV, w->n) != 0)
         return errno == EINTR || errno == ENOENT; /* ENOENT: its process went away meanwhile */
     uint64_t id = w->n->id;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%u/mem", (unsigned)w->n->pid);
-    int mem = open(path, O_RDONLY | O_CLOEXEC);
-    target_mem tm = {mem, w->reader};
+    target_mem tm;
+    shc__target_open(&tm, (pid_t)w->n->pid, w->reader);
     shc_confine_event ev, ran = {"exec", "execve", (pid_t)w->n->pid, ""};
     bool other = !w->quiet && shc__obj_exec_check(&w->obj, ran.pid, ran.detail, sizeof ran.detail);
     w->res = -1;
@@ -452,10 +431,10 @@ static bool one(shc_confine_watch *w)
     uint64_t args[6];
     for (size_t i = 0; i < 6; i++)
         args[i] = w->n->data.args[i];
-    bool remote = mem >= 0 && shc__mem_remote((pid_t)w->n->pid, args, 6);
+    bool remote = tm.mem >= 0 && shc__mem_remote(&tm, args, 6);
     int res = remote         ? EFAULT
               : w->sandboxed ? shc__attr_decide((const char *const *)w->roots.dirs, w->roots.n,
-                                                w->n, mem)
+                                                w->n, &tm)
                              : -1;
     int disp = !remote && res <= 0 && w->watching ? describe(w, w->n, &tm, &ev) : D_NONE;
     bool is_event = disp == D_EVENT;
@@ -465,8 +444,7 @@ static bool one(shc_confine_watch *w)
         const shc_sysent *e = shc__confine_sys(w->n->data.nr);
         ev.syscall = e ? e->name : ev.syscall;
     }
-    if (mem >= 0)
-        close(mem);
+    shc__target_close(&tm);
     /* What we read is the call's only if the notification is still pending now. */
     bool valid = ioctl(w->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
     if (res >= 0)
