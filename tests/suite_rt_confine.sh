@@ -371,6 +371,17 @@ else fail "RC10 control: git status in e/f/g did not run the planted fsmonitor";
 if grep -q "control files.*'e/f/g/.git' (created)" "$T/g9"; then pass "RC10 gitdir file three levels down: reported"
 else fail "RC10 gitdir file three levels down: no notice ($(tail -c 300 "$T/g9"))"; fi
 rm -rf .x e/f/g/.git "$T/pwned10"
+deep=$(printf 'd/%.0s' $(seq 20))
+mkdir -p "$W10/$deep"
+gsnap "$W10" "cd $deep && mkdir objects refs && echo 'ref: refs/heads/main' > HEAD && printf '[core]\n\tfsmonitor = x\n' > config"
+if grep -q "control files.*'${deep}config' (created)" "$T/g9"; then pass "RC10 implicit bare 20 directories down: reported"
+else fail "RC10 implicit bare 20 directories down: no notice ($(tail -c 300 "$T/g9"))"; fi
+rm -rf "$W10/d"
+mkdir -p "$T/deep10/$(printf 'e/%.0s' $(seq 34))"
+gsnap "$T/deep10" "true"
+if grep -q "control files.*not searched for git directories" "$T/g9"; then pass "RC10 caps: the notice says directories past the search's depth were not searched"
+else fail "RC10 caps: a tree 34 deep, no word of the directories not searched ($(tail -c 300 "$T/g9"))"; fi
+cd "$W10"
 gsnap "$W10" "git push -q fixtures/remote.git main && git -C fixtures/remote.git log --oneline >/dev/null && git status >/dev/null"
 if grep -q "control files" "$T/g9"; then fail "RC10 control: a push to a bare repository in the workspace was reported: $(tail -c 300 "$T/g9")"
 else pass "RC10 control: a push to a bare repository in the workspace is not reported"; fi
