@@ -201,6 +201,12 @@ for m in read-only workspace; do
   allowed "ordinary reads: git status, rg, python3, bash -lc, node" $m \
     "cd proj && git status --short >/dev/null && git log --oneline >/dev/null && rg -q main main.c && $PY -c 'import os, json, ssl; os.urandom(4)' && bash -lc 'cat <(echo x) >/dev/null; ls /dev/shm >/dev/null' && { ! command -v node >/dev/null || node -e 'require(\"crypto\").randomBytes(4)'; }"
 done
+# a session started in / (or /dev): its directory is not granted for reading, or every terminal
+# would be readable again
+out=$(cd / && timeout -s KILL 60 "$S" run --sandbox read-only --cwd / "$PY $T/ptsread.py $PTS" 2>/dev/null | tr -d '\r' | tail -n 1)
+expect_eq "read-only in /: another terminal is not read" "$out" "refused EACCES"
+out=$(cd / && timeout -s KILL 60 "$S" run --sandbox read-only --cwd /dev "$PY $T/ptsread.py $PTS" 2>/dev/null | tr -d '\r' | tail -n 1)
+expect_eq "read-only in /dev: another terminal is not read" "$out" "refused EACCES"
 run off -- "head -n 1 $PTS"
 expect_eq "control: --sandbox off reads another terminal" "$(tr -d '\r' <"$T/out.txt")" "keystroke-secret"
 kill "$VPID" 2>/dev/null

@@ -95,6 +95,8 @@ static uint64_t fs_writes(int abi)
 static int grant(int rs, const char *path, int fd, uint64_t allowed)
 {
     int own = -1;
+    if (!allowed)
+        return 0; /* the kernel refuses an empty rule */
     if (path) {
         own = open(path, O_PATH | O_CLOEXEC);
         if (own < 0)
@@ -133,6 +135,16 @@ typedef struct ll_dirent {
     unsigned char type;
     char name[];
 } ll_dirent;
+
+/* Whether path is / or /dev (a read right there reaches every terminal). */
+static bool opens_dev(const char *path)
+{
+    struct stat a, r, d;
+    if (stat(path, &a) != 0)
+        return false; /* not granted either (grant() skips it) */
+    return (stat("/", &r) == 0 && a.st_dev == r.st_dev && a.st_ino == r.st_ino) ||
+           (stat("/dev", &d) == 0 && a.st_dev == d.st_dev && a.st_ino == d.st_ino);
+}
 
 /* Reading granted beneath every entry of / but /dev (a symlink among them is left out: what it
  * names is reached through the entry that holds it).  Read with getdents64 into the stack: the
@@ -208,13 +220,14 @@ int shc__landlock_apply(const shc_confine_spec *s)
     /* Device nodes are never made, in any mode: a node made under a writable root would carry
      * that root's rights to whatever device it names (a disk, as root). */
     writes &= ~(FS_MAKE_CHAR | FS_MAKE_BLOCK);
-    /* the workspace and the writable roots are read whatever they are (under /dev too) */
+    /* the workspace and the writable roots are read wherever they are (under /dev too), unless
+     * one is / or /dev itself: that grant would open every terminal again */
     bool ws = s->sandbox == SHC_SANDBOX_WORKSPACE;
     if (!rc)
-        rc = grant((int)rs, ".", -1, FS_READ_FILE | (ws ? writes : 0));
+        rc = grant((int)rs, ".", -1, (opens_dev(".") ? 0 : FS_READ_FILE) | (ws ? writes : 0));
     for (const char *p = s->writable, *end = p + s->writable_len; ws && !rc && p && p < end;
          p += strlen(p) + 1)
-        rc = grant((int)rs, p, -1, FS_READ_FILE | writes);
+        rc = grant((int)rs, p, -1, (opens_dev(p) ? 0 : FS_READ_FILE) | writes);
     if (!rc && syscall(__NR_landlock_restrict_self, rs, 0) != 0)
         rc = -errno;
     close((int)rs);
