@@ -24,6 +24,11 @@
 #       git dir, a slash-named or nested submodule's config, a linked worktree's commondir,
 #       core.hooksPath from the global config or through a symlink, a repository past the
 #       256th subdirectory (and nothing said when a cap is hit)
+#   RC10 sandbox: a git directory with no .git name: the command turns an ordinary directory of
+#       the repository into an implicit bare repository (HEAD, objects/, refs/ and a config with
+#       core.fsmonitor, which git discovers before the .git above it), or leaves a "gitdir:"
+#       .git file deeper than one level; nothing was reported, the user's next git status there
+#       ran the fsmonitor
 # Each check prints a PASS or FAIL line; the suite ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -346,6 +351,42 @@ for i in $(seq 301 600); do mkdir -p "d$i/.git"; done
 gsnap "$T/many" "true"
 if grep -q "were not checked" "$T/g9"; then pass "RC9 caps: the notice says how many repositories were not checked ($(grep -o 'control files of [0-9]* [a-z]*' "$T/g9"))"
 else fail "RC9 caps: 600 repositories, no word of those not checked ($(tail -c 300 "$T/g9"))"; fi
+
+# ------------------------------------------------------------------ RC10 git directories by content
+W10=$T/ws10
+mkdir -p "$W10" && cd "$W10" && "${G[@]}" init -q . && mkdir -p src e/f/g && echo 'int main(){}' >src/main.c
+"${G[@]}" add -A && "${G[@]}" commit -q -m init
+"${G[@]}" init -q --bare fixtures/remote.git
+gsnap "$W10" "mkdir -p src/objects src/refs && echo 'ref: refs/heads/main' > src/HEAD && printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = \"touch $T/pwned10; false\"\n' > src/config"
+rm -f "$T/pwned10"
+(cd src && git status >/dev/null 2>&1)
+if [ -e "$T/pwned10" ]; then pass "RC10 control: git status in the planted src/ runs its fsmonitor (git takes src/ as a git directory)"
+else fail "RC10 control: git status in src/ did not run the planted fsmonitor"; fi
+if grep -q "control files.*'src' (became a git directory).*'src/config' (created)" "$T/g9"; then pass "RC10 implicit bare: reported"
+else fail "RC10 implicit bare: an ordinary directory made a git directory by its content, no notice ($(tail -c 300 "$T/g9"))"; fi
+rm -rf src/objects src/refs src/HEAD src/config "$T/pwned10"
+gsnap "$W10" "mkdir -p .x/objects .x/refs && echo 'ref: refs/heads/main' > .x/HEAD && printf '[core]\n\tworktree = ../e/f/g\n\tfsmonitor = \"touch $T/pwned10; false\"\n' > .x/config && echo 'gitdir: ../../../.x' > e/f/g/.git"
+rm -f "$T/pwned10"
+(cd e/f/g && git status >/dev/null 2>&1)
+if [ -e "$T/pwned10" ]; then pass "RC10 control: git status in e/f/g follows its planted gitdir: file and runs the fsmonitor"
+else fail "RC10 control: git status in e/f/g did not run the planted fsmonitor"; fi
+if grep -q "control files.*'e/f/g/.git' (created)" "$T/g9"; then pass "RC10 gitdir file three levels down: reported"
+else fail "RC10 gitdir file three levels down: no notice ($(tail -c 300 "$T/g9"))"; fi
+rm -rf .x e/f/g/.git "$T/pwned10"
+deep=$(printf 'd/%.0s' $(seq 20))
+mkdir -p "$W10/$deep"
+gsnap "$W10" "cd $deep && mkdir objects refs && echo 'ref: refs/heads/main' > HEAD && printf '[core]\n\tfsmonitor = x\n' > config"
+if grep -q "control files.*'${deep}config' (created)" "$T/g9"; then pass "RC10 implicit bare 20 directories down: reported"
+else fail "RC10 implicit bare 20 directories down: no notice ($(tail -c 300 "$T/g9"))"; fi
+rm -rf "$W10/d"
+mkdir -p "$T/deep10/$(printf 'e/%.0s' $(seq 34))"
+gsnap "$T/deep10" "true"
+if grep -q "control files.*not searched for git directories" "$T/g9"; then pass "RC10 caps: the notice says directories past the search's depth were not searched"
+else fail "RC10 caps: a tree 34 deep, no word of the directories not searched ($(tail -c 300 "$T/g9"))"; fi
+cd "$W10"
+gsnap "$W10" "git push -q fixtures/remote.git main && git -C fixtures/remote.git log --oneline >/dev/null && git status >/dev/null"
+if grep -q "control files" "$T/g9"; then fail "RC10 control: a push to a bare repository in the workspace was reported: $(tail -c 300 "$T/g9")"
+else pass "RC10 control: a push to a bare repository in the workspace is not reported"; fi
 cd "$T/ws"
 
 echo "$_pass passed, $_fail failed"

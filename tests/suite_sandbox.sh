@@ -5,7 +5,8 @@
 # and /etc (denied); symlink, hard-link, rename and truncate tricks out of the workspace; TCP to
 # a loopback listener and UDP (denied with the network off, allowed with --allow-network);
 # signalling the guardian and the agent (denied: Landlock scopes signals on ABI 6); a setuid
-# program gains nothing (no_new_privs); a C build with make and cc, git status and rg still work.
+# program gains nothing (no_new_privs); a C build with make and cc, git status and rg still work;
+# another terminal's input cannot be read (its keystrokes taken), the command's own terminal can.
 # Each has its negative control: the same command with --sandbox off succeeds.  Where Landlock
 # is missing (SHCARD_NO_LANDLOCK=1) the command is refused, or runs with --sandbox-fallback off.
 set -u
@@ -156,6 +157,60 @@ check "the build wrote its output" test -x "$W/proj/app"
 allowed "git status" workspace "cd proj && git status --short && git diff --stat"
 allowed "git commit" workspace "cd proj && echo '// c' >> main.c && git -c user.email=t@t -c user.name=t commit -qam two"
 allowed "rg" workspace "rg -n main proj/main.c"
+
+# ------------------------------------------------------------------ another terminal's input
+# A terminal outside (a pty pair held by the victim, a line typed at it each second):
+# reading its slave takes the keystrokes from its user.  Both sandbox modes refuse the open with
+# EACCES; the command's own terminal, /dev/tty, /dev/null and /dev/urandom still read, and so do
+# ordinary tools.  Control: --sandbox off reads the line.
+cat >"$T/victim.py" <<'PY'
+import os, pty, sys, time
+m, s = pty.openpty()
+os.write(m, b"keystroke-secret\n")
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(os.ttyname(s))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+for _ in range(int(sys.argv[2])):  # a line a second: each reader that gets through takes one
+    time.sleep(1)
+    os.write(m, b"keystroke-secret\n")
+PY
+cat >"$T/ptsread.py" <<'PY'
+import errno, os, sys
+try:
+    fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+except OSError as e:
+    print("refused", errno.errorcode[e.errno]); sys.exit(0)
+try:
+    print("read", os.read(fd, 64).decode().strip())
+except BlockingIOError:
+    print("opened, nothing to read")
+PY
+rm -f "$T/pts.name"
+$PY "$T/victim.py" "$T/pts.name" 60 & VPID=$!
+for _ in $(seq 50); do [ -s "$T/pts.name" ] && break; sleep 0.1; done
+PTS=$(cat "$T/pts.name")
+for m in read-only workspace; do
+  run $m -- "$PY $T/ptsread.py $PTS"
+  expect_eq "$m: another terminal ($PTS) is not read" "$(tr -d '\r' <"$T/out.txt")" "refused EACCES"
+  denied "head of another terminal" $m "head -n 1 $PTS"
+  check "$m: head said why" grep -q "Permission denied" "$T/out.txt"
+  allowed "own terminal, /dev/tty, /dev/null, /dev/urandom" $m \
+    "$PY $T/ptsread.py \$(tty </dev/stderr) && $PY $T/ptsread.py /dev/tty && $PY $T/ptsread.py /proc/self/fd/1 && cat /dev/null && test \$(head -c 8 /dev/urandom | wc -c) = 8"
+  expect_eq "$m: the own terminal opens for reading" "$(tr -d '\r' <"$T/out.txt")" \
+    "$(printf 'opened, nothing to read\nopened, nothing to read\nopened, nothing to read')"
+  allowed "ordinary reads: git status, rg, python3, bash -lc, node" $m \
+    "cd proj && git status --short >/dev/null && git log --oneline >/dev/null && rg -q main main.c && $PY -c 'import os, json, ssl; os.urandom(4)' && bash -lc 'cat <(echo x) >/dev/null; ls /dev/shm >/dev/null' && { ! command -v node >/dev/null || node -e 'require(\"crypto\").randomBytes(4)'; }"
+done
+# a session started in / (or /dev): its directory is not granted for reading, or every terminal
+# would be readable again
+out=$(cd / && timeout -s KILL 60 "$S" run --sandbox read-only --cwd / "$PY $T/ptsread.py $PTS" 2>/dev/null | tr -d '\r' | tail -n 1)
+expect_eq "read-only in /: another terminal is not read" "$out" "refused EACCES"
+out=$(cd / && timeout -s KILL 60 "$S" run --sandbox read-only --cwd /dev "$PY $T/ptsread.py $PTS" 2>/dev/null | tr -d '\r' | tail -n 1)
+expect_eq "read-only in /dev: another terminal is not read" "$out" "refused EACCES"
+run off -- "head -n 1 $PTS"
+expect_eq "control: --sandbox off reads another terminal" "$(tr -d '\r' <"$T/out.txt")" "keystroke-secret"
+kill "$VPID" 2>/dev/null
+wait "$VPID" 2>/dev/null
 
 # ------------------------------------------------------------------ a kernel without Landlock
 if SHCARD_NO_LANDLOCK=1 run workspace -- "echo x > nolandlock"; then fail "no Landlock: ran"; else ok; fi

@@ -89,10 +89,13 @@ int shc_sandbox_abi(const char **why);
  * start. */
 void shc_sandbox_sweep(void);
 
-/* The files of the repository at dir that make git run programs (gitsnap.c): taken before a
- * sandboxed command, compared after.  take: NULL when dir does not resolve or out of memory.
- * changed: NULL when nothing changed, else "'.git/config' (changed), ..." (malloc'd), ending
- * with "; the control files of N repositories were not checked (...)" when a cap was hit. */
+/* The files that make git run programs in every git directory under dir (gitsnap.c: each .git,
+ * and each directory git takes as one by its content): taken before a sandboxed command,
+ * compared after (gitdiff.c).  take: NULL when dir does not resolve or out of memory.
+ * changed: NULL when nothing changed, else "'.git/config' (changed), 'src' (became a git
+ * directory), ..." (malloc'd), ending with "; the control files of N repositories were not
+ * checked (...)" or "; N directories were not searched for git directories (...)" when a cap
+ * was hit. */
 typedef struct shc_gitsnap shc_gitsnap;
 shc_gitsnap *shc_gitsnap_take(const char *dir);
 char *shc_gitsnap_changed(const shc_gitsnap *before);

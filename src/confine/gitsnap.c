@@ -13,10 +13,14 @@
  * after, and says what changed: a hook or a `core.fsmonitor` written by a sandboxed command
  * would otherwise run, unsandboxed, at the user's next git command.  Each file is known by its
  * type, mode, size, inode, change time (which a write sets and no call can set back) and a hash
- * of its content (or a symlink's target).  A repository past the caps (repositories, files) is
- * not checked, and the notice says how many were not. */
+ * of its content (or a symlink's target).  The git directories are searched for in the whole
+ * directory, as git's discovery finds them from wherever the user runs it: a `.git` at any
+ * depth, and a directory git takes as a git directory by its content alone (an implicit bare
+ * repository: HEAD, objects, refs), which git finds before the `.git` of the directory above.
+ * A repository past the caps (repositories, files) is not checked, a directory past the search's
+ * caps (depth, directories) not searched, and the notice says how many (gitdiff.c). */
 #define _GNU_SOURCE
-#include "confine/confine.h"
+#include "confine/gitsnap.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,27 +33,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+typedef shc__gs_entry gs_entry;
+
 enum {
-    MAX_ENTRIES = 32768, /* files in one snapshot */
-    MAX_REPOS = 512,     /* repositories one level down */
+    MAX_ENTRIES = SHC__GS_MAX_ENTRIES,
+    MAX_DIRS = SHC__GS_MAX_DIRS,
+    MAX_REPOS = SHC__GS_MAX_REPOS,
     MAX_HASHED = 1 << 20,
-    MAX_DEPTH = 12,      /* directories under a .git */
+    MAX_DEPTH = SHC__GS_MAX_DEPTH,
+    MAX_SCAN_DEPTH = SHC__GS_MAX_SCAN_DEPTH,
     MAX_HOOKS = 16,      /* core.hooksPath values */
     MAX_INCLUDES = 8,    /* include depth */
-};
-
-typedef struct gs_entry {
-    char *name; /* relative to the snapshot's directory */
-    unsigned mode;
-    long long size;
-    uint64_t hash, ino, ctime_ns; /* a write changes ctime, which no call can set back */
-} gs_entry;
-
-struct shc_gitsnap {
-    char *dir;
-    gs_entry *e;
-    size_t n, cap;
-    unsigned unchecked; /* repositories past a cap */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -86,6 +80,7 @@ static int add(shc_gitsnap *s, const char *rel, unsigned *mode)
     if (!e->name)
         return -1;
     e->mode = (unsigned)st.st_mode;
+    e->gitdir = false;
     e->size = (long long)st.st_size;
     e->ino = (uint64_t)st.st_ino;
     e->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
@@ -393,12 +388,49 @@ static int add_repo(shc_gitsnap *s, const char *rel, const hooks *user)
     return rc;
 }
 
-/* add_repo, and a repository past a cap counted as not checked (its entries taken out again,
- * so that the two snapshots list the same files). */
-static int add_repo_capped(shc_gitsnap *s, const char *rel, const hooks *user)
+/* A directory git takes as a git directory by what it holds, whatever its name (git's
+ * is_git_directory(): a HEAD, then objects and refs, which a commondir file may keep
+ * elsewhere).  Looser than git on purpose (any HEAD, with objects, refs or a commondir), so
+ * that none is missed: git discovers such a directory (an implicit bare repository) before the
+ * .git of the directory above, and runs what its config names. */
+static bool looks_gitdir(int fd)
 {
+    struct stat st;
+    return fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+           (fstatat(fd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+            fstatat(fd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+            fstatat(fd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0);
+}
+
+/* The git directory rel ("" for the snapshot's own) found by its content: itself, marked (one
+ * that becomes a git directory is told as such), and its files as for a .git, with the hook
+ * directories its config names.  0, 1 when the snapshot is full, -1 out of memory. */
+static int add_bare(shc_gitsnap *s, const char *rel, const hooks *user)
+{
+    char gd[PATH_MAX];
+    const char *r = *rel ? rel : ".";
+    unsigned mode;
+    int rc = add(s, r, &mode);
+    if (rc || !mode)
+        return rc;
+    s->e[s->n - 1].gitdir = true;
+    rc = walk(s, r, true, 0, true);
+    if (!rc && snprintf(gd, sizeof gd, "%s/%s", s->dir, r) < (int)sizeof gd)
+        rc = add_hooks(s, rel, gd, user);
+    return rc;
+}
+
+/* fn(s, rel, user), and a repository past a cap counted as not checked (its entries taken out
+ * again, so that the two snapshots list the same files). */
+static int capped(shc_gitsnap *s, int (*fn)(shc_gitsnap *, const char *, const hooks *),
+                  const char *rel, const hooks *user, unsigned *repos)
+{
+    if ((*repos)++ >= MAX_REPOS) {
+        s->unchecked++;
+        return 0;
+    }
     size_t start = s->n;
-    int rc = add_repo(s, rel, user);
+    int rc = fn(s, rel, user);
     if (rc != 1)
         return rc;
     while (s->n > start)
@@ -407,12 +439,60 @@ static int add_repo_capped(shc_gitsnap *s, const char *rel, const hooks *user)
     return 0;
 }
 
-static int by_name(const void *a, const void *b)
+/* Searches the directory rel ("" for the snapshot's own, depth 0) and every directory below it
+ * for git directories, as git's discovery finds them from wherever the user runs it: each .git
+ * (a directory, a symlink, or a "gitdir:" file), and each directory git takes as one by its
+ * content (not searched further: what it holds is its files).  Symlinks are not followed (git
+ * starts from the physical directory).  Directories past MAX_SCAN_DEPTH or MAX_DIRS are
+ * counted as not searched.  0, or -1 out of memory. */
+static int scan(shc_gitsnap *s, const char *rel, int depth, const hooks *user, unsigned *repos,
+                unsigned *dirs)
+{
+    char path[PATH_MAX], r[PATH_MAX];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof path)
+        return 0;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int rc = 0;
+    if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+        rc = capped(s, add_repo, rel, user, repos);
+    if (!rc && looks_gitdir(fd)) {
+        close(fd);
+        return capped(s, add_bare, rel, user, repos);
+    }
+    DIR *d = rc ? NULL : fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return rc;
+    }
+    struct dirent *de;
+    while (!rc && (de = readdir(d)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+            continue;
+        if (de->d_type == DT_UNKNOWN
+                ? fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+                      !S_ISDIR(st.st_mode)
+                : de->d_type != DT_DIR)
+            continue;
+        int k = snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+        if (depth >= MAX_SCAN_DEPTH || (*dirs)++ >= MAX_DIRS || k <= 0 || (size_t)k >= sizeof r) {
+            s->unsearched++;
+            continue;
+        }
+        rc = scan(s, r, depth + 1, user, repos, dirs);
+    }
+    closedir(d);
+    return rc;
+}
+
+int shc__gitsnap_by_name(const void *a, const void *b)
 {
     return strcmp(((const gs_entry *)a)->name, ((const gs_entry *)b)->name);
 }
 
-static shc_gitsnap *take(const char *dir)
+shc_gitsnap *shc__gitsnap_take(const char *dir)
 {
     shc_gitsnap *s = calloc(1, sizeof *s);
     hooks *user = calloc(1, sizeof *user);
@@ -422,122 +502,25 @@ static shc_gitsnap *take(const char *dir)
         return NULL;
     }
     read_user_config(user);
-    /* the directory's repository, and those of its subdirectories one level down (a project
-     * checked out inside the session's directory) */
-    int rc = add_repo_capped(s, "", user);
-    DIR *d = rc ? NULL : opendir(dir);
-    struct dirent *de;
-    char p[PATH_MAX];
-    struct stat st;
-    for (int k = 0; d && !rc && (de = readdir(d)) != NULL;) {
-        if (de->d_name[0] == '.' && (!de->d_name[1] || !strcmp(de->d_name, "..") ||
-                                     !strcmp(de->d_name, ".git")))
-            continue;
-        if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
-            snprintf(p, sizeof p, "%s/%s/.git", dir, de->d_name) >= (int)sizeof p ||
-            lstat(p, &st) != 0)
-            continue;
-        if (k++ >= MAX_REPOS)
-            s->unchecked++;
-        else
-            rc = add_repo_capped(s, de->d_name, user);
-    }
-    if (d)
-        closedir(d);
+    unsigned repos = 0, dirs = 0;
+    int rc = scan(s, "", 0, user, &repos, &dirs);
     free(user);
     if (rc) {
         shc_gitsnap_free(s);
         return NULL;
     }
     if (s->n)
-        qsort(s->e, s->n, sizeof *s->e, by_name);
+        qsort(s->e, s->n, sizeof *s->e, shc__gitsnap_by_name);
     return s;
 }
-
 shc_gitsnap *shc_gitsnap_take(const char *dir)
 {
     char *real = realpath(dir ? dir : ".", NULL);
     if (!real)
         return NULL;
-    shc_gitsnap *s = take(real);
+    shc_gitsnap *s = shc__gitsnap_take(real);
     free(real);
     return s;
-}
-
-static const gs_entry *find(const shc_gitsnap *s, const char *name)
-{
-    gs_entry key = {.name = (char *)(uintptr_t)name};
-    return s->n ? bsearch(&key, s->e, s->n, sizeof *s->e, by_name) : NULL;
-}
-
-static bool same(const gs_entry *a, const gs_entry *b)
-{
-    /* a directory's own size and times change with its entries: those are compared one by one */
-    if (S_ISDIR(a->mode) && S_ISDIR(b->mode))
-        return a->mode == b->mode && a->ino == b->ino; /* not one moved away and remade */
-    return a->mode == b->mode && a->size == b->size && a->hash == b->hash && a->ino == b->ino &&
-           a->ctime_ns == b->ctime_ns;
-}
-
-/* Appends "'name' (what)" to *out; false when out of memory. */
-static bool say(char **out, size_t *len, const char *name, const char *what)
-{
-    size_t add_len = strlen(name) + strlen(what) + 8;
-    char *o = realloc(*out, *len + add_len);
-    if (!o)
-        return false;
-    *len += (size_t)snprintf(o + *len, add_len, "%s'%s' (%s)", *len ? ", " : "", name, what);
-    *out = o;
-    return true;
-}
-
-/* Appends text as it is; false when out of memory. */
-static bool say_plain(char **out, size_t *len, const char *text)
-{
-    size_t add_len = strlen(text) + 4;
-    char *o = realloc(*out, *len + add_len);
-    if (!o)
-        return false;
-    *len += (size_t)snprintf(o + *len, add_len, "%s%s", *len ? "; " : "", text);
-    *out = o;
-    return true;
-}
-
-char *shc_gitsnap_changed(const shc_gitsnap *before)
-{
-    if (!before)
-        return NULL;
-    shc_gitsnap *now = take(before->dir);
-    if (!now)
-        return strdup("(the repository's files could not be read again)");
-    char *out = NULL;
-    size_t len = 0;
-    bool ok = true;
-    for (size_t i = 0; ok && i < before->n; i++) {
-        const gs_entry *b = &before->e[i], *a = find(now, b->name);
-        if (!a)
-            ok = say(&out, &len, b->name, "removed");
-        else if (!same(a, b))
-            ok = say(&out, &len, b->name, "changed");
-    }
-    for (size_t i = 0; ok && i < now->n; i++)
-        if (!find(before, now->e[i].name))
-            ok = say(&out, &len, now->e[i].name, "created");
-    unsigned skipped = now->unchecked > before->unchecked ? now->unchecked : before->unchecked;
-    char what[160];
-    if (ok && skipped) {
-        snprintf(what, sizeof what,
-                 "the control files of %u %s were not checked (over %d repositories, or over %d "
-                 "files)",
-                 skipped, skipped == 1 ? "repository" : "repositories", MAX_REPOS, MAX_ENTRIES);
-        ok = say_plain(&out, &len, what);
-    }
-    shc_gitsnap_free(now);
-    if (!ok) {
-        free(out);
-        return strdup("(out of memory comparing the repository's files)");
-    }
-    return out;
 }
 
 void shc_gitsnap_free(shc_gitsnap *s)

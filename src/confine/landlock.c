@@ -1,9 +1,12 @@
-/* The sandbox's Landlock ruleset (sandbox.h).  Reads and execution are never handled, so the
- * command reads everything; every write-like right the kernel's ABI knows is handled, and only
- * the rules below grant it back: the terminal and a few device files in every mode, and in
- * `workspace` the directory the command starts in plus the spec's writable roots.  ABI 4 adds
- * TCP bind/connect (handled with no rule when the network is off), ABI 6 scopes signals and
- * abstract unix sockets to the command's own processes.
+/* The sandbox's Landlock ruleset (sandbox.h).  Execution and directory listing are never
+ * handled; every write-like right the kernel's ABI knows is handled, and only the rules below
+ * grant it back: the terminal and a few device files in every mode, and in `workspace` the
+ * directory the command starts in plus the spec's writable roots.  Reading files is handled
+ * too, and granted back beneath every entry of / but /dev, and in /dev on the device files
+ * above, the terminal and /dev/shm only: a read of another terminal takes its user's keystrokes
+ * (Landlock cannot take one directory out of a grant, so / is granted entry by entry).  ABI 4
+ * adds TCP bind/connect (handled with no rule when the network is off), ABI 6 scopes signals
+ * and abstract unix sockets to the command's own processes.
  *
  * The system's <linux/landlock.h> may predate ABI 4 and 6: the structures and constants used are
  * spelled out here with the kernel's values (a stable ABI).  Raw syscall() throughout. */
@@ -92,6 +95,8 @@ static uint64_t fs_writes(int abi)
 static int grant(int rs, const char *path, int fd, uint64_t allowed)
 {
     int own = -1;
+    if (!allowed)
+        return 0; /* the kernel refuses an empty rule */
     if (path) {
         own = open(path, O_PATH | O_CLOEXEC);
         if (own < 0)
@@ -115,10 +120,69 @@ static int grant(int rs, const char *path, int fd, uint64_t allowed)
     return r == 0 ? 0 : -e;
 }
 
-/* Device files every mode may write: output thrown away, the controlling terminal, and the
- * command's own terminal (fd 1 in the executor's child, the slave of its PTY). */
+/* Device files every mode may read and write: output thrown away, the controlling terminal,
+ * and the command's own terminal (fd 1 in the executor's child, the slave of its PTY). */
 static const char *const devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty",
                                       "/dev/urandom", "/dev/random"};
+/* Beneath /dev, read only: POSIX shared memory (Python's multiprocessing, sem_open). */
+static const char *const dev_reads[] = {"/dev/shm"};
+
+/* linux_dirent64, as getdents64 fills it. */
+typedef struct ll_dirent {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+} ll_dirent;
+
+/* Whether path is / or /dev (a read right there reaches every terminal). */
+static bool opens_dev(const char *path)
+{
+    struct stat a, r, d;
+    if (stat(path, &a) != 0)
+        return false; /* not granted either (grant() skips it) */
+    return (stat("/", &r) == 0 && a.st_dev == r.st_dev && a.st_ino == r.st_ino) ||
+           (stat("/dev", &d) == 0 && a.st_dev == d.st_dev && a.st_ino == d.st_ino);
+}
+
+/* Reading granted beneath every entry of / but /dev (a symlink among them is left out: what it
+ * names is reached through the entry that holds it).  Read with getdents64 into the stack: the
+ * child allocates nothing.  0, or -errno. */
+static int grant_root_reads(int rs)
+{
+    int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return -errno;
+    _Alignas(ll_dirent) char buf[4096];
+    int rc = 0;
+    long n;
+    while (!rc && (n = syscall(SYS_getdents64, root, buf, sizeof buf)) > 0) {
+        for (long off = 0; !rc && off < n;) {
+            const ll_dirent *de = (const ll_dirent *)(const void *)(buf + off);
+            off += de->reclen;
+            if (!strcmp(de->name, ".") || !strcmp(de->name, "..") || !strcmp(de->name, "dev") ||
+                (de->type != DT_DIR && de->type != DT_REG && de->type != DT_UNKNOWN))
+                continue;
+            int fd = openat(root, de->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+            if (fd < 0)
+                continue; /* gone since */
+            struct stat st;
+            if (de->type != DT_UNKNOWN) { /* the type is known: no fstat (one call less each) */
+                ll_beneath b = {FS_READ_FILE, fd};
+                if (syscall(__NR_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &b, 0) != 0)
+                    rc = -errno;
+            } else if (fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+                rc = grant(rs, NULL, fd, FS_READ_FILE);
+            }
+            close(fd);
+        }
+    }
+    if (!rc && n < 0)
+        rc = -errno;
+    close(root);
+    return rc;
+}
 
 int shc__landlock_apply(const shc_confine_spec *s)
 {
@@ -129,7 +193,7 @@ int shc__landlock_apply(const shc_confine_spec *s)
     /* ioctl on devices (ABI 5): handled, granted back only on the terminal and the devices
      * below, so a command cannot change another terminal's settings (stty -F) */
     uint64_t ioctl_dev = abi >= 5 ? FS_IOCTL_DEV : 0;
-    ll_ruleset ra = {writes | ioctl_dev, 0, 0};
+    ll_ruleset ra = {writes | ioctl_dev | FS_READ_FILE, 0, 0};
     size_t size = sizeof ra.fs;
     if (abi >= 4) {
         size += sizeof ra.net;
@@ -144,20 +208,26 @@ int shc__landlock_apply(const shc_confine_spec *s)
     if (rs < 0)
         return -errno;
     int rc = 0;
-    uint64_t dev = FS_WRITE_FILE | (abi >= 3 ? FS_TRUNCATE : 0) | ioctl_dev;
+    uint64_t dev = FS_READ_FILE | FS_WRITE_FILE | (abi >= 3 ? FS_TRUNCATE : 0) | ioctl_dev;
     for (size_t i = 0; !rc && i < sizeof devices / sizeof devices[0]; i++)
         rc = grant((int)rs, devices[i], -1, dev);
+    for (size_t i = 0; !rc && i < sizeof dev_reads / sizeof dev_reads[0]; i++)
+        rc = grant((int)rs, dev_reads[i], -1, FS_READ_FILE);
     if (!rc && isatty(1))
         rc = grant((int)rs, NULL, 1, dev);
+    if (!rc)
+        rc = grant_root_reads((int)rs);
     /* Device nodes are never made, in any mode: a node made under a writable root would carry
      * that root's rights to whatever device it names (a disk, as root). */
     writes &= ~(FS_MAKE_CHAR | FS_MAKE_BLOCK);
-    if (!rc && s->sandbox == SHC_SANDBOX_WORKSPACE) {
-        rc = grant((int)rs, ".", -1, writes);
-        for (const char *p = s->writable, *end = p + s->writable_len; !rc && p && p < end;
-             p += strlen(p) + 1)
-            rc = grant((int)rs, p, -1, writes);
-    }
+    /* the workspace and the writable roots are read wherever they are (under /dev too), unless
+     * one is / or /dev itself: that grant would open every terminal again */
+    bool ws = s->sandbox == SHC_SANDBOX_WORKSPACE;
+    if (!rc)
+        rc = grant((int)rs, ".", -1, (opens_dev(".") ? 0 : FS_READ_FILE) | (ws ? writes : 0));
+    for (const char *p = s->writable, *end = p + s->writable_len; ws && !rc && p && p < end;
+         p += strlen(p) + 1)
+        rc = grant((int)rs, p, -1, (opens_dev(p) ? 0 : FS_READ_FILE) | writes);
     if (!rc && syscall(__NR_landlock_restrict_self, rs, 0) != 0)
         rc = -errno;
     close((int)rs);
