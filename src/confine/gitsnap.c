@@ -30,7 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 typedef shc__gs_entry gs_entry;
@@ -388,20 +390,6 @@ static int add_repo(shc_gitsnap *s, const char *rel, const hooks *user)
     return rc;
 }
 
-/* A directory git takes as a git directory by what it holds, whatever its name (git's
- * is_git_directory(): a HEAD, then objects and refs, which a commondir file may keep
- * elsewhere).  Looser than git on purpose (any HEAD, with objects, refs or a commondir), so
- * that none is missed: git discovers such a directory (an implicit bare repository) before the
- * .git of the directory above, and runs what its config names. */
-static bool looks_gitdir(int fd)
-{
-    struct stat st;
-    return fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-           (fstatat(fd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
-            fstatat(fd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
-            fstatat(fd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0);
-}
-
 /* The git directory rel ("" for the snapshot's own) found by its content: itself, marked (one
  * that becomes a git directory is told as such), and its files as for a .git, with the hook
  * directories its config names.  0, 1 when the snapshot is full, -1 out of memory. */
@@ -439,52 +427,128 @@ static int capped(shc_gitsnap *s, int (*fn)(shc_gitsnap *, const char *, const h
     return 0;
 }
 
-/* Searches the directory rel ("" for the snapshot's own, depth 0) and every directory below it
- * for git directories, as git's discovery finds them from wherever the user runs it: each .git
- * (a directory, a symlink, or a "gitdir:" file), and each directory git takes as one by its
- * content (not searched further: what it holds is its files).  Symlinks are not followed (git
- * starts from the physical directory).  Directories past MAX_SCAN_DEPTH or MAX_DIRS are
- * counted as not searched.  0, or -1 out of memory. */
-static int scan(shc_gitsnap *s, const char *rel, int depth, const hooks *user, unsigned *repos,
-                unsigned *dirs)
+/* Directories the search does not enter: what package managers and tools fill with thousands
+ * of directories of their own (a git run from inside one is not the user's work), and any
+ * directory tagged as a cache (CACHEDIR.TAG, as cargo's target/ is). */
+static bool skipped_dir(const char *name)
 {
-    char path[PATH_MAX], r[PATH_MAX];
-    struct stat st;
-    if (snprintf(path, sizeof path, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof path)
-        return 0;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    int rc = 0;
-    if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
-        rc = capped(s, add_repo, rel, user, repos);
-    if (!rc && looks_gitdir(fd)) {
+    static const char *const deps[] = {"node_modules", ".venv", "__pycache__", ".tox",
+                                       ".mypy_cache", ".pytest_cache", ".gradle", ".next"};
+    for (size_t i = 0; i < sizeof deps / sizeof deps[0]; i++)
+        if (!strcmp(name, deps[i]))
+            return true;
+    return false;
+}
+
+/* The names in the open directory fd, read once: which of git's names it holds, and its
+ * subdirectories (NUL-joined in *subs, *nsubs of them, freed by the caller); false: no memory. */
+typedef struct {
+    bool git, head, objects, refs, commondir, cachetag;
+} dir_names;
+
+static bool read_names(int fd, dir_names *n, char **subs, size_t *len, size_t *nsubs)
+{
+    char buf[8192];
+    size_t cap = 0;
+    *subs = NULL, *len = *nsubs = 0;
+    memset(n, 0, sizeof *n);
+    for (;;) {
+        long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (got <= 0)
+            return true;
+        for (long off = 0; off < got;) {
+            struct linux_dirent64_k {
+                uint64_t ino;
+                int64_t off;
+                unsigned short reclen;
+                unsigned char type;
+                char name[];
+            } *de = (struct linux_dirent64_k *)(buf + off);
+            off += de->reclen;
+            const char *nm = de->name;
+            if (!strcmp(nm, ".") || !strcmp(nm, ".."))
+                continue;
+            n->git |= !strcmp(nm, ".git");
+            n->head |= !strcmp(nm, "HEAD");
+            n->objects |= !strcmp(nm, "objects");
+            n->refs |= !strcmp(nm, "refs");
+            n->commondir |= !strcmp(nm, "commondir");
+            n->cachetag |= !strcmp(nm, "CACHEDIR.TAG");
+            struct stat st;
+            bool dir = de->type == DT_UNKNOWN
+                           ? fstatat(fd, nm, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)
+                           : de->type == DT_DIR;
+            if (!dir || !strcmp(nm, ".git") || skipped_dir(nm))
+                continue;
+            size_t l = strlen(nm) + 1;
+            if (*len + l > cap) {
+                size_t nc = cap ? cap * 2 : 1024;
+                while (nc < *len + l)
+                    nc *= 2;
+                char *g = realloc(*subs, nc);
+                if (!g)
+                    return false;
+                *subs = g;
+                cap = nc;
+            }
+            memcpy(*subs + *len, nm, l);
+            *len += l;
+            (*nsubs)++;
+        }
+    }
+}
+
+/* Searches the directory rel ("" for the snapshot's own, depth 0; fd open on it, closed here)
+ * and every directory below it for git directories, as git's discovery finds them from
+ * wherever the user runs it: each .git (a directory, a symlink, or a "gitdir:" file), and each
+ * directory git takes as one by its content (not searched further: what it holds is its
+ * files).  Symlinks are not followed (git starts from the physical directory).  Each
+ * directory's names are read once (no lookups by name): a few system calls a directory.
+ * Directories past MAX_SCAN_DEPTH or MAX_DIRS are counted as not searched.  0, or -1 out of
+ * memory. */
+static int scan_fd(shc_gitsnap *s, int fd, const char *rel, int depth, const hooks *user,
+                   unsigned *repos, unsigned *dirs)
+{
+    dir_names n;
+    char *subs = NULL;
+    size_t len = 0, nsubs = 0;
+    if (!read_names(fd, &n, &subs, &len, &nsubs)) {
+        free(subs);
+        close(fd);
+        return -1;
+    }
+    int rc = n.git ? capped(s, add_repo, rel, user, repos) : 0;
+    /* looser than git on purpose: any HEAD, with objects, refs or a commondir */
+    if (!rc && n.head && (n.objects || n.refs || n.commondir)) {
+        free(subs);
         close(fd);
         return capped(s, add_bare, rel, user, repos);
     }
-    DIR *d = rc ? NULL : fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return rc;
-    }
-    struct dirent *de;
-    while (!rc && (de = readdir(d)) != NULL) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
-            continue;
-        if (de->d_type == DT_UNKNOWN
-                ? fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-                      !S_ISDIR(st.st_mode)
-                : de->d_type != DT_DIR)
-            continue;
-        int k = snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+    char r[PATH_MAX];
+    const char *nm = subs;
+    for (size_t i = 0; !rc && !n.cachetag && i < nsubs; i++, nm += strlen(nm) + 1) {
+        int k = snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", nm);
         if (depth >= MAX_SCAN_DEPTH || (*dirs)++ >= MAX_DIRS || k <= 0 || (size_t)k >= sizeof r) {
             s->unsearched++;
             continue;
         }
-        rc = scan(s, r, depth + 1, user, repos, dirs);
+        int sub = openat(fd, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub >= 0)
+            rc = scan_fd(s, sub, r, depth + 1, user, repos, dirs);
     }
-    closedir(d);
+    free(subs);
+    close(fd);
     return rc;
+}
+
+static int scan(shc_gitsnap *s, const char *rel, int depth, const hooks *user, unsigned *repos,
+                unsigned *dirs)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof path)
+        return 0;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return fd < 0 ? 0 : scan_fd(s, fd, rel, depth, user, repos, dirs);
 }
 
 int shc__gitsnap_by_name(const void *a, const void *b)
