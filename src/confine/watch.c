@@ -74,7 +74,10 @@ typedef shc__target target_mem;
  * failed before its end (what came then is not what the command named). */
 static bool read_str(const target_mem *mem, uint64_t addr, char *buf, size_t cap)
 {
-    return shc__target_str(mem, addr, buf, cap) >= 0;
+    if (shc__target_str(mem, addr, buf, cap) >= 0)
+        return true;
+    snprintf(buf, cap, "(unreadable)"); /* never the part that came: not what it named */
+    return false;
 }
 
 static bool read_mem(const target_mem *mem, uint64_t addr, void *buf, size_t n)
