@@ -665,6 +665,22 @@ def nfds(pid):
 
 
 @case
+def large_calls_reach_a_server_that_reads():
+    """Calls whose arguments are larger than a pipe holds (100 KiB, 2 MiB) reach an ordinary
+    stdio server: the agent writes as the server reads, and the server is not failed."""
+    sizes = [100 * 1024, 2 << 20]
+    a = Agent(calls(*[("mcp__tiny__echo", {"text": "x" * n}) for n in sizes]), [tiny()])
+    a.prompt(timeout=60)
+    err = a.close()
+    assert [c["status"] for c in ends(a.cards())] == ["completed", "completed"], err[-1500:]
+    # each call's tool message, in the model request right after it
+    texts = [[m["content"] for m in a.srv.requests[i + 1]["body"]["messages"] if m["role"] == "tool"][-1]
+             for i in range(len(sizes))]
+    assert all(t.startswith("echo: xxxx") for t in texts), [t[:40] for t in texts]
+    assert "does not read its input" not in err, err[-1500:]
+
+
+@case
 def server_that_does_not_read_is_bounded():
     """A stdio server that never reads its input and sends requests as fast as it can (each
     answer 30 KB): the agent stops reading it once 256 KiB wait for it, its memory stays flat,

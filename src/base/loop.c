@@ -110,8 +110,8 @@ static watcher *find_watcher(shc_loop *l, int id)
 
 int shc_loop_watch(shc_loop *loop, int fd, unsigned events, shc_loop_fd_fn fn, void *payload)
 {
-    if (!loop || fd < 0 || !fn)
-        return -1;
+    if (!loop || fd < 0 || !fn || (events & ~(unsigned)(SHC_LOOP_READ | SHC_LOOP_WRITE)))
+        return -1; /* poll(2)'s bits are not ours: POLLOUT (4) would wait for nothing */
     for (size_t i = 0; i < loop->nw; i++)
         if (loop->w[i].id && loop->w[i].fd == fd)
             return -1; /* one watcher per fd */
@@ -131,7 +131,7 @@ int shc_loop_watch(shc_loop *loop, int fd, unsigned events, shc_loop_fd_fn fn, v
 void shc_loop_set_events(shc_loop *loop, int id, unsigned events)
 {
     watcher *w = loop ? find_watcher(loop, id) : NULL;
-    if (w)
+    if (w && !(events & ~(unsigned)(SHC_LOOP_READ | SHC_LOOP_WRITE)))
         w->events = events;
 }
 

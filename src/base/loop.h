@@ -24,7 +24,8 @@ typedef void (*shc_loop_signal_fn)(shc_loop *loop, int signo, void *payload);
 shc_loop *shc_loop_new(void);
 void shc_loop_free(shc_loop *loop);
 
-/* Watch fd for events; returns a watcher id (> 0) or -1.  One watcher per fd. */
+/* Watch fd for events (SHC_LOOP_READ, SHC_LOOP_WRITE: any other bit, such as poll(2)'s, is refused
+ * with -1); returns a watcher id (> 0) or -1.  One watcher per fd. */
 int shc_loop_watch(shc_loop *loop, int fd, unsigned events, shc_loop_fd_fn fn, void *payload);
 /* Change what a watcher waits for (0 = nothing for now, keep the watcher). */
 void shc_loop_set_events(shc_loop *loop, int id, unsigned events);

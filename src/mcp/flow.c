@@ -1,7 +1,8 @@
 /* Flow control of the MCP client (docs/mcp.md "Floods"): what one server can make the agent
  * hold or do is bounded.  The queue toward a server: while more than SHC_MCP_QUEUE_HIGH bytes
- * wait for it its output is not read (back-pressure), and it fails when SHC_MCP_QUEUE_MAX
- * bytes pile up or it takes nothing for SHC_MCP_STALL_MS.  Its requests are answered at most
+ * wait for it its output is not read (back-pressure: what it makes us queue stays small), and
+ * it fails when SHC_MCP_QUEUE_MAX bytes pile up (the model's own calls can be megabytes) or it
+ * takes nothing for SHC_MCP_STALL_MS.  Its requests are answered at most
  * SHC_MCP_REQ_RATE a second; re-lists at most one round per SHC_MCP_RELIST_MS; its
  * descriptors come from the agent's budget (shc_mcp_budget).  client.c calls these. */
 #define _GNU_SOURCE
@@ -33,6 +34,7 @@ void shc__mcp_flush(mcp_server *s)
 {
     if (!s->rpc || s->state == MS_FAILED)
         return;
+    size_t before = queued(s);
     int rc = shc_rpc_flush(s->rpc);
     if (!s->http)
         shc__mcp_stdio_want_write(s, rc == 1);
@@ -53,6 +55,12 @@ void shc__mcp_flush(mcp_server *s)
         return;
     }
     bool pause = n > SHC_MCP_QUEUE_HIGH;
+    if (pause && s->paused && n < before && s->stall_timer) {
+        /* it reads, if slowly (a large call's arguments): the stall counts from its last read */
+        shc_loop_cancel_timer(s->m->env.loop, s->stall_timer);
+        int t = shc_loop_timer(s->m->env.loop, SHC_MCP_STALL_MS, on_stall, s);
+        s->stall_timer = t > 0 ? t : 0;
+    }
     if (pause != s->paused) {
         s->paused = pause;
         if (!s->http)

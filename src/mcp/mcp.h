@@ -38,7 +38,7 @@
 /* Flow control (docs/mcp.md "Floods"): what one server can make the agent hold or do. */
 #define SHC_MCP_REQ_RATE 20 /* a server's requests (ping...) answered per second; others not */
 #define SHC_MCP_QUEUE_HIGH ((size_t)256 * 1024) /* queued for the server: its output waits */
-#define SHC_MCP_QUEUE_MAX ((size_t)1024 * 1024) /* queued past this: it does not read its input */
+#define SHC_MCP_QUEUE_MAX ((size_t)64 << 20) /* queued past this: it does not read its input */
 #define SHC_MCP_STALL_MS ((uint64_t)15000) /* output waiting this long: it does not read either */
 #define SHC_MCP_HTTP_TRANSFERS 8            /* POSTs (and connections) of one HTTP server at once */
 #define SHC_MCP_HTTP_WAITING 64             /* POSTs waiting for one of them; past it: failed */

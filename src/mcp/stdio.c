@@ -65,7 +65,7 @@ static void on_writable(shc_loop *loop, int fd, unsigned events, void *payload)
 void shc__mcp_stdio_want_write(mcp_server *s, bool on)
 {
     if (on && !s->in_w && s->in_fd >= 0)
-        s->in_w = shc_loop_watch(s->m->env.loop, s->in_fd, POLLOUT, on_writable, s);
+        s->in_w = shc_loop_watch(s->m->env.loop, s->in_fd, SHC_LOOP_WRITE, on_writable, s);
     else if (!on && s->in_w) {
         shc_loop_unwatch(s->m->env.loop, s->in_w);
         s->in_w = 0;
@@ -91,7 +91,7 @@ static void on_out(shc_loop *loop, int fd, unsigned events, void *payload)
 void shc__mcp_stdio_want_read(mcp_server *s, bool on)
 {
     if (on && !s->out_w && s->out_fd >= 0) {
-        s->out_w = shc_loop_watch(s->m->env.loop, s->out_fd, POLLIN, on_out, s);
+        s->out_w = shc_loop_watch(s->m->env.loop, s->out_fd, SHC_LOOP_READ, on_out, s);
         if (s->out_w < 0)
             s->out_w = 0;
     } else if (!on && s->out_w > 0) {
@@ -302,9 +302,9 @@ int shc__mcp_stdio_start(mcp_server *s)
         shc__mcp_up_fail(s, "out of memory");
         return -1;
     }
-    s->out_w = shc_loop_watch(s->m->env.loop, s->out_fd, POLLIN, on_out, s);
-    s->err_w = shc_loop_watch(s->m->env.loop, s->err_fd, POLLIN, on_err, s);
-    s->ready_w = shc_loop_watch(s->m->env.loop, s->ready_fd, POLLIN, on_ready, s);
+    s->out_w = shc_loop_watch(s->m->env.loop, s->out_fd, SHC_LOOP_READ, on_out, s);
+    s->err_w = shc_loop_watch(s->m->env.loop, s->err_fd, SHC_LOOP_READ, on_err, s);
+    s->ready_w = shc_loop_watch(s->m->env.loop, s->ready_fd, SHC_LOOP_READ, on_ready, s);
     /* the agent's environment without the model's key (the server never needs it; an entry
      * whose env names the variable gets its own value back through env's words) */
     const char *key_env = s->m->env.key_env;
