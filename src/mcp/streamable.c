@@ -469,8 +469,8 @@ ssize_t shc__mcp_http_write(void *io, const void *buf, size_t len)
     return (ssize_t)len;
 }
 
-/* The url as the log shows it: scheme://host[:port]/path, without the user and password and
- * without the query or fragment (where hosted servers' tokens often are). */
+/* The url as the log shows it: scheme://host[:port] (and "/…" for a path), without the user
+ * and password, the path, the query or the fragment (where hosted servers' tokens often are). */
 static void url_shown(const char *url, char *dst, size_t cap)
 {
     const char *a = strstr(url, "://");
@@ -480,9 +480,10 @@ static void url_shown(const char *url, char *dst, size_t cap)
     for (const char *p = a; p < a + auth; p++)
         if (*p == '@')
             host = p + 1;
-    size_t path = strcspn(a + auth, "?#");
-    snprintf(dst, cap, "%.*s%.*s%.*s", (int)(a - url), url, (int)(a + auth - host), host,
-             (int)path, a + auth);
+    /* no path either: hosted servers put tokens in it too */
+    bool more = a[auth] && strcmp(a + auth, "/");
+    snprintf(dst, cap, "%.*s%.*s%s", (int)(a - url), url, (int)(a + auth - host), host,
+             more ? "/…" : "");
 }
 
 int shc__mcp_http_start(mcp_server *s)
