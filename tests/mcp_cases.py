@@ -752,6 +752,24 @@ def http_requests_do_not_take_every_descriptor():
 
 
 @case
+def repeated_names_are_refused():
+    """A variable or header named twice is refused (-32602): which value counts would depend
+    on the order, and an approval given for one order would carry over to the other."""
+    b = Agent([], [])
+    r1 = b.call("session/new", {"cwd": b.work, "mcpServers": [dict(tiny(), env=[
+        {"name": "A", "value": "1"}, {"name": "A", "value": "2"}])]}, 10)
+    r2 = b.call("session/new", {"cwd": b.work, "mcpServers": [{"type": "http", "name": "h",
+        "url": "http://127.0.0.1:9/mcp", "headers": [{"name": "X-Token", "value": "1"},
+                                                     {"name": "x-token", "value": "2"}]}]}, 10)
+    r3 = b.call("session/new", {"cwd": b.work, "mcpServers": [dict(tiny(), env=[
+        {"name": "A", "value": "1"}, {"name": "a", "value": "2"}])]}, 10)
+    b.close()
+    assert r1.get("error", {}).get("code") == -32602 and "env names A twice" in r1["error"]["message"], r1
+    assert r2.get("error", {}).get("code") == -32602 and "headers name X-Token twice" in r2["error"]["message"], r2
+    assert "result" in r3, r3  # variables differ by case
+
+
+@case
 def bad_entry_named_across_a_cut_is_answered():
     """A malformed entry whose name the error message cuts inside a character still gets its
     -32602 answer (the message was not valid UTF-8 and the answer was never sent)."""

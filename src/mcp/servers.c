@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/utf8.h"
 
@@ -27,6 +28,21 @@ static bool pairs_ok(json_t *a)
             return false;
     }
     return true;
+}
+
+/* A name given twice in {name, value} pairs (headers: in any case), or NULL: with two, which
+ * value counts depends on their order, and an approval must not carry over to the other. */
+static const char *repeated(json_t *a, bool nocase)
+{
+    size_t n = json_is_array(a) ? json_array_size(a) : 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            const char *x = shc_rpc_str(json_object_get(json_array_get(a, i), "name"));
+            const char *y = shc_rpc_str(json_object_get(json_array_get(a, j), "name"));
+            if (x && y && (nocase ? !strcasecmp(x, y) : !strcmp(x, y)))
+                return x;
+        }
+    return NULL;
 }
 
 /* The names of a stdio server's variables: each one a word env(1) takes as a variable (not
@@ -106,6 +122,12 @@ static int check(json_t *servers, char *why, size_t cap)
                          i, name);
                 return -1;
             }
+            const char *twice = repeated(json_object_get(e, "env"), false);
+            if (twice) {
+                snprintf(why, cap, "mcpServers[%zu] (%.60s): env names %.60s twice", i, name,
+                         twice);
+                return -1;
+            }
         } else if (!strcmp(kind, "http")) {
             const char *url = shc_rpc_str(json_object_get(e, "url"));
             if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))) {
@@ -117,6 +139,12 @@ static int check(json_t *servers, char *why, size_t cap)
                 snprintf(why, cap,
                          "mcpServers[%zu] (%.60s): headers must be [{name, value}] strings", i,
                          name);
+                return -1;
+            }
+            const char *twice = repeated(json_object_get(e, "headers"), true);
+            if (twice) {
+                snprintf(why, cap, "mcpServers[%zu] (%.60s): headers name %.60s twice", i, name,
+                         twice);
                 return -1;
             }
         }
