@@ -752,6 +752,18 @@ def http_requests_do_not_take_every_descriptor():
 
 
 @case
+def at_most_128_functions_a_request():
+    """A server listing 200 tools: the model's request holds 128 functions, bash and 127 of
+    them (OpenAI's API refuses more), and one line says the rest were left out."""
+    a = Agent([{"events": [{"content": "x"}, {"finish": "stop"}]}], [tiny("hundreds")])
+    a.prompt()
+    err = a.close()
+    names = [t["function"]["name"] for t in a.srv.requests[0]["body"]["tools"]]
+    assert len(names) == 128 and "bash" in names and "mcp__tiny__h126" in names, len(names)
+    assert "left out" in err, err[-1500:]
+
+
+@case
 def repeated_names_are_refused():
     """A variable or header named twice is refused (-32602): which value counts would depend
     on the order, and an approval given for one order would carry over to the other."""

@@ -24,7 +24,9 @@
 #define SHC_MCP_INIT_TIMEOUT_MS ((uint64_t)30000)  /* start, initialize and the first list */
 #define SHC_MCP_SCHEMA_MAX ((size_t)32 * 1024)     /* a tool's inputSchema, as JSON text */
 #define SHC_MCP_MAX_SERVERS 32                     /* per session */
-#define SHC_MCP_MAX_TOOLS 256                      /* per session, all servers */
+#define SHC_MCP_MAX_TOOLS_TEXT "127"
+/* per session, all servers: with bash 128 functions a request, the most OpenAI's API takes */
+#define SHC_MCP_MAX_TOOLS 127
 #define SHC_MCP_MAX_LINE ((size_t)4 * 1024 * 1024) /* one message from a server */
 /* JSON values in one message from a server: a tools/list page may carry a schema far over
  * SHC_MCP_SCHEMA_MAX (that tool alone is left out), so the ACP bound (rpc/) is too small */

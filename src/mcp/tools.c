@@ -78,7 +78,7 @@ void shc__mcp_listing_add(mcp_server *s, json_t *tools)
     {
         const char *name = shc_rpc_str(json_object_get(e, "name"));
         if (json_array_size(s->listing) >= SHC_MCP_MAX_TOOLS) {
-            left(s, name, "a server lists at most 256 tools");
+            left(s, name, "a session offers at most " SHC_MCP_MAX_TOOLS_TEXT " MCP tools");
             continue;
         }
         const char *why = NULL;

@@ -17,6 +17,7 @@ servers).  Its behaviour is chosen by argv[1]:
             characters)
   fat       40 pages of tools/list, one tool each with a $TINY_FAT_MB (default 2) MB field beside
             its definition
+  hundreds  200 small tools in one page
   budget    60 tools with schemas of about 4.5 KiB each (270 KiB in all)
   rug       tool echo (read-only, "harmless echo"); each call after the first answers after
             re-listing it with another description (notifications/tools/list_changed)
@@ -93,6 +94,8 @@ def listing(cursor):
         if k < 39:
             page["nextCursor"] = str(k + 1)
         return page
+    if mode == "hundreds":
+        return {"tools": [{"name": "h%03d" % i, "inputSchema": {"type": "object"}} for i in range(200)]}
     if mode == "budget":
         return {"tools": [{"name": "b%02d" % i, "inputSchema": {"type": "object", "properties": {
             "p%d" % j: {"type": "string", "description": "y" * 90} for j in range(40)}}} for i in range(60)]}
