@@ -764,6 +764,17 @@ def at_most_128_functions_a_request():
 
 
 @case
+def a_relist_has_a_deadline():
+    """A server that never answers a re-list is failed at the listing deadline (30 s), with a
+    line that says so, instead of waiting for ever (and ignoring every later list_changed)."""
+    a = Agent([{"events": [{"content": "x"}, {"finish": "stop"}]}], [tiny("mute")])
+    a.prompt()
+    time.sleep(34)
+    err = a.close()
+    assert "mcp tiny: did not answer tools/list within 30 s" in err, err[-1500:]
+
+
+@case
 def repeated_names_are_refused():
     """A variable or header named twice is refused (-32602): which value counts would depend
     on the order, and an approval given for one order would carry over to the other."""

@@ -164,6 +164,15 @@ static void relist_due(shc_loop *loop, void *payload)
     shc__mcp_relist(s);
 }
 
+static void relist_timeout(shc_loop *loop, void *payload)
+{
+    (void)loop;
+    mcp_server *s = payload;
+    s->init_timer = 0;
+    shc__mcp_up_fail(s, "did not answer tools/list within %llu s",
+                     (unsigned long long)(SHC_MCP_INIT_TIMEOUT_MS / 1000));
+}
+
 /* list_changed, coalesced: at most one tools/list round in flight (one more marked while it
  * runs) and one round started per SHC_MCP_RELIST_MS (or ten times what the last round took,
  * when that is longer); those that come meanwhile are one. */
@@ -183,6 +192,11 @@ void shc__mcp_relist(mcp_server *s)
         int t = shc_loop_timer(s->m->env.loop, due - now, relist_due, s);
         s->relist_timer = t > 0 ? t : 0;
         return;
+    }
+    /* a round has the first listing's deadline too (the listing's end cancels it) */
+    if (!s->init_timer) {
+        int t = shc_loop_timer(s->m->env.loop, SHC_MCP_INIT_TIMEOUT_MS, relist_timeout, s);
+        s->init_timer = t > 0 ? t : 0;
     }
     s->up->list(s);
 }

@@ -18,6 +18,7 @@ servers).  Its behaviour is chosen by argv[1]:
   fat       40 pages of tools/list, one tool each with a $TINY_FAT_MB (default 2) MB field beside
             its definition
   hundreds  200 small tools in one page
+  mute      answers the first tools/list, then says list_changed and never answers another
   budget    60 tools with schemas of about 4.5 KiB each (270 KiB in all)
   rug       tool echo (read-only, "harmless echo"); each call after the first answers after
             re-listing it with another description (notifications/tools/list_changed)
@@ -134,6 +135,12 @@ for line in sys.stdin:
         for i in range(500):
             sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": "p%d" % i, "method": "ping"}) + "\n")
         sys.stdout.flush()
+    elif method == "tools/list" and mode == "mute":
+        mute_lists = globals().get("mute_lists", 0) + 1
+        globals()["mute_lists"] = mute_lists
+        if mute_lists == 1:  # the first listing, then a list_changed whose re-list is never answered
+            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS[:1]}})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     elif method == "tools/list" and mode == "relist":
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS[:1]}})
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
