@@ -61,8 +61,8 @@ class Agent:
         threading.Thread(target=lambda: self.err.extend(l.decode(errors="replace") for l in self.p.stderr), daemon=True).start()
         self.nid = 0
         self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
-        for s in servers:
-            s.setdefault("env", []).append({"name": "TINY_LOG", "value": self.log})
+        for s in servers:  # a dict given to several agents keeps one TINY_LOG (a name twice is refused)
+            s["env"] = [e for e in s.get("env", []) if e["name"] != "TINY_LOG"] + [{"name": "TINY_LOG", "value": self.log}]
         if load:
             self.sid = load
             self.loaded = self.call("session/load", {"sessionId": load, "cwd": self.work, "mcpServers": servers})
