@@ -93,6 +93,7 @@ static void rule_grep(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
         return;
     bool norevs = shc__opt_first(res, SHC_ROLE_NOREVS) != NULL;
     r->whole_files = norevs;
+    r->tracked_reads = true;
     bool dashdash = false, seen_dashdash = false;
     for (size_t j = i; j < n; j++)
         seen_dashdash |= !strcmp(ops[j].value, "--");
@@ -173,5 +174,9 @@ void shc__policy_git(shc_rule *r, const char *const *argv, size_t argc)
         }
         add_path(r, res.ops[i].value);
     }
+    /* -m: an entry whose recorded size is 0 (any index after read-tree or --cacheinfo) or that
+     * is racily clean has its work-tree file read and hashed whole (ie_modified) */
+    for (size_t i = 0; i < res.nopts; i++)
+        r->tracked_reads |= res.opts[i].opt->short_name == 'm';
     r->kind = SHC_KIND_LIST;
 }
