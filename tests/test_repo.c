@@ -819,6 +819,27 @@ static void test_tracked_bytes_pathspecs(void **state)
     DONE();
 }
 
+/* Found by a red team: the lines of git ls-files -X FILE are matched with wildmatch like
+ * -x values and .gitignore lines, and got only the file checks. */
+static void test_exclude_from_lines(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("mkdir -p xf && cd xf && git init -q . && printf '*.o\\nbuild/\\n' > ok && "
+       "printf '**/a/**/a/**/a/**/b\\n' > pat && mkfifo fifo");
+    CARD("cd xf && git ls-files -o -X ok", SHC_KIND_LIST);
+    CARD("cd xf && git ls-files -o --exclude-from=ok", SHC_KIND_LIST);
+    TERMINAL("cd xf && git ls-files -o -X pat");
+    TERMINAL("cd xf && git ls-files -o --exclude-from=pat");
+    TERMINAL("cd xf && git ls-files -o -X fifo");
+    TERMINAL("cd xf && git ls-files -o -x '**/a/**/a/**/a/**/b'"); /* the same rule as -x */
+    context = SHC_CONTEXT_BRIDGE;
+    TERMINAL("cd xf && git ls-files -o -X pat");
+    context = SHC_CONTEXT_ANY;
+    sh("rm -rf xf");
+    DONE();
+}
+
 /* Found by a red team: the 1 GiB bound was per operand, so naming one large file many times
  * (`cat b b b ...`, `rg -c x b b ...`) read it once per word; the bound is per command. */
 static void test_input_per_command(void **state)
@@ -857,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_wildmatch_lines),
         cmocka_unit_test(test_grep_tracked_bytes),
         cmocka_unit_test(test_tracked_bytes_pathspecs),
+        cmocka_unit_test(test_exclude_from_lines),
         cmocka_unit_test(test_input_per_command),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

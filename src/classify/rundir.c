@@ -347,6 +347,18 @@ bool shc__rundir_check(const char *kbase, const char *cmd, const shc_rule *r, sh
         return true;
     if (strcmp(cmd, "git") != 0)
         return false;
+    /* git ls-files -X FILE: git matches FILE's lines with wildmatch like .gitignore's, so they
+     * get the same reading (a plain file within the ignore budget, no line over 2 `**`) */
+    for (size_t i = 0; r->kind == SHC_KIND_LIST && i < r->ninputs; i++) {
+        char p[SHC_RD_PATH], what[256];
+        const char *in = r->inputs[i], *why;
+        int w = in[0] == '/' ? snprintf(p, sizeof p, "%s", in)
+                             : snprintf(p, sizeof p, "%s/%s", strcmp(kbase, "/") ? kbase : "", in);
+        if (in[0] == '~' || w < 0 || (size_t)w >= sizeof p)
+            return fail(&s, "git ls-files: the exclude file '%.60s' cannot be judged here", in);
+        if ((why = shc__pattern_file(p, true, b, what, sizeof what)))
+            return fail(&s, "git ls-files: the exclude file '%s' is %s", what, why);
+    }
     if (r->tracked_reads) { /* git grep, git ls-files -m */
         if (tracked_base(kbase, r, base, sizeof base, &s))
             return true;
