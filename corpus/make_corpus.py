@@ -845,6 +845,8 @@ R("tail -5 -- f", "f", "tail: obsolete count, --, one file")
 T("cat f | sort --ver", "sort: --version or --version-sort")
 T("cat f | tr a b -d", "tr stops at the first operand ('+'): a third operand")
 R("cat f | column -n t -t", "f", "column: -n takes a table name")
+T("rg --vimgrep a min.js", "rg: --vimgrep repeats the whole line per match")
+T("ag -U --vimgrep a min.js", "ag: --vimgrep repeats the whole line per match")
 T("ag -U --vim foo", "ag: --vim is a file type, not --vimgrep (no prefixes for ag)", alt="search")
 T("ls -Fw 5", "ls: -F has no value (only --classify has): -w takes 5", alt="list")
 
