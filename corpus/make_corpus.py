@@ -306,6 +306,13 @@ T("git grep -n TODO -- src", "git grep: " + PAGER_WHY, alt="search")
 T("git grep TODO", "git grep: " + PAGER_WHY, alt="search")
 S("git --no-pager grep -n TODO -- src", "TODO", "src", "git grep without a pager")
 S("git -P grep TODO", "TODO", None, "-P is --no-pager")
+T("git --no-pager grep -c 'foo.*bar'", "git grep: glibc's matcher is quadratic with a repetition on a long line")
+T("git --no-pager grep -e foo -e 'a\\+b' -- src", "git grep: a repetition in any -e pattern")
+T("git --no-pager grep -F -E 'foo.*bar'", "git grep: the last of -F/-E wins: a regex")
+S("git --no-pager grep -F 'foo.*bar'", "foo.*bar", None, "git grep -F: fixed strings")
+S("git --no-pager grep -E 'foo|ba.r' -- src", "foo|ba.r", "src", "git grep: no repetition")
+T("nl -bp'x*a*b' f", "nl -bp: glibc's matcher is quadratic with a repetition on a long line")
+R("nl -bpfoo f", "f", "nl -bp with a plain word")
 S("git grep -n -e foo | head", "foo", None, "piped: no pager")
 S("git --no-pager grep -n foo", "foo", None, "--no-pager")
 T("git --no-pager grep -il foo -- '*.md'", "git: a pathspec pattern (a glob) makes git walk every directory below its literal one; only the bridge context scans that subtree", alt="search")
@@ -1861,8 +1868,10 @@ L("git ls-files -o -x '**/node_modules/**'", None, "two ** in an exclude")
 S("grep -P '[[:alpha:]_]x?' src/a.py", "[[:alpha:]_]x?", "src/a.py", "a POSIX class inside a bracket")
 SB("ack --ignore-dir=node_modules 'function f() {' src", "function f() {",
    "a literal brace, a plain directory name", path="src")
-S("git --no-pager grep -i 'foo.*[ab]x[0-9]' -- src", "foo.*[ab]x[0-9]", "src",
-  "a few classes after a star")
+S("git --no-pager grep -i 'foo.[ab]x[0-9]' -- src", "foo.[ab]x[0-9]", "src",
+  "a few classes, no repetition")
+S("grep -i 'foo.*[ab]x[0-9]' -r src", "foo.*[ab]x[0-9]", "src",
+  "GNU grep: a few classes after a star (its DFA)")
 
 ROUND7 = [
     ('F4', "grep -r foo /bin /boot /etc /home /lib /opt /srv /usr /var", "naming the children of / walks / but for the pseudo file systems"),

@@ -64,6 +64,40 @@ bool shc__pathspec_pattern(const char *p, size_t *dirlen)
     return true;
 }
 
+/* glibc's regexec/re_search (git grep without -F/-P, nl -b pRE) has no DFA: it tries every
+ * start position, and from each a repetition may run to the end of the line, so `foo.*bar`
+ * over one 210 KB line of `foo` took over 5 s (21 KB 0.8 s) and `x*a*b` over 40 KB 2.5 s.
+ * The stated subset: no repetition at all (`*`, `+`, `{`, escaped or not; `?` is at most
+ * one more character).  Why not, or NULL. */
+const char *shc__glibc_repeat_why(const char *v)
+{
+    return strpbrk(v, "*+{") ? "glibc's matcher (no DFA) tries every start of a line, and from "
+                               "each a repetition ('*', '+', '{') may run to its end: time "
+                               "quadratic in a long line (use -F, or -P)"
+                             : NULL;
+}
+
+/* git grep whose last of -E/-G/-F/-P (one setting: the last wins) is not -F or -P: every
+ * pattern in the subset above. */
+static int check_glibc(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
+                       size_t operand_argi)
+{
+    const char *why;
+    char mode = 'G';
+    for (size_t i = 0; i < res->nopts; i++)
+        if (strchr("EGFP", res->opts[i].opt->short_name ? res->opts[i].opt->short_name : 'x'))
+            mode = res->opts[i].opt->short_name;
+    if (mode == 'F' || mode == 'P')
+        return 0;
+    for (size_t i = 0; i < res->nopts; i++)
+        if (res->opts[i].opt->role == SHC_ROLE_PATTERN &&
+            (why = shc__glibc_repeat_why(res->opts[i].value)))
+            return shc__reject(r, res->opts[i].argi, "%s: %s", cmd, why);
+    if (operand && (why = shc__glibc_repeat_why(operand)))
+        return shc__reject(r, operand_argi, "%s: %s", cmd, why);
+    return 0;
+}
+
 static void add_path(shc_rule *r, const char *p)
 {
     r->pathspecs = true;
@@ -89,7 +123,8 @@ static void rule_grep(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
         shc__reject(r, 0, "%s: no pattern", spec->name);
         return;
     }
-    if (shc__check_patterns(r, spec->name, res, e ? NULL : r->query, e ? 0 : ops[i - 1].argi) < 0)
+    if (shc__check_patterns(r, spec->name, res, e ? NULL : r->query, e ? 0 : ops[i - 1].argi) < 0 ||
+        check_glibc(r, spec->name, res, e ? NULL : r->query, e ? 0 : ops[i - 1].argi) < 0)
         return;
     bool norevs = shc__opt_first(res, SHC_ROLE_NOREVS) != NULL;
     r->whole_files = norevs;

@@ -234,7 +234,8 @@ int shc__check_nl_styles(shc_rule *r, const shc_optres *res)
     for (size_t i = 0; i < res->nopts; i++) {
         char c = res->opts[i].opt->short_name;
         const char *v = res->opts[i].value;
-        if ((c == 'b' || c == 'h' || c == 'f') && v && v[0] == 'p' && (why = shc__regex_bomb(v + 1)))
+        if ((c == 'b' || c == 'h' || c == 'f') && v && v[0] == 'p' &&
+            ((why = shc__regex_bomb(v + 1)) || (why = shc__glibc_repeat_why(v + 1))))
             return shc__reject(r, res->opts[i].argi, "nl: %s", why);
     }
     return 0;
