@@ -1859,6 +1859,10 @@ ROUND6 = [
 for cls, cmd, harm in ROUND6:
     RT("R6-" + cls, cmd, "pattern red team: " + harm)
 S("grep -w foo src/a.c", "foo", "src/a.c", "grep -w with a literal")
+T("grep -c -w -E 'a|aa|aaa' f", "grep -w with alternatives of different lengths retries every start")
+T("grep -c -w 'a\\|aa' f", "grep -w with a BRE alternative")
+T("grep -c -w -e a -e aa f", "grep -w with several patterns is an alternation")
+S("grep -c -w -F -e a -e aa f", "a", "f", "grep -w -F: fixed strings")
 S("grep -rn 'TODO\\|FIXME' src", "TODO\\|FIXME", "src", "two alternatives")
 S("rg '\\w+' src", "\\w+", "src", "rg: an uncounted class")
 S("rg 'fn \\w+\\(' src", "fn \\w+\\(", "src", "rg: a function search")
