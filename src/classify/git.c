@@ -64,19 +64,6 @@ bool shc__pathspec_pattern(const char *p, size_t *dirlen)
     return true;
 }
 
-/* glibc's regexec/re_search (git grep without -F/-P, nl -b pRE) has no DFA: it tries every
- * start position, and from each a repetition may run to the end of the line, so `foo.*bar`
- * over one 210 KB line of `foo` took over 5 s (21 KB 0.8 s) and `x*a*b` over 40 KB 2.5 s.
- * The stated subset: no repetition at all (`*`, `+`, `{`, escaped or not; `?` is at most
- * one more character).  Why not, or NULL. */
-const char *shc__glibc_repeat_why(const char *v)
-{
-    return strpbrk(v, "*+{") ? "glibc's matcher (no DFA) tries every start of a line, and from "
-                               "each a repetition ('*', '+', '{') may run to its end: time "
-                               "quadratic in a long line (use -F, or -P)"
-                             : NULL;
-}
-
 /* git grep whose last of -E/-G/-F/-P (one setting: the last wins) is not -F or -P: every
  * pattern in the subset above. */
 static int check_glibc(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,

@@ -248,7 +248,7 @@ void shc__policy_git(shc_rule *r, const char *const *argv, size_t argc);
  * character cut back after the last '/' (0: the directory git runs in).  git matches such a
  * pattern against every path below that directory (`*` crosses '/'), so it walks all of it. */
 bool shc__pathspec_pattern(const char *p, size_t *dirlen);
-/* git.c: why a glibc regex (git grep without -F/-P, nl -b pRE) is outside the stated subset
+/* tables.c: why a glibc regex (git grep without -F/-P, nl -b pRE) is outside the stated subset
  * (it holds a repetition: quadratic in a long line), or NULL. */
 const char *shc__glibc_repeat_why(const char *v);
 
