@@ -306,6 +306,13 @@ T("git grep -n TODO -- src", "git grep: " + PAGER_WHY, alt="search")
 T("git grep TODO", "git grep: " + PAGER_WHY, alt="search")
 S("git --no-pager grep -n TODO -- src", "TODO", "src", "git grep without a pager")
 S("git -P grep TODO", "TODO", None, "-P is --no-pager")
+T("git --no-pager grep -c 'foo.*bar'", "git grep: glibc's matcher is quadratic with a repetition on a long line")
+T("git --no-pager grep -e foo -e 'a\\+b' -- src", "git grep: a repetition in any -e pattern")
+T("git --no-pager grep -F -E 'foo.*bar'", "git grep: the last of -F/-E wins: a regex")
+S("git --no-pager grep -F 'foo.*bar'", "foo.*bar", None, "git grep -F: fixed strings")
+S("git --no-pager grep -E 'foo|ba.r' -- src", "foo|ba.r", "src", "git grep: no repetition")
+T("nl -bp'x*a*b' f", "nl -bp: glibc's matcher is quadratic with a repetition on a long line")
+R("nl -bpfoo f", "f", "nl -bp with a plain word")
 S("git grep -n -e foo | head", "foo", None, "piped: no pager")
 S("git --no-pager grep -n foo", "foo", None, "--no-pager")
 T("git --no-pager grep -il foo -- '*.md'", "git: a pathspec pattern (a glob) makes git walk every directory below its literal one; only the bridge context scans that subtree", alt="search")
@@ -845,6 +852,8 @@ R("tail -5 -- f", "f", "tail: obsolete count, --, one file")
 T("cat f | sort --ver", "sort: --version or --version-sort")
 T("cat f | tr a b -d", "tr stops at the first operand ('+'): a third operand")
 R("cat f | column -n t -t", "f", "column: -n takes a table name")
+T("rg --vimgrep a min.js", "rg: --vimgrep repeats the whole line per match")
+T("ag -U --vimgrep a min.js", "ag: --vimgrep repeats the whole line per match")
 T("ag -U --vim foo", "ag: --vim is a file type, not --vimgrep (no prefixes for ag)", alt="search")
 T("ls -Fw 5", "ls: -F has no value (only --classify has): -w takes 5", alt="list")
 
@@ -1850,6 +1859,10 @@ ROUND6 = [
 for cls, cmd, harm in ROUND6:
     RT("R6-" + cls, cmd, "pattern red team: " + harm)
 S("grep -w foo src/a.c", "foo", "src/a.c", "grep -w with a literal")
+T("grep -c -w -E 'a|aa|aaa' f", "grep -w with alternatives of different lengths retries every start")
+T("grep -c -w 'a\\|aa' f", "grep -w with a BRE alternative")
+T("grep -c -w -e a -e aa f", "grep -w with several patterns is an alternation")
+S("grep -c -w -F -e a -e aa f", "a", "f", "grep -w -F: fixed strings")
 S("grep -rn 'TODO\\|FIXME' src", "TODO\\|FIXME", "src", "two alternatives")
 S("rg '\\w+' src", "\\w+", "src", "rg: an uncounted class")
 S("rg 'fn \\w+\\(' src", "fn \\w+\\(", "src", "rg: a function search")
@@ -1859,8 +1872,10 @@ L("git ls-files -o -x '**/node_modules/**'", None, "two ** in an exclude")
 S("grep -P '[[:alpha:]_]x?' src/a.py", "[[:alpha:]_]x?", "src/a.py", "a POSIX class inside a bracket")
 SB("ack --ignore-dir=node_modules 'function f() {' src", "function f() {",
    "a literal brace, a plain directory name", path="src")
-S("git --no-pager grep -i 'foo.*[ab]x[0-9]' -- src", "foo.*[ab]x[0-9]", "src",
-  "a few classes after a star")
+S("git --no-pager grep -i 'foo.[ab]x[0-9]' -- src", "foo.[ab]x[0-9]", "src",
+  "a few classes, no repetition")
+S("grep -i 'foo.*[ab]x[0-9]' -r src", "foo.*[ab]x[0-9]", "src",
+  "GNU grep: a few classes after a star (its DFA)")
 
 ROUND7 = [
     ('F4', "grep -r foo /bin /boot /etc /home /lib /opt /srv /usr /var", "naming the children of / walks / but for the pseudo file systems"),

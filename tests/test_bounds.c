@@ -340,7 +340,16 @@ static void test_grep_word_repetition(void **state)
     assert_int_equal(KIND("grep", "-w", "foo", "f"), SHC_KIND_SEARCH);
     assert_int_equal(KIND("grep", "-wF", "a*", "f"), SHC_KIND_SEARCH);
     assert_int_equal(KIND("grep", "-x", "-c", "a*", "f"), SHC_KIND_SEARCH);
-    assert_int_equal(KIND("git", "--no-pager", "grep", "-w", "a*"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-w", "foo"), SHC_KIND_SEARCH);
+    /* git grep's glibc matcher: any repetition is quadratic on a long line (-F, -P aside) */
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-w", "a*"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-F", "a*"), SHC_KIND_SEARCH);
+    /* alternatives of different lengths drive the same retries */
+    assert_int_equal(KIND("grep", "-c", "-w", "-E", "a|aa|aaa", "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "-c", "-w", "a\\|aa", "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "-c", "-w", "-e", "a", "-e", "aa", "f"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("grep", "-c", "-wF", "-e", "a", "-e", "aa", "f"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("grep", "-c", "-E", "a|aa|aaa", "f"), SHC_KIND_SEARCH);
 }
 
 /* rg: counted repetitions of Unicode classes, more than 16 in all, are terminal */

@@ -786,6 +786,60 @@ static void test_grep_tracked_bytes(void **state)
     DONE();
 }
 
+/* Found by a red team: a pathspec that climbs widens git grep to the parent's tracked files,
+ * and git ls-files -m reads and hashes the work-tree file of an entry recorded with size 0. */
+static void test_tracked_bytes_pathspecs(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("mkdir -p gp/sub && cd gp && git init -q . && echo foo > sub/a && git add sub/a && "
+       "git update-index --add --cacheinfo 100644,$(git hash-object -w /dev/null),big.bin && "
+       "truncate -s 3G big.bin");
+    CARD("cd gp/sub && git --no-pager grep foo", SHC_KIND_SEARCH);
+    CARD("cd gp/sub && git --no-pager grep foo -- a", SHC_KIND_SEARCH);
+    TERMINAL("cd gp/sub && git --no-pager grep foo -- ..");
+    TERMINAL("cd gp/sub && git --no-pager grep foo -- ../");
+    TERMINAL("cd gp/sub && git --no-pager grep foo -- '../*'");
+    TERMINAL("cd gp/sub && git --no-pager grep foo -- ../big.bin");
+    TERMINAL("cd gp/sub && git --no-pager grep foo -- a ../b*");
+    context = SHC_CONTEXT_BRIDGE; /* patterns are judged where the subtree is scanned */
+    CARD("cd gp/sub && git --no-pager grep foo -- '*.c'", SHC_KIND_SEARCH);
+    TERMINAL("cd gp/sub && git --no-pager grep foo -- '../*'");
+    context = SHC_CONTEXT_ANY;
+    /* ls-files: -m reads, the other selectors only lstat */
+    CARD("cd gp && git ls-files", SHC_KIND_LIST);
+    CARD("cd gp && git ls-files -d", SHC_KIND_LIST);
+    CARD("cd gp && git ls-files -s -t", SHC_KIND_LIST);
+    CARD("cd gp/sub && git ls-files -m", SHC_KIND_LIST);
+    TERMINAL("cd gp && git ls-files -m");
+    TERMINAL("cd gp && git ls-files -t -m");
+    TERMINAL("cd gp && git ls-files --modified");
+    TERMINAL("cd gp/sub && git ls-files -m ..");
+    sh("rm -rf gp");
+    DONE();
+}
+
+/* Found by a red team: the lines of git ls-files -X FILE are matched with wildmatch like
+ * -x values and .gitignore lines, and got only the file checks. */
+static void test_exclude_from_lines(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("mkdir -p xf && cd xf && git init -q . && printf '*.o\\nbuild/\\n' > ok && "
+       "printf '**/a/**/a/**/a/**/b\\n' > pat && mkfifo fifo");
+    CARD("cd xf && git ls-files -o -X ok", SHC_KIND_LIST);
+    CARD("cd xf && git ls-files -o --exclude-from=ok", SHC_KIND_LIST);
+    TERMINAL("cd xf && git ls-files -o -X pat");
+    TERMINAL("cd xf && git ls-files -o --exclude-from=pat");
+    TERMINAL("cd xf && git ls-files -o -X fifo");
+    TERMINAL("cd xf && git ls-files -o -x '**/a/**/a/**/a/**/b'"); /* the same rule as -x */
+    context = SHC_CONTEXT_BRIDGE;
+    TERMINAL("cd xf && git ls-files -o -X pat");
+    context = SHC_CONTEXT_ANY;
+    sh("rm -rf xf");
+    DONE();
+}
+
 /* Found by a red team: the 1 GiB bound was per operand, so naming one large file many times
  * (`cat b b b ...`, `rg -c x b b ...`) read it once per word; the bound is per command. */
 static void test_input_per_command(void **state)
@@ -823,6 +877,8 @@ int main(void)
         cmocka_unit_test(test_pathspec_patterns),
         cmocka_unit_test(test_wildmatch_lines),
         cmocka_unit_test(test_grep_tracked_bytes),
+        cmocka_unit_test(test_tracked_bytes_pathspecs),
+        cmocka_unit_test(test_exclude_from_lines),
         cmocka_unit_test(test_input_per_command),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

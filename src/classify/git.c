@@ -64,6 +64,27 @@ bool shc__pathspec_pattern(const char *p, size_t *dirlen)
     return true;
 }
 
+/* git grep whose last of -E/-G/-F/-P (one setting: the last wins) is not -F or -P: every
+ * pattern in the subset above. */
+static int check_glibc(shc_rule *r, const char *cmd, const shc_optres *res, const char *operand,
+                       size_t operand_argi)
+{
+    const char *why;
+    char mode = 'G';
+    for (size_t i = 0; i < res->nopts; i++)
+        if (strchr("EGFP", res->opts[i].opt->short_name ? res->opts[i].opt->short_name : 'x'))
+            mode = res->opts[i].opt->short_name;
+    if (mode == 'F' || mode == 'P')
+        return 0;
+    for (size_t i = 0; i < res->nopts; i++)
+        if (res->opts[i].opt->role == SHC_ROLE_PATTERN &&
+            (why = shc__glibc_repeat_why(res->opts[i].value)))
+            return shc__reject(r, res->opts[i].argi, "%s: %s", cmd, why);
+    if (operand && (why = shc__glibc_repeat_why(operand)))
+        return shc__reject(r, operand_argi, "%s: %s", cmd, why);
+    return 0;
+}
+
 static void add_path(shc_rule *r, const char *p)
 {
     r->pathspecs = true;
@@ -89,10 +110,12 @@ static void rule_grep(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
         shc__reject(r, 0, "%s: no pattern", spec->name);
         return;
     }
-    if (shc__check_patterns(r, spec->name, res, e ? NULL : r->query, e ? 0 : ops[i - 1].argi) < 0)
+    if (shc__check_patterns(r, spec->name, res, e ? NULL : r->query, e ? 0 : ops[i - 1].argi) < 0 ||
+        check_glibc(r, spec->name, res, e ? NULL : r->query, e ? 0 : ops[i - 1].argi) < 0)
         return;
     bool norevs = shc__opt_first(res, SHC_ROLE_NOREVS) != NULL;
     r->whole_files = norevs;
+    r->tracked_reads = true;
     bool dashdash = false, seen_dashdash = false;
     for (size_t j = i; j < n; j++)
         seen_dashdash |= !strcmp(ops[j].value, "--");
@@ -173,5 +196,9 @@ void shc__policy_git(shc_rule *r, const char *const *argv, size_t argc)
         }
         add_path(r, res.ops[i].value);
     }
+    /* -m: an entry whose recorded size is 0 (any index after read-tree or --cacheinfo) or that
+     * is racily clean has its work-tree file read and hashed whole (ie_modified) */
+    for (size_t i = 0; i < res.nopts; i++)
+        r->tracked_reads |= res.opts[i].opt->short_name == 'm';
     r->kind = SHC_KIND_LIST;
 }

@@ -196,6 +196,8 @@ typedef struct shc_rule {
     bool pathspecs;    /* paths[] are git pathspecs: a pattern covers its literal directory */
     bool whole_files;  /* git grep --no-index/--untracked: each walked file is read to its end
                           when its first block has no NUL (shc_ignbudget.whole_files) */
+    bool tracked_reads; /* git grep, git ls-files -m: the tracked work-tree files its pathspecs
+                           select are read whole (rundir.c bounds them together) */
     char more[64];     /* further sed ranges for the title (", 40-60, last line"), or "" */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
@@ -246,6 +248,9 @@ void shc__policy_git(shc_rule *r, const char *const *argv, size_t argc);
  * character cut back after the last '/' (0: the directory git runs in).  git matches such a
  * pattern against every path below that directory (`*` crosses '/'), so it walks all of it. */
 bool shc__pathspec_pattern(const char *p, size_t *dirlen);
+/* tables.c: why a glibc regex (git grep without -F/-P, nl -b pRE) is outside the stated subset
+ * (it holds a repetition: quadratic in a long line), or NULL. */
+const char *shc__glibc_repeat_why(const char *v);
 
 /* Whether git may read s as a revision (a ref name, an object name, rev:path, @{...}, a
  * describe name): false only when no ref can have that name and no other revision syntax
@@ -527,7 +532,8 @@ const char *shc__global_check(const char *cmd, shc_ignbudget *b, char *what, siz
 
 /* What the command's tool reads from the directory its process runs in (kbase, physical) that
  * no path names: ack's project .ackrc (r->rc_files), the submodules git may enter (cmd "git"),
- * and for git grep (r->kind SEARCH) the tracked work-tree files below kbase, 1 GiB together.
+ * and for git grep and git ls-files -m (r->tracked_reads) the tracked work-tree files below the
+ * common top of kbase and every pathspec's literal directory, 1 GiB together.
  * Returns true with msg set when the command is terminal. */
 bool shc__rundir_check(const char *kbase, const char *cmd, const shc_rule *r,
                        shc_ignbudget *b, char *msg, size_t cap);

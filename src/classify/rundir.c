@@ -21,10 +21,13 @@
  *   entries in a shared file), one over SHC_INDEX_MAX or one shcard cannot parse is terminal.
  * - work-tree `git grep` reads every regular file of the index whole (grep_source_load_file:
  *   xmallocz(st_size), no binary or hole shortcut; a tracked 3 GiB sparse file ran past any
- *   bound).  So the work-tree files of the regular entries below the process's directory (git
- *   grep's default pathspec; named pathspecs only narrow it and are not taken into account) are
- *   lstat'ed, every index walked here (submodules' too) in one budget: their sizes together (a
- *   hole reads as zeros) at most SHC_GREP_TREE_MAX. */
+ *   bound), and `git ls-files -m` reads and hashes the work-tree file of every entry whose
+ *   recorded size is 0 or that is racily clean (ie_modified).  git joins each pathspec onto the
+ *   process's directory and removes `..` by the letter, so `-- ..`, `../x` or a pattern below
+ *   `..` widen the search to the parent.  So the work-tree files of the regular entries below the common top
+ *   of the process's directory and every pathspec's literal directory are lstat'ed, every index
+ *   walked here (submodules' too) in one budget: their sizes together (a hole reads as zeros)
+ *   at most SHC_GREP_TREE_MAX. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "classify/policy.h"
 
@@ -111,7 +114,7 @@ static bool grep_charge(const char *top, const char *path, rstate *s)
         return false;
     s->grep_bytes += st.st_size;
     if (s->grep_bytes > SHC_GREP_TREE_MAX)
-        return fail(s, "git grep: its tracked files hold over 1 GiB together (it reads each "
+        return fail(s, "git: the tracked files it reads hold over 1 GiB together (it reads each "
                        "whole; '%s' is %lld bytes)", wt, (long long)st.st_size);
     return false;
 }
@@ -296,16 +299,70 @@ static bool git_submodules(const char *dir, rstate *s)
     }
 }
 
+/* out (a "/a/b" string, "" for /) cut to its longest leading directory that also leads p. */
+static void common_top(char *out, const char *p)
+{
+    size_t n = 0;
+    while (out[n] && out[n] == p[n])
+        n++;
+    if (!((out[n] == '\0' || out[n] == '/') && (p[n] == '\0' || p[n] == '/')))
+        while (n > 0 && out[n] != '/')
+            n--;
+    out[n] = '\0';
+}
+
+/* The directory whose tracked files the command reads: kbase widened to every pathspec's
+ * literal directory (a pattern's part before its first special, cut at a '/'). */
+static bool tracked_base(const char *kbase, const shc_rule *r, char *out, size_t cap, rstate *s)
+{
+    shc_path np;
+    if (shc__path_norm(&np, NULL, kbase) < 0 || strlen(np.norm) >= cap)
+        return fail(s, "git: its directory '%.60s...' is too long to judge", kbase);
+    snprintf(out, cap, "%s", np.norm);
+    for (size_t i = 0; i < r->npaths; i++) {
+        char lit[SHC_RD_PATH];
+        size_t dl;
+        const char *p = r->paths[i];
+        if (shc__pathspec_pattern(p, &dl))
+            snprintf(lit, sizeof lit, "%.*s", (int)(dl < sizeof lit ? dl : sizeof lit - 1), p);
+        else if (snprintf(lit, sizeof lit, "%s", p) >= (int)sizeof lit)
+            return fail(s, "git: the pathspec '%.60s...' is too long to judge", p);
+        if (shc__path_norm(&np, kbase, lit[0] ? lit : ".") < 0 || np.climb)
+            return fail(s, "git: the pathspec '%.60s...' is too long to judge", p);
+        common_top(out, np.norm);
+    }
+    if (!out[0])
+        snprintf(out, cap, "/");
+    return false;
+}
+
 bool shc__rundir_check(const char *kbase, const char *cmd, const shc_rule *r, shc_ignbudget *b,
                        char *msg, size_t cap)
 {
     rstate s = {0, NULL, 0, b, msg, cap};
+    char base[SHC_RD_PATH];
     if (!kbase)
         return false;
     if (r->rc_files && ackrc(kbase, &s))
         return true;
     if (strcmp(cmd, "git") != 0)
         return false;
-    s.grep_base = r->kind == SHC_KIND_SEARCH ? kbase : NULL; /* git grep */
+    /* git ls-files -X FILE: git matches FILE's lines with wildmatch like .gitignore's, so they
+     * get the same reading (a plain file within the ignore budget, no line over 2 `**`) */
+    for (size_t i = 0; r->kind == SHC_KIND_LIST && i < r->ninputs; i++) {
+        char p[SHC_RD_PATH], what[256];
+        const char *in = r->inputs[i], *why;
+        int w = in[0] == '/' ? snprintf(p, sizeof p, "%s", in)
+                             : snprintf(p, sizeof p, "%s/%s", strcmp(kbase, "/") ? kbase : "", in);
+        if (in[0] == '~' || w < 0 || (size_t)w >= sizeof p)
+            return fail(&s, "git ls-files: the exclude file '%.60s' cannot be judged here", in);
+        if ((why = shc__pattern_file(p, true, b, what, sizeof what)))
+            return fail(&s, "git ls-files: the exclude file '%s' is %s", what, why);
+    }
+    if (r->tracked_reads) { /* git grep, git ls-files -m */
+        if (tracked_base(kbase, r, base, sizeof base, &s))
+            return true;
+        s.grep_base = base;
+    }
     return git_submodules(kbase, &s);
 }

@@ -90,6 +90,7 @@ void shc__rule_init(shc_rule *r)
     r->rc_files = false;
     r->pathspecs = false;
     r->whole_files = false;
+    r->tracked_reads = false;
     r->more[0] = '\0';
     r->npaths = 0;
     r->ninputs = 0;
@@ -142,4 +143,17 @@ size_t shc__opt_count(const shc_optres *res, shc_role role)
     for (size_t i = 0; i < res->nopts; i++)
         n += res->opts[i].opt->role == role;
     return n;
+}
+
+/* glibc's regexec/re_search (git grep without -F/-P, nl -b pRE) has no DFA: it tries every
+ * start position, and from each a repetition may run to the end of the line, so `foo.*bar`
+ * over one 210 KB line of `foo` took over 5 s (21 KB 0.8 s) and `x*a*b` over 40 KB 2.5 s.
+ * The stated subset: no repetition at all (`*`, `+`, `{`, escaped or not; `?` is at most
+ * one more character).  Why not, or NULL. */
+const char *shc__glibc_repeat_why(const char *v)
+{
+    return strpbrk(v, "*+{") ? "glibc's matcher (no DFA) tries every start of a line, and from "
+                               "each a repetition ('*', '+', '{') may run to its end: time "
+                               "quadratic in a long line (use -F, or -P)"
+                             : NULL;
 }

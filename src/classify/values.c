@@ -166,17 +166,17 @@ const char *shc__regex_bomb(const char *pat)
 }
 
 /* Whether pat may match runs of different lengths: a repetition (`*`, `+`, `?`, `\+`, `\?`,
- * an interval). */
+ * an interval) or alternatives (`|`, `\|`, a newline: literals of different lengths). */
 static bool shc__variable_length(const char *pat)
 {
     for (const char *p = pat; *p; p++) {
         if (*p == '\\' && p[1]) {
             p++;
-            if (*p == '+' || *p == '?' || *p == '{')
+            if (*p == '+' || *p == '?' || *p == '{' || *p == '|')
                 return true;
             continue;
         }
-        if (*p == '*' || *p == '+' || *p == '?' || *p == '{')
+        if (*p == '*' || *p == '+' || *p == '?' || *p == '{' || *p == '|' || *p == '\n')
             return true;
     }
     return false;
@@ -203,7 +203,7 @@ int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, con
     bool fixed = shc__has_long(res, "fixed-strings");
     bool line = shc__has_long(res, "line-regexp");
     bool word = !strcmp(cmd, "grep") && shc__has_long(res, "word-regexp") && !fixed;
-    unsigned wide = 0;
+    unsigned wide = 0, nword = 0;
     for (size_t i = 0; i <= res->nopts; i++) {
         const char *v = i < res->nopts ? (res->opts[i].opt->role == SHC_ROLE_PATTERN
                                               ? res->opts[i].value
@@ -214,10 +214,10 @@ int shc__check_patterns(shc_rule *r, const char *cmd, const shc_optres *res, con
             continue;
         if ((why = shc__regex_kind(v)))
             return shc__reject(r, argi, "%s: %s", cmd, why);
-        if (word && shc__variable_length(v))
-            return shc__reject(r, argi, "%s: -w with a repetition ('*', '+', '?') retries every "
-                                        "start and length of a match: time superlinear in the "
-                                        "line", cmd);
+        if (word && (shc__variable_length(v) || ++nword > 1))
+            return shc__reject(r, argi, "%s: -w with a repetition or alternatives ('*', '+', '?', "
+                                        "'|', several patterns) retries every start and length of "
+                                        "a match: time superlinear in the line", cmd);
         if (fixed)
             continue;
         wide += shc__wide_atoms(v, !line && !shc__anchored(v));
@@ -234,7 +234,8 @@ int shc__check_nl_styles(shc_rule *r, const shc_optres *res)
     for (size_t i = 0; i < res->nopts; i++) {
         char c = res->opts[i].opt->short_name;
         const char *v = res->opts[i].value;
-        if ((c == 'b' || c == 'h' || c == 'f') && v && v[0] == 'p' && (why = shc__regex_bomb(v + 1)))
+        if ((c == 'b' || c == 'h' || c == 'f') && v && v[0] == 'p' &&
+            ((why = shc__regex_bomb(v + 1)) || (why = shc__glibc_repeat_why(v + 1))))
             return shc__reject(r, res->opts[i].argi, "nl: %s", why);
     }
     return 0;
