@@ -173,6 +173,8 @@ expect_eq "kill of a process outside the command" "$(field "$j" '[(e["what"], e[
 check "it was still sent" bash -c "! kill -0 $victim_pid 2>/dev/null"
 j=$(verify --as read "/usr/bin/python3 -B -c 'import os, resource; resource.prlimit($other_pid, resource.RLIMIT_NOFILE, (64, 64)); resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512)); os.sched_setaffinity(0, os.sched_getaffinity(0))'")
 expect_eq "another process's limits (its own are its own)" "$(field "$j" '[(e["what"], e["syscall"]) for e in d["events"]]')" "[('process', 'prlimit64')]"
+j=$(verify --as search "/usr/bin/python3 -B -c 'import os, threading; e = threading.Event(); t = threading.Thread(target=e.wait); t.start(); os.sched_setaffinity(t.native_id, os.sched_getaffinity(0)); e.set(); t.join()'")
+expect_eq "the affinity of a thread of its own (ag pins its workers) is no event" "$(field "$j" 'd["held"], d["events"]')" "(True, [])"
 j=$(verify --as read "sleep 5 & kill \$!; cat $T/repo/notes.txt")
 expect_eq "kill of its own child is no event" "$(field "$j" 'd["held"]')" True
 j=$(verify --as read "/usr/bin/python3 -B -c 'import ctypes; ctypes.CDLL(\"librt.so.1\").mq_open(b\"/shcard-verify-mq\", 0o102, 0o600, None)' ; /usr/bin/python3 -B -c 'import ctypes; ctypes.CDLL(\"librt.so.1\").mq_unlink(b\"/shcard-verify-mq\")'")

@@ -142,9 +142,18 @@ pid_t shc__obj_parent(pid_t pid)
 
 bool shc__obj_in_tree(pid_t leader, pid_t self, pid_t target)
 {
+    char path[64];
     if (target <= 0)
         return false;
     if (target == self)
+        return true;
+    /* a thread of its own (ag pins its workers: sched_setaffinity of a thread id), or a task
+     * that is gone already (the call then fails with ESRCH, reaching no one) */
+    snprintf(path, sizeof path, "/proc/%d/task/%d", (int)self, (int)target);
+    if (access(path, F_OK) == 0)
+        return true;
+    snprintf(path, sizeof path, "/proc/%d", (int)target);
+    if (access(path, F_OK) != 0 && errno == ENOENT)
         return true;
     for (int i = 0; i < 256 && target > 1; i++) {
         if (target == leader)
