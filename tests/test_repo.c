@@ -22,39 +22,8 @@
 static char dir[] = "/tmp/shc-hostile-XXXXXX";
 static shc_context context = SHC_CONTEXT_ANY; /* the subtree walk is the bridge's */
 
-static shc_kind kind_in(const char *cmd, const char **reason_out)
-{
-    shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
-    o.cwd = dir;
-    o.context = context;
-    shc_verdict *v = NULL;
-    assert_int_equal(shc_classify_ex(&v, cmd, strlen(cmd), &o), 0);
-    shc_kind k = v->kind;
-    static char reason[256];
-    snprintf(reason, sizeof reason, "%s", v->reason);
-    if (reason_out)
-        *reason_out = reason;
-    shc_verdict_free(v);
-    return k;
-}
+#include "classify_fixture.h"
 
-/* Runs a shell command in the fixture directory; fails the test when it fails. */
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-    char body[3000], cmd[3200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(body, sizeof body, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd %s && { %s ; }", dir, body);
-    if (system(cmd) != 0)
-        fail_msg("fixture failed: %s", body);
-}
-
-/* Every case is run and each wrong answer printed (the list is what a fix must cover); the
- * test fails at its end when any was wrong. */
-static unsigned wrong;
 #define TERMINAL(cmd)                                                                             \
     do {                                                                                          \
         const char *why_;                                                                         \
@@ -67,7 +36,6 @@ static unsigned wrong;
         if (kind_in(cmd, &why_) != (k) && ++wrong)                                                \
             print_error("control %s: %s\n", cmd, why_);                                           \
     } while (0)
-#define DONE() assert_int_equal(wrong, 0)
 
 static int setup(void **state)
 {
@@ -78,14 +46,6 @@ static int setup(void **state)
     sh("git init -q . && mkdir -p src hidden/inner other plain && echo foo > src/a.c && "
        "echo foo > hidden/inner/f && echo foo > README.md && printf 'build/\\n' > .gitignore");
     return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 /* 1 and 2: the kernel resolves links before `..`, and tools find repositories and ignore

@@ -29,37 +29,8 @@
 static char dir[] = "/tmp/shc-walks-XXXXXX";
 static shc_context context = SHC_CONTEXT_BRIDGE;
 
-static shc_kind kind_in(const char *cmd, const char **reason_out)
-{
-    shc_classify_opts o = SHC_CLASSIFY_OPTS_INIT;
-    o.cwd = dir;
-    o.context = context;
-    shc_verdict *v = NULL;
-    assert_int_equal(shc_classify_ex(&v, cmd, strlen(cmd), &o), 0);
-    shc_kind k = v->kind;
-    static char reason[512];
-    snprintf(reason, sizeof reason, "%s", v->reason);
-    if (reason_out)
-        *reason_out = reason;
-    shc_verdict_free(v);
-    return k;
-}
+#include "classify_fixture.h"
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-    char body[3000], cmd[3200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(body, sizeof body, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd %s && { %s ; }", dir, body);
-    if (system(cmd) != 0)
-        fail_msg("fixture failed: %s", body);
-}
-
-/* Every case is run and each wrong answer printed; the test fails at its end when any was. */
-static unsigned wrong;
 #define EXPECT(cmd, k)                                                                            \
     do {                                                                                          \
         const char *why_;                                                                         \
@@ -67,20 +38,11 @@ static unsigned wrong;
             print_error("%s: want %s, got: %s\n", cmd, #k, why_[0] ? why_ : "a card");           \
     } while (0)
 #define TERMINAL(cmd) EXPECT(cmd, SHC_KIND_TERMINAL)
-#define DONE() assert_int_equal(wrong, 0)
 
 static int setup(void **state)
 {
     (void)state;
     return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 /* The kind of cmd judged by a process that is not root (nobody when the test runs as root). */
