@@ -124,7 +124,9 @@ else
     if [ -n "$w" ]; then paired+=("$w $i"); else solo+=("$i"); fi
   done
   # the paired suites, two at a time, longest first; then the ones that run alone, in order
-  mapfile -t order < <(printf '%s\n' "${paired[@]}" | sort -k1,1nr -k2,2n | cut -d' ' -f2)
+  order=()   # (an empty list must stay empty: one blank line would run suite 0 twice)
+  [ ${#paired[@]} -gt 0 ] &&
+    mapfile -t order < <(printf '%s\n' "${paired[@]}" | sort -k1,1nr -k2,2n | cut -d' ' -f2)
   running=()   # names of the suites under way
   reap() {     # reports every suite that has ended; keeps the rest in running
     local n still=()
