@@ -48,12 +48,21 @@ case "$JOBS" in ''|*[!0-9]*|0) JOBS=1 ;; esac
 # run_suite NAME COMMAND...: runs one suite with its own temp dir and log; leaves its report
 # (a failure's tail and the table row) in $RUN_DIR/out-NAME and "PASSED FAILED" in
 # $RUN_DIR/res-NAME, written last.
+child_cpu() { # NAME: the CPU milliseconds (user + system) of this shell's waited-for children
+  local f=$RUN_DIR/times-$1 sh u s
+  times >"$f"   # in this shell: a command substitution would count its own children only
+  { read -r sh; read -r u s; } <"$f"; rm -f "$f"
+  ms() { local m=${1%%m*} r=${1#*m}; r=${r%s}; echo $(( m * 60000 + 10#${r%.*} * 1000 + 10#${r#*.} )); }
+  echo $(( $(ms "$u") + $(ms "$s") )) >"$f.ms"
+}
+
 run_suite() {
   local name=$1; shift
   local log=$LOGS/$name.log
   local tmp=$RUN_DIR/tmp-$name; mkdir "$tmp"
   local out=$RUN_DIR/out-$name
   local t0; t0=$(date +%s)
+  child_cpu "$name"; local c0; c0=$(cat "$RUN_DIR/times-$name.ms")
   TMPDIR=$tmp timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
   local rc=$?
   sleep 0.2  # processes the suite started may still be removing their directories
@@ -74,12 +83,14 @@ run_suite() {
   if [ -n "$left" ]; then f=$((f + 1)); echo "$name: left in the temp dir: $left" >>"$log"; fi
   rm -rf "$tmp"
   local dt=$(( $(date +%s) - t0 ))
+  child_cpu "$name"; local cpu=$(( ($(cat "$RUN_DIR/times-$name.ms") - c0) / 1000 ))
+  rm -f "$RUN_DIR/times-$name.ms"
   {
     if [ "$f" -ne 0 ]; then
       echo "---- $name: FAILED (rc=$rc) ----"
       tail -n 60 "$log"
     fi
-    printf '%-28s %5d passed %4d failed  %4ds\n' "$name" "$p" "$f" "$dt"
+    printf '%-28s %5d passed %4d failed  %4ds  (cpu %ds)\n' "$name" "$p" "$f" "$dt" "$cpu"
   } >"$out"
   rm -f "$log"
   echo "$p $f" >"$RUN_DIR/res-$name.part" && mv "$RUN_DIR/res-$name.part" "$RUN_DIR/res-$name"
