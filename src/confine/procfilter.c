@@ -156,9 +156,59 @@ static void emit_rule(fbuf *b, const rule *r)
     }
 }
 
+/* The rules rs[ix[0..n)] (sorted by number, distinct), entered with A = the call's number: a
+ * binary tree of JGE tests over the numbers, LEAF rules tried in turn at each leaf, then ALLOW.
+ * What a call gets is what the rule list says; the tree keeps the program short to walk: at
+ * install the kernel walks it once for every system call number of both ABIs (its cache of
+ * always-allowed calls), and the linear list made that walk a large part of a sandboxed
+ * command's start. */
+enum { LEAF = 4, MAX_RULES = 64 };
+
+static void tree(fbuf *b, const rule *rs, const unsigned char *ix, size_t n)
+{
+    if (n <= LEAF) {
+        for (size_t i = 0; i < n; i++)
+            emit_rule(b, &rs[ix[i]]);
+        emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+        return;
+    }
+    size_t mid = n / 2;
+    fbuf dry = {NULL, 0, 0};
+    tree(&dry, rs, ix, mid);
+    if (dry.n <= 255) {
+        emit(b, BPF_JMP | BPF_JGE | BPF_K, (unsigned char)dry.n, 0, rs[ix[mid]].nr);
+    } else {
+        emit(b, BPF_JMP | BPF_JGE | BPF_K, 0, 1, rs[ix[mid]].nr);
+        emit(b, BPF_JMP | BPF_JA, 0, 0, (uint32_t)dry.n);
+    }
+    tree(b, rs, ix, mid);
+    tree(b, rs, ix + mid, n - mid);
+}
+
+/* A's number looked up in rs[0..n) (a number listed twice keeps its first rule). */
+static void lookup(fbuf *b, const rule *rs, size_t n)
+{
+    unsigned char ix[MAX_RULES];
+    size_t m = 0;
+    for (size_t i = 0; i < n && i < MAX_RULES; i++) { /* insertion by number, stable */
+        size_t j = m;
+        while (j > 0 && rs[ix[j - 1]].nr > rs[i].nr)
+            j--;
+        if (j > 0 && rs[ix[j - 1]].nr == rs[i].nr)
+            continue;
+        for (size_t k = m; k > j; k--)
+            ix[k] = ix[k - 1];
+        ix[j] = (unsigned char)i;
+        m++;
+    }
+    tree(b, rs, ix, m);
+}
+
 static void build(fbuf *b)
 {
     size_t nn = sizeof native / sizeof native[0], nf = sizeof foreign / sizeof foreign[0];
+    _Static_assert(sizeof native / sizeof native[0] <= MAX_RULES, "native rules");
+    _Static_assert(sizeof foreign / sizeof foreign[0] <= MAX_RULES, "foreign rules");
     emit(b, LD_ABS, 0, 0, (uint32_t)offsetof(struct seccomp_data, arch));
     emit(b, JEQ, 3, 0, NATIVE_ARCH);
     emit(b, JEQ, 1, 0, FOREIGN_ARCH);
@@ -166,15 +216,11 @@ static void build(fbuf *b)
     emit(b, BPF_JMP | BPF_JA, 0, 0, 0); /* patched below: -> the foreign block */
     size_t ja = b->n - 1;
     emit(b, LD_ABS, 0, 0, (uint32_t)offsetof(struct seccomp_data, nr));
-    for (size_t i = 0; i < nn; i++)
-        emit_rule(b, &native[i]);
-    emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+    lookup(b, native, nn);
     if (ja < b->cap)
         b->f[ja].k = (uint32_t)(b->n - ja - 1);
     emit(b, LD_ABS, 0, 0, (uint32_t)offsetof(struct seccomp_data, nr));
-    for (size_t i = 0; i < nf; i++)
-        emit_rule(b, &foreign[i]);
-    emit(b, RET, 0, 0, SECCOMP_RET_ALLOW);
+    lookup(b, foreign, nf);
 }
 #endif
 
