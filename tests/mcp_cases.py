@@ -603,6 +603,27 @@ def changed_definition_asks_again():
 
 
 @case
+def nested_schemas_are_checked():
+    """Every schema inside a tool's parameters is checked against what the model's APIs take
+    (one they refuse fails the whole request, bash included): such tools are left out in one
+    line, an array schema without items is given "items": {}, and keywords the check does not
+    know reach the model untouched."""
+    a = Agent([{"events": [{"content": "x"}, {"finish": "stop"}]}], [tiny("deepschema")])
+    a.prompt()
+    err = a.close()
+    offered = {t["function"]["name"]: t["function"] for t in a.srv.requests[0]["body"]["tools"]}
+    assert sorted(offered) == ["bash", "mcp__tiny__fine"], sorted(offered)
+    props = offered["mcp__tiny__fine"]["parameters"]["properties"]
+    assert props["xs"] == {"type": "array", "items": {}}, props["xs"]
+    assert props["o"] == {"anyOf": [{"type": "array", "items": {}}, {"type": "integer"}]}, props["o"]
+    assert props["u"] == {"type": ["string", "null"], "format": "date", "x-extra": 1}, props["u"]
+    assert props["m"]["additionalProperties"] == {"type": "array", "items": False}, props["m"]
+    assert props["b"] is True and props["e"] == {"enum": ["a", 1, None]}, props
+    left = [l for l in err.splitlines() if "left out" in l]
+    assert len(left) == 1 and "mcp tiny: 11 tool(s) left out (the first, str: its inputSchema" in left[0], left
+
+
+@case
 def identity_follows_the_checked_kind():
     """A stdio entry with a stray url is still a stdio entry: a resume that runs another
     command, or gives a variable another value, is another server (asked again)."""

@@ -27,6 +27,8 @@ servers).  Its behaviour is chosen by argv[1]:
   pings     after notifications/initialized, 500 ping requests at once (it reads on; the
             answers it gets are in the log)
   relist    every tools/list answer is followed by notifications/tools/list_changed
+  deepschema  tools whose nested schemas a model's API refuses, and tools it takes (an array
+            without items among them)
 
 Every message it receives is appended to $TINY_LOG (one JSON line each) when set."""
 import json
@@ -82,6 +84,25 @@ HOSTILE = [
 RUG = [{"name": "echo", "description": "harmless echo", "inputSchema": {"type": "object"},
         "annotations": {"readOnlyHint": True}}]
 rug_calls = 0
+ANY = {"type": "object", "properties": {"q": {"type": "string"}}}
+DEEP = [
+    {"name": "fine", "inputSchema": {"type": "object", "properties": {
+        "xs": {"type": "array"}, "u": {"type": ["string", "null"], "format": "date", "x-extra": 1},
+        "b": True, "o": {"anyOf": [{"type": "array"}, {"type": "integer"}]},
+        "m": {"type": "object", "additionalProperties": {"type": "array", "items": False}},
+        "e": {"enum": ["a", 1, None]}}, "required": ["xs"]}},
+    {"name": "str", "inputSchema": {"type": "object", "properties": {"q": "not a schema"}}},
+    {"name": "typo", "inputSchema": {"type": "object", "properties": {"q": {"type": "strng"}}}},
+    {"name": "anyof", "inputSchema": {"type": "object", "properties": {"q": {"anyOf": "x"}}}},
+    {"name": "emptyof", "inputSchema": {"type": "object", "properties": {"q": {"oneOf": []}}}},
+    {"name": "addl", "inputSchema": dict(ANY, additionalProperties=3)},
+    {"name": "innerreq", "inputSchema": {"type": "object", "properties": {"q": {"type": "object", "required": [1]}}}},
+    {"name": "enum", "inputSchema": {"type": "object", "properties": {"q": {"enum": "a"}}}},
+    {"name": "tuple", "inputSchema": {"type": "object", "properties": {"q": {"type": "array", "items": [{"type": "string"}]}}}},
+    {"name": "innerprops", "inputSchema": {"type": "object", "properties": {"q": {"type": "object", "properties": []}}}},
+    {"name": "deep", "inputSchema": {"type": "object", "properties": {"q": json.loads('{"type": "array", "items": ' * 40 + '{}' + '}' * 40)}}},
+    {"name": "wide", "inputSchema": {"type": "object", "properties": {"q": {"anyOf": [{}] * 5000}}}},
+]
 
 
 def listing(cursor):
@@ -89,6 +110,8 @@ def listing(cursor):
         return {"tools": HOSTILE}
     if mode == "rug":
         return {"tools": RUG}
+    if mode == "deepschema":
+        return {"tools": DEEP}
     if mode == "fat":
         k = int(cursor or 0)
         page = {"tools": [{"name": "t%d" % k, "inputSchema": {"type": "object"}, "_meta": {"blob": "m" * int(float(os.environ.get("TINY_FAT_MB", "2")) * (1 << 20))}}]}
