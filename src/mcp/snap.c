@@ -42,9 +42,9 @@ static void snap_destroy(shc_tools_snap *base)
 static const mcp_server *server_of(const shc_mcp *m, const mcp_tool *t)
 {
     for (size_t i = 0; i < m->n; i++)
-        if (m->servers[i]->ntools && t >= m->servers[i]->tools &&
-            t < m->servers[i]->tools + m->servers[i]->ntools)
-            return m->servers[i];
+        for (size_t k = 0; k < m->servers[i]->ntools; k++)
+            if (&m->servers[i]->tools[k] == t)
+                return m->servers[i];
     return NULL;
 }
 
