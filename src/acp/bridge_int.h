@@ -352,7 +352,7 @@ void shc__mcp_session_end(br_session *s);
 bool shc__mcp_hold(br_turn *t, const shc_prompt_part *parts, size_t n);
 void shc__mcp_held_free(br_turn *t);
 void shc__mcp_host_call(void *payload, const char *call_id, const char *name,
-                        const char *arguments); /* host.tool_call_named */
+                        const char *arguments, shc_tools_snap *snap); /* host.tool_call_named */
 void shc__mcp_start_call(br_call *c);  /* the card, the permission, the call */
 void shc__mcp_cancel_call(br_call *c); /* the turn was cancelled */
 void shc__mcp_not_run(br_call *c, const char *why, bool cancelled); /* ends it now */

@@ -19,6 +19,7 @@
 
 /* What a card shows of a result (the model gets its own, cut by the backend). */
 #define CARD_TEXT_MAX ((size_t)256 * 1024)
+#define DESC_SHOWN_MAX ((size_t)2048) /* of a tool's description in a permission prompt */
 
 /* ------------------------------------------------------------------ cards (replay too) */
 
@@ -71,9 +72,13 @@ static void start_held(br_session *s);
 static void on_changed(void *payload)
 {
     br_session *s = payload;
+    /* the names with what they mean now: the calls of a request are resolved against the
+     * tools it showed the model */
     char *tools = shc_mcp_tools_json(s->mcp);
+    shc_tools_snap *snap = shc_mcp_tools_snap(s->mcp);
     if (tools && s->be->ops->set_tools)
-        s->be->ops->set_tools(s->be, s->id, tools);
+        s->be->ops->set_tools(s->be, s->id, tools, snap);
+    shc_tools_snap_unref(snap);
     free(tools);
     if (shc_mcp_settled(s->mcp))
         start_held(s);
@@ -85,6 +90,8 @@ void shc__mcp_session(br_bridge *br, br_session *s, json_t *servers)
      * none), and "Always allow" given to their tools carries only to entries of the same
      * identity (same kind, name, cwd, command, args and env, or url and headers) and only
      * while the tool's definition is the one allowed (the key holds it) */
+    if (s->mcp && s->be->ops->set_tools) /* the earlier servers' tools are offered no more */
+        s->be->ops->set_tools(s->be, s->id, NULL, NULL);
     shc_mcp_free(s->mcp);
     s->mcp = NULL;
     json_t *allowed = s->mcp_allowed;
@@ -202,7 +209,7 @@ static void start_held(br_session *s)
 /* ------------------------------------------------------------------ calls */
 
 void shc__mcp_host_call(void *payload, const char *call_id, const char *name,
-                        const char *arguments)
+                        const char *arguments, shc_tools_snap *snap)
 {
     br_turn *t = payload;
     if (t->settled || t->cancelled || t->be_done)
@@ -224,8 +231,8 @@ void shc__mcp_host_call(void *payload, const char *call_id, const char *name,
         t->host.turn_done(t, SHC_STOP_END_TURN, SHC_RPC_INTERNAL_ERROR, NULL);
         return;
     }
-    /* the target is fixed now: what the name means when the model calls it */
-    c->mcp_target = shc_mcp_resolve(t->sess->mcp, c->command);
+    /* the target is fixed now: what the name meant in the request the model answered */
+    c->mcp_target = shc_mcp_resolve(snap, c->command);
     c->mcp = true;
     c->turn = t;
     c->state = CALL_QUEUED;
@@ -350,7 +357,12 @@ void shc__mcp_start_call(br_call *c)
     br_bridge *br = t->br;
     snprintf(c->id, sizeof c->id, "call_%llu", ++s->ncalls);
     const shc_mcp_target *tool = c->mcp_target;
-    int ok = tool && s->approve == SHC_APPROVE_ASK ? allowed(s, tool) : 1;
+    /* the tool as the model was shown it must be the tool as the server lists it now: else it
+     * is not called (nor asked about) */
+    const char *stale = NULL;
+    if (tool && s->mcp)
+        (void)shc_mcp_target_current(s->mcp, tool, &stale);
+    int ok = tool && !stale && s->approve == SHC_APPROVE_ASK ? allowed(s, tool) : 1;
     char *shown = NULL;
     if (!tool)
         shown = shc_mcp_display(c->command, 120); /* the model's name */
@@ -379,6 +391,17 @@ void shc__mcp_start_call(br_call *c)
         free(text);
         return;
     }
+    if (stale) {
+        free(shown);
+        json_decref(input);
+        char *text = NULL;
+        if (asprintf(&text, "MCP error: %s was not called: %s", tool->title, stale) < 0)
+            text = NULL;
+        mcp_end(c, true, false, text ? text : "MCP error: not called",
+                strlen(text ? text : "MCP error: not called"), NULL);
+        free(text);
+        return;
+    }
     if (!ask) {
         free(shown);
         json_decref(input);
@@ -392,6 +415,16 @@ void shc__mcp_start_call(br_call *c)
     if (tc && json_is_object(input))
         json_object_set(tc, "rawInput", input);
     json_decref(input);
+    /* what the model was shown of the tool: the approval is for this definition */
+    json_t *dj = json_object_get(tool->def, "description");
+    char *desc = json_is_string(dj)
+                     ? shc_utf8_dup(json_string_value(dj), json_string_length(dj), DESC_SHOWN_MAX)
+                     : NULL;
+    if (tc && desc && *desc)
+        json_object_set_new(tc, "content",
+                            json_pack("[{s:s,s:{s:s,s:s+}}]", "type", "content", "content", "type",
+                                      "text", "text", "The tool as the model was shown it: ", desc));
+    free(desc);
     json_t *params = json_pack(
         "{s:s,s:o,s:[{s:s,s:s,s:s},{s:s,s:s,s:s},{s:s,s:s,s:s}]}", "sessionId", s->id, "toolCall",
         tc, "options", "optionId", "allow", "name", "Allow once", "kind", "allow_once",

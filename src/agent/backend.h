@@ -26,6 +26,30 @@
 typedef struct shc_backend shc_backend;
 typedef struct shc_backend_turn shc_backend_turn;
 
+/* The tools one set_tools gave, as the host knows them (what each function name meant then):
+ * reference-counted, opaque to the backend, which keeps a reference for the session's current
+ * tools and one per request it builds, and hands the request's back with each call of it, so
+ * that the host resolves a call against what the model was shown, never against what the name
+ * means when the call arrives.  The host that made it frees it (destroy) at the last unref. */
+typedef struct shc_tools_snap shc_tools_snap;
+struct shc_tools_snap {
+    unsigned refs;
+    void (*destroy)(shc_tools_snap *snap);
+};
+
+static inline shc_tools_snap *shc_tools_snap_ref(shc_tools_snap *snap)
+{
+    if (snap)
+        snap->refs++;
+    return snap;
+}
+
+static inline void shc_tools_snap_unref(shc_tools_snap *snap)
+{
+    if (snap && --snap->refs == 0)
+        snap->destroy(snap);
+}
+
 typedef enum shc_stop_reason {
     SHC_STOP_END_TURN,
     SHC_STOP_MAX_TOKENS,
@@ -78,10 +102,12 @@ typedef struct shc_backend_host {
      * command output was left out to fit the context window). */
     void (*notice)(void *payload, const char *text);
     /* A call of one of the tools the bridge gave the session (ops.set_tools; an MCP server's
-     * tool): name as given there, arguments the model's JSON object text.  Answered through
-     * tool_result like a bash call; optional: NULL when the host has no such tools. */
+     * tool): name as given there, arguments the model's JSON object text, snap the tools of
+     * the request the model answered (borrowed for the call; NULL when set_tools gave none).
+     * Answered through tool_result like a bash call; optional: NULL when the host has no such
+     * tools. */
     void (*tool_call_named)(void *payload, const char *call_id, const char *name,
-                            const char *arguments);
+                            const char *arguments, shc_tools_snap *snap);
 } shc_backend_host;
 
 /* A tool call's outcome, as the model should see it. */
@@ -128,8 +154,10 @@ typedef struct shc_backend_ops {
     int (*set_sandbox)(shc_backend *be, const char *session_id, const char *text);
     /* The session's tools besides bash, from its next request on: a JSON array text of
      * {"name", "description", "parameters"} objects (copied; NULL or "[]": none).  Their calls
-     * come back through host.tool_call_named.  0, or a negative SHC_E_*. */
-    int (*set_tools)(shc_backend *be, const char *session_id, const char *tools_json);
+     * come back through host.tool_call_named with snap (a reference is taken; NULL: none), the
+     * tools as the host knows them.  0, or a negative SHC_E_*. */
+    int (*set_tools)(shc_backend *be, const char *session_id, const char *tools_json,
+                     shc_tools_snap *snap);
     /* Asks the server which models it offers; done is called exactly once, from the loop (not
      * from inside this call), with the ids (borrowed for the call; n may be 0). */
     void (*list_models)(shc_backend *be, shc_loop *loop,

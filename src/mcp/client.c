@@ -70,6 +70,8 @@ static bool usable(const mcp_server *s)
 /* The index and the model's tool list again, and the bridge told from the loop. */
 static void rebuild(shc_mcp *m)
 {
+    shc_tools_snap_unref(m->snap);
+    m->snap = NULL;
     free(m->index);
     m->index = NULL;
     m->nindex = 0;
@@ -114,6 +116,7 @@ static void rebuild(shc_mcp *m)
                      "%d MCP tools and %zu KiB of their definitions", over, SHC_MCP_MAX_TOOLS,
                      SHC_MCP_TOOLS_BUDGET / 1024);
     m->left_logged = over;
+    m->snap = shc__mcp_snap_new(m);
     if (!m->changed_timer && !m->freeing)
         m->changed_timer = shc_loop_timer(m->env.loop, 0, changed_now, m);
 }
@@ -583,6 +586,7 @@ void shc_mcp_free(shc_mcp *m)
     free(m->servers);
     free(m->index);
     json_decref(m->tools_json);
+    shc_tools_snap_unref(m->snap);
     free(m->cwd);
     free(m->key_env);
     free(m);

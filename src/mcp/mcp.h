@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent/backend.h"
 #include "base/log.h"
 #include "base/loop.h"
 #include "exec/pty.h"
@@ -110,9 +111,13 @@ shc_mcp *shc_mcp_start(const shc_mcp_env *env, json_t *servers);
 bool shc_mcp_settled(const shc_mcp *m);
 /* The tools for the model: a JSON array text of {name, description, parameters} (owned). */
 char *shc_mcp_tools_json(const shc_mcp *m);
-/* A call's target, resolved once from the model's function name when its call arrives: the
- * permission prompt, the card and the call itself all use it, so a re-list (which may give the
- * name to another tool) cannot move the call.  Owned by the caller (target.c). */
+/* The tools as shc_mcp_tools_json gives them now, with what each name means (snap.c): a new
+ * reference for the backend's set_tools, or NULL (no servers, out of memory). */
+shc_tools_snap *shc_mcp_tools_snap(const shc_mcp *m);
+/* A call's target, resolved once from the model's function name against the tools of the
+ * request the model answered (its snap), when the call arrives: the permission prompt, the
+ * card and the call itself all use it, so a re-list (which may give the name to another tool,
+ * or change the definition and change it back) cannot move the call.  Owned by the caller. */
 typedef struct shc_mcp_target {
     char *ident;  /* the server entry's identity: its kind, name and what the user configured
                    * (cwd, command, args and env, or url and headers), as JSON text */
@@ -128,8 +133,12 @@ typedef struct shc_mcp_target {
  * selectors, fillers, private use, separators...) one U+FFFD, each run of white space one
  * space, at most max code points (cut with "…"). */
 char *shc_mcp_display(const char *s, size_t max);
-/* The target the model calls fname, or NULL (no such tool now, or out of memory). */
-shc_mcp_target *shc_mcp_resolve(const shc_mcp *m, const char *fname);
+/* The target fname meant in snap (a shc_mcp_tools_snap), or NULL (no such tool in it, no
+ * snap, or out of memory). */
+shc_mcp_target *shc_mcp_resolve(const shc_tools_snap *snap, const char *fname);
+/* The session still has g's server, listing g's tool with exactly g's definition; else false
+ * with why (its server is gone, the tool is no longer listed, or its definition changed). */
+bool shc_mcp_target_current(shc_mcp *m, const shc_mcp_target *g, const char **why);
 void shc_mcp_target_free(shc_mcp_target *g); /* NULL-safe */
 /* The key "Always allow this tool" is kept under: the server's identity, the tool's exact name
  * and its definition as the user was asked about it (description, inputSchema, annotations,

@@ -1,6 +1,7 @@
 /* Internals of the MCP client, shared by client.c (the session's servers and the protocol),
  * servers.c (the editor's entries), stdio.c and streamable.c (the two transports) and result.c (names, schemas, results as text) and target.c (identities, targets, titles),
- * flow.c (flow control: queue bounds, request rate, re-lists, the descriptor budget).
+ * flow.c (flow control: queue bounds, request rate, re-lists, the descriptor budget), snap.c (the
+ * tools as one model request showed them, what a call is resolved against).
  * Direction: client.c -> servers.c, stdio.c, streamable.c -> result.c, and client.c, servers.c -> tools.c
  * (a listing's tools: kept to their definitions, bounded, checked) -> target.c; the transports reach
  * client.c only through s->up.  Not a public header. */
@@ -107,6 +108,7 @@ struct shc_mcp {
     size_t n;
     shc_mcp_call *calls;  /* in flight */
     json_t *tools_json;   /* owned: what shc_mcp_tools_json gives */
+    shc_tools_snap *snap; /* a reference: what its names mean (snap.c), or NULL */
     mcp_tool **index;     /* borrowed pointers into the servers' tools, by fname */
     size_t nindex;
     int changed_timer;
@@ -163,6 +165,9 @@ void shc__mcp_requests_flush(mcp_server *s); /* the count of unanswered ones int
 /* list_changed, coalesced: at most one tools/list round in flight (one more marked while it
  * runs), one started per SHC_MCP_RELIST_MS (a timer for the one that came too soon). */
 void shc__mcp_relist(mcp_server *s);
+
+/* snap.c: the index as it is now, what each function name means (a new reference, or NULL) */
+shc_tools_snap *shc__mcp_snap_new(const shc_mcp *m);
 
 /* target.c */
 /* A tool just listed: its title made safe to show, its tools/list entry kept (a reference). */

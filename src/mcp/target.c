@@ -238,36 +238,6 @@ char *shc__mcp_ident(json_t *entry, const char *cwd)
 
 /* ------------------------------------------------------------------ targets */
 
-shc_mcp_target *shc_mcp_resolve(const shc_mcp *m, const char *fname)
-{
-    mcp_tool *t = NULL;
-    for (size_t i = 0; m && fname && i < m->nindex; i++)
-        if (!strcmp(m->index[i]->fname, fname))
-            t = m->index[i];
-    mcp_server *s = NULL;
-    for (size_t i = 0; t && i < m->n; i++)
-        for (size_t k = 0; k < m->servers[i]->ntools; k++)
-            if (&m->servers[i]->tools[k] == t)
-                s = m->servers[i];
-    if (!t || !s || !s->ident || !t->entry)
-        return NULL;
-    shc_mcp_target *g = calloc(1, sizeof *g);
-    if (!g)
-        return NULL;
-    g->ident = strdup(s->ident);
-    g->server = strdup(s->name);
-    g->tool = strdup(t->tool);
-    g->title = strdup(t->title);
-    g->def = json_incref(t->entry);
-    g->read_only = t->pub.read_only;
-    g->open_world = t->pub.open_world;
-    if (!g->ident || !g->server || !g->tool || !g->title) {
-        shc_mcp_target_free(g);
-        return NULL;
-    }
-    return g;
-}
-
 void shc_mcp_target_free(shc_mcp_target *g)
 {
     if (!g)
@@ -327,11 +297,17 @@ mcp_tool *shc__mcp_target_tool(shc_mcp *m, const shc_mcp_target *g, mcp_server *
         if (strcmp(t->tool, g->tool))
             continue;
         if (!json_equal(t->entry, g->def)) {
-            *why = "the server changed the tool's definition since the call was made";
+            *why = "the server changed the tool's definition since it was offered to the model";
             return NULL;
         }
         return t;
     }
     *why = "the server no longer lists the tool";
     return NULL;
+}
+
+bool shc_mcp_target_current(shc_mcp *m, const shc_mcp_target *g, const char **why)
+{
+    mcp_server *s;
+    return shc__mcp_target_tool(m, g, &s, why) != NULL;
 }

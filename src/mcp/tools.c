@@ -131,8 +131,128 @@ void shc__mcp_listing_done(mcp_server *s)
     s->left_out = 0;
 }
 
-/* The parameters schema of a function as the model's APIs take it: an object schema whose
- * properties are an object and whose required names are strings. */
+/* The subset of JSON Schema the model's OpenAI-compatible APIs take: one schema they refuse
+ * fails the whole request (every tool, bash too), so a tool with one is left out. */
+#define SCHEMA_DEPTH 32    /* schemas inside schemas */
+#define SCHEMA_NODES 4096  /* schemas in one inputSchema */
+
+static const char *const schema_types[] = {"object", "array", "string", "number",
+                                           "integer", "boolean", "null"};
+
+static bool type_name(json_t *v)
+{
+    for (size_t i = 0; json_is_string(v) && i < sizeof schema_types / sizeof *schema_types; i++)
+        if (!strcmp(json_string_value(v), schema_types[i]))
+            return true;
+    return false;
+}
+
+/* type is a known name or a non-empty array of them; *array when it names "array". */
+static bool type_ok(json_t *type, bool *array)
+{
+    *array = json_is_string(type) && !strcmp(json_string_value(type), "array");
+    if (json_is_string(type))
+        return type_name(type);
+    if (!json_is_array(type) || json_array_size(type) == 0)
+        return false;
+    size_t i;
+    json_t *t;
+    json_array_foreach(type, i, t)
+    {
+        if (!type_name(t))
+            return false;
+        *array |= !strcmp(json_string_value(t), "array");
+    }
+    return true;
+}
+
+static const char *schema_at(json_t *v, unsigned depth, size_t *nodes);
+
+/* Each value of an object of schemas (properties, $defs, definitions). */
+static const char *schema_map(json_t *map, unsigned depth, size_t *nodes, const char *what)
+{
+    if (!json_is_object(map))
+        return what;
+    const char *k, *why;
+    json_t *v;
+    json_object_foreach(map, k, v)
+    {
+        if ((why = schema_at(v, depth, nodes)))
+            return why;
+    }
+    return NULL;
+}
+
+/* v as a schema (an object or a boolean), checked whole; an array schema without items is
+ * given "items": {} (what it means: any item), which the APIs require. */
+static const char *schema_at(json_t *v, unsigned depth, size_t *nodes)
+{
+    if (json_is_boolean(v))
+        return NULL;
+    if (!json_is_object(v))
+        return "its inputSchema holds a schema that is neither an object nor a boolean";
+    if (depth >= SCHEMA_DEPTH)
+        return "its inputSchema nests schemas deeper than 32";
+    if (++*nodes > SCHEMA_NODES)
+        return "its inputSchema holds more than 4096 schemas";
+    const char *why;
+    bool array = false;
+    json_t *type = json_object_get(v, "type");
+    if (type && !type_ok(type, &array))
+        return "its inputSchema holds a type that is not a JSON Schema type name";
+    json_t *items = json_object_get(v, "items");
+    if (items && (why = schema_at(items, depth + 1, nodes)))
+        return json_is_array(items) ? "its inputSchema holds items that are an array" : why;
+    if (array && !items && json_object_set_new(v, "items", json_object()) != 0)
+        return "out of memory";
+    json_t *add = json_object_get(v, "additionalProperties");
+    if (add && (why = schema_at(add, depth + 1, nodes)))
+        return why;
+    json_t *no = json_object_get(v, "not");
+    if (no && (why = schema_at(no, depth + 1, nodes)))
+        return why;
+    json_t *props = json_object_get(v, "properties");
+    if (props && (why = schema_map(props, depth + 1, nodes,
+                                   "its inputSchema holds properties that are not an object")))
+        return why;
+    static const char *const maps[] = {"$defs", "definitions"};
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
+        json_t *m = json_object_get(v, maps[i]);
+        if (m && (why = schema_map(m, depth + 1, nodes,
+                                   "its inputSchema holds $defs or definitions not an object")))
+            return why;
+    }
+    static const char *const lists[] = {"anyOf", "oneOf", "allOf"};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+        json_t *l = json_object_get(v, lists[i]), *e;
+        size_t k;
+        if (!l)
+            continue;
+        if (!json_is_array(l) || json_array_size(l) == 0)
+            return "its inputSchema holds an anyOf, oneOf or allOf that is not a non-empty array";
+        json_array_foreach(l, k, e)
+        {
+            if ((why = schema_at(e, depth + 1, nodes)))
+                return why;
+        }
+    }
+    json_t *en = json_object_get(v, "enum");
+    if (en && !json_is_array(en))
+        return "its inputSchema holds an enum that is not an array";
+    json_t *req = json_object_get(v, "required"), *r;
+    size_t i;
+    if (req && !json_is_array(req))
+        return "its inputSchema holds a required that is not an array of names";
+    json_array_foreach(req, i, r)
+    {
+        if (!json_is_string(r))
+            return "its inputSchema holds a required that is not an array of names";
+    }
+    return NULL;
+}
+
+/* The parameters schema of a function as the model's APIs take it: an object schema, checked
+ * (and normalised, in the copy the model gets) all the way down. */
 static const char *schema_bad(json_t *schema)
 {
     if (!json_is_object(schema))
@@ -154,7 +274,8 @@ static const char *schema_bad(json_t *schema)
     }
     if (json_bytes(schema) > SHC_MCP_SCHEMA_MAX)
         return "its inputSchema is larger than 32 KiB";
-    return NULL;
+    size_t nodes = 0;
+    return schema_at(schema, 0, &nodes);
 }
 
 int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const char **why)
@@ -166,8 +287,10 @@ int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const cha
         *why = "a tool without a name of at most 128 bytes";
         return -1;
     }
-    if ((*why = schema_bad(schema)))
+    if (!json_is_object(schema)) {
+        *why = "its inputSchema is not an object";
         return -1;
+    }
     json_t *dj = json_object_get(def, "description");
     const char *desc = json_string_value(dj);
     /* the model is told whose tool it is; a description is cut at a character boundary */
@@ -187,6 +310,11 @@ int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const cha
     if (!out->tool || !out->title || !out->description || !out->schema) {
         shc__mcp_tool_fini(out);
         *why = "out of memory";
+        return -1;
+    }
+    /* checked, and normalised, in the model's copy: the definition stays as the server gave it */
+    if ((*why = schema_bad(out->schema))) {
+        shc__mcp_tool_fini(out);
         return -1;
     }
     if (!json_object_get(out->schema, "type"))

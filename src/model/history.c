@@ -1,6 +1,7 @@
-/* The model backend's sessions and their conversations: the table of sessions, every change to
- * a conversation (reported to the host so the bridge can store it), the user message built from
- * a prompt's blocks, and restoring a stored conversation after a restart. */
+/* The model backend's sessions and their conversations: the table of sessions and their tools
+ * besides bash (ops.set_tools), every change to a conversation (reported to the host so the
+ * bridge can store it), the user message built from a prompt's blocks, and restoring a stored
+ * conversation after a restart. */
 #include "model/openai_int.h"
 
 #include <stdio.h>
@@ -45,8 +46,41 @@ void shc__oai_session_unref(session *s)
     free(s->model);
     free(s->sandbox);
     json_decref(s->tools);
+    shc_tools_snap_unref(s->snap);
     json_decref(s->history);
     free(s);
+}
+
+/* {"name","description","parameters"} objects become the request's function entries. */
+int shc__oai_set_tools(shc_backend *base, const char *session_id, const char *tools_json,
+                       shc_tools_snap *snap)
+{
+    session *s = shc__oai_session((openai *)base, session_id, true);
+    if (!s)
+        return SHC_E_NOMEM;
+    json_t *in = tools_json ? json_loads(tools_json, 0, NULL) : NULL;
+    json_t *out = json_array();
+    size_t i;
+    json_t *e;
+    if (!out) {
+        json_decref(in);
+        return SHC_E_NOMEM;
+    }
+    json_array_foreach(in, i, e)
+    {
+        if (!json_is_string(json_object_get(e, "name")) ||
+            !json_is_object(json_object_get(e, "parameters")))
+            continue;
+        json_array_append_new(out, json_pack("{s:s, s:O}", "type", "function", "function", e));
+    }
+    json_decref(in);
+    json_decref(s->tools);
+    s->tools = json_array_size(out) ? out : NULL;
+    if (!s->tools)
+        json_decref(out);
+    shc_tools_snap_unref(s->snap);
+    s->snap = s->tools ? shc_tools_snap_ref(snap) : NULL;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ changes */

@@ -103,14 +103,14 @@ static void tool_message(shc_backend_turn *t, const char *id, const char *text)
     add_history(t, m);
 }
 
-/* A tool the bridge gave the session (set_tools) and the host can run. */
+/* A tool the request showed the model (set_tools) and the host can run. */
 static bool named_tool(const shc_backend_turn *t, const char *name)
 {
     size_t i;
     json_t *e;
     if (!t->host.tool_call_named)
         return false;
-    json_array_foreach(t->s->tools, i, e)
+    json_array_foreach(t->req_tools, i, e)
     {
         const char *n = json_string_value(json_object_get(json_object_get(e, "function"), "name"));
         if (n && !strcmp(n, name))
@@ -137,7 +137,7 @@ static void dispatch(shc_backend_turn *t)
             }
             t->state = T_TOOLS;
             t->host.tool_call_named(t->host.payload, t->waiting, name,
-                                    args && *args ? args : "{}");
+                                    args && *args ? args : "{}", t->req_snap);
             return; /* tool_result continues */
         }
         if (!name || strcmp(name, "bash")) {
@@ -442,6 +442,8 @@ static void op_turn_free(shc_backend_turn *t)
         shc_loop_cancel_timer(t->loop, t->timer);
     shc_sse_free(t->sse);
     shc_oai_delta_free(t->delta);
+    json_decref(t->req_tools);
+    shc_tools_snap_unref(t->req_snap);
     shc__oai_session_unref(t->s);
     free(t->pend);
     free(t->waiting);
@@ -512,35 +514,6 @@ static int op_set_sandbox(shc_backend *base, const char *session_id, const char 
     return 0;
 }
 
-/* {"name","description","parameters"} objects become the request's function entries. */
-static int op_set_tools(shc_backend *base, const char *session_id, const char *tools_json)
-{
-    session *s = shc__oai_session((openai *)base, session_id, true);
-    if (!s)
-        return SHC_E_NOMEM;
-    json_t *in = tools_json ? json_loads(tools_json, 0, NULL) : NULL;
-    json_t *out = json_array();
-    size_t i;
-    json_t *e;
-    if (!out) {
-        json_decref(in);
-        return SHC_E_NOMEM;
-    }
-    json_array_foreach(in, i, e)
-    {
-        if (!json_is_string(json_object_get(e, "name")) ||
-            !json_is_object(json_object_get(e, "parameters")))
-            continue;
-        json_array_append_new(out, json_pack("{s:s, s:O}", "type", "function", "function", e));
-    }
-    json_decref(in);
-    json_decref(s->tools);
-    s->tools = json_array_size(out) ? out : NULL;
-    if (!s->tools)
-        json_decref(out);
-    return 0;
-}
-
 static const shc_backend_ops openai_ops = {
     .name = "openai",
     .turn_start = op_turn_start,
@@ -552,7 +525,7 @@ static const shc_backend_ops openai_ops = {
     .session_restore = shc__oai_restore,
     .set_model = op_set_model,
     .set_sandbox = op_set_sandbox,
-    .set_tools = op_set_tools,
+    .set_tools = shc__oai_set_tools,
     .list_models = shc__oai_list_models,
 };
 

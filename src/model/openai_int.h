@@ -29,6 +29,7 @@ typedef struct session {
     char *model;     /* owned: the model this session picked, or NULL for the configured one */
     char *sandbox;   /* owned: the sandbox sentence for the tool's description, or NULL */
     json_t *tools;   /* owned: the tools besides bash (ops.set_tools) as request entries, or NULL */
+    shc_tools_snap *snap; /* a reference: what the host made of them (ops.set_tools), or NULL */
     unsigned turns;  /* turns started, for made-up tool call ids */
     int refs;        /* 1 for the table + 1 per live turn */
     bool told_elided, told_dropped; /* the user was told that outputs / turns are left out */
@@ -100,6 +101,9 @@ struct shc_backend_turn {
     int code;
     char *error;
     size_t req_bytes; /* size of the last request body (for bytes per token) */
+    /* the tools the last request showed the model (references): its calls are of these */
+    json_t *req_tools;
+    shc_tools_snap *req_snap;
     /* set by openai.c: how request.c reports the end of a request (error: OAI_END_FAIL) */
     void (*on_end)(shc_backend_turn *t, oai_end end, uint64_t retry_ms, const char *error);
 };
@@ -116,6 +120,9 @@ const char *shc__oai_model(const openai *be, const session *s);
  * through hist_append / hist_cut, which report it to the host (backend.h: history). */
 session *shc__oai_session(openai *be, const char *id, bool create);
 void shc__oai_session_unref(session *s);
+/* history.c: ops.set_tools, the session's tools besides bash (and the host's snapshot of them) */
+int shc__oai_set_tools(shc_backend *be, const char *session_id, const char *tools_json,
+                       shc_tools_snap *snap);
 void shc__oai_hist_append(shc_backend_turn *t, json_t *msg /* steals */);
 void shc__oai_hist_cut(shc_backend_turn *t, size_t n);
 /* The user message for a prompt's blocks: text as typed, @-mentions as paths (relative to cwd

@@ -324,6 +324,11 @@ void shc__oai_start_request(shc_backend_turn *t)
     t->errbody_len = 0;
     t->errbody[0] = '\0';
     char *body = fitted_body(t);
+    /* the calls this request brings are of the tools it shows, whatever set_tools says later */
+    json_decref(t->req_tools);
+    t->req_tools = json_incref(t->s->tools);
+    shc_tools_snap_unref(t->req_snap);
+    t->req_snap = shc_tools_snap_ref(t->s->snap);
     if (!t->sse || !t->delta || !body) {
         free(body);
         failf(t, "out of memory building the request");
