@@ -220,7 +220,8 @@ static bool inside(shc_gitsnap *s, const char *abs, char *out, size_t cap)
 
 /* Watches the directories the hooksPath values name inside the snapshot's directory, relative
  * to the work tree rel (husky's .husky/_ runs the scripts of .husky itself: that one too). */
-static int add_hooks(shc_gitsnap *s, const char *rel, const char *gitdir, const shc__gs_hooks *user)
+static int add_hooks(shc_gitsnap *s, const char *rel, const char *gitdir,
+                     const shc__gs_hooks *user)
 {
     shc__gs_hooks h = *user;
     char p[PATH_MAX], base[PATH_MAX], abs[PATH_MAX], r[PATH_MAX];
@@ -317,7 +318,8 @@ static int add_bare(shc_gitsnap *s, const char *rel, const shc__gs_hooks *user)
 
 /* fn(s, rel, user), and a repository past a cap counted as not checked (its entries taken out
  * again, so that the two snapshots list the same files). */
-static int capped(shc_gitsnap *s, int (*fn)(shc_gitsnap *, const char *, const shc__gs_hooks *),
+static int capped(shc_gitsnap *s,
+                  int (*fn)(shc_gitsnap *, const char *, const shc__gs_hooks *),
                   const char *rel, const shc__gs_hooks *user, unsigned *repos)
 {
     if ((*repos)++ >= MAX_REPOS) {
@@ -413,8 +415,8 @@ static bool read_names(int fd, dir_names *n, char **subs, size_t *len, size_t *n
  * directory's names are read once (no lookups by name): a few system calls a directory.
  * Directories past MAX_SCAN_DEPTH or MAX_DIRS are counted as not searched.  0, or -1 out of
  * memory. */
-static int scan_fd(shc_gitsnap *s, int fd, const char *rel, int depth, const shc__gs_hooks *user,
-                   unsigned *repos, unsigned *dirs)
+static int scan_fd(shc_gitsnap *s, int fd, const char *rel, int depth,
+                   const shc__gs_hooks *user, unsigned *repos, unsigned *dirs)
 {
     char abs[PATH_MAX];
     if (snprintf(abs, sizeof abs, "%s%s%s", s->dir, *rel ? "/" : "", rel) < (int)sizeof abs)
@@ -453,8 +455,8 @@ static int scan_fd(shc_gitsnap *s, int fd, const char *rel, int depth, const shc
     return rc;
 }
 
-static int scan(shc_gitsnap *s, const char *rel, int depth, const shc__gs_hooks *user, unsigned *repos,
-                unsigned *dirs)
+static int scan(shc_gitsnap *s, const char *rel, int depth, const shc__gs_hooks *user,
+                unsigned *repos, unsigned *dirs)
 {
     char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof path)

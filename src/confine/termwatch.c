@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@
 #include <unistd.h>
 
 enum {
-    MAX_WATCHES = 128, /* fixed devices and named objects together */
+    MAX_WATCHES = 192, /* the fixed nodes (a host has about 96 ttyN, ttySN) and named ones */
     MAX_PTS = 4096,    /* /dev/pts/N numbers remembered */
     MAX_PROCS = 256,   /* processes of the command's tree looked at per open */
     MAX_FDS = 1024,    /* descriptors looked at per process */
@@ -139,12 +140,13 @@ shc__termw *shc__termw_new(shc_loop *loop, const shc_obj *o, pid_t leader, const
     d = opendir("/dev");
     while (d && (e = readdir(d))) {
         const char *n = e->d_name;
+        char p[8 + 256];
+        snprintf(p, sizeof p, "/dev/%s", n);
+        /* those the agent's user (the command's) may read: root, the tty or dialout group */
         if (e->d_type == DT_CHR && !strncmp(n, "tty", 3) &&
-            (pts_number(n + 3) >= 0 || (n[3] == 'S' && pts_number(n + 4) >= 0))) {
-            char p[8 + 256];
-            snprintf(p, sizeof p, "/dev/%s", n);
+            (pts_number(n + 3) >= 0 || (n[3] == 'S' && pts_number(n + 4) >= 0)) &&
+            access(p, R_OK) == 0)
             add(t, p, false);
-        }
     }
     if (d)
         closedir(d);
@@ -273,7 +275,9 @@ int shc__termw_drain(shc__termw *t)
             const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
             p += sizeof *ev + ev->len;
             if (ev->mask & IN_Q_OVERFLOW) {
-                tell(fn, payload, leader, "ran while more terminals and named pipes were opened than could be told apart");
+                tell(fn, payload, leader,
+                     "ran while more terminals and named pipes were opened than could be told "
+                     "apart");
                 events++;
                 continue;
             }
@@ -328,13 +332,28 @@ int shc__termw_drain(shc__termw *t)
     return events;
 }
 
+static void *closer(void *fd)
+{
+    close((int)(intptr_t)fd);
+    return NULL;
+}
+
 void shc__termw_free(shc__termw *t)
 {
     if (!t)
         return;
     if (t->wid > 0)
         shc_loop_unwatch(t->loop, t->wid);
-    close(t->fd);
+    /* closing an inotify instance with watches waits for the kernel's grace period (4-7 ms
+     * measured): on a thread of its own, not on the loop */
+    pthread_attr_t a;
+    pthread_t th;
+    bool off = pthread_attr_init(&a) == 0;
+    off = off && pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
+          pthread_create(&th, &a, closer, (void *)(intptr_t)t->fd) == 0;
+    pthread_attr_destroy(&a);
+    if (!off)
+        close(t->fd);
     free(t->w);
     free(t);
 }
