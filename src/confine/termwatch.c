@@ -304,8 +304,8 @@ int shc__termw_drain(shc__termw *t)
             } else {
                 snprintf(path, sizeof path, "%s", x->path);
             }
-            if (!(ev->mask & IN_OPEN))
-                continue;
+            if (!(ev->mask & IN_OPEN) || !fn)
+                continue; /* a login profile's opens are not the command's: nothing marked */
             pid_t who = 0;
             bool held = held_by_tree(leader, path, &who);
             if (!held && x->dir && !bit(t->before, num))
