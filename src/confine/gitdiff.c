@@ -61,8 +61,9 @@ char *shc_gitsnap_changed(const shc_gitsnap *before)
 char *shc_gitsnap_changed_keep(shc_gitsnap *before, shc_gitsnap **after)
 {
     *after = NULL;
-    if (before && shc__gs_still(before)) {
-        *after = before; /* nothing it read changed: no scan */
+    /* nothing it read changed: no scan (past a cap, the notice needs one: as before) */
+    if (before && !before->unchecked && !before->unsearched && shc__gs_still(before)) {
+        *after = before;
         return NULL;
     }
     char *what = changed(before, after);
