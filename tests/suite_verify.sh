@@ -92,14 +92,73 @@ code = "import os; f = os.open(%r, os.O_RDONLY); os.read(f, 8); os._exit(0)" % n
 p = subprocess.run([s, "run", "--verify", "--as", "read", "--json", "--timeout", "20", "--",
                     "/usr/bin/python3", "-B", "-c", code], capture_output=True, text=True, timeout=60)
 d = json.loads(p.stdout.splitlines()[-1])
-assert d["held"] is False and [(e["syscall"], e["detail"]) for e in d["events"]] == \
-    [("exit_group", "a device held open: " + name)], d
+assert d["held"] is False and sorted((e["syscall"], e["detail"]) for e in d["events"]) == \
+    [("exit_group", "a device held open: " + name),
+     ("open", "read from another terminal: " + name)], d
 EOF2
 mkfifo "$T/jobs"
 ( exec 3>"$T/jobs"; echo job-1 >&3; sleep 3 ) &
 j=$(verify --as read --timeout 20 "/usr/bin/python3 -B -c 'import os; f = os.open(\"$T/jobs\", os.O_RDONLY); os.read(f, 6); os._exit(0)'")
 expect_eq "a named pipe held open at the end" "$(field "$j" '[(e["syscall"], e["detail"]) for e in d["events"]]')" "[('exit_group', 'a named pipe held open: $T/jobs')]"
 wait
+# what a process opened, read and closed before its end: another terminal (its typed lines go
+# to the command, not to that terminal's shell), a named pipe (another consumer's messages)
+check "another terminal read and closed before the end is an event" $PY - "$S" <<'EOF2'
+import json, os, pty, subprocess, sys, threading
+s = sys.argv[1]
+m, sl = pty.openpty()
+name = os.ttyname(sl)
+threading.Timer(1.0, lambda: os.write(m, b"pw-1\npw-2\npw-3\n")).start()
+p = subprocess.run([s, "run", "--verify", "--as", "read", "--json", "--timeout", "20", "--",
+                    "head", "-n", "3", name], capture_output=True, text=True, timeout=60)
+d = json.loads(p.stdout.splitlines()[-1])
+assert "pw-3" in p.stdout, p.stdout
+assert d["held"] is False and [(e["what"], e["syscall"], e["detail"]) for e in d["events"]] == \
+    [("terminal", "open", "read from another terminal: " + name)], d
+# its lines were typed before it started: it may be gone before the open is looked at
+os.write(m, b"pw-4\npw-5\npw-6\n")
+p = subprocess.run([s, "run", "--verify", "--as", "read", "--json", "--timeout", "20", "--",
+                    "head", "-n", "3", name], capture_output=True, text=True, timeout=60)
+d = json.loads(p.stdout.splitlines()[-1])
+assert d["held"] is False and [(e["what"], e["syscall"]) for e in d["events"]] == \
+    [("terminal", "open")] and d["events"][0]["detail"].endswith(name), d
+# closed long before its end: nobody holds it when it is looked at, and it existed before
+code = "import os, time; f = os.open(%r, os.O_RDONLY); os.read(f, 4); os.close(f); time.sleep(1)" % name
+os.write(m, b"pw-7\n")
+p = subprocess.run([s, "run", "--verify", "--as", "read", "--json", "--timeout", "20", "--",
+                    "/usr/bin/python3", "-B", "-c", code], capture_output=True, text=True, timeout=60)
+d = json.loads(p.stdout.splitlines()[-1])
+# (which of the two is told depends on whether the agent looked before the close)
+assert d["held"] is False and [e["detail"] for e in d["events"]] in (
+    ["ran while another terminal was opened (by it, or closed before it could be told apart): "
+     + name], ["read from another terminal: " + name]), d
+EOF2
+mkfifo "$T/jobs2"
+( exec 3>"$T/jobs2"; for i in 1 2 3 4 5; do echo job-$i >&3; sleep 0.3; done ) &
+j=$(verify --as read --timeout 20 "head -n 3 $T/jobs2")
+expect_eq "a named pipe read and closed before the end" "$(field "$j" 'd["held"], any(e["what"] == "terminal" and e["detail"].startswith("read from a named pipe or device: /") and e["detail"].endswith("/jobs2") for e in d["events"]) or d["events"]')" "(False, True)"
+wait
+check "its own terminal opened by name, another terminal only named, a new terminal opened meanwhile: no event" $PY - "$S" "$T" <<'EOF2'
+import json, os, pty, subprocess, sys, threading
+s, t = sys.argv[1], sys.argv[2]
+m, sl = pty.openpty()
+name = os.ttyname(sl)
+def run(*cmd):
+    p = subprocess.run([s, "run", "--verify", "--as", "read", "--json", "--timeout", "20", "--"]
+                       + list(cmd), capture_output=True, text=True, timeout=60)
+    return json.loads(p.stdout.splitlines()[-1])
+d = run("/usr/bin/python3", "-B", "-c",
+        "import os; f = os.open(os.ttyname(1), os.O_RDONLY); os.close(f)")
+assert d["held"] is True and d["events"] == [], d
+d = run("ls", "-l", name, t + "/jobs2")
+assert d["held"] is True and d["events"] == [], d
+d = run("head", "-n", "2", t + "/repo/notes.txt")
+assert d["held"] is True and d["events"] == [], d
+later = []
+threading.Timer(0.5, lambda: later.append(pty.openpty())).start()
+d = run("sleep", "1.5")
+assert later and d["held"] is True and d["events"] == [], (later, d)
+EOF2
 j=$(verify --as read "/usr/bin/python3 -B -c 'import os; a = os.open(\"/dev/null\", os.O_RDONLY); b = os.open(\"/dev/urandom\", os.O_RDONLY); r, w = os.pipe(); os._exit(0)'")
 expect_eq "/dev/null, /dev/urandom and a pipe held open at the end: no event" "$(field "$j" 'd["held"], d["events"]')" "(True, [])"
 

@@ -167,6 +167,8 @@ struct br_session {
     bool sandbox_told;            /* sandbox.c said once that there is no sandbox here */
     bool git_changed;            /* a sandboxed command changed the repository's control files:
                                   * the next command outside the sandbox is asked for */
+    shc_gitsnap *git_last;        /* the last sandboxed command's workspace git snapshot, for
+                                   * the next one's "before" when nothing changed (owned) */
     char *model;                  /* owned: the model picked in the editor, or NULL */
     bool titled;                  /* the title is set (from the first prompt) */
     unsigned long long ncalls;
@@ -324,7 +326,7 @@ int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why);
 char *shc__sandbox_note(const br_call *c, const char *text, size_t len, int exit_code, bool ran);
 /* After a workspace command: the note naming the repository's control files it changed (for
  * the model and the card), or NULL. */
-char *shc__sandbox_git_note(const br_call *c);
+char *shc__sandbox_git_note(br_call *c);
 /* Tells the backend which sandbox the session's commands run in (the tool's description). */
 void shc__sandbox_tell(br_bridge *br, const br_session *s);
 /* Removes the call's private TMPDIR (workspace mode) with what the command left there. */

@@ -92,6 +92,7 @@ void shc__session_free(br_bridge *br, br_session *s)
                       NULL);
         json_decref(s->load_id);
     }
+    shc_gitsnap_free(s->git_last);
     free(s->cwd);
     free(s->model);
     free(s);

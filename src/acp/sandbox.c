@@ -103,7 +103,7 @@ int shc__sandbox_opts(br_call *c, shc_pty_opts *o, const char **why)
     if (c->network)
         c->spec.flags |= SHC_CONFINE_NETWORK;
     if (c->sandbox == SHC_SANDBOX_WORKSPACE && !c->git)
-        c->git = shc_gitsnap_take(o->cwd);
+        c->git = shc_gitsnap_take_reuse(o->cwd, &s->git_last);
     o->confine = &c->spec;
     return 0;
 }
@@ -161,9 +161,15 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
     return 0;
 }
 
-char *shc__sandbox_git_note(const br_call *c)
+char *shc__sandbox_git_note(br_call *c)
 {
-    char *what = shc_gitsnap_changed(c->git);
+    shc_gitsnap *after = NULL;
+    char *what = c->git ? shc_gitsnap_changed_keep(c->git, &after) : NULL;
+    c->git = NULL; /* taken: freed, or kept as the session's last */
+    if (after) { /* the next command's "before", when nothing changes meanwhile */
+        shc_gitsnap_free(c->turn->sess->git_last);
+        c->turn->sess->git_last = after;
+    }
     if (!what)
         return NULL;
     char *note = NULL;

@@ -131,7 +131,9 @@ int shc__run_sandbox_prepare(shc_run_sandbox *sb, shc_confine_spec *spec,
 
 void shc__run_sandbox_after(shc_run_sandbox *sb)
 {
-    char *what = shc_gitsnap_changed(sb->git);
+    shc_gitsnap *after = NULL; /* a stat pass first: no second scan when nothing changed */
+    char *what = sb->git ? shc_gitsnap_changed_keep(sb->git, &after) : NULL;
+    sb->git = after;
     if (what)
         fprintf(stderr,
                 "shcard run: the sandboxed command changed the repository's control files: %s. "

@@ -100,6 +100,16 @@ typedef struct shc_gitsnap shc_gitsnap;
 shc_gitsnap *shc_gitsnap_take(const char *dir);
 char *shc_gitsnap_changed(const shc_gitsnap *before);
 void shc_gitsnap_free(shc_gitsnap *s); /* NULL-safe */
+/* The same kept from one command to the next (gitcache.c), where a stat of every directory and
+ * file a snapshot read tells whether it still holds (else a full scan, as above).
+ * changed_keep: as changed, but it takes before (freed, or kept) and gives the snapshot of now
+ * in *after (owned by the caller; NULL when none): before itself when it still holds (nothing
+ * changed: no scan).  take_reuse takes the one in *cache (a command's "after"; *cache is NULL
+ * after the call) when it is of the same directory and still holds, and a new one otherwise.
+ * A session keeps the last "after" and passes it: a command that changes no directory the
+ * check reads costs two stat passes instead of two scans. */
+char *shc_gitsnap_changed_keep(shc_gitsnap *before, shc_gitsnap **after);
+shc_gitsnap *shc_gitsnap_take_reuse(const char *dir, shc_gitsnap **cache);
 
 /* Serialisation (for the executor's guardian).  pack writes into buf (cap bytes) and returns the
  * length, or 0 when it does not fit.  unpack borrows from buf: 0, or SHC_E_USAGE when malformed. */

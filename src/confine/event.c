@@ -21,6 +21,8 @@ const char *shc_confine_event_text(const shc_confine_event *ev, char *buf, size_
         snprintf(buf, cap, "it used a terminal or device control request (%s)", d);
     else if (!strcmp(ev->what, "terminal") && !strncmp(ev->syscall, "exit", 4))
         snprintf(buf, cap, "it ended with %s", d); /* what it read from, still open */
+    else if (!strcmp(ev->what, "terminal") && !strcmp(ev->syscall, "open"))
+        snprintf(buf, cap, "it %s", d); /* another terminal, a named pipe: its reads take */
     else if (!strcmp(ev->what, "terminal"))
         snprintf(buf, cap, "it read its terminal (%s)", ev->syscall);
     else if (!strcmp(ev->what, "signal"))

@@ -51,8 +51,30 @@ static bool say_plain(char **out, size_t *len, const char *text)
     return true;
 }
 
+static char *changed(const shc_gitsnap *before, shc_gitsnap **after);
+
 char *shc_gitsnap_changed(const shc_gitsnap *before)
 {
+    return changed(before, NULL);
+}
+
+char *shc_gitsnap_changed_keep(shc_gitsnap *before, shc_gitsnap **after)
+{
+    *after = NULL;
+    /* nothing it read changed: no scan (past a cap, the notice needs one: as before) */
+    if (before && !before->unchecked && !before->unsearched && shc__gs_still(before)) {
+        *after = before;
+        return NULL;
+    }
+    char *what = changed(before, after);
+    shc_gitsnap_free(before);
+    return what;
+}
+
+static char *changed(const shc_gitsnap *before, shc_gitsnap **after)
+{
+    if (after)
+        *after = NULL;
     if (!before)
         return NULL;
     shc_gitsnap *now = shc__gitsnap_take(before->dir);
@@ -94,10 +116,34 @@ char *shc_gitsnap_changed(const shc_gitsnap *before)
                  SHC__GS_MAX_SCAN_DEPTH, SHC__GS_MAX_DIRS);
         ok = say_plain(&out, &len, what);
     }
-    shc_gitsnap_free(now);
+    if (after && ok)
+        *after = now;
+    else
+        shc_gitsnap_free(now);
     if (!ok) {
         free(out);
         return strdup("(out of memory comparing the repository's files)");
     }
     return out;
+}
+
+/* The cache (gitcache.c tells whether a snapshot still holds). */
+shc_gitsnap *shc_gitsnap_take_reuse(const char *dir, shc_gitsnap **cache)
+{
+    char *real = realpath(dir ? dir : ".", NULL);
+    shc_gitsnap *last = cache ? *cache : NULL;
+    if (cache)
+        *cache = NULL;
+    if (!real) {
+        shc_gitsnap_free(last);
+        return NULL;
+    }
+    if (last && !strcmp(last->dir, real) && shc__gs_still(last)) {
+        free(real);
+        return last;
+    }
+    shc_gitsnap_free(last);
+    shc_gitsnap *s = shc__gitsnap_take(real);
+    free(real);
+    return s;
 }

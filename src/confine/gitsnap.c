@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef shc__gs_entry gs_entry;
@@ -44,8 +45,6 @@ enum {
     MAX_HASHED = 1 << 20,
     MAX_DEPTH = SHC__GS_MAX_DEPTH,
     MAX_SCAN_DEPTH = SHC__GS_MAX_SCAN_DEPTH,
-    MAX_HOOKS = 16,      /* core.hooksPath values */
-    MAX_INCLUDES = 8,    /* include depth */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -107,7 +106,7 @@ static int add(shc_gitsnap *s, const char *rel, unsigned *mode)
     return 0;
 }
 
-static bool inside(const shc_gitsnap *s, const char *abs, char *out, size_t cap);
+static bool inside(shc_gitsnap *s, const char *abs, char *out, size_t cap);
 
 /* What git writes in a git directory in ordinary work, and what cannot run code: not listed. */
 static bool git_state(const char *name)
@@ -161,6 +160,7 @@ static int walk(shc_gitsnap *s, const char *rel, bool gitdir, int depth, bool de
             close(fd);
         return 0;
     }
+    shc__gs_note(s, path, fd);
     if (!gitdir && depth > 0) {
         struct stat st;
         gitdir = fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -187,13 +187,15 @@ static int walk(shc_gitsnap *s, const char *rel, bool gitdir, int depth, bool de
 
 /* abs resolved through symlinks (its missing tail kept as written), relative to the
  * snapshot's directory, into out ("." for the directory itself); false when outside. */
-static bool inside(const shc_gitsnap *s, const char *abs, char *out, size_t cap)
+static bool inside(shc_gitsnap *s, const char *abs, char *out, size_t cap)
 {
     char buf[PATH_MAX], tail[PATH_MAX] = "";
     if (snprintf(buf, sizeof buf, "%s", abs) >= (int)sizeof buf)
         return false;
     for (int i = 0; i < 16; i++) {
         char *real = realpath(buf, NULL);
+        if (real && (*tail || strcmp(real, buf)))
+            s->noreuse = true; /* through a symlink, or not there: not re-checked by a stat */
         if (real) {
             size_t dl = strlen(s->dir);
             int k = -1;
@@ -206,7 +208,7 @@ static bool inside(const shc_gitsnap *s, const char *abs, char *out, size_t cap)
         }
         char *sl = strrchr(buf, '/');
         if ((errno != ENOENT && errno != ENOTDIR) || !sl || sl == buf || strstr(sl, "/.."))
-            return false;
+            return s->noreuse = true, false;
         char t[PATH_MAX];
         if (snprintf(t, sizeof t, "%s%s", sl, tail) >= (int)sizeof t)
             return false;
@@ -216,106 +218,12 @@ static bool inside(const shc_gitsnap *s, const char *abs, char *out, size_t cap)
     return false;
 }
 
-typedef struct hooks {
-    char v[MAX_HOOKS][PATH_MAX];
-    int n;
-} hooks;
-
-/* A pathname value as git reads it: "~/" is the home directory; a relative one is taken
- * relative to base.  false when it does not fit. */
-static bool pathname(const char *val, const char *base, char *out, size_t cap)
-{
-    const char *home = getenv("HOME");
-    int k;
-    if (!strncmp(val, "~/", 2))
-        k = home ? snprintf(out, cap, "%s/%s", home, val + 2) : -1;
-    else if (val[0] == '/')
-        k = snprintf(out, cap, "%s", val);
-    else
-        k = snprintf(out, cap, "%s/%s", base, val);
-    return k > 0 && (size_t)k < cap;
-}
-
-/* Every core.hooksPath value in the config file at path and the files it includes (include.path
- * and includeIf.*.path, whatever the condition: a value that may count is watched), added to h
- * as written. */
-static void read_config(const char *path, int depth, hooks *h)
-{
-    FILE *f = depth <= MAX_INCLUDES ? fopen(path, "re") : NULL;
-    if (!f)
-        return;
-    char line[PATH_MAX + 64], dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *sl = strrchr(dir, '/');
-    if (sl)
-        *sl = 0;
-    enum { OTHER, CORE, INCLUDE } sec = OTHER;
-    while (fgets(line, sizeof line, f)) {
-        char *p = line + strspn(line, " \t");
-        if (*p == '[') {
-            size_t n = strcspn(p + 1, " \t]\".");
-            sec = n == 4 && !strncasecmp(p + 1, "core", 4)        ? CORE
-                  : (n == 7 && !strncasecmp(p + 1, "include", 7)) ||
-                          (n == 9 && !strncasecmp(p + 1, "includeIf", 9))
-                      ? INCLUDE
-                      : OTHER;
-            char *end = strchr(p, ']');
-            if (!end)
-                continue;
-            p = end + 1 + strspn(end + 1, " \t"); /* "[core] hooksPath = x" is one line */
-        }
-        const char *key = sec == CORE ? "hookspath" : sec == INCLUDE ? "path" : NULL;
-        size_t kl = key ? strlen(key) : 0;
-        if (!key || strncasecmp(p, key, kl))
-            continue;
-        p += kl + strspn(p + kl, " \t");
-        if (*p != '=')
-            continue;
-        p++;
-        p += strspn(p, " \t\"");
-        size_t n = strcspn(p, "\"\r\n#;");
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
-        char val[PATH_MAX], inc[PATH_MAX];
-        if (!n || n >= sizeof val)
-            continue;
-        memcpy(val, p, n);
-        val[n] = 0;
-        if (sec == INCLUDE) {
-            if (pathname(val, dir, inc, sizeof inc))
-                read_config(inc, depth + 1, h);
-        } else if (h->n < MAX_HOOKS) {
-            memcpy(h->v[h->n++], val, n + 1);
-        }
-    }
-    fclose(f);
-}
-
-/* The config files git reads besides the repository's own: system and global. */
-static void read_user_config(hooks *h)
-{
-    char p[PATH_MAX];
-    const char *v = getenv("GIT_CONFIG_SYSTEM");
-    if (!getenv("GIT_CONFIG_NOSYSTEM"))
-        read_config(v && *v ? v : "/etc/gitconfig", 0, h);
-    const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
-    if ((v = getenv("GIT_CONFIG_GLOBAL")) != NULL && *v) {
-        read_config(v, 0, h);
-        return;
-    }
-    if (xdg && *xdg && snprintf(p, sizeof p, "%s/git/config", xdg) < (int)sizeof p)
-        read_config(p, 0, h);
-    else if (home && snprintf(p, sizeof p, "%s/.config/git/config", home) < (int)sizeof p)
-        read_config(p, 0, h);
-    if (home && snprintf(p, sizeof p, "%s/.gitconfig", home) < (int)sizeof p)
-        read_config(p, 0, h);
-}
-
 /* Watches the directories the hooksPath values name inside the snapshot's directory, relative
  * to the work tree rel (husky's .husky/_ runs the scripts of .husky itself: that one too). */
-static int add_hooks(shc_gitsnap *s, const char *rel, const char *gitdir, const hooks *user)
+static int add_hooks(shc_gitsnap *s, const char *rel, const char *gitdir,
+                     const shc__gs_hooks *user)
 {
-    hooks h = *user;
+    shc__gs_hooks h = *user;
     char p[PATH_MAX], base[PATH_MAX], abs[PATH_MAX], r[PATH_MAX];
     static const char *const own[] = {"config", "config.worktree", "commondir/config"};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
@@ -327,19 +235,19 @@ static int add_hooks(shc_gitsnap *s, const char *rel, const char *gitdir, const 
             if (f)
                 fclose(f);
             c[got ? strcspn(c, "\r\n") : 0] = 0;
-            if (!got || !c[0] || !pathname(c, gitdir, base, sizeof base) ||
+            if (!got || !c[0] || !shc__gs_pathname(c, gitdir, base, sizeof base) ||
                 snprintf(p, sizeof p, "%s/config", base) >= (int)sizeof p)
                 continue;
         } else if (snprintf(p, sizeof p, "%s/%s", gitdir, own[i]) >= (int)sizeof p) {
             continue;
         }
-        read_config(p, 0, &h);
+        shc__gs_read_config(s, p, 0, &h);
     }
     if (snprintf(base, sizeof base, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof base)
         return 0;
     int rc = 0;
     for (int i = 0; !rc && i < h.n; i++) {
-        if (!pathname(h.v[i], base, abs, sizeof abs) || !inside(s, abs, r, sizeof r))
+        if (!shc__gs_pathname(h.v[i], base, abs, sizeof abs) || !inside(s, abs, r, sizeof r))
             continue; /* outside the workspace: Landlock keeps it */
         rc = walk(s, r, false, MAX_DEPTH, false);
         char *slash = strrchr(r, '/');
@@ -353,7 +261,7 @@ static int add_hooks(shc_gitsnap *s, const char *rel, const char *gitdir, const 
 
 /* The repository files under rel ("" for the directory itself).  0, 1 when the snapshot is
  * full, -1 out of memory. */
-static int add_repo(shc_gitsnap *s, const char *rel, const hooks *user)
+static int add_repo(shc_gitsnap *s, const char *rel, const shc__gs_hooks *user)
 {
     char r[PATH_MAX], gd[PATH_MAX];
     unsigned mode;
@@ -381,7 +289,7 @@ static int add_repo(shc_gitsnap *s, const char *rel, const hooks *user)
         char *v = line + 7 + strspn(line + 7, " \t");
         v[strcspn(v, "\r\n")] = 0;
         if (snprintf(gd, sizeof gd, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof gd ||
-            !pathname(v, gd, abs, sizeof abs) || !inside(s, abs, r, sizeof r))
+            !shc__gs_pathname(v, gd, abs, sizeof abs) || !inside(s, abs, r, sizeof r))
             return 0;
         rc = walk(s, r, true, 0, true);
     }
@@ -393,7 +301,7 @@ static int add_repo(shc_gitsnap *s, const char *rel, const hooks *user)
 /* The git directory rel ("" for the snapshot's own) found by its content: itself, marked (one
  * that becomes a git directory is told as such), and its files as for a .git, with the hook
  * directories its config names.  0, 1 when the snapshot is full, -1 out of memory. */
-static int add_bare(shc_gitsnap *s, const char *rel, const hooks *user)
+static int add_bare(shc_gitsnap *s, const char *rel, const shc__gs_hooks *user)
 {
     char gd[PATH_MAX];
     const char *r = *rel ? rel : ".";
@@ -410,8 +318,9 @@ static int add_bare(shc_gitsnap *s, const char *rel, const hooks *user)
 
 /* fn(s, rel, user), and a repository past a cap counted as not checked (its entries taken out
  * again, so that the two snapshots list the same files). */
-static int capped(shc_gitsnap *s, int (*fn)(shc_gitsnap *, const char *, const hooks *),
-                  const char *rel, const hooks *user, unsigned *repos)
+static int capped(shc_gitsnap *s,
+                  int (*fn)(shc_gitsnap *, const char *, const shc__gs_hooks *),
+                  const char *rel, const shc__gs_hooks *user, unsigned *repos)
 {
     if ((*repos)++ >= MAX_REPOS) {
         s->unchecked++;
@@ -506,9 +415,14 @@ static bool read_names(int fd, dir_names *n, char **subs, size_t *len, size_t *n
  * directory's names are read once (no lookups by name): a few system calls a directory.
  * Directories past MAX_SCAN_DEPTH or MAX_DIRS are counted as not searched.  0, or -1 out of
  * memory. */
-static int scan_fd(shc_gitsnap *s, int fd, const char *rel, int depth, const hooks *user,
-                   unsigned *repos, unsigned *dirs)
+static int scan_fd(shc_gitsnap *s, int fd, const char *rel, int depth,
+                   const shc__gs_hooks *user, unsigned *repos, unsigned *dirs)
 {
+    char abs[PATH_MAX];
+    if (snprintf(abs, sizeof abs, "%s%s%s", s->dir, *rel ? "/" : "", rel) < (int)sizeof abs)
+        shc__gs_note(s, abs, fd);
+    else
+        s->noreuse = true;
     dir_names n;
     char *subs = NULL;
     size_t len = 0, nsubs = 0;
@@ -541,8 +455,8 @@ static int scan_fd(shc_gitsnap *s, int fd, const char *rel, int depth, const hoo
     return rc;
 }
 
-static int scan(shc_gitsnap *s, const char *rel, int depth, const hooks *user, unsigned *repos,
-                unsigned *dirs)
+static int scan(shc_gitsnap *s, const char *rel, int depth, const shc__gs_hooks *user,
+                unsigned *repos, unsigned *dirs)
 {
     char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof path)
@@ -559,13 +473,16 @@ int shc__gitsnap_by_name(const void *a, const void *b)
 shc_gitsnap *shc__gitsnap_take(const char *dir)
 {
     shc_gitsnap *s = calloc(1, sizeof *s);
-    hooks *user = calloc(1, sizeof *user);
+    shc__gs_hooks *user = calloc(1, sizeof *user);
     if (!s || !user || !(s->dir = strdup(dir))) {
         free(s);
         free(user);
         return NULL;
     }
-    read_user_config(user);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    s->start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    shc__gs_read_user_config(s, user);
     unsigned repos = 0, dirs = 0;
     int rc = scan(s, "", 0, user, &repos, &dirs);
     free(user);
@@ -594,6 +511,7 @@ void shc_gitsnap_free(shc_gitsnap *s)
     for (size_t i = 0; i < s->n; i++)
         free(s->e[i].name);
     free(s->e);
+    shc__gs_free_deps(s);
     free(s->dir);
     free(s);
 }

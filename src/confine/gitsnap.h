@@ -4,6 +4,7 @@
 #define SHC_CONFINE_GITSNAP_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,8 @@ enum {
     SHC__GS_MAX_REPOS = 512,     /* git directories (a .git, or one by its content) */
     SHC__GS_MAX_DEPTH = 12,      /* directories under a git directory */
     SHC__GS_MAX_SCAN_DEPTH = 32, /* directories below the workspace searched for git directories */
+    SHC__GS_MAX_HOOKS = 16,      /* core.hooksPath values */
+    SHC__GS_MAX_INCLUDES = 8,    /* include depth */
 };
 
 typedef struct shc__gs_entry {
@@ -25,8 +28,22 @@ typedef struct shc__gs_entry {
     uint64_t hash, ino, ctime_ns; /* a write changes ctime, which no call can set back */
 } shc__gs_entry;
 
+/* A directory or file a snapshot's content depends on beyond its entries (gitcache.c): each
+ * directory read, each config file read or found absent. */
+typedef struct shc__gs_dep {
+    char *path; /* absolute */
+    bool exists;
+    unsigned mode;
+    long long size;
+    uint64_t dev, ino, mtime_ns, ctime_ns;
+} shc__gs_dep;
+
 struct shc_gitsnap {
     char *dir;
+    shc__gs_dep *deps;
+    size_t ndeps, depcap;
+    bool noreuse;      /* something it read cannot be re-checked by a stat: never reused */
+    uint64_t start_ns; /* when it was begun (CLOCK_REALTIME) */
     shc__gs_entry *e;
     size_t n, cap;
     unsigned unchecked;  /* repositories past a cap */
@@ -35,6 +52,23 @@ struct shc_gitsnap {
 
 /* A snapshot of dir (canonical), sorted by name (shc__gitsnap_by_name); NULL out of memory. */
 shc_gitsnap *shc__gitsnap_take(const char *dir);
+
+/* The config files (gitconf.c): core.hooksPath values as written. */
+typedef struct shc__gs_hooks {
+    char v[SHC__GS_MAX_HOOKS][PATH_MAX];
+    int n;
+} shc__gs_hooks;
+/* A pathname value as git reads it: "~/" is the home directory; a relative one is taken
+ * relative to base.  false when it does not fit. */
+bool shc__gs_pathname(const char *val, const char *base, char *out, size_t cap);
+void shc__gs_read_config(shc_gitsnap *s, const char *path, int depth, shc__gs_hooks *h);
+void shc__gs_read_user_config(shc_gitsnap *s, shc__gs_hooks *h);
+
+/* The reuse of a snapshot (gitcache.c): notes what abs (fd, when >= 0, is open on it) is now;
+ * whether every noted file and directory and every entry is still what it was. */
+void shc__gs_note(shc_gitsnap *s, const char *abs, int fd);
+bool shc__gs_still(const shc_gitsnap *s);
+void shc__gs_free_deps(shc_gitsnap *s);
 int shc__gitsnap_by_name(const void *a, const void *b);
 
 #endif

@@ -28,6 +28,7 @@
 #include "confine/object.h"
 #include "confine/sandbox.h"
 #include "confine/systab.h"
+#include "confine/termwatch.h"
 
 enum {
     BATCH = 64,     /* notifications handled per wake-up before the loop sees other fds */
@@ -64,6 +65,7 @@ struct shc_confine_watch {
     struct seccomp_notif_resp *r;
     size_t nsz, rsz;
     shc__memreader *reader;
+    shc__termw *term; /* opens of other terminals and named pipes (termwatch.c) */
 };
 
 /* ------------------------------------------------------------------ the target's memory */
@@ -440,6 +442,9 @@ static bool one(shc_confine_watch *w)
                                                 w->n, &tm)
                              : -1;
     int disp = !remote && res <= 0 && w->watching ? describe(w, w->n, &tm, &ev) : D_NONE;
+    const shc_sysent *se = w->term && !remote ? shc__confine_sys(w->n->data.nr) : NULL;
+    if (se && se->describe == SHC_SD_EXEC) /* the pipes and devices its arguments name */
+        shc__termw_exec(w->term, &tm, (pid_t)w->n->pid, w->n->data.args[se->path + 1]);
     bool is_event = disp == D_EVENT;
     if (remote && w->watching) {
         is_event = true;
@@ -472,6 +477,8 @@ static bool one(shc_confine_watch *w)
         clean(ev.detail);
         w->fn(&ev, w->payload);
     }
+    if (se && se->describe == SHC_SD_EXIT) /* what it opened and closed before its end */
+        shc__termw_drain(w->term);
     return true;
 }
 
@@ -518,6 +525,8 @@ shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t lea
         goto fail;
     shc__obj_init(&w->obj);
     shc__obj_programs(&w->obj, w->programs, w->programs_len);
+    if (w->watching)
+        w->term = shc__termw_new(loop, &w->obj, leader, &w->quiet, fn, payload);
     fcntl(listener, F_SETFD, FD_CLOEXEC);
     w->wid = shc_loop_watch(loop, listener, SHC_LOOP_READ, on_ready, w);
     if (w->wid <= 0)
@@ -525,6 +534,7 @@ shc_confine_watch *shc_confine_watch_new(shc_loop *loop, int listener, pid_t lea
     return w;
 fail:
     if (w) {
+        shc__termw_free(w->term);
         shc__memreader_free(w->reader);
         free(w->n);
         free(w->r);
@@ -566,6 +576,7 @@ void shc_confine_watch_free(shc_confine_watch *w)
             ; /* answer what waits: a call left pending would fail with ENOSYS */
     }
     stop(w);
+    shc__termw_free(w->term);
     close(w->fd);
     shc__memreader_free(w->reader);
     free(w->n);
