@@ -1919,6 +1919,22 @@ for cls, cmd, harm in ROUND7_ECHO:
 S("rg -o -r '[$1]' '(\\w+)=' src", "(\\w+)=", "src", "a short replacement with one reference")
 R("nl -s ': ' src/a.c", "src/a.c", "nl: a short separator")
 
+# ---- round 8: per-line multipliers written out (the ones that need the directory's sizes --
+# sort and column -t, paths per match, bat's gutter and highlighting, links to system
+# directories -- are built at test time by tests/test_walks.c and tests/test_repo.c)
+ROUND8 = [
+    ('N4', "rg -c '\\w*a" + "\\w" * 300 + "Q' .", "300 copies of \\w written out: the same NFA as \\w{300} (1.4-1.7 s over 200 KB)"),
+    ('N4', "rg '(\\w\\w){11}' .", "a group's copies times its count: 22 copies"),
+    ('N4', "rg -e '" + "\\d" * 9 + "' -e '" + "." * 9 + "' .", "copies counted over all of a command's patterns"),
+    ('N1', "nl -ba -w 4096 nlf", "a width pads every line: 1 byte of empty lines became 4,097"),
+    ('N1', "cat nlf | nl -ba -w 4096", "the filter form"),
+    ('N1', "cat col | column -c 1000", "column pads each entry up to the output width"),
+]
+for cls, cmd, harm in ROUND8:
+    RT("R8-" + cls, cmd, "output red team: " + harm)
+S("rg '\\w+\\s+\\w+\\s*=\\s*\\w+\\(.*\\)' src", "\\w+\\s+\\w+\\s*=\\s*\\w+\\(.*\\)", "src", "seven class copies")
+R("nl -ba -w 6 src/a.c", "src/a.c", "nl: an ordinary width")
+
 import breadth_cases  # noqa: E402  (corpus/breadth.jsonl: the classifier-breadth issue)
 
 breadth_cases.add(case, wrap)

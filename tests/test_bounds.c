@@ -363,6 +363,19 @@ static void test_rg_class_counts(void **state)
     assert_int_equal(KIND("rg", "(\\w{5}){4}", "."), SHC_KIND_TERMINAL);
     assert_int_equal(KIND("rg", "[\\w-]{2,40}", "."), SHC_KIND_TERMINAL);
     assert_int_equal(KIND("rg", "-e", "\\w{10}", "-e", ".{10}", "."), SHC_KIND_TERMINAL);
+    /* classes written out one after another are the same copies as a count */
+    char spelled[2 * 300 + 8] = "\\w*a";
+    for (int i = 0; i < 300; i++)
+        strcat(spelled, "\\w");
+    strcat(spelled, "Q");
+    assert_int_equal(KIND("rg", "-c", spelled, "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "\\w\\w\\w\\w\\w\\w\\w\\w\\w\\w\\d\\d\\d\\d\\d\\s\\s\\s\\s\\s.", "."),
+                     SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "(\\w\\w){11}", "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "-e", "\\w\\w\\w\\w\\w\\w\\w\\w\\w\\w\\w", "-e", "..........", "."),
+                     SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "\\w+\\s+\\w+\\s*=\\s*\\w+\\(.*\\)", "."), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "(\\w\\w){8}", "."), SHC_KIND_SEARCH);
     assert_int_equal(KIND("rg", "\\w*a\\w{16}Q", "."), SHC_KIND_SEARCH);
     assert_int_equal(KIND("rg", "(?-u)\\w*a\\w{300}Q", "."), SHC_KIND_SEARCH);
     assert_int_equal(KIND("rg", "[a-z]{300}", "."), SHC_KIND_SEARCH);

@@ -8,7 +8,10 @@
  *   the regular files below their roots count in the command's 1 GiB input budget;
  * - the user's global files (git's global configuration, excludes and attributes files, rg's,
  *   fd's and ag's global ignore files) judged as ignore files whatever the directory;
- * - special and network file systems by type (statfs, /proc/self/mountinfo), not by name.
+ * - special and network file systems by type (statfs, /proc/self/mountinfo), not by name;
+ * - filters that grow faster than their input (sort's temporary files, column -t's padding)
+ *   and widths that pad every line;
+ * - a search prints a path before every match: no path below its root over 1 KiB.
  * Each class has controls that keep their cards. */
 #define _GNU_SOURCE /* unshare */
 #include <setjmp.h>
@@ -238,6 +241,73 @@ static void test_special_mounts(void **state)
     DONE();
 }
 
+/* Filters whose cost or side effects grow faster than their input: GNU sort spills temporary
+ * files once piped input passes its buffer (256 KiB of 2-byte lines did), column -t pads every
+ * cell to its column's widest (one 500 KB cell and 250,000 short rows: 1.5 MB in, 125 GB out).
+ * They get a card only when the bytes reaching them are known and small. */
+static void test_growing_filters(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("yes 'a b' | head -c 20000 > small && yes a | head -c 200000 > mid");
+    EXPECT("cat small | sort", SHC_KIND_READ);
+    EXPECT("cat small | sort | uniq -c | sort -rn | head", SHC_KIND_READ);
+    EXPECT("cat small | column -t", SHC_KIND_READ);
+    EXPECT("cat small | column", SHC_KIND_READ);
+    TERMINAL("cat mid | sort");
+    TERMINAL("cat mid | sort -u | head");
+    TERMINAL("cat small small small small small small small | sort");
+    TERMINAL("cat mid | column -t");
+    TERMINAL("cat small small | column --table");
+    TERMINAL("cat small | nl | sort");
+    TERMINAL("cat -n small | sort");
+    TERMINAL("rg a | sort");
+    TERMINAL("grep -r a . | sort");
+    TERMINAL("find . -type f | sort");
+    sh("rm -f small mid");
+    DONE();
+}
+
+/* A search may print a walked file's path before every matching line (grep -rn, git grep, rg
+ * and ag piped): 4 MB of 4-byte lines under a 3,780-byte path wrote 3.8 GB.  No path below a
+ * searched root may pass 1 KiB; a listing prints each path once (the full-path bound). */
+static void test_paths_per_match(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("n=$(printf 'p%%.0s' $(seq 250)); mkdir -p pm/$n/$n/$n && echo foo > pm/$n/$n/$n/f");
+    EXPECT("grep -rn foo pm", SHC_KIND_SEARCH);
+    EXPECT("cd pm && rg -n --no-heading foo .", SHC_KIND_SEARCH);
+    sh("n=$(printf 'p%%.0s' $(seq 250)); mkdir -p pm/$n/$n/$n/$n/$n && echo foo > "
+       "pm/$n/$n/$n/$n/$n/f");
+    TERMINAL("grep -rn foo pm");
+    TERMINAL("cd pm && grep -r foo .");
+    TERMINAL("rg -n --no-heading foo pm");
+    TERMINAL("find pm -type f -exec grep -H foo {} +");
+    TERMINAL("ag -U --nogroup foo pm");
+    EXPECT("find pm", SHC_KIND_LIST);
+    EXPECT("ls -R pm", SHC_KIND_LIST);
+    sh("rm -rf pm");
+    DONE();
+}
+
+/* A width pads every line or entry: 256 at most (nl -w 4096 made 1 byte of input 4,097). */
+static void test_line_widths(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("printf '\n\n' > nlf");
+    TERMINAL("nl -ba -w 4096 nlf");
+    TERMINAL("cat nlf | nl -ba -w 4096");
+    TERMINAL("nl -ba -w 257 nlf");
+    TERMINAL("cat nlf | column -c 1000");
+    TERMINAL("ls -w 4096");
+    EXPECT("nl -ba -w 6 nlf", SHC_KIND_READ);
+    EXPECT("cat nlf | column -c 120", SHC_KIND_READ);
+    sh("rm -f nlf");
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +316,9 @@ int main(void)
         cmocka_unit_test(test_whole_files),
         cmocka_unit_test(test_global_files),
         cmocka_unit_test(test_special_mounts),
+        cmocka_unit_test(test_growing_filters),
+        cmocka_unit_test(test_line_widths),
+        cmocka_unit_test(test_paths_per_match),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -39,6 +39,7 @@ typedef struct ctx {
     const char *homes[SHC_MAX_ARGS]; /* the primary's `~` and `~/...` words (wordcheck.c) */
     size_t nhomes;
     shc_ignbudget budget; /* with real_cwd: one ignore-file budget for the whole command */
+    long long piped; /* with real_cwd: the most bytes the stage so far writes, or -1: unknown */
 } ctx;
 
 __attribute__((format(printf, 3, 4))) static int reject(ctx *c, shc_span span, const char *fmt,
@@ -194,20 +195,16 @@ static int flatten(ctx *c, const shc_node *n, andor *ao, shc_node_kind op)
 /* The single call of an and-or element, or NULL when it is a real pipeline. */
 static const shc_node *single_call(const shc_node *n)
 {
-    if (n->kind == SHC_NODE_CALL)
-        return n;
-    if (n->kind == SHC_NODE_PIPE && n->u.pipe.n == 1 && !n->u.pipe.negated)
-        return n->u.pipe.cmds[0];
-    return NULL;
+    return n->kind == SHC_NODE_CALL ? n : n->kind == SHC_NODE_PIPE && n->u.pipe.n == 1 &&
+                                         !n->u.pipe.negated ? n->u.pipe.cmds[0] : NULL;
 }
 
 /* Is this element exactly the word `w` (true, :)? */
 static bool is_word_call(const shc_node *n, const char *w)
 {
     const shc_node *call = single_call(n);
-    if (!call || call->u.call.nwords != 1 || call->u.call.nassigns || call->u.call.nredirs)
-        return false;
-    return call->u.call.words[0].value && call->u.call.words[0].flags == 0 &&
+    return call && call->u.call.nwords == 1 && !call->u.call.nassigns && !call->u.call.nredirs &&
+           call->u.call.words[0].value && call->u.call.words[0].flags == 0 &&
            !strcmp(call->u.call.words[0].value, w);
 }
 
@@ -247,12 +244,9 @@ static int take_cd(ctx *c, const shc_node *n)
         return reject(c, call->u.call.words[res.ops[0].argi].span,
                       "cd: '%s': '..' after a directory that may be a symbolic link", d);
     char tmp[sizeof c->cwd];
-    int w;
-    if (d[0] == '/' || !c->has_cwd)
-        w = snprintf(tmp, sizeof tmp, "%s", d);
-    else
-        w = snprintf(tmp, sizeof tmp, "%s%s%s", c->cwd,
-                     c->cwd[strlen(c->cwd) - 1] == '/' ? "" : "/", d);
+    int w = d[0] == '/' || !c->has_cwd ? snprintf(tmp, sizeof tmp, "%s", d)
+            : snprintf(tmp, sizeof tmp, "%s%s%s", c->cwd,
+                       c->cwd[strlen(c->cwd) - 1] == '/' ? "" : "/", d);
     if (w < 0 || (size_t)w >= sizeof tmp)
         return reject(c, call->span, "cd: directory name too long");
     shc_path np;
@@ -351,6 +345,8 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
                       "directory (or is too long to judge)", c->kbase ? c->kbase : c->cwd);
     const char *cmd = call->u.call.words[0].value;
     c->budget.whole_files = r->whole_files, c->shallow = r->shallow; /* resolve.c adds ag, ack */
+    c->budget.subtree = !r->shallow, c->budget.blobs = r->blobs;
+    c->budget.per_match = r->kind == SHC_KIND_SEARCH; /* a path before every matching line */
     char msg[sizeof c->reason]; /* what the tool reads from its directory untold (rundir.c) */
     if (c->real_cwd && shc__rundir_check(c->kbase, cmd, r, &c->budget, msg, sizeof msg))
         return reject(c, call->span, "%s", msg);
@@ -400,9 +396,7 @@ static int check_stdin_search(ctx *c, const shc_rule *r, const shc_node *call, c
                       "that is a pipe, even with paths" : "it reads each file it walks to the end "
                       "unless its first block has a NUL (a sparse file's hole): judged only where "
                       "shcard scans the tree (the bridge context)");
-    if (r->npaths > 0 || r->path)
-        return 0;
-    if (!ag && strcmp(cmd, "rg") && !ack)
+    if (r->npaths > 0 || r->path || (!ag && !ack && strcmp(cmd, "rg")))
         return 0;
     if (ag || c->context != SHC_CONTEXT_BRIDGE)
         return reject(c, call->span,
@@ -507,6 +501,8 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
     }
     if (check_stdin_search(c, r, stages[0], argv[0]) < 0)
         return -1;
+    c->piped = r->kind == SHC_KIND_READ && shc__stage_no_growth(argv, *argc)
+                   ? SHC_INPUT_MAX - c->budget.input : -1; /* cat, head, tail: the named files */
 
     /* the filters */
     for (size_t s = 1; s < nstages; s++) {
@@ -527,6 +523,9 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
         if (!shc__policy_filter(&fr, fargv, fargc, &line, &end))
             return reject(c, stages[s]->u.call.words[fr.argi < fargc ? fr.argi : 0].span, "%s",
                           fr.reason);
+        char fm[sizeof c->reason]; /* sort, column -t: what reaches them (filter.c) */
+        if (c->real_cwd && shc__filter_bytes(&c->piped, fargv, fargc, fm, sizeof fm))
+            return reject(c, stages[s]->span, "%s", fm);
         if (s == 1 && line && r->kind == SHC_KIND_READ && r->whole_output && !r->line) {
             r->line = line;
             r->line_end = end;

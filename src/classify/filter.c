@@ -3,6 +3,7 @@
  * no output option.  The sed grammar is in sed.c, counts in values.c. */
 #include "classify/policy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ filters */
@@ -124,5 +125,89 @@ bool shc__policy_filter(
     case SHC_CMD__COUNT: break;
     }
     shc__reject(r, 0, "%s: not a pure filter", argv[0]);
+    return false;
+}
+
+static long long input_cap(const char *const *argv, size_t argc, const char **why)
+{
+    const shc_cmdspec *spec = shc__policy_lookup(argv[0], strlen(argv[0]));
+    if (spec && spec->id == SHC_CMD_sort) {
+        *why = "GNU sort writes temporary files in $TMPDIR once piped input passes its buffer "
+               "(256 KiB of 2-byte lines did), and a killed sort leaves them";
+        return SHC_SORT_PIPE_MAX;
+    }
+    if (!spec || spec->id != SHC_CMD_column)
+        return -1;
+    shc_optres res;
+    shc_rule tmp;
+    shc__rule_init(&tmp);
+    if (shc__opts_parse(&res, &tmp, spec, argv, 1, argc, true) < 0)
+        return 0; /* the filter rule rejects it first */
+    for (size_t i = 0; i < res.nopts; i++)
+        if (res.opts[i].opt->short_name == 't' || res.opts[i].opt->short_name == 'J') {
+            *why = "column -t pads every cell to the widest cell of its column (one wide cell "
+                   "and many short rows: the output grows with input times input)";
+            return SHC_TABLE_MAX;
+        }
+    return -1;
+}
+
+bool shc__stage_no_growth(const char *const *argv, size_t argc)
+{
+    const shc_cmdspec *spec = shc__policy_lookup(argv[0], strlen(argv[0]));
+    if (!spec)
+        return false;
+    switch (spec->id) {
+    case SHC_CMD_head:
+    case SHC_CMD_tail:
+    case SHC_CMD_sort:
+    case SHC_CMD_tr:
+    case SHC_CMD_wc: return true; /* at most the bytes they read, whatever the options */
+    case SHC_CMD_cat:
+    case SHC_CMD_grep:
+    case SHC_CMD_uniq: /* without options: -n, -A, -H, -c add to every line */
+        for (size_t i = 1; i < argc; i++)
+            if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--") != 0)
+                return false;
+        return true;
+    case SHC_CMD_sed:
+    case SHC_CMD_nl:
+    case SHC_CMD_cut:
+    case SHC_CMD_column:
+    case SHC_CMD_bat:
+    case SHC_CMD_rg:
+    case SHC_CMD_ag:
+    case SHC_CMD_ack:
+    case SHC_CMD_git:
+    case SHC_CMD_git_grep:
+    case SHC_CMD_git_ls_files:
+    case SHC_CMD_fd:
+    case SHC_CMD_ls:
+    case SHC_CMD_tree:
+    case SHC_CMD_cd:
+    case SHC_CMD_xargs:
+    case SHC_CMD__COUNT: break;
+    }
+    return false;
+}
+
+bool shc__filter_bytes(long long *piped, const char *const *argv, size_t argc, char *msg,
+                       size_t cap)
+{
+    const char *why = NULL;
+    long long max = input_cap(argv, argc, &why);
+    if (max >= 0 && (*piped < 0 || *piped > max)) {
+        snprintf(msg, cap, "%s: %s; what reaches it here is %s %lld KiB", argv[0], why,
+                 *piped < 0 ? "not known to be at most" : "over", max >> 10);
+        return true;
+    }
+    bool counts = !strcmp(argv[0], "uniq"); /* uniq -c: "%7d " before a line of 2 bytes or more */
+    for (size_t i = 1; counts && i < argc; i++)
+        counts = argv[i][0] == '-' && argv[i][1] != '-' &&
+                 strspn(argv[i] + 1, "cdui") == strlen(argv[i] + 1);
+    if (counts && *piped >= 0)
+        *piped *= 5;
+    else if (!shc__stage_no_growth(argv, argc))
+        *piped = -1;
     return false;
 }

@@ -98,6 +98,28 @@ static int bat_paging(shc_rule *r, const shc_optres *res)
     return 0;
 }
 
+/* Whether bat 0.22 reads the file's git diff (src/printer.rs: in --diff mode, or when its style
+ * has the changes component): --decorations=never, -p and -n leave no style component but
+ * plain or numbers (app.rs checks them before --style); a --style after them decides
+ * (clap drops the -p before it), changes being in changes, full, auto and default. */
+static bool bat_gutter(const shc_optres *res)
+{
+    bool on = true;
+    for (size_t i = 0; i < res->nopts; i++) {
+        const shc_opt *o = res->opts[i].opt;
+        const char *v = res->opts[i].value;
+        if (o->short_name == 'd')
+            return true;
+        if (o->role == SHC_ROLE_PLAIN || o->short_name == 'n' ||
+            (v && o->long_name && !strcmp(o->long_name, "decorations") && !strcmp(v, "never")))
+            on = false;
+        else if (v && o->long_name && !strcmp(o->long_name, "style"))
+            on = strstr(v, "changes") || strstr(v, "full") || strstr(v, "auto") ||
+                 strstr(v, "default");
+    }
+    return on;
+}
+
 static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
 {
     switch (spec->id) {
@@ -125,6 +147,7 @@ static void rule_read(shc_rule *r, const shc_cmdspec *spec, const shc_optres *re
             return;
         const shc_optval *rg = shc__opt_first(res, SHC_ROLE_RANGE);
         r->whole_output = !rg;
+        r->blobs = bat_gutter(res);
         if (rg) {
             const char *v = rg->value, *colon = strchr(v, ':');
             long a = 1, b = 0;

@@ -142,7 +142,8 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 
 #define SHC_MAX_ARGS  64
 #define SHC_MAX_TABS 16     /* the widest tab stop bat --tabs may ask for */
-#define SHC_MAX_WIDTH 4096 /* the widest field an option may ask for (nl -w) */
+#define SHC_MAX_WIDTH 256 /* the widest field an option may ask for: the padding every line or
+                            entry may get (nl -w 4096 made 1 byte of input 4,097 bytes) */
 #define SHC_MAX_FORMAT_DIRECTIVES 16 /* %-directives in find's -printf formats together */
 #define SHC_MAX_ECHO 256   /* the longest SHC_ROLE_ECHO value (`nl -s` of 60 KB turned 2 MB into
                               1.5 GB in 5 s; `rg -r` of 40 KB, 2 MB into ~80 GB) */
@@ -151,7 +152,8 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
 #define SHC_MAX_BT_BRANCHES 16 /* the most alternatives (every `|` counts) in such a pattern */
 #define SHC_MAX_WIDE_ATOMS 8  /* classes, '.' and grouped '|' in all of a glibc/GNU regex's patterns */
 #define SHC_MAX_DOUBLESTARS 2  /* `**` in one wildmatch pattern (a git ignore line, ls-files -x) */
-#define SHC_MAX_RG_CLASS_COUNT 16 /* the sum of the counts {n} over Unicode classes in rg patterns */
+#define SHC_MAX_RG_CLASS_COUNT 17 /* copies of Unicode classes in rg's patterns (\w{16} is 16,
+                                     \w\w\w is 3) */
 #define SHC_MAX_PROCS 64      /* the most threads or processes a SHC_ROLE_PROCS option may ask for */
 #define SHC_MAX_NUMBER 10000 /* the largest count, depth or limit a SHC_ROLE_NUMBER option may
                                 take (ag -B 2147483647 took 75 s over 8 small files; 1000000
@@ -198,6 +200,8 @@ typedef struct shc_rule {
                           when its first block has no NUL (shc_ignbudget.whole_files) */
     bool tracked_reads; /* git grep, git ls-files -m: the tracked work-tree files its pathspecs
                            select are read whole (rundir.c bounds them together) */
+    bool blobs;        /* bat with its change gutter (or --diff): libgit2 reads the file's
+                          index blob whole */
     char more[64];     /* further sed ranges for the title (", 40-60, last line"), or "" */
     const char *paths[SHC_MAX_ARGS]; /* every path operand (search roots, listed dirs) */
     size_t npaths;
@@ -263,6 +267,20 @@ bool shc__git_maybe_rev(const char *s);
  * shown (sed -n N,Mp, tail -n +N), *line and *line_end receive it. */
 bool shc__policy_filter(
     shc_rule *r, const char *const *argv, size_t argc, long *line, long *line_end);
+
+/* With the real directory, a filter whose cost or side effects grow faster than its input
+ * (sort: it spills temporary files past SHC_SORT_PIPE_MAX; column -t/-J: it pads every cell to
+ * its column's widest, SHC_TABLE_MAX) needs *piped, the most bytes the stages before it write
+ * (-1: not known), within its bound: true with msg set when not.  Then *piped becomes what
+ * this filter writes at most (-1 unless shc__stage_no_growth). */
+bool shc__filter_bytes(long long *piped, const char *const *argv, size_t argc, char *msg,
+                       size_t cap);
+#define SHC_SORT_PIPE_MAX (128LL << 10) /* GNU sort 9.1 spilled 256 KiB of "a\n" lines from a
+                                           pipe, not 192 KiB, nor 4 MB of long lines */
+#define SHC_TABLE_MAX (32LL << 10) /* S bytes make at most S/2 rows of at most S: 512 MiB */
+/* Whether a stage (the primary or a filter) writes at most the bytes it reads: head, tail,
+ * sort, tr and wc with any option, cat, grep and uniq without one. */
+bool shc__stage_no_growth(const char *const *argv, size_t argc);
 
 /* ------------------------------------------------------------------ exec.c */
 
@@ -425,6 +443,11 @@ const char *shc__fs_mounts_below(const char *dir, char *where, size_t cap);
  * once per word; the per-file bound is the same 1 GiB). */
 #define SHC_INPUT_MAX (1LL << 30)
 #define SHC_TREE_MAX_ENTRIES 20000 /* entries below a command's walked roots, together */
+#define SHC_MATCH_PATH_MAX 1024 /* the longest path below a searched root: grep -rn, git grep,
+                                   rg/ag piped print it before every matching line (a 3,780-byte
+                                   path and 4 MB of 4-byte lines wrote 3.8 GB); 1 KiB keeps that
+                                   within (1024 + 24) / 2 = 524 times the input, the order of a
+                                   SHC_MAX_ECHO string per match */
 #define SHC_TREE_MAX_NAMES (8LL << 20) /* bytes of their full paths together (find prints each) */
 
 /* The physical directory a command runs in: real_cwd after the `cd` chain (NULL: none), as bash
@@ -448,6 +471,11 @@ typedef struct shc_ignbudget {
     size_t entries;   /* entries seen below walked roots, every root together (the tree scan) */
     long long names;  /* bytes of full paths those entries may still hold together */
     bool globals;     /* the user's global files judged (shc__global_check, once a command) */
+    bool subtree;     /* the tool walks below its roots (not ls without -R): a root that
+                         resolves to a system directory is terminal (shc__path_real) */
+    bool blobs;       /* bat's change gutter: a git work tree around a file is terminal */
+    bool per_match;   /* a search: it may print a walked file's path before every matching
+                         line, so no path below a root may pass SHC_MATCH_PATH_MAX */
     bool whole_files; /* the tool reads each walked file to its end when its first block has no
                          NUL (ag, ack, git grep --no-index/--untracked): the walked regular files
                          count in input */

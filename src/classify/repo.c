@@ -74,7 +74,7 @@ void shc__ignbudget_init(shc_ignbudget *b)
     b->input = SHC_INPUT_MAX;
     b->entries = 0;
     b->names = SHC_TREE_MAX_NAMES;
-    b->whole_files = b->globals = false;
+    b->whole_files = b->globals = b->subtree = b->blobs = b->per_match = false;
     b->nseen = 0;
 }
 
@@ -175,6 +175,7 @@ typedef struct tscan {
     shc_ignbudget *b;
     char *what;
     size_t cap;
+    size_t root; /* the walked root's length: a path below it is printed from there */
 } tscan;
 
 /* Every entry below p[0..len): counted with its full path against the command's bounds (find
@@ -211,9 +212,14 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         size_t n = strlen(nm);
         s->b->names -= (long long)(len + 1 + n);
         if (++s->b->entries > SHC_TREE_MAX_ENTRIES || s->b->names < 0 ||
-            len + 1 + n + 1 > SHC_PATH_MAX) {
+            len + 1 + n + 1 > SHC_PATH_MAX ||
+            (s->b->per_match && len + 1 + n - s->root > SHC_MATCH_PATH_MAX)) {
             snprintf(s->what, s->cap, "%s", p);
-            why = s->b->entries > SHC_TREE_MAX_ENTRIES
+            why = s->b->per_match && len + 1 + n + 1 <= SHC_PATH_MAX &&
+                          len + 1 + n - s->root > SHC_MATCH_PATH_MAX
+                      ? "a path over 1 KiB below a searched directory (a search may print it "
+                        "before every matching line)"
+                  : s->b->entries > SHC_TREE_MAX_ENTRIES
                       ? "too large a tree to judge (over 20000 entries below the walked "
                         "directories together)"
                   : s->b->names < 0 ? "too large a tree to judge (its full paths hold over 8 MiB "
@@ -278,7 +284,7 @@ const char *shc__tree_check(const char *abs_dir, bool ignores, bool git, shc_ign
     int w = snprintf(p, sizeof p, "%s", abs_dir);
     if (w < 0 || (size_t)w >= sizeof p)
         return "a path too long to judge";
-    tscan s = {ignores, git, b, what, cap};
+    tscan s = {ignores, git, b, what, cap, (size_t)w};
     return tree_ignores(p, (size_t)w, 0, &s);
 }
 
@@ -432,6 +438,12 @@ const char *shc__repo_check(const char *abs_dir, bool walks, bool git, bool obje
                  * whole directory, and its info/ files count in the ignore budget */
                 if ((why = shc__git_dir_judge(g, git, objects, budget, what, cap)) != NULL)
                     return why;
+                if (objects && budget->blobs) {
+                    snprintf(what, cap, "%s", g);
+                    return "a git repository, and bat's change gutter diffs the file against "
+                           "its index blob, which libgit2 inflates whole (a 389 KB object held "
+                           "400 MB): -p, -n or --decorations=never turn the gutter off";
+                }
             }
         }
         if (!strcmp(d, "/"))

@@ -81,7 +81,7 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
     /* a search or listing walks; git and bat (libgit2) read their repository; rg, fd, ag and
      * git read the ignore files of every directory they walk */
     bool walks = (bad & SHC_PATH_ROOT) != 0;
-    bool git = !strcmp(cmd, "git") || !strcmp(cmd, "bat") || !strcmp(cmd, "batcat");
+    bool bat = !strcmp(cmd, "bat") || !strcmp(cmd, "batcat"), git = bat || !strcmp(cmd, "git");
     bool ignores = git || !strcmp(cmd, "rg") || !strcmp(cmd, "ag") || !strcmp(cmd, "fd") ||
                    !strcmp(cmd, "fdfind");
     bool subtree = deep && walks;
@@ -110,6 +110,9 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
         const char *why = NULL;
         if (rj & SHC_PATH_ROOT)
             snprintf(msg, cap, "'%s' leads to the whole filesystem", p);
+        else if (walks && b->subtree && shc__path_system_root(NULL, real))
+            snprintf(msg, cap, "'%s' leads to the system directory '%s' (walking it is most of "
+                     "the file system)", p, why = real);
         else if (rj & (SHC_PATH_SPECIAL | SHC_PATH_TOOLONG))
             snprintf(msg, cap, "'%s' leads to a device or process file", p);
         else if ((bad & SHC_PATH_SPECIAL) && (why = shc__fs_special(real)) != NULL)
@@ -117,10 +120,13 @@ bool shc__path_real(const char *kbase, const char *p, const char *lexical, unsig
                      "never end)", p, why);
         else if ((why = shc__path_stat(real)) != NULL)
             snprintf(msg, cap, "%s '%s' is %s", what, p, why);
-        else if (stat(real, &st) == 0 && S_ISREG(st.st_mode) && (b->input -= st.st_size) < 0)
+        else if (stat(real, &st) == 0 && S_ISREG(st.st_mode) &&
+                 (b->input -= st.st_size << (bat ? 10 : 0)) < 0)
             snprintf(msg, cap, "%s '%s': %s", what, p,
-                     why = "the files the command names hold over 1 GiB together (each word "
-                           "is read)");
+                     why = bat ? "the files bat names hold over 1 MiB together (it highlights "
+                                 "at under 1 MB/s: 2 MB of JavaScript ran past 5 s)"
+                               : "the files the command names hold over 1 GiB together (each "
+                                 "word is read)");
         else if (patterns && (stat(real, &st) != 0 || st.st_size > SHC_IGNORE_MAX))
             snprintf(msg, cap, "%s '%s' is %s", what, p,
                      why = "over 64 KiB (the tool compiles every pattern in it)");

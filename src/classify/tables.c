@@ -91,6 +91,7 @@ void shc__rule_init(shc_rule *r)
     r->pathspecs = false;
     r->whole_files = false;
     r->tracked_reads = false;
+    r->blobs = false;
     r->more[0] = '\0';
     r->npaths = 0;
     r->ninputs = 0;

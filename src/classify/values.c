@@ -461,14 +461,13 @@ const char *shc__backtrack_unsafe(const char *pat)
     return depth ? outside : NULL;
 }
 
-/* rg's default engine is linear in the input, but a counted repetition of a Unicode class
- * (`\w{n}`, `\d`, `\s`, `\pL`, `.`, a class holding one of them, a `[:name:]` or a non-ASCII
- * byte) becomes n copies of a class of thousands of byte ranges: the lazy DFA gives up and the
- * PikeVM runs at microseconds per byte -- over 200 KB `\w*a\w{8}Q` 0.08 s, `\w{16}` 0.11 s,
- * `\w{24}` 0.24 s, `\w{40}` 0.46 s, `\w{300}` over 1.5 s (`[a-z]{300}` 0.03 s, `(?i)a{300}`
- * 0.01 s).  Sums n over every such repetition (a repeated group counts its classes times n);
- * more than SHC_MAX_RG_CLASS_COUNT is terminal, unless the pattern turns Unicode off first
- * (`(?-u)`). */
+/* rg's default engine is linear in the input, but every copy of a Unicode class (`\w`, `\d`,
+ * `\s`, `\pL`, `.`, a class holding one, `[:name:]`, a non-ASCII byte) is thousands of byte
+ * ranges in the NFA: with many the lazy DFA gives up and the PikeVM runs at microseconds per
+ * byte (200 KB: `\w*a\w{8}Q` 0.08 s, `\w{16}` 0.11 s, `\w{40}` 0.46 s, `\w{300}` and `\w`
+ * written 300 times over 1.4 s; `[a-z]{300}` 0.03 s).  Counts the copies: each class once, n
+ * times under {n} (a group: its copies times n; `*`, `+`, `?` add none); over
+ * SHC_MAX_RG_CLASS_COUNT in a command's patterns is terminal, unless `(?-u)` starts it. */
 static unsigned long shc__rg_class_counts(const char *pat)
 {
     unsigned long inner[17] = {0}, total = 0, lastw = 0;
@@ -527,10 +526,10 @@ static unsigned long shc__rg_class_counts(const char *pat)
                 inner[++depth] = 0;
             lastw = 0;
             continue;
-        } else if (*p == ')') {
-            w = depth ? inner[depth] : 0;
-            if (depth)
-                depth--;
+        } else if (*p == ')' && depth) { /* the group's copies are in total already */
+            lastw = inner[depth--];
+            inner[depth] += lastw;
+            continue;
         } else if (*p == '{' && p[1] >= '0' && p[1] <= '9') {
             unsigned long n = 0;
             for (p++; *p >= '0' && *p <= '9'; p++)
@@ -541,8 +540,8 @@ static unsigned long shc__rg_class_counts(const char *pat)
                         n = m;
             if (!*p)
                 p--;
-            if (lastw) {
-                unsigned long add = lastw * n;
+            if (lastw && n > 1) { /* the atom's copies are counted once already */
+                unsigned long add = lastw * (n - 1);
                 total += add;
                 inner[depth] += add;
             }
@@ -553,6 +552,7 @@ static unsigned long shc__rg_class_counts(const char *pat)
             continue;
         }
         inner[depth] += w;
+        total += w;
         lastw = w;
         if (total > 1000000)
             break;
@@ -580,9 +580,9 @@ int shc__check_engine(shc_rule *r, const char *cmd, const shc_optres *res, const
                                            : operand;
             if (v && (n += shc__rg_class_counts(v)) > SHC_MAX_RG_CLASS_COUNT)
                 return shc__reject(r, i < res->nopts ? res->opts[i].argi : operand_argi,
-                                   "rg: a counted repetition of Unicode classes ('\\w{n}', "
-                                   "'.{n}', more than 16 in all) makes rg's engine run at "
-                                   "microseconds per byte");
+                                   "rg: over %d copies of Unicode classes ('\\w{n}', '\\w\\w...', "
+                                   "'.{n}') make rg's engine run at microseconds per byte",
+                                   SHC_MAX_RG_CLASS_COUNT);
         }
     }
     if (!bt)
