@@ -915,6 +915,23 @@ static void test_pathspec_glob_dotdot(void **state)
     DONE();
 }
 
+/* Found by a red team: util-linux column keeps every entry as a wide string and a cell (about
+ * 20x the input in memory, 2 us a byte): a pipeline with column in any stage gets a 4 MiB
+ * budget for its named files, not 1 GiB. */
+static void test_column_input(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("yes a | head -c 5000000 > c5 && yes a | head -c 100000 > c1");
+    CARD("cat c5", SHC_KIND_READ);
+    CARD("cat c1 | column", SHC_KIND_READ);
+    TERMINAL("cat c5 | column");
+    TERMINAL("cat c5 | column -x");
+    TERMINAL("grep -h a c5 c1 | sort | column");
+    sh("rm c5 c1");
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -941,6 +958,7 @@ int main(void)
         cmocka_unit_test(test_quoted_pattern_lines),
         cmocka_unit_test(test_pattern_lines_budget),
         cmocka_unit_test(test_pathspec_glob_dotdot),
+        cmocka_unit_test(test_column_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -133,6 +133,9 @@ typedef struct shc_cmdspec {
     unsigned flags; /* SHC_ABBREV, SHC_STOP, SHC_DIGITS_* */
 } shc_cmdspec;
 
+/* filter.c: the input budget of a pipeline's named files (SHC_INPUT_MAX, or
+ * SHC_COLUMN_INPUT_MAX when a stage is column). */
+long long shc__pipe_input_max(const shc_node *const *stages, size_t n);
 /* The spec for a command name (egrep/fgrep/batcat/fdfind are aliases), or NULL. */
 const shc_cmdspec *shc__policy_lookup(const char *name, size_t len);
 /* The spec for an internal table (git's sub-tables), never NULL. */
@@ -198,6 +201,8 @@ typedef struct shc_rule {
     bool pathspecs;    /* paths[] are git pathspecs: a pattern covers its literal directory */
     bool whole_files;  /* git grep --no-index/--untracked: each walked file is read to its end
                           when its first block has no NUL (shc_ignbudget.whole_files) */
+    long long input_max; /* bytes the named files may hold together (SHC_INPUT_MAX; a
+                            pipeline with column less: shc__pipe_input_max) */
     bool tracked_reads; /* git grep, git ls-files -m: the tracked work-tree files its pathspecs
                            select are read whole (rundir.c bounds them together) */
     char more[64];     /* further sed ranges for the title (", 40-60, last line"), or "" */
@@ -442,6 +447,9 @@ const char *shc__fs_mounts_below(const char *dir, char *where, size_t cap);
 /* Bytes of the regular files one command names, together (`cat b b b ...` read a 1 GiB file
  * once per word; the per-file bound is the same 1 GiB). */
 #define SHC_INPUT_MAX (1LL << 30)
+/* ... and when column reads them (any stage: it keeps every entry as a wide string and a
+ * cell, about 20x the input, at about 2 us a byte: 400 KB took 0.7 s and 9.5 MB). */
+#define SHC_COLUMN_INPUT_MAX (4LL << 20)
 #define SHC_TREE_MAX_ENTRIES 20000 /* entries below a command's walked roots, together */
 #define SHC_TREE_MAX_NAMES (8LL << 20) /* bytes of their full paths together (find prints each) */
 

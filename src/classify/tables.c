@@ -90,6 +90,7 @@ void shc__rule_init(shc_rule *r)
     r->rc_files = false;
     r->pathspecs = false;
     r->whole_files = false;
+    r->input_max = SHC_INPUT_MAX;
     r->tracked_reads = false;
     r->more[0] = '\0';
     r->npaths = 0;
