@@ -1934,6 +1934,30 @@ for cls, cmd, harm in ROUND8:
     RT("R8-" + cls, cmd, "output red team: " + harm)
 S("rg '\\w+\\s+\\w+\\s*=\\s*\\w+\\(.*\\)' src", "\\w+\\s+\\w+\\s*=\\s*\\w+\\(.*\\)", "src", "seven class copies")
 R("nl -ba -w 6 src/a.c", "src/a.c", "nl: an ordinary width")
+# ---- round 9: rules that looked at the wrong text or unit (a quoted attributes pattern and
+# the lines x paths product need a repository: tests/test_repo.c builds them)
+ROUND9 = [
+    ('P2', "cd sub && git --no-pager grep foo -- '*/../..'", "git removes '..' with the glob component before it: the whole work tree"),
+    ('P2', "git --no-pager grep -l foo -- 'sub/?/../..'", "sub/?/../.. is the top of the work tree"),
+    ('P2', "git ls-files -m -- 'x*/../../other'", "a '..' after a glob climbs out of the literal directory"),
+    ('P3', "find . -type f -exec egrep -c -w 'a*' {} +", "egrep is grep -E: -w with a repetition retries every start (killed at 5 s on 10 KB)"),
+    ('P3', "find . -type f -print0 | xargs -0 -r egrep -c -w 'a*'", "the same through xargs"),
+    ('P3', "find . -type f -exec egrep -w 'a|aa|aaa' {} +", "-w with alternatives of different lengths"),
+    ('P4', "git --no-pager grep -c '" + "a" * 2000 + "Q$'", "glibc runs the pattern from every start: pattern x line (1.6 s on one 210 KB line)"),
+    ('P4', "nl -bp'" + "a" * 100 + "Q$' min.js", "nl -bp through glibc's regexec: pattern x line"),
+    ('P5', "grep -P -c '" + "a?" * 10 + "a" * 10 + "b' s", "2^10 paths x 31 bytes at every position (1.4 s a MB)"),
+    ('P5', "rg -P -c '" + "a?" * 10 + "a" * 10 + "b' .", "the same with rg's PCRE2"),
+    ('P5', "git --no-pager grep -P -c '" + "a?" * 10 + "a" * 10 + "b'", "the same with git grep -P"),
+    ('P7', "fd '\\w{60}\\s'", "fd uses the regex crate: a counted Unicode class runs at microseconds per byte"),
+    ('P7', "fdfind -p '\\w{60}\\s'", "every full path (-p)"),
+]
+for cls, cmd, harm in ROUND9:
+    RT("R9-" + cls, cmd, "round 9: " + harm)
+S("git --no-pager grep -n 'def foo(' -- src", "def foo(", "src", "a short pattern for glibc's matcher")
+S("git --no-pager grep -n '" + "a" * 100 + "' -- src", "a" * 100, "src", "a long plain literal goes to git's fixed-string matcher")
+S("grep -P 'colou?r' src/a.c", "colou?r", "src/a.c", "one '?' in a short pattern")
+S("fd '[a-z]{60}' src", "[a-z]{60}", "src", "fd: an ASCII class")
+S("find . -type f -exec egrep -c foo {} +", "foo", None, "egrep with a plain pattern", wrapped=False)
 
 import breadth_cases  # noqa: E402  (corpus/breadth.jsonl: the classifier-breadth issue)
 

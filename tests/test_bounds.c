@@ -414,6 +414,97 @@ static void test_process_counts(void **state)
     assert_int_equal(parse_with(sort, s2, 3), 0);
 }
 
+/* The verdict's kind of a whole command line (pipelines: xargs). */
+static shc_kind line_kind(const char *cmd)
+{
+    shc_verdict *v = NULL;
+    assert_int_equal(shc_classify(&v, cmd, strlen(cmd), true), 0);
+    shc_kind k = v->kind;
+    shc_verdict_free(v);
+    return k;
+}
+
+/* Found by a red team: find -exec and xargs pass the program's own name (egrep, fgrep), and the
+ * -w rule compared it with "grep": every grep rule judges the aliases as grep. */
+static void test_grep_aliases(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"grep", "egrep", "fgrep"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *g = names[i];
+        assert_int_equal(KIND("find", ".", "-type", "f", "-exec", g, "-c", "-w", "a*", "{}", "+"),
+                         SHC_KIND_TERMINAL);
+        assert_int_equal(KIND("find", ".", "-type", "f", "-exec", g, "-w", "a\\|aa", "{}", "+"),
+                         SHC_KIND_TERMINAL);
+        assert_int_equal(KIND("find", ".", "-type", "f", "-exec", g, "-c", "foo", "{}", "+"),
+                         SHC_KIND_SEARCH);
+        char cmd[256];
+        snprintf(cmd, sizeof cmd,
+                 "find . -type f -print0 | xargs -0 -r %s -c -w 'a*'", g);
+        assert_int_equal(line_kind(cmd), SHC_KIND_TERMINAL);
+        snprintf(cmd, sizeof cmd, "find . -type f -print0 | xargs -0 -r %s -c foo", g);
+        assert_int_equal(line_kind(cmd), SHC_KIND_SEARCH);
+        assert_int_equal(KIND(g, "-c", "-w", "a*", "f"), SHC_KIND_TERMINAL);
+    }
+}
+
+/* Found by a red team: glibc's matcher (git grep without -F/-P, nl -b pRE) runs the pattern
+ * from every start of a line, repetition or not: at most 64 bytes of such patterns together
+ * (git grep hands a pattern without specials to its fixed-string matcher). */
+static void test_glibc_pattern_length(void **state)
+{
+    (void)state;
+    char big[2100], p40[48];
+    memset(big, 'a', 2000);
+    snprintf(big + 2000, sizeof big - 2000, "Q$");
+    memset(p40, 'a', 40);
+    snprintf(p40 + 40, sizeof p40 - 40, "Q$");
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-c", big), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-c", "-e", p40, "-e", p40),
+                     SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-c", p40), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-c", "-F", big), SHC_KIND_SEARCH);
+    big[2000] = '\0'; /* a literal: git's fixed-string matcher */
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-c", big), SHC_KIND_SEARCH);
+    assert_int_equal(line_kind("cat f | nl -bpaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                               "aaaaaaaaaaaQ$"),
+                     SHC_KIND_TERMINAL);
+    assert_int_equal(line_kind("cat f | nl -bp'^def '"), SHC_KIND_READ);
+}
+
+/* Found by a red team: the backtracking subset bounds 2^choices x bytes as one number (1024),
+ * not each factor alone (10 `?` in 21 bytes ran at 1.4 s a MB). */
+static void test_backtracking_work(void **state)
+{
+    (void)state;
+    const char *ten = "a?a?a?a?a?a?a?a?a?a?aaaaaaaaaab";
+    assert_non_null(shc__backtrack_unsafe(ten));
+    assert_int_equal(KIND("grep", "-P", "-c", ten, "s"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("rg", "-P", "-c", ten, "."), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("git", "--no-pager", "grep", "-P", "-c", ten), SHC_KIND_TERMINAL);
+    assert_non_null(shc__backtrack_unsafe("(a|b)(c|d)(e|f)(g|h)xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                          "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
+    assert_null(shc__backtrack_unsafe("colou?rs? \\w"));
+    assert_null(shc__backtrack_unsafe("a?b?c? and some more literal text here, 128 at most"));
+    assert_int_equal(KIND("grep", "-P", "-c", "colou?r", "s"), SHC_KIND_SEARCH);
+}
+
+/* Found by a red team: the Unicode-class count bound belongs to the regex crate, so fd (its
+ * pattern and every --and) gets it like rg. */
+static void test_regex_crate_class_counts(void **state)
+{
+    (void)state;
+    assert_int_equal(KIND("fd", "\\w{60}\\s"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("fdfind", "-p", "\\w{60}\\s"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("fd", "--and", "\\w{60}", "foo"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("fd", "-e", "py", "\\w{20}"), SHC_KIND_TERMINAL);
+    assert_int_equal(KIND("fd", "-p", "[a-z]{60}\\s"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("fd", "-F", "\\w{60}"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("fd", "-g", "*.py"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("fd", "\\w{16}"), SHC_KIND_SEARCH);
+    assert_int_equal(KIND("rg", "-c", "\\w{60}\\s", "."), SHC_KIND_TERMINAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +518,10 @@ int main(void)
         cmocka_unit_test(test_grep_word_repetition),
         cmocka_unit_test(test_rg_class_counts),
         cmocka_unit_test(test_process_counts),
+        cmocka_unit_test(test_grep_aliases),
+        cmocka_unit_test(test_glibc_pattern_length),
+        cmocka_unit_test(test_backtracking_work),
+        cmocka_unit_test(test_regex_crate_class_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

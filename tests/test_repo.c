@@ -852,6 +852,121 @@ static void test_bat_costs(void **state)
     DONE();
 }
 
+/* Found by a red team: git's attributes reader unquotes a pattern that opens with '"' (C
+ * style, `\052` is `*`) before wildmatch sees it, so the `**` of a quoted line count as git
+ * decodes them, in every file git reads as patterns. */
+static void test_quoted_pattern_lines(void **state)
+{
+    (void)state;
+    wrong = 0;
+    context = SHC_CONTEXT_BRIDGE;
+    sh("mkdir -p qp/a && cd qp && git init -q . && echo foo > a/x.c && git add a/x.c");
+    /* git really decodes it: the quoted `*.c` applies to a/x.c */
+    sh("cd qp && printf '\"\\\\052.c\" -diff\\n' > .gitattributes && "
+       "git check-attr diff a/x.c | grep -q 'diff: unset'");
+    CARD("cd qp && git --no-pager grep foo", SHC_KIND_SEARCH);
+    static const char line[] = "\"\\\\052\\\\052/a/\\\\052\\\\052/a/\\\\052\\\\052/b\" -diff\\n";
+    sh("cd qp && printf '%s' > .gitattributes", line);
+    TERMINAL("cd qp && git --no-pager grep foo");
+    sh("cd qp && rm .gitattributes && printf '%s' >> .git/info/attributes", line);
+    TERMINAL("cd qp && git --no-pager grep foo");
+    sh("cd qp && rm .git/info/attributes && printf '%s' > a/.gitattributes", line);
+    TERMINAL("cd qp && git --no-pager grep foo");
+    sh("cd qp && rm a/.gitattributes && printf '%s' > ex", line);
+    TERMINAL("cd qp && git ls-files -o -X ex");
+    /* the other escapes and a quoted line git refuses (read raw) */
+    static const char esc[] = "\"\\\\t\\\\052\\\\052/a/\\\\\\\\/\\\\052\\\\052/a/\\\\052"
+                              "\\\\052/b\" -diff\\n";
+    sh("cd qp && printf '%s' > ex", esc);
+    TERMINAL("cd qp && git ls-files -o -X ex");
+    sh("cd qp && printf '\"\\\\052\\\\052/a/\\\\q/b\" -diff\\n' > ex");
+    CARD("cd qp && git ls-files -o -X ex", SHC_KIND_LIST);
+    sh("rm -rf qp");
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
+/* Found by a red team: git matches every pattern line against every path it visits (lines x
+ * paths x depth^k), so the wildcard lines of all the pattern files a command reads share one
+ * budget: 256 units, a line with a wildcard 1, each `**` in it x8. */
+static void test_pattern_lines_budget(void **state)
+{
+    (void)state;
+    wrong = 0;
+    context = SHC_CONTEXT_BRIDGE;
+    sh("mkdir -p pb/a && cd pb && git init -q . && echo foo > a/x.c && git add a/x.c");
+    /* 4 lines of 2 `**` (256 units): the card stays; 5 (320): terminal */
+    sh("cd pb && for i in 1 2 3 4; do echo \"**/a/**/b$i -diff\"; done > .gitattributes");
+    CARD("cd pb && git --no-pager grep foo", SHC_KIND_SEARCH);
+    sh("cd pb && echo '**/a/**/b5 -diff' >> .gitattributes");
+    TERMINAL("cd pb && git --no-pager grep foo");
+    /* the budget is the command's: split over files, it still adds up */
+    sh("cd pb && head -n 3 .gitattributes > a/.gitattributes && head -n 2 .gitattributes > g && "
+       "mv g .gitattributes");
+    TERMINAL("cd pb && git --no-pager grep foo");
+    sh("cd pb && rm a/.gitattributes .gitattributes");
+    /* 300 one-`**` lines (2,400 units), 300 plain wildcard lines in .gitignore (300) */
+    sh("cd pb && for i in $(seq 300); do echo \"**/b$i\"; done > .gitignore");
+    TERMINAL("cd pb && git ls-files -o --exclude-standard");
+    TERMINAL("cd pb && git --no-pager grep --untracked foo");
+    sh("cd pb && for i in $(seq 300); do echo \"*b$i\"; done > .gitignore");
+    TERMINAL("cd pb && git ls-files -o --exclude-standard");
+    TERMINAL("cd pb && rg foo");
+    /* 200 plain wildcard lines, and any number of literal ones: cards */
+    sh("cd pb && for i in $(seq 200); do echo \"*.b$i\"; echo \"build$i/\"; done > .gitignore");
+    CARD("cd pb && git ls-files -o --exclude-standard", SHC_KIND_LIST);
+    CARD("cd pb && rg foo", SHC_KIND_SEARCH);
+    /* a file met twice (the same .gitignore from two operands) counts once */
+    CARD("cd pb && rg foo a .", SHC_KIND_SEARCH);
+    sh("rm -rf pb");
+    context = SHC_CONTEXT_ANY;
+    DONE();
+}
+
+/* Found by a red team: git joins a pathspec onto its prefix and removes every `..` with the
+ * component before it, glob or not (`sub/?/../..` is the top), before it looks for the
+ * pattern's literal directory: a `..` after a glob special is terminal. */
+static void test_pathspec_glob_dotdot(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("mkdir -p gd/sub/x && cd gd && git init -q . && echo foo > sub/x/a && echo foo > top && "
+       "git add sub top");
+    /* git really climbs: from sub/, '*\/../..' lists the top's file */
+    sh("cd gd/sub && git ls-files -- '*/../..' | grep -qx '../top'");
+    context = SHC_CONTEXT_BRIDGE;
+    TERMINAL("cd gd/sub && git --no-pager grep foo -- '*/../..'");
+    TERMINAL("cd gd/sub && git --no-pager grep -l foo '?/../..'");
+    TERMINAL("cd gd/sub && git --no-pager grep foo -- '../sub/*/../..'");
+    TERMINAL("cd gd/sub && git --no-pager grep foo -- '[x]/..'");
+    TERMINAL("cd gd/sub && git ls-files -m -- '*/../..'");
+    TERMINAL("cd gd/sub && git ls-files -- 'x*/../../../other'");
+    /* a `..` before the glob is normalised with the literal part; `..` inside a name is none */
+    CARD("cd gd/sub && git --no-pager grep foo -- 'x/../x/*'", SHC_KIND_SEARCH);
+    CARD("cd gd/sub && git --no-pager grep foo -- 'x/*..c'", SHC_KIND_SEARCH);
+    CARD("cd gd/sub && git ls-files -- '*/..a'", SHC_KIND_LIST);
+    context = SHC_CONTEXT_ANY;
+    sh("rm -rf gd");
+    DONE();
+}
+
+/* Found by a red team: util-linux column keeps every entry as a wide string and a cell (about
+ * 20x the input in memory, 2 us a byte): a pipeline with column in any stage gets a 4 MiB
+ * budget for its named files, not 1 GiB. */
+static void test_column_input(void **state)
+{
+    (void)state;
+    wrong = 0;
+    sh("yes a | head -c 5000000 > c5 && yes a | head -c 100000 > c1");
+    CARD("cat c5", SHC_KIND_READ);
+    CARD("cat c1 | column", SHC_KIND_READ);
+    TERMINAL("cat c5 | column");
+    TERMINAL("cat c5 | column -x");
+    TERMINAL("grep -h a c5 c1 | sort | column");
+    sh("rm c5 c1");
+    DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -876,6 +991,10 @@ int main(void)
         cmocka_unit_test(test_exclude_from_lines),
         cmocka_unit_test(test_input_per_command),
         cmocka_unit_test(test_bat_costs),
+        cmocka_unit_test(test_quoted_pattern_lines),
+        cmocka_unit_test(test_pattern_lines_budget),
+        cmocka_unit_test(test_pathspec_glob_dotdot),
+        cmocka_unit_test(test_column_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -57,7 +57,6 @@ __attribute__((format(printf, 3, 4))) static int reject(ctx *c, shc_span span, c
 }
 
 /* ------------------------------------------------------------------ words */
-
 /* A word whose value is exactly what the program will see (wordcheck.c). */
 static int check_word(ctx *c, const shc_word *w, const char *what)
 {
@@ -116,7 +115,6 @@ static int call_argv(ctx *c, const shc_node *n, const char **argv, size_t *argc,
 }
 
 /* ------------------------------------------------------------------ redirections */
-
 /* Allowed: to /dev/null, fd duplication, and (when in_file is given) `< FILE`. */
 static int check_redirs(ctx *c, const shc_node *n, const shc_word **in_file)
 {
@@ -347,6 +345,7 @@ static int check_paths(ctx *c, const shc_rule *r, const shc_node *call, const sh
     c->budget.whole_files = r->whole_files, c->shallow = r->shallow; /* resolve.c adds ag, ack */
     c->budget.subtree = !r->shallow, c->budget.blobs = r->blobs;
     c->budget.per_match = r->kind == SHC_KIND_SEARCH; /* a path before every matching line */
+    c->budget.input = r->input_max; /* the named files' bytes together (column: less) */
     char msg[sizeof c->reason]; /* what the tool reads from its directory untold (rundir.c) */
     if (c->real_cwd && shc__rundir_check(c->kbase, cmd, r, &c->budget, msg, sizeof msg))
         return reject(c, call->span, "%s", msg);
@@ -487,6 +486,7 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
         return reject(c, in_file->span, "< feeds a file to a command that does not read it");
     }
 
+    r->input_max = shc__pipe_input_max(stages, nstages);
     if (check_paths(c, r, stages[0], in_file) < 0)
         return -1;
     for (size_t h = 0; h < c->nhomes; h++) {

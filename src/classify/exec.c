@@ -43,7 +43,9 @@ int shc__exec_grep(shc_rule *r, const char *const *argv, size_t cmd, size_t end,
                                "%s: -r/-d on names from find: a link named on the command line "
                                "is followed",
                                name);
-    if (shc__check_text_mode(r, name, &res) < 0)
+    /* every rule keyed to the program judges grep itself: egrep and fgrep (scripts that exec
+     * grep -E / grep -F) get grep's rules, not a name no rule knows */
+    if (shc__check_text_mode(r, spec->name, &res) < 0)
         return -1; /* find supplies the names: a huge sparse one is never seen */
     const shc_optval *e = shc__opt_first(&res, SHC_ROLE_PATTERN);
     size_t first = e ? 0 : 1;
@@ -51,7 +53,7 @@ int shc__exec_grep(shc_rule *r, const char *const *argv, size_t cmd, size_t end,
         return shc__reject(r, cmd, "%s: no pattern of its own (a file name would be the pattern)",
                            name);
     r->query = e ? e->value : res.ops[0].value;
-    if (shc__check_patterns(r, name, &res, e ? NULL : res.ops[0].value,
+    if (shc__check_patterns(r, spec->name, &res, e ? NULL : res.ops[0].value,
                             e ? 0 : res.ops[0].argi) < 0)
         return -1;
     size_t nph = 0;

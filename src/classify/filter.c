@@ -211,3 +211,14 @@ bool shc__filter_bytes(long long *piped, const char *const *argv, size_t argc, c
         *piped = -1;
     return false;
 }
+
+long long shc__pipe_input_max(const shc_node *const *stages, size_t n)
+{
+    for (size_t s = 0; s < n; s++) {
+        const shc_call *c = &stages[s]->u.call;
+        if (stages[s]->kind == SHC_NODE_CALL && c->nwords && c->words[0].value &&
+            !strcmp(c->words[0].value, "column"))
+            return SHC_COLUMN_INPUT_MAX;
+    }
+    return SHC_INPUT_MAX;
+}

@@ -40,11 +40,23 @@ bool shc__git_maybe_rev(const char *s)
 
 /* A pathspec operand: "" is an error, "-" is refused like a stdin operand elsewhere; a leading
  * ':' is pathspec magic (`:/`, `:(top)x`, `:!x`), which names other places than the word does
- * (the top of the work tree) and the path rules would judge the wrong directory. */
+ * (the top of the work tree) and the path rules would judge the wrong directory.  git joins
+ * the pathspec onto its prefix and removes each `..` with the component before it by the
+ * letter (prefix_path, normalize_path_copy) before it looks for glob specials, so `sub/?/../..`
+ * is the top of the work tree: a `..` component after a glob special would make the literal
+ * directory (shc__pathspec_pattern) the wrong one. */
 static int check_pathspec(shc_rule *r, const char *cmd, const shc_operand *op)
 {
     if (!strcmp(op->value, "-") || op->value[0] == '\0')
         return shc__reject(r, op->argi, "%s: '%s' is not a path that can be shown", cmd, op->value);
+    size_t g = strcspn(op->value, "*?[\\");
+    for (const char *c = op->value + g; *c; c++)
+        if (c[0] == '.' && c[1] == '.' && c[-1] == '/' && (c[2] == '/' || !c[2]))
+            return shc__reject(r, op->argi,
+                               "%s: '%s' has a '..' after a glob special (git removes it with the "
+                               "component before it, pattern or not: it may climb above the "
+                               "directory the pattern seems to stay in)",
+                               cmd, op->value);
     if (op->value[0] == ':')
         return shc__reject(r, op->argi,
                            "%s: '%s' is pathspec magic (it may name the whole work tree)", cmd,
@@ -76,12 +88,22 @@ static int check_glibc(shc_rule *r, const char *cmd, const shc_optres *res, cons
             mode = res->opts[i].opt->short_name;
     if (mode == 'F' || mode == 'P')
         return 0;
-    for (size_t i = 0; i < res->nopts; i++)
-        if (res->opts[i].opt->role == SHC_ROLE_PATTERN &&
-            (why = shc__glibc_repeat_why(res->opts[i].value)))
-            return shc__reject(r, res->opts[i].argi, "%s: %s", cmd, why);
-    if (operand && (why = shc__glibc_repeat_why(operand)))
-        return shc__reject(r, operand_argi, "%s: %s", cmd, why);
+    /* a pattern without specials goes to git's fixed-string matcher (kwset): only the others
+     * count in the glibc bytes, all together (git tries each on every line) */
+    size_t bytes = 0;
+    for (size_t i = 0; i <= res->nopts; i++) {
+        bool last = i == res->nopts;
+        const char *v = last ? operand
+                        : res->opts[i].opt->role == SHC_ROLE_PATTERN ? res->opts[i].value
+                                                                     : NULL;
+        size_t argi = last ? operand_argi : res->opts[i].argi;
+        if (!v || !shc__regex_special(v))
+            continue;
+        if ((why = shc__glibc_repeat_why(v)))
+            return shc__reject(r, argi, "%s: %s", cmd, why);
+        if ((bytes += strlen(v)) > SHC_MAX_GLIBC_BYTES)
+            return shc__reject(r, argi, "%s: %s", cmd, shc__glibc_long_why);
+    }
     return 0;
 }
 

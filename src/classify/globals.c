@@ -116,7 +116,7 @@ const char *shc__global_check(const char *cmd, shc_ignbudget *b, char *what, siz
     bool have[2] = {xdg_path(confs[0], sizeof confs[0], "git/config") == 0,
                     home_path(confs[1], sizeof confs[1], ".gitconfig") == 0};
     for (size_t i = 0; i < 2 && !why; i++)
-        if (have[i] && !(why = shc__pattern_file(confs[i], false, b, what, cap))) {
+        if (have[i] && !(why = shc__config_file(confs[i], b, what, cap))) {
             why = config_files(confs[i], "excludesfile", b, what, cap);
             if (!why && git)
                 why = config_files(confs[i], "attributesfile", b, what, cap);

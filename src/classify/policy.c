@@ -305,6 +305,12 @@ static void rule_fd(shc_rule *r, const shc_cmdspec *spec, const shc_optres *res)
         r->kind = SHC_KIND_LIST;
         return;
     }
+    /* the pattern and every --and go to the regex crate (-g: globs, -F: literals) */
+    bool glob = false;
+    for (size_t i = 0; i < res->nopts; i++)
+        glob |= res->opts[i].opt->long_name && !strcmp(res->opts[i].opt->long_name, "glob");
+    if (!glob && shc__check_engine(r, spec->name, res, pat, pat_argi, false) < 0)
+        return;
     r->query = pat;
     r->kind = SHC_KIND_SEARCH;
 }

@@ -133,6 +133,9 @@ typedef struct shc_cmdspec {
     unsigned flags; /* SHC_ABBREV, SHC_STOP, SHC_DIGITS_* */
 } shc_cmdspec;
 
+/* filter.c: the input budget of a pipeline's named files (SHC_INPUT_MAX, or
+ * SHC_COLUMN_INPUT_MAX when a stage is column). */
+long long shc__pipe_input_max(const shc_node *const *stages, size_t n);
 /* The spec for a command name (egrep/fgrep/batcat/fdfind are aliases), or NULL. */
 const shc_cmdspec *shc__policy_lookup(const char *name, size_t len);
 /* The spec for an internal table (git's sub-tables), never NULL. */
@@ -149,6 +152,8 @@ const shc_cmdspec *shc__policy_spec(shc_cmd_id id);
                               1.5 GB in 5 s; `rg -r` of 40 KB, 2 MB into ~80 GB) */
 #define SHC_MAX_ECHO_REFS 4 /* '$' (rg -r: a reference to the match) in a SHC_ROLE_ECHO value */
 #define SHC_MAX_BT_BYTES 256  /* the longest pattern a backtracking engine is given */
+#define SHC_MAX_BT_WORK 1024  /* 2^(choices that multiply) x bytes of such a pattern */
+#define SHC_MAX_GLIBC_BYTES 64 /* the bytes of glibc-matched patterns (git grep, nl -bp) together */
 #define SHC_MAX_BT_BRANCHES 16 /* the most alternatives (every `|` counts) in such a pattern */
 #define SHC_MAX_WIDE_ATOMS 8  /* classes, '.' and grouped '|' in all of a glibc/GNU regex's patterns */
 #define SHC_MAX_DOUBLESTARS 2  /* `**` in one wildmatch pattern (a git ignore line, ls-files -x) */
@@ -198,6 +203,8 @@ typedef struct shc_rule {
     bool pathspecs;    /* paths[] are git pathspecs: a pattern covers its literal directory */
     bool whole_files;  /* git grep --no-index/--untracked: each walked file is read to its end
                           when its first block has no NUL (shc_ignbudget.whole_files) */
+    long long input_max; /* bytes the named files may hold together (SHC_INPUT_MAX; a
+                            pipeline with column less: shc__pipe_input_max) */
     bool tracked_reads; /* git grep, git ls-files -m: the tracked work-tree files its pathspecs
                            select are read whole (rundir.c bounds them together) */
     bool blobs;        /* bat with its change gutter (or --diff): libgit2 reads the file's
@@ -255,6 +262,12 @@ bool shc__pathspec_pattern(const char *p, size_t *dirlen);
 /* tables.c: why a glibc regex (git grep without -F/-P, nl -b pRE) is outside the stated subset
  * (it holds a repetition: quadratic in a long line), or NULL. */
 const char *shc__glibc_repeat_why(const char *v);
+extern const char *const shc__glibc_long_why;
+/* Whether v holds a character git's is_fixed() calls special (git grep then uses glibc's
+ * matcher, not its fixed-string one). */
+bool shc__regex_special(const char *v);
+/* Whether the tool cmd (its table name) matches with the Rust regex crate (rg, fd). */
+bool shc__rust_regex(const char *cmd);
 
 /* Whether git may read s as a revision (a ref name, an object name, rev:path, @{...}, a
  * describe name): false only when no ref can have that name and no other revision syntax
@@ -356,8 +369,13 @@ const char *shc__regex_bomb(const char *pat);
 long shc__fmt_widths(const char *f, unsigned *directives);
 /* How many times c occurs in s. */
 size_t shc__count_char(const char *s, char c);
-/* The most `**` on one line of s (a wildmatch pattern, lines of a git ignore file). */
+/* patfile.c: the most `**` on one line of s (a wildmatch pattern, lines of a git ignore file). */
 unsigned shc__doublestars(const char *s);
+/* patfile.c: the n bytes of a pattern file read line by line as the tools read them (a quoted
+ * pattern as git decodes it): with git, no line of more than SHC_MAX_DOUBLESTARS `**`; with
+ * weight (NULL: the file was counted already), its wildcard lines taken from *weight.  Why
+ * not, or NULL. */
+const char *shc__pattern_lines(const char *buf, size_t n, bool git, long long *weight);
 /* Why a backtracking engine (PCRE2, Perl) may not match pat in bounded time, or NULL when pat
  * is in the safe subset (values.c states it). */
 const char *shc__backtrack_unsafe(const char *pat);
@@ -439,9 +457,17 @@ const char *shc__fs_mounts_below(const char *dir, char *where, size_t cap);
  * together, and each file-valued option's list of patterns (rg with 1 MiB of globs in .ignore:
  * 6 s and 180 MB; 64 KiB: 0.5 s, fd 1.2 s). */
 #define SHC_IGNORE_MAX (64L << 10)
+/* The wildcard lines of a command's pattern files together: a line with `*`, `?` or `[` weighs
+ * 1, times 8 for each `**` in it (git matches every line against every path: 19,000 paths 60
+ * deep cost about 10 ms a one-`**` line and 280 ms a two-`**` line). */
+#define SHC_PATTERN_WEIGHT 256
+#define SHC_PATTERN_LINE 4096 /* the longest pattern line with a '*' judged */
 /* Bytes of the regular files one command names, together (`cat b b b ...` read a 1 GiB file
  * once per word; the per-file bound is the same 1 GiB). */
 #define SHC_INPUT_MAX (1LL << 30)
+/* ... and when column reads them (any stage: it keeps every entry as a wide string and a
+ * cell, about 20x the input, at about 2 us a byte: 400 KB took 0.7 s and 9.5 MB). */
+#define SHC_COLUMN_INPUT_MAX (4LL << 20)
 #define SHC_TREE_MAX_ENTRIES 20000 /* entries below a command's walked roots, together */
 #define SHC_MATCH_PATH_MAX 1024 /* the longest path below a searched root: grep -rn, git grep,
                                    rg/ag piped print it before every matching line (a 3,780-byte
@@ -467,6 +493,7 @@ const char *shc__cd_base(const char *real_cwd, const char *chain, bool physical,
 typedef struct shc_ignbudget {
     long long ignore; /* the parents' ignore files and the git directory's info/ files */
     long long tree;   /* the ignore files below walked roots (the bridge's tree scan) */
+    long long wild;   /* SHC_PATTERN_WEIGHT: the wildcard lines of every pattern file read */
     long long input;  /* bytes the command's named regular files may still hold, together */
     size_t entries;   /* entries seen below walked roots, every root together (the tree scan) */
     long long names;  /* bytes of full paths those entries may still hold together */
@@ -551,6 +578,9 @@ const char *shc__tree_check(const char *abs_dir, bool ignores, bool git, shc_ign
  * the pattern budget, and with git, no line of more than SHC_MAX_DOUBLESTARS `**`.  Why not (what
  * names it), or NULL. */
 const char *shc__pattern_file(const char *p, bool git, shc_ignbudget *b, char *what, size_t cap);
+/* A configuration file the tool reads (git's global config): plain and within the byte budget
+ * like a pattern file, but its lines are no patterns (no weight).  Why not, or NULL. */
+const char *shc__config_file(const char *p, shc_ignbudget *b, char *what, size_t cap);
 /* globals.c: the user's global files the tool cmd reads whatever the directory (git's global
  * configuration, excludes and attributes files; rg's and fd's global ignore files; ag's
  * ~/.agignore), each judged with shc__pattern_file.  Why not, or NULL. */

@@ -71,6 +71,7 @@ void shc__ignbudget_init(shc_ignbudget *b)
 {
     b->ignore = SHC_IGNORE_MAX;
     b->tree = SHC_TREE_IGNORE_MAX;
+    b->wild = SHC_PATTERN_WEIGHT;
     b->input = SHC_INPUT_MAX;
     b->entries = 0;
     b->names = SHC_TREE_MAX_NAMES;
@@ -78,22 +79,22 @@ void shc__ignbudget_init(shc_ignbudget *b)
     b->nseen = 0;
 }
 
-/* Takes size bytes of the file p from *left unless b has counted that file already; false
- * when *left goes below zero. */
-static bool charge(shc_ignbudget *b, const char *p, long long size, long long *left)
+/* Takes size bytes of the file p from *left unless b has counted that file already: -1 when
+ * *left goes below zero, 0 when counted before (or empty), 1 when counted now. */
+static int charge(shc_ignbudget *b, const char *p, long long size, long long *left)
 {
     struct stat st;
     if (size <= 0 || stat(p, &st) != 0)
-        return true;
+        return 0;
     for (size_t i = 0; i < b->nseen; i++)
         if (b->seen[i].dev == (unsigned long long)st.st_dev &&
             b->seen[i].ino == (unsigned long long)st.st_ino)
-            return true;
+            return 0;
     if (b->nseen < sizeof b->seen / sizeof *b->seen) {
         b->seen[b->nseen].dev = (unsigned long long)st.st_dev;
         b->seen[b->nseen++].ino = (unsigned long long)st.st_ino;
     }
-    return (*left -= size) >= 0;
+    return (*left -= size) >= 0 ? 1 : -1;
 }
 
 /* git matches the lines of .gitignore, .gitattributes and info/{exclude,attributes,
@@ -101,9 +102,12 @@ static bool charge(shc_ignbudget *b, const char *p, long long size, long long *l
  * of a path: with one file 1,000 directories deep, a line of 2 `**` segments (`**`, `a`, `**`,
  * `b` joined by slashes) took 0.02 s of `git grep foo`, 3 `**` 1.1 s; 60 directories deep, 5
  * `**` 0.05 s, 6 0.5 s, 8 2.3 s, 13 did not
- * finish (single `*` are cheap: 16 of them 0.01 s).  NULL when no line of the regular file p
- * holds more than SHC_MAX_DOUBLESTARS `**`. */
-static const char *wild_lines(const char *p, const char *name, bool git)
+ * finish (single `*` are cheap: 16 of them 0.01 s).  And git, rg and fd match every line
+ * against every path: 10 lines of 2 `**` over 19,000 tracked files 60 deep took 2.8 s.  NULL
+ * when no line of the regular file p holds more than SHC_MAX_DOUBLESTARS `**` (git's files)
+ * and its wildcard lines fit in what is left of b->wild (fresh: not counted before). */
+static const char *wild_lines(const char *p, const char *name, bool git, shc_ignbudget *b,
+                              bool fresh)
 {
     static const char *const git_names[] = {".gitignore", ".gitattributes", "exclude",
                                             "attributes", "sparse-checkout"};
@@ -112,10 +116,10 @@ static const char *wild_lines(const char *p, const char *name, bool git)
     for (size_t i = 0; i < sizeof git_names / sizeof *git_names && !git; i++)
         git = !strcmp(base, git_names[i]);
 #ifdef __wasi__ /* the host answers stat() and realpath() only: a file to read is refused */
-    (void)p;
+    (void)p, (void)b, (void)fresh;
     return git ? "a git pattern file the WebAssembly build cannot read" : NULL;
 #else
-    FILE *f = git ? fopen(p, "r") : NULL;
+    FILE *f = git || fresh ? fopen(p, "r") : NULL;
     if (!f)
         return NULL;
     char *buf = malloc(SHC_IGNORE_MAX + 1);
@@ -126,10 +130,7 @@ static const char *wild_lines(const char *p, const char *name, bool git)
     buf[n] = '\0';
     for (size_t i = 0; i < n; i++)
         buf[i] = buf[i] ? buf[i] : ' '; /* a NUL byte does not hide the rest of its line */
-    const char *why = shc__doublestars(buf) > SHC_MAX_DOUBLESTARS
-                          ? "a file with a pattern line of more than 2 '**' (git's wildmatch "
-                            "backtracks exponentially over a deep path)"
-                          : NULL;
+    const char *why = shc__pattern_lines(buf, n, git, fresh ? &b->wild : NULL);
     free(buf);
     return why;
 #endif
@@ -146,11 +147,12 @@ static const char *ignore_at(char *p, size_t n, const char *dir, const char *nam
     }
     long long size;
     const char *why = plain_file(p, SHC_IGNORE_MAX, &size);
-    if (!why && !charge(budget, p, size, &budget->ignore))
+    int fresh = why ? 0 : charge(budget, p, size, &budget->ignore);
+    if (fresh < 0)
         why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
               "compile every glob)";
     if (!why && size > 0)
-        why = wild_lines(p, name, false);
+        why = wild_lines(p, name, false, budget, fresh > 0);
     if (why)
         snprintf(what, cap, "%s", p);
     return why;
@@ -160,15 +162,28 @@ const char *shc__pattern_file(const char *p, bool git, shc_ignbudget *b, char *w
 {
     long long size;
     const char *why = plain_file(p, SHC_IGNORE_MAX, &size);
-    if (!why && !charge(b, p, size, &b->ignore))
+    int fresh = why ? 0 : charge(b, p, size, &b->ignore);
+    if (fresh < 0)
         why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
               "compile every glob)";
     if (!why && size > 0)
-        why = wild_lines(p, p, git);
+        why = wild_lines(p, p, git, b, fresh > 0);
     if (why)
         snprintf(what, cap, "%s", p);
     return why;
 }
+const char *shc__config_file(const char *p, shc_ignbudget *b, char *what, size_t cap)
+{
+    long long size;
+    const char *why = plain_file(p, SHC_IGNORE_MAX, &size);
+    if (!why && charge(b, p, size, &b->ignore) < 0)
+        why = "one ignore file too many: together they hold over 64 KiB of patterns (rg and fd "
+              "compile every glob)";
+    if (why)
+        snprintf(what, cap, "%s", p);
+    return why;
+}
+
 typedef struct tscan {
     bool ignores; /* the tool reads the ignore files of every directory (rg, fd, ag, git) */
     bool git; /* git walks (ls-files -o, grep --untracked) or recurses: nested .git judged whole */
@@ -252,10 +267,11 @@ static const char *tree_ignores(char *p, size_t len, int depth, tscan *s)
         if (ign) {
             long long size;
             why = plain_file(p, SHC_IGNORE_MAX, &size);
-            if (!why && !charge(s->b, p, size, &s->b->tree))
+            int fresh = why ? 0 : charge(s->b, p, size, &s->b->tree);
+            if (fresh < 0)
                 why = "one ignore file too many: the walked tree holds over 256 KiB of them";
             if (!why && size > 0)
-                why = wild_lines(p, nm, false);
+                why = wild_lines(p, nm, false, s->b, fresh > 0);
             if (why)
                 snprintf(s->what, s->cap, "%s", p);
         } else if (lstat(p, &st) != 0) {

@@ -90,6 +90,7 @@ void shc__rule_init(shc_rule *r)
     r->rc_files = false;
     r->pathspecs = false;
     r->whole_files = false;
+    r->input_max = SHC_INPUT_MAX;
     r->tracked_reads = false;
     r->blobs = false;
     r->more[0] = '\0';
@@ -149,12 +150,35 @@ size_t shc__opt_count(const shc_optres *res, shc_role role)
 /* glibc's regexec/re_search (git grep without -F/-P, nl -b pRE) has no DFA: it tries every
  * start position, and from each a repetition may run to the end of the line, so `foo.*bar`
  * over one 210 KB line of `foo` took over 5 s (21 KB 0.8 s) and `x*a*b` over 40 KB 2.5 s.
+ * Without repetition it still runs the pattern from every start: a 2,000-byte pattern over a
+ * 210 KB line of its first letter took 1.6 s (about 4 ns per byte of pattern and of line).
  * The stated subset: no repetition at all (`*`, `+`, `{`, escaped or not; `?` is at most
- * one more character).  Why not, or NULL. */
+ * one more character), and at most SHC_MAX_GLIBC_BYTES of pattern.  Why not, or NULL. */
 const char *shc__glibc_repeat_why(const char *v)
 {
+    if (strlen(v) > SHC_MAX_GLIBC_BYTES)
+        return shc__glibc_long_why;
     return strpbrk(v, "*+{") ? "glibc's matcher (no DFA) tries every start of a line, and from "
                                "each a repetition ('*', '+', '{') may run to its end: time "
                                "quadratic in a long line (use -F, or -P)"
                              : NULL;
+}
+
+const char *const shc__glibc_long_why =
+    "a pattern over 64 bytes (all patterns together) for glibc's matcher (no DFA), which runs "
+    "it from every start of a line: time pattern x line (use -F)";
+
+bool shc__regex_special(const char *v)
+{
+    for (const char *p = v; *p; p++) /* non-ASCII: with -i git hands it to glibc too */
+        if ((unsigned char)*p >= 0x80)
+            return true;
+    return strpbrk(v, "$()*+.?[\\^{|") != NULL;
+}
+
+/* The tools whose patterns go to the Rust regex crate (rg's default engine, fd): the rules of
+ * that engine (shc__check_engine's Unicode class counts) attach here, not to a tool's name. */
+bool shc__rust_regex(const char *cmd)
+{
+    return !strcmp(cmd, "rg") || !strcmp(cmd, "fd");
 }

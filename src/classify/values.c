@@ -241,24 +241,6 @@ int shc__check_nl_styles(shc_rule *r, const shc_optres *res)
     return 0;
 }
 
-/* The most `**` on one line of s (`***` counts once): git's wildmatch backtracks over each
- * against every directory of a path (repo.c states the measurements). */
-unsigned shc__doublestars(const char *s)
-{
-    unsigned most = 0, n = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p == '\n')
-            n = 0;
-        else if (p[0] == '*' && p[1] == '*') {
-            if (++n > most)
-                most = n;
-            while (p[1] == '*')
-                p++;
-        }
-    }
-    return most;
-}
-
 size_t shc__count_char(const char *s, char c)
 {
     size_t n = 0;
@@ -354,8 +336,9 @@ int shc__check_text_mode(shc_rule *r, const char *cmd, const shc_optres *res)
  *   - the anchors `^ $ \b \B`;
  *   - groups `(...)` and `(?:...)`, never quantified, and `|`;
  *   - the quantifier `?` on a single character, class or `.`;
- *   - at most 10 choices that multiply: each `?` and each `|` inside a group (a `|` at the top
- *     level adds a branch, it does not multiply), so at most 2^10 paths per starting position;
+ *   - choices that multiply: each `?` and each `|` inside a group (a `|` at the top level adds
+ *     a branch, it does not multiply); 2^choices x bytes at most SHC_MAX_BT_WORK (1024: three
+ *     `?` in 128 bytes), the paths tried from each starting position times their length;
  *   - at most 16 alternatives counting every `|`, and at most 256 bytes: each branch is tried
  *     at every position (3,000 branches `.x0y|.x1y|...` took 12 s over 1.3 MB).
  * Everything else -- `*`, `+`, `{n,m}`, other escapes (digits, \g \k \p \x \Q ...), every other
@@ -367,6 +350,9 @@ const char *shc__backtrack_unsafe(const char *pat)
     static const char *const many = "a pattern longer than the backtracking-engine bound ("
                                     "256 bytes, 16 alternatives): every branch is tried at "
                                     "every position";
+    static const char *const paths = "a pattern whose optional parts ('?', '|' in a group) "
+                                     "multiply past the backtracking-engine bound (2^choices x "
+                                     "bytes over 1024): each is tried at every position";
     unsigned optional = 0, depth = 0, branches = 1;
     bool atom = false; /* the last thing read may take a `?` */
     if (strlen(pat) > SHC_MAX_BT_BYTES)
@@ -458,7 +444,7 @@ const char *shc__backtrack_unsafe(const char *pat)
             atom = ch != '^' && ch != '$' && ch != '|';
         }
     }
-    return depth ? outside : NULL;
+    return depth ? outside : (1UL << optional) * strlen(pat) > SHC_MAX_BT_WORK ? paths : NULL;
 }
 
 /* rg's default engine is linear in the input, but every copy of a Unicode class (`\w`, `\d`,
@@ -571,7 +557,7 @@ int shc__check_engine(shc_rule *r, const char *cmd, const shc_optres *res, const
         literal |= o->opt->role == SHC_ROLE_LITERAL;
     }
     const char *why;
-    if (!bt && !always && !strcmp(cmd, "rg") && !shc__has_long(res, "fixed-strings")) {
+    if (!bt && !always && shc__rust_regex(cmd) && !shc__has_long(res, "fixed-strings")) {
         unsigned long n = 0;
         for (size_t i = 0; i <= res->nopts; i++) {
             const char *v = i < res->nopts ? (res->opts[i].opt->role == SHC_ROLE_PATTERN
@@ -580,9 +566,9 @@ int shc__check_engine(shc_rule *r, const char *cmd, const shc_optres *res, const
                                            : operand;
             if (v && (n += shc__rg_class_counts(v)) > SHC_MAX_RG_CLASS_COUNT)
                 return shc__reject(r, i < res->nopts ? res->opts[i].argi : operand_argi,
-                                   "rg: over %d copies of Unicode classes ('\\w{n}', '\\w\\w...', "
-                                   "'.{n}') make rg's engine run at microseconds per byte",
-                                   SHC_MAX_RG_CLASS_COUNT);
+                                   "%s: over %d copies of Unicode classes ('\\w{n}', "
+                                   "'\\w\\w...', '.{n}') make the regex crate run at "
+                                   "microseconds per byte", cmd, SHC_MAX_RG_CLASS_COUNT);
         }
     }
     if (!bt)
