@@ -502,7 +502,7 @@ static int decide(ctx *c, shc_rule *r, const char **argv, size_t *argc)
     if (check_stdin_search(c, r, stages[0], argv[0]) < 0)
         return -1;
     c->piped = r->kind == SHC_KIND_READ && shc__stage_no_growth(argv, *argc)
-                   ? SHC_INPUT_MAX - c->budget.input : -1; /* cat, head, tail: the named files */
+                   ? r->input_max - c->budget.input : -1; /* cat, head, tail: the named files */
 
     /* the filters */
     for (size_t s = 1; s < nstages; s++) {
