@@ -1007,6 +1007,7 @@ def invalid_messages_are_not_answered():
     answers = [m for m in b.tiny_log() if "error" in m or "result" in m]
     assert not answers, answers[:3]
     assert "mcp jk: wrote 100 messages that are not JSON-RPC (the last: " in err, err[-1500:]
+    assert "requests of the server left unanswered" not in err, err[-1500:]  # they were none
     assert "mcp__jk__echo" not in [t["function"]["name"] for t in b.srv.requests[0]["body"]["tools"]]
     assert "still-here" in text, text
 
