@@ -142,11 +142,11 @@ char *shc_openai_request_body_ex(const char *model, const char *system_prompt, c
                   "The command line to run, for example `rg -n shc_parse src`.", "description",
                   "type", "string", "description",
                   "A few words for the user saying what the command does.", "required", "command");
-    int bad = !req || !bash || add_function(fns, bash) != 0;
+    int bad = !req || !bash || add_function(fns, bash) != 0; /* no req: fns went with it */
     json_decref(bash);
     size_t i;
     json_t *e;
-    json_array_foreach(tools, i, e)
+    json_array_foreach(bad ? NULL : tools, i, e)
     {
         bad |= add_function(fns, e) != 0;
     }
