@@ -60,7 +60,7 @@ static void on_msg(void *payload, shc_rpc *rpc, json_t *id, const char *method, 
 
 static void frame(out *o, const uint8_t *data, size_t size, size_t step)
 {
-    shc_rpc_config cfg = {4096, out_write, o, on_msg, o, 0};
+    shc_rpc_config cfg = {4096, out_write, o, on_msg, o, 0, NULL};
     shc_rpc *rpc = shc_rpc_new(&cfg);
     if (!rpc)
         abort();

@@ -64,7 +64,7 @@ static void on_msg(void *payload, shc_rpc *rpc, json_t *id, const char *method, 
 static shc_rpc *mk(sink *s, size_t max_line)
 {
     memset(s, 0, sizeof *s);
-    shc_rpc_config cfg = {max_line, sink_write, s, on_msg, s, 0};
+    shc_rpc_config cfg = {max_line, sink_write, s, on_msg, s, 0, NULL};
     shc_rpc *rpc = shc_rpc_new(&cfg);
     assert_non_null(rpc);
     return rpc;
@@ -499,6 +499,58 @@ static void test_unreadable_response_ends_request(void **state)
     shc_rpc_free(rpc);
 }
 
+static int invalid_seen;
+static char invalid_last[128];
+
+static void on_invalid(void *payload, const char *why)
+{
+    (void)payload;
+    invalid_seen++;
+    snprintf(invalid_last, sizeof invalid_last, "%s", why);
+}
+
+/* The client role (on_invalid set, as the MCP client has it): nothing that is not a message it
+ * takes is answered, whatever is wrong with it; each is reported once; a valid request after
+ * them is answered as usual. */
+static void test_invalid_reported_not_answered(void **state)
+{
+    (void)state;
+    sink s;
+    memset(&s, 0, sizeof s);
+    shc_rpc_config cfg = {64, sink_write, &s, on_msg, &s, 0, on_invalid};
+    shc_rpc *rpc = shc_rpc_new(&cfg);
+    assert_non_null(rpc);
+    static const char *const bad[] = {
+        "x\n",                                            /* not JSON */
+        "{\"jsonrpc\":\"2.0\",\"id\":1}\n",                 /* an id, no method */
+        "{\"jsonrpc\":\"1.0\",\"id\":2,\"method\":\"a\"}\n",  /* a wrong version */
+        "{\"jsonrpc\":\"1.0\"}\n",                          /* a wrong version, no id */
+        "{\"jsonrpc\":\"2.0\"}\n",                          /* nothing */
+        "[1]\n",                                          /* a batch */
+        "7\n",                                            /* not an object */
+        "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"a\"}\n",/* a bad id */
+        "{\"jsonrpc\":\"2.0\",\"id\":1e400,\"method\":\"a\"}\n", /* a raw id */
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"a\\u0000\"}\n", /* a NUL in the method */
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}\n",
+    };
+    invalid_seen = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(shc_rpc_feed(rpc, bad[i], strlen(bad[i])), 0);
+    assert_int_equal(shc_rpc_flush(rpc), 0);
+    assert_int_equal(s.len, 0); /* not one answer */
+    assert_int_equal(invalid_seen, (int)(sizeof bad / sizeof *bad));
+    assert_non_null(strstr(invalid_last, "line longer than 64 bytes"));
+    static const char good[] = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"a\"}\n";
+    assert_int_equal(shc_rpc_feed(rpc, good, strlen(good)), 0);
+    assert_int_equal(shc_rpc_flush(rpc), 0);
+    json_t *l[2];
+    assert_int_equal(lines(&s, l, 2), 1);
+    assert_int_equal(json_integer_value(json_object_get(l[0], "id")), 5);
+    free_lines(l, 1);
+    assert_int_equal(invalid_seen, (int)(sizeof bad / sizeof *bad));
+    shc_rpc_free(rpc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -513,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_big_frame),
         cmocka_unit_test(test_ids_always_echoed),
         cmocka_unit_test(test_unreadable_response_ends_request),
+        cmocka_unit_test(test_invalid_reported_not_answered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -365,7 +365,7 @@ int shc_bridge_run(shc_bridge_config *cfg)
     signal(SIGPIPE, SIG_IGN); /* EPIPE comes back from write(); the executor resets children */
     set_nonblock(br->in_fd);
     set_nonblock(br->out_fd);
-    shc_rpc_config rc = {cfg->max_line, shc__wire_writer(), br, on_message, br, 0};
+    shc_rpc_config rc = {cfg->max_line, shc__wire_writer(), br, on_message, br, 0, NULL};
     br->loop = shc_loop_new();
     br->rpc = shc_rpc_new(&rc);
     if (!br->loop || !br->rpc)

@@ -497,6 +497,7 @@ static void server_start(mcp_server *s)
         .io = s,
         .on_message = on_message,
         .payload = s,
+        .on_invalid = shc__mcp_on_invalid,
     };
     s->rpc = shc_rpc_new(&rc);
     s->listing = json_array();

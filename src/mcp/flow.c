@@ -201,3 +201,17 @@ void shc__mcp_relist(mcp_server *s)
     s->up->list(s);
 }
 
+
+void shc__mcp_on_invalid(void *payload, const char *why)
+{
+    mcp_server *s = payload;
+    if (s->state == MS_FAILED)
+        return;
+    if (!shc__mcp_answer_request(s)) /* counted against its request rate, and not said to */
+        s->req_dropped--;             /* be a request left unanswered: it was none */
+    if (++s->invalid == 1)
+        shc__mcp_log_line(s, "wrote something that is not JSON-RPC (%s): not answered", why);
+    if (s->invalid >= SHC_MCP_INVALID_MAX)
+        shc__mcp_up_fail(s, "wrote %u messages that are not JSON-RPC (the last: %s)", s->invalid,
+                         why);
+}

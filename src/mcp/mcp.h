@@ -40,6 +40,7 @@
 #define SHC_MCP_NAME_MAX 64                        /* a function name for the model */
 /* Flow control (docs/mcp.md "Floods"): what one server can make the agent hold or do. */
 #define SHC_MCP_REQ_RATE 20 /* a server's requests (ping...) answered per second; others not */
+#define SHC_MCP_INVALID_MAX 100 /* messages that are not JSON-RPC: the server fails at this many */
 #define SHC_MCP_QUEUE_HIGH ((size_t)256 * 1024) /* queued for the server: its output waits */
 #define SHC_MCP_QUEUE_MAX ((size_t)64 << 20) /* queued past this: it does not read its input */
 #define SHC_MCP_STALL_MS ((uint64_t)15000) /* output waiting this long: it does not read either */
@@ -51,6 +52,8 @@
 #define SHC_MCP_RELIST_MS ((uint64_t)2000)  /* list_changed: at most one tools/list round per */
 #define SHC_MCP_STDIO_FDS 6                 /* descriptors a stdio server holds in the agent */
 #define SHC_MCP_FDS_KEPT 256                /* always left for commands, pipes and the store */
+#define SHC_MCP_LOG_LINES 200               /* log lines a second, all servers of the agent */
+#define SHC_MCP_LOG_BYTES ((size_t)32 * 1024) /* their bytes a second */
 
 typedef struct shc_mcp shc_mcp;
 typedef struct shc_mcp_call shc_mcp_call;
@@ -62,6 +65,11 @@ typedef struct shc_mcp_call shc_mcp_call;
  * fails to start.  The bridge keeps fewer sessions in memory by fds_used. */
 typedef struct shc_mcp_budget {
     size_t fds_max, fds_used;
+    /* The log lines of every server of every session (mcp/result.c): at most SHC_MCP_LOG_RATE
+     * a second from one server and SHC_MCP_LOG_LINES lines and SHC_MCP_LOG_BYTES bytes a second
+     * in all; the others counted, and said in one line when a later second logs. */
+    uint64_t log_window; /* the second counted */
+    size_t log_lines, log_bytes, log_dropped;
 } shc_mcp_budget;
 
 typedef struct shc_mcp_env {

@@ -74,10 +74,10 @@ struct mcp_server {
     char errlast[200];    /* the last complete stderr line (for the failure's message) */
     uint64_t log_window;  /* the second the log's lines are counted in (shc__mcp_log_line) */
     unsigned log_lines;   /* lines logged in it */
-    size_t log_dropped;   /* lines not logged since the last summary */
     uint64_t req_window;  /* the second the server's requests are counted in (client.c) */
     unsigned req_count;   /* requests answered in it */
     size_t req_dropped;   /* requests not answered since the last summary */
+    unsigned invalid;     /* messages it wrote that are not JSON-RPC (client.c on_invalid) */
     bool paused;          /* its output is not read: too much waits for its input */
     int stall_timer;      /* while paused: fails it when it reads nothing for SHC_MCP_STALL_MS */
     uint64_t list_at;     /* when the last tools/list round started */
@@ -113,6 +113,7 @@ struct shc_mcp {
     size_t nindex;
     int changed_timer;
     size_t left_logged;   /* tools past the budget, as last logged (a change is logged again) */
+    shc_mcp_budget own;   /* the log budget when env.budget is NULL (no agent-wide one) */
     bool freeing;
 };
 
@@ -149,8 +150,10 @@ void shc__mcp_http_abandon(mcp_server *s, int64_t id);
 size_t shc__mcp_http_waiting(const mcp_server *s); /* bytes of messages not sent yet */
 
 /* result.c: a line from or about the server into the log at info ("mcp NAME: ..."), at most
- * SHC_MCP_LOG_RATE a second per server; the others are counted, and said in one line
- * ("dropped K lines") when the next second logs or shc__mcp_log_flush runs (the server stops). */
+ * SHC_MCP_LOG_RATE a second per server and SHC_MCP_LOG_LINES lines and SHC_MCP_LOG_BYTES bytes a
+ * second for all the agent's servers (env.budget); the others are counted, and said in one line
+ * ("N MCP log lines dropped") when a later second logs or shc__mcp_log_flush runs (a server
+ * stops). */
 #define SHC_MCP_LOG_RATE 50
 void shc__mcp_log_line(mcp_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void shc__mcp_log_flush(mcp_server *s);
@@ -161,6 +164,11 @@ void shc__mcp_timers_stop(mcp_server *s);  /* init, stall and re-list timers */
 bool shc__mcp_fds_take(mcp_server *s);     /* false: the agent's budget has too few left */
 void shc__mcp_fds_give(mcp_server *s);
 bool shc__mcp_answer_request(mcp_server *s); /* within SHC_MCP_REQ_RATE this second */
+/* The rpc's on_invalid (payload: the server): what it wrote that is not JSON-RPC it may send
+ * (not JSON, no method, a wrong "jsonrpc"...) is never answered (rpc/), counted against its
+ * request rate, the first logged; at SHC_MCP_INVALID_MAX the server fails, as one that does not
+ * speak the protocol. */
+void shc__mcp_on_invalid(void *payload, const char *why);
 void shc__mcp_requests_flush(mcp_server *s); /* the count of unanswered ones into the log */
 /* list_changed, coalesced: at most one tools/list round in flight (one more marked while it
  * runs), one started per SHC_MCP_RELIST_MS (a timer for the one that came too soon). */
@@ -183,7 +191,6 @@ mcp_tool *shc__mcp_target_tool(shc_mcp *m, const shc_mcp_target *g, mcp_server *
 
 /* tools.c: the limits on what a server's tools/list may give the model */
 #define SHC_MCP_TOOL_NAME_MAX ((size_t)128)  /* a tool's name (longer: left out) */
-#define SHC_MCP_DESC_MAX ((size_t)2048)      /* a description, as the model gets it (cut) */
 #define SHC_MCP_ENTRY_MAX ((size_t)64 * 1024) /* one tool's definition, as JSON (else left out) */
 #define SHC_MCP_LISTING_MAX ((size_t)512 * 1024) /* one server's listing (the rest left out) */
 #define SHC_MCP_TOOLS_BUDGET ((size_t)128 * 1024) /* every MCP tool the model gets, per session */

@@ -71,32 +71,53 @@ void shc__mcp_up_fail(mcp_server *s, const char *fmt, ...)
     s->up->fail(s, msg);
 }
 
+static shc_mcp_budget *log_budget(mcp_server *s)
+{
+    return s->m->env.budget ? s->m->env.budget : &s->m->own;
+}
+
 void shc__mcp_log_flush(mcp_server *s)
 {
-    if (s->log_dropped)
-        shc_log_info(s->m->env.log, "mcp %s: dropped %zu lines (more than %d a second)", s->name,
-                     s->log_dropped, SHC_MCP_LOG_RATE);
-    s->log_dropped = 0;
+    shc_mcp_budget *b = log_budget(s);
+    if (b->log_dropped)
+        shc_log_info(s->m->env.log,
+                     "mcp: %zu MCP log lines dropped (more than %d a second from one server, or "
+                     "%d lines or %zu KiB a second from all)",
+                     b->log_dropped, SHC_MCP_LOG_RATE, SHC_MCP_LOG_LINES,
+                     SHC_MCP_LOG_BYTES / 1024);
+    b->log_dropped = 0;
 }
 
 void shc__mcp_log_line(mcp_server *s, const char *fmt, ...)
 {
     uint64_t sec = shc_loop_now_ms() / 1000;
-    if (sec != s->log_window) {
+    shc_mcp_budget *b = log_budget(s);
+    if (sec != b->log_window) { /* a new second for every server: the last one's drops said */
         shc__mcp_log_flush(s);
+        b->log_window = sec;
+        b->log_lines = b->log_bytes = 0;
+    }
+    if (sec != s->log_window) {
         s->log_window = sec;
         s->log_lines = 0;
     }
-    if (s->log_lines >= SHC_MCP_LOG_RATE) {
-        s->log_dropped++;
+    if (s->log_lines >= SHC_MCP_LOG_RATE || b->log_lines >= SHC_MCP_LOG_LINES) {
+        b->log_dropped++;
         return;
     }
-    s->log_lines++;
     char line[1200];
     va_list ap;
     va_start(ap, fmt);
     shc__mcp_vfmt(line, sizeof line, fmt, ap);
     va_end(ap);
+    size_t cost = strlen(line) + strlen(s->name) + 32; /* the line as written, about */
+    if (cost > SHC_MCP_LOG_BYTES - b->log_bytes) {
+        b->log_dropped++;
+        return;
+    }
+    s->log_lines++;
+    b->log_lines++;
+    b->log_bytes += cost;
     shc_log_info(s->m->env.log, "mcp %s: %s", s->name, line);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/utf8.h"
+#include "model/openai.h"
 
 static const char *const def_fields[] = {"name", "title", "description", "inputSchema",
                                          "annotations"};
@@ -293,12 +294,13 @@ int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const cha
     }
     json_t *dj = json_object_get(def, "description");
     const char *desc = json_string_value(dj);
-    /* the model is told whose tool it is; a description is cut at a character boundary */
+    /* the model is told whose tool it is; the whole description, prefix included, is cut to
+     * what the model's API takes (model/openai.h), at a character boundary */
     char *sv = shc_utf8_dup(server, strlen(server), SHC_MCP_NAME_MAX);
-    char *dc = shc_utf8_dup(desc, desc ? json_string_length(dj) : 0, SHC_MCP_DESC_MAX);
-    char *d = NULL;
-    if (!sv || !dc || asprintf(&d, "[MCP server %s, tool %s] %s", sv, name, dc) < 0)
-        d = NULL;
+    char *full = NULL, *d = NULL;
+    if (sv && asprintf(&full, "[MCP server %s, tool %s] %s", sv, name, desc ? desc : "") >= 0)
+        d = shc_openai_fn_desc(full, strlen(full));
+    free(full);
     out->tool = strdup(name);
     out->description = d;
     out->schema = json_deep_copy(schema);
@@ -306,7 +308,6 @@ int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const cha
     if (sv && asprintf(&out->title, "%s: %s", sv, name) < 0)
         out->title = NULL;
     free(sv);
-    free(dc);
     if (!out->tool || !out->title || !out->description || !out->schema) {
         shc__mcp_tool_fini(out);
         *why = "out of memory";

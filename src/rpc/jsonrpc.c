@@ -128,14 +128,9 @@ static int send_msg(shc_rpc *rpc, json_t *msg)
     return 0;
 }
 
-static json_t *envelope(void)
-{
-    return json_pack("{s:s}", "jsonrpc", "2.0");
-}
-
 int shc_rpc_respond(shc_rpc *rpc, json_t *id, json_t *result)
 {
-    json_t *msg = envelope();
+    json_t *msg = json_pack("{s:s}", "jsonrpc", "2.0");
     if (!msg || !result) {
         json_decref(msg);
         json_decref(result);
@@ -149,7 +144,7 @@ int shc_rpc_respond(shc_rpc *rpc, json_t *id, json_t *result)
 int shc_rpc_error(shc_rpc *rpc, json_t *id, int code, const char *message, json_t *data)
 {
     json_t *err = json_pack("{s:i,s:s}", "code", code, "message", message ? message : "");
-    json_t *msg = envelope();
+    json_t *msg = json_pack("{s:s}", "jsonrpc", "2.0");
     if (!err || !msg) {
         json_decref(err);
         json_decref(msg);
@@ -191,7 +186,7 @@ static int error_raw_id(shc_rpc *rpc, const char *raw, size_t n, int code, const
 
 int shc_rpc_notify(shc_rpc *rpc, const char *method, json_t *params)
 {
-    json_t *msg = envelope();
+    json_t *msg = json_pack("{s:s}", "jsonrpc", "2.0");
     if (!msg) {
         json_decref(params);
         return SHC_E_NOMEM;
@@ -220,7 +215,7 @@ int shc_rpc_request(shc_rpc *rpc, const char *method, json_t *params, shc_rpc_re
         rpc->pend_cap = cap;
     }
     int64_t id = rpc->next_id++;
-    json_t *msg = envelope();
+    json_t *msg = json_pack("{s:s}", "jsonrpc", "2.0");
     if (!msg) {
         json_decref(params);
         return SHC_E_NOMEM;
@@ -343,6 +338,15 @@ static void handle_response(shc_rpc *rpc, json_t *msg)
     answer_pending(rpc, (int64_t)json_integer_value(id), result, error);
 }
 
+/* The answer to a message we do not take (steals data), or its report to on_invalid. */
+static void invalid(shc_rpc *rpc, json_t *id, int code, const char *message, json_t *data)
+{
+    if (rpc->cfg.on_invalid)
+        json_decref(data), rpc->cfg.on_invalid(rpc->cfg.payload, message);
+    else
+        shc_rpc_error(rpc, id, code, message, data);
+}
+
 /* An answer to a request that cannot be processed, with the request's own id whenever the scan
  * recovered one (a parser error must not leave a client waiting forever). */
 static void reject(shc_rpc *rpc, const shc_rpc_scan *sc, int code, const char *message,
@@ -350,12 +354,12 @@ static void reject(shc_rpc *rpc, const shc_rpc_scan *sc, int code, const char *m
 {
     json_t *id = NULL;
     shc_rpc_idkind k = shc__rpc_scan_id(sc, &id);
-    if (k == SHC_RPC_ID_NUMBER) {
+    if (k == SHC_RPC_ID_NUMBER && !rpc->cfg.on_invalid) {
         json_decref(data);
         error_raw_id(rpc, sc->id, sc->id_len, code, message);
         return;
     }
-    shc_rpc_error(rpc, id, code, message, data);
+    invalid(rpc, id, code, message, data);
     json_decref(id);
 }
 
@@ -418,45 +422,41 @@ static void handle_value(shc_rpc *rpc, const char *line, size_t len)
                json_pack("{s:s,s:i}", "details", jerr.text, "position", jerr.position));
         return;
     }
-    if (json_is_array(msg)) {
-        shc_rpc_error(rpc, NULL, SHC_RPC_INVALID_REQUEST,
-                      "Invalid Request: batch arrays are not supported", NULL);
-        goto done;
-    }
     if (!json_is_object(msg)) {
-        shc_rpc_error(rpc, NULL, SHC_RPC_INVALID_REQUEST,
-                      "Invalid Request: a message must be a JSON object", NULL);
+        invalid(rpc, NULL, SHC_RPC_INVALID_REQUEST,
+                json_is_array(msg) ? "Invalid Request: batch arrays are not supported"
+                                   : "Invalid Request: a message must be a JSON object", NULL);
         goto done;
     }
     json_t *id = json_object_get(msg, "id");
     json_t *method = json_object_get(msg, "method");
     json_t *ver = json_object_get(msg, "jsonrpc");
     if (id && !valid_id(id)) {
-        shc_rpc_error(rpc, json_is_real(id) ? id : NULL, SHC_RPC_INVALID_REQUEST,
-                      "Invalid Request: id must be a string, a 64-bit integer or null", NULL);
+        invalid(rpc, json_is_real(id) ? id : NULL, SHC_RPC_INVALID_REQUEST,
+                "Invalid Request: id must be a string, a 64-bit integer or null", NULL);
         goto done;
     }
     if (!json_is_string(ver) || strcmp(json_string_value(ver), "2.0") != 0) {
-        if (id || method)
-            shc_rpc_error(rpc, id, SHC_RPC_INVALID_REQUEST,
-                          "Invalid Request: \"jsonrpc\" must be \"2.0\"", NULL);
+        if (id || method || rpc->cfg.on_invalid)
+            invalid(rpc, id, SHC_RPC_INVALID_REQUEST,
+                    "Invalid Request: \"jsonrpc\" must be \"2.0\"", NULL);
         goto done;
     }
     if (!method) {
         if (id && (json_object_get(msg, "result") || json_object_get(msg, "error")))
             handle_response(rpc, msg);
         else
-            shc_rpc_error(rpc, id, SHC_RPC_INVALID_REQUEST, "Invalid Request: no method", NULL);
+            invalid(rpc, id, SHC_RPC_INVALID_REQUEST, "Invalid Request: no method", NULL);
         goto done;
     }
     if (!json_is_string(method)) {
-        shc_rpc_error(rpc, id, SHC_RPC_INVALID_REQUEST,
-                      "Invalid Request: method must be a string", NULL);
+        invalid(rpc, id, SHC_RPC_INVALID_REQUEST, "Invalid Request: method must be a string",
+                NULL);
         goto done;
     }
     if (!shc_rpc_str(method)) { /* a NUL inside: no method of ours has one */
-        if (id)
-            shc_rpc_error(rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found", NULL);
+        if (id || rpc->cfg.on_invalid)
+            invalid(rpc, id, SHC_RPC_METHOD_NOT_FOUND, "Method not found", NULL);
         goto done;
     }
     if (rpc->cfg.on_message)

@@ -56,6 +56,11 @@ typedef struct shc_rpc_config {
     shc_rpc_message_fn on_message;
     void *payload;          /* first argument of on_message */
     size_t max_values;      /* most JSON values in one message (0 = SHC_RPC_MAX_VALUES) */
+    /* When set (the MCP client, whose peer is a server it runs): input that is not a JSON-RPC
+     * message it can take (not JSON, no method, a wrong "jsonrpc", a bad id, over a bound) is
+     * never answered but reported here, why being the error an answer would have held; JSON-RPC
+     * lets a client drop it.  NULL (the bridge's stdin): answered with that error. */
+    void (*on_invalid)(void *payload, const char *why);
 } shc_rpc_config;
 
 /* Returns an owned rpc (free with shc_rpc_free) or NULL on allocation failure. */
@@ -64,7 +69,7 @@ shc_rpc *shc_rpc_new(const shc_rpc_config *cfg);
 void shc_rpc_free(shc_rpc *rpc);
 
 /* Feeds input bytes.  Every complete line is handled before this returns (malformed lines are
- * answered with JSON-RPC errors and reading goes on).  Returns 0 or SHC_E_NOMEM. */
+ * answered with JSON-RPC errors, or reported to on_invalid, and reading goes on).  Returns 0 or SHC_E_NOMEM. */
 int shc_rpc_feed(shc_rpc *rpc, const char *buf, size_t len);
 /* End of input: a final line without a newline is handled as if it had one. */
 void shc_rpc_feed_eof(shc_rpc *rpc);

@@ -34,6 +34,13 @@ servers).  Its behaviour is chosen by argv[1]:
             change hands)
   deepschema  tools whose nested schemas a model's API refuses, and tools it takes (an array
             without items among them)
+  longdesc  tool sequentialthinking with a 2,780-character description (as long as the
+            reference server's), emoji (two UTF-16 units each) where a 1,024-character cut falls
+  logctl    after notifications/initialized, a stderr line and a notifications/message holding
+            C1 controls, bidi overrides, U+2028 and bytes that are not UTF-8
+  junk      after its tools/list answer, $TINY_JUNK (default 150) lines that are not JSON-RPC
+            (not JSON, an id without a method, "jsonrpc": "1.0"), then it reads on
+  chatty    after notifications/initialized, stderr lines of 100 bytes as fast as it can
 
 Every message it receives is appended to $TINY_LOG (one JSON line each) when set."""
 import json
@@ -133,6 +140,9 @@ def listing(cursor):
         return {"tools": SWAP}
     if mode == "deepschema":
         return {"tools": DEEP}
+    if mode == "longdesc":
+        return {"tools": [{"name": "sequentialthinking", "description": "s" * 960 + "\U0001F600" * 60 + "t" * 1700,
+                           "inputSchema": {"type": "object"}}]}
     if mode == "fat":
         k = int(cursor or 0)
         page = {"tools": [{"name": "t%d" % k, "inputSchema": {"type": "object"}, "_meta": {"blob": "m" * int(float(os.environ.get("TINY_FAT_MB", "2")) * (1 << 20))}}]}
@@ -175,6 +185,26 @@ for line in sys.stdin:
             sys.stderr.write("tiny: crashing\n")
             sys.stderr.flush()
             sys.exit(3)
+    elif method == "notifications/initialized" and mode == "logctl":
+        text = "ok \u202e(gnp.exe)\u202c \x9b2J\x9d0;title\x9c \u2028next line \u200bzw"
+        sys.stderr.buffer.write(("stderr " + text).encode() + b" bad\xff\xfe end\n")
+        sys.stderr.flush()
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "note " + text}})
+    elif method == "notifications/initialized" and mode == "chatty":
+        def chatter():
+            n = 0
+            while True:
+                n += 1
+                sys.stderr.write(("chatter %d " % n).ljust(99, "c") + "\n")
+        threading.Thread(target=chatter, daemon=True).start()
+    elif method == "tools/list" and mode == "junk":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS[:1]}})
+        bad = ["this is not json", json.dumps({"jsonrpc": "2.0", "id": 1}),
+               json.dumps({"jsonrpc": "1.0", "id": 2, "method": "ping"})]
+        with out_lock:
+            for i in range(int(os.environ.get("TINY_JUNK", "150"))):
+                sys.stdout.write(bad[i % 3] + "\n")
+            sys.stdout.flush()
     elif method == "notifications/initialized" and mode == "pings":
         for i in range(500):
             sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": "p%d" % i, "method": "ping"}) + "\n")
