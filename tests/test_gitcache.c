@@ -284,6 +284,24 @@ static void test_included_and_hook_files(void **state)
     shc_gitsnap_free(cache);
 }
 
+/* A hook's words outside the workspace (/bin/sh, through the /bin symlink) are not resolved:
+ * the snapshot is still reused. */
+static void test_hook_words_outside_reused(void **state)
+{
+    (void)state;
+    sh("printf '#!/bin/sh\\nexec /bin/sh -c /usr/bin/true\\n' >$WS/.git/hooks/pre-commit", ws);
+    settle();
+    shc_gitsnap *cache = NULL;
+    shc_gitsnap *b = shc_gitsnap_take_reuse(ws, &cache);
+    assert_non_null(b);
+    cache = after_of(b);
+    settle();
+    shc_gitsnap *kept = cache;
+    b = shc_gitsnap_take_reuse(ws, &cache);
+    assert_ptr_equal(b, kept); /* no scan */
+    shc_gitsnap_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +314,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tag_made, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dep_dir_before_and_made, setup, teardown),
         cmocka_unit_test_setup_teardown(test_included_and_hook_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hook_words_outside_reused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

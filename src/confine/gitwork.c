@@ -23,12 +23,20 @@
 
 enum { MAX_HOOK_TEXT = 65536 };
 
+/* Whether abs is spelt inside the snapshot's directory: only those are resolved (resolving
+ * one through a symlink, /bin/sh or a linked ~/.gitconfig, would give up the snapshot's reuse). */
+static bool spelt_inside(const shc_gitsnap *s, const char *abs)
+{
+    size_t dl = strlen(s->dir);
+    return !strncmp(abs, s->dir, dl) && abs[dl] == '/';
+}
+
 void shc__gs_included(shc_gitsnap *s, const char *path)
 {
     char r[PATH_MAX];
     struct stat st;
     /* an absent one is noted by its reader; shc__gs_inside would give up reuse for it */
-    if (stat(path, &st) == 0 && shc__gs_inside(s, path, r, sizeof r))
+    if (spelt_inside(s, path) && stat(path, &st) == 0 && shc__gs_inside(s, path, r, sizeof r))
         shc__gs_add(s, r, NULL);
 }
 
@@ -62,10 +70,10 @@ static int record(shc_gitsnap *s, const char *wt, const char *word)
                            : snprintf(abs, sizeof abs, "%s/%s", wt, word);
     if (k <= 0 || (size_t)k >= sizeof abs || s->words >= SHC__GS_MAX_WORDS)
         return 0;
-    size_t dl = strlen(s->dir);
+    if (!spelt_inside(s, abs)) /* outside the workspace: Landlock keeps it */
+        return 0;
     if (lstat(abs, &st) != 0) {
-        if (!strncmp(abs, s->dir, dl) && abs[dl] == '/' && !strstr(abs, "/../") &&
-            !strstr(abs, "/./"))
+        if (!strstr(abs, "/../") && !strstr(abs, "/./"))
             shc__gs_note(s, abs, -1);
         return 0;
     }
