@@ -29,6 +29,9 @@
 #       core.fsmonitor, which git discovers before the .git above it), or leaves a "gitdir:"
 #       .git file deeper than one level; nothing was reported, the user's next git status there
 #       ran the fsmonitor
+#   RC11 sandbox: what the command itself can create or the hooks run: a cache tag written at the
+#       top hid the git directory planted below it; a work-tree config file the repository's
+#       config includes, and the work-tree config a pre-commit hook runs, were not recorded
 # Each check prints a PASS or FAIL line; the suite ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -387,6 +390,45 @@ cd "$W10"
 gsnap "$W10" "git push -q fixtures/remote.git main && git -C fixtures/remote.git log --oneline >/dev/null && git status >/dev/null"
 if grep -q "control files" "$T/g9"; then fail "RC10 control: a push to a bare repository in the workspace was reported: $(tail -c 300 "$T/g9")"
 else pass "RC10 control: a push to a bare repository in the workspace is not reported"; fi
+cd "$T/ws"
+
+# ------------------------------------------------------------------ RC11 what the command can create
+# (a) a cache tag the command writes at the top does not hide the git directory it plants below;
+# (b) a config file the repository's config includes from the work tree; (c) a work-tree file a
+# hook runs (a pre-commit-style launcher reading .pre-commit-config.yaml).  Each: git, run by
+# the user afterwards, really runs the planted program, and the notice names the file.
+noticed11() { # NAME WHAT: the notice names WHAT
+  if grep -q "control files.*$2" "$T/g9"; then pass "RC11 $1: reported"
+  else fail "RC11 $1: no control-file notice ($(tail -c 300 "$T/g9"))"; fi
+}
+W11=$T/ws11
+mkdir -p "$W11" && cd "$W11" && "${G[@]}" init -q . && mkdir src && echo 'int main(){}' >src/main.c
+"${G[@]}" add -A && "${G[@]}" commit -q -m init
+gsnap "$W11" "echo 'Signature: 8a477f597d28d172789f06886806bc55' > CACHEDIR.TAG && mkdir -p src/objects src/refs && echo 'ref: refs/heads/main' > src/HEAD && printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = \"touch $T/pwned11; false\"\n' > src/config"
+rm -f "$T/pwned11"; (cd src && git status >/dev/null 2>&1)
+if [ -e "$T/pwned11" ]; then pass "RC11 control: git status in the planted src/ runs its fsmonitor"
+else fail "RC11 control: the planted src/ did not run its fsmonitor"; fi
+noticed11 "a git directory planted under a cache tag the command wrote" "'CACHEDIR.TAG' (created.*'src' (became a git directory)"
+rm -rf CACHEDIR.TAG src/objects src/refs src/HEAD src/config "$T/pwned11"
+printf '[alias]\n\tst = status\n' >.gitconfig && git config include.path ../.gitconfig
+gsnap "$W11" "printf '[core]\n\tfsmonitor = \"touch $T/pwned11; false\"\n' >> .gitconfig"
+rm -f "$T/pwned11"; git status >/dev/null 2>&1
+if [ -e "$T/pwned11" ]; then pass "RC11 control: git status runs the fsmonitor of the included .gitconfig"
+else fail "RC11 control: the included .gitconfig's fsmonitor did not run"; fi
+noticed11 "a work-tree config file the repository's config includes" "'.gitconfig' (changed)"
+git config --unset include.path; rm -f .gitconfig "$T/pwned11"
+printf 'repos:\n- repo: local\n  hooks:\n  - id: lint\n    entry: "true"\n' >.pre-commit-config.yaml
+printf '#!/bin/sh\nsed -n "s/^ *entry: *\\"\\(.*\\)\\"$/\\1/p" .pre-commit-config.yaml | while read -r e; do sh -c "$e" || exit 1; done\n' >.git/hooks/pre-commit
+chmod +x .git/hooks/pre-commit && "${G[@]}" add -A && "${G[@]}" commit -q -m hooks
+gsnap "$W11" "sed -i 's|entry: \"true\"|entry: \"touch $T/pwned11; true\"|' .pre-commit-config.yaml"
+rm -f "$T/pwned11"; echo y >>src/main.c; "${G[@]}" commit -q -am next
+if [ -e "$T/pwned11" ]; then pass "RC11 control: git commit runs the hook's entry from .pre-commit-config.yaml"
+else fail "RC11 control: the hook did not run the planted entry"; fi
+noticed11 "a work-tree file the pre-commit hook runs" "'.pre-commit-config.yaml' (changed)"
+gsnap "$W11" "echo '{\"name\":\"x\"}' > package.json && mkdir -p node_modules/a && echo b >> src/main.c"
+if grep -q "control files.*package.json" "$T/g9"; then fail "RC11 control: package.json, which no hook names, was reported: $(tail -c 300 "$T/g9")"
+else pass "RC11 control: package.json, which no hook names, is not reported"; fi
+noticed11 "a dependency directory the command made" "'node_modules' (created"
 cd "$T/ws"
 
 echo "$_pass passed, $_fail failed"

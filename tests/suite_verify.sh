@@ -305,6 +305,17 @@ j=$(calls sendmsg)
 expect_eq "sendmsg on a socket that is not connected" "$(field "$j" 'd["held"], [(e["what"], e["syscall"]) for e in d["events"]]')" "(False, [('network', 'sendmsg')])"
 j=$(calls clone)
 expect_eq "clone with CLONE_NEWUSER" "$(field "$j" 'd["held"], [(e["what"], e["syscall"]) for e in d["events"]]')" "(False, [('system', 'clone')])"
+# effects beyond the process on a file it only reads, and on memory or cache others share: a
+# lock (fcntl F_SETLK, flock), madvise outside its own memory, fadvise64 DONTNEED; the queries,
+# an unlock and the plain hints are no events
+j=$(verify --as read "/usr/bin/python3 -B -c 'import fcntl, os; fd = os.open(\"$T/repo/notes.txt\", os.O_RDONLY); fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB); fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)'")
+expect_eq "a read card that locks the file it reads" "$(field "$j" 'd["held"], sorted(e["syscall"] for e in d["events"])')" "(False, ['fcntl', 'flock'])"
+j=$(verify --as read "/usr/bin/python3 -B -c 'import mmap; m = mmap.mmap(-1, 1 << 16); m.madvise(20)'")
+expect_eq "madvise MADV_COLD (20)" "$(field "$j" 'd["held"], [(e["what"], e["syscall"]) for e in d["events"]]')" "(False, [('system', 'madvise')])"
+j=$(verify --as read "/usr/bin/python3 -B -c 'import os; fd = os.open(\"$T/repo/notes.txt\", os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)'")
+expect_eq "fadvise64 DONTNEED" "$(field "$j" 'd["held"], [(e["what"], e["syscall"]) for e in d["events"]]')" "(False, [('system', 'fadvise64')])"
+j=$(verify --as read "/usr/bin/python3 -B -c 'import fcntl, mmap, os; fd = os.open(\"$T/repo/notes.txt\", os.O_RDONLY); fcntl.fcntl(fd, fcntl.F_GETLK, bytes(32)); fcntl.flock(fd, fcntl.LOCK_UN); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL); m = mmap.mmap(-1, 1 << 16); m.madvise(mmap.MADV_DONTNEED); print(os.read(fd, 5))'")
+expect_eq "F_GETLK, LOCK_UN, a sequential hint, MADV_DONTNEED: held" "$(field "$j" 'd["held"], d["events"]')" "(True, [])"
 # an exec's path is looked up where the command runs: /proc/self/cwd is the agent's for the agent,
 # and a path too long to join to the cwd is still the command's ./cat
 printf '#!/bin/sh\necho EVIL-RAN\n' >"$T/w/cat" && chmod +x "$T/w/cat" && cp "$T/repo/notes.txt" "$T/w/"

@@ -5,7 +5,9 @@
  *   - the watch: every call of the table (systab.h) with arguments its rule tells, answered by
  *     this test as the supervisor with an errno only it sends (EHWPOISON); clone3's ENOSYS; a
  *     sample of calls the watch lets through (never EHWPOISON); a call of the x32 ABI and of the
- *     i386 ABI (int $0x80) told too;
+ *     i386 ABI (int $0x80) told too; the argument rules one by one: each lock command of fcntl
+ *     and flock told and each query or unlock not, each madvise advice outside the own-memory
+ *     list told and each in it not, fadvise64 DONTNEED told and the other advices not;
  *   - the sandbox's joined filters (read-only mode): each refused call refused (EPERM, EACCES),
  *     in the native and the i386 ABI, and its allowed neighbours not.
  * Every probe's arguments make the call fail harmlessly should a filter let it through. */
@@ -40,7 +42,7 @@
 #define MARK EHWPOISON /* the errno the test's supervisor answers with */
 #define BAD ((long)-1)
 
-enum { MAXP = 320 };
+enum { MAXP = 400 };
 typedef struct probe {
     long nr;
     long a[6];
@@ -198,9 +200,28 @@ static size_t watched_probes(probe *p)
         case SHC_SC_OUTFD: q.a[0] = 1; q.a[1] = 0; q.a[2] = 0; break; /* read(1, NULL, 0) */
         case SHC_SC_CLONE: q.a[0] = 0x10000000 | 0x800; break;  /* NEWUSER|SIGHAND: EINVAL */
         case SHC_SC_ENOSYS: q.want = ENOSYS; break;
+        case SHC_SC_FLOCK: q.a[1] = 2; break;                   /* LOCK_EX, fd -1 */
+        case SHC_SC_MADVISE: q.a[2] = 100; break;               /* MADV_HWPOISON, bad address */
+        case SHC_SC_FADVISE: q.a[3] = 4; break;                 /* POSIX_FADV_DONTNEED, fd -1 */
         default: break;
         }
         p[n++] = q;
+        static const long more_fcntl[] = {6, 7, 37, 38, 15, 10, 1024}; /* the locks, the rest */
+        static const long more_flock[] = {1, 1 | 4, 2 | 4, 32};
+        static const long more_madv[] = {9, 12, 20, 21, 25, 101, 26, 1000};
+        const long *more = e->when == SHC_SC_FCNTL     ? more_fcntl
+                           : e->when == SHC_SC_FLOCK   ? more_flock
+                           : e->when == SHC_SC_MADVISE ? more_madv
+                                                       : NULL;
+        size_t nmore = e->when == SHC_SC_FCNTL     ? sizeof more_fcntl / sizeof *more_fcntl
+                       : e->when == SHC_SC_FLOCK   ? sizeof more_flock / sizeof *more_flock
+                       : e->when == SHC_SC_MADVISE ? sizeof more_madv / sizeof *more_madv
+                                                   : 0;
+        for (size_t k = 0; k < nmore; k++) {
+            probe m = q;
+            m.a[e->when == SHC_SC_MADVISE ? 2 : 1] = more[k];
+            p[n++] = m;
+        }
         if (e->when == SHC_SC_OPEN_ARG1 || e->when == SHC_SC_OPEN_ARG2) { /* read-only: not */
             probe r = q;
             r.a[e->when == SHC_SC_OPEN_ARG1 ? 1 : 2] = 0; /* O_RDONLY of a bad pointer */
@@ -261,6 +282,31 @@ static size_t allowed_probes(probe *p)
     p[n++] = q;
     q = mk(SYS_lseek, EBADF);
     p[n++] = q;
+    static const long fcntl_q[] = {5 /* F_GETLK */, 36 /* F_OFD_GETLK */, 1 /* F_GETFD */,
+                                   1025 /* F_GETLEASE */};
+    for (size_t k = 0; k < sizeof fcntl_q / sizeof *fcntl_q; k++) {
+        q = mk(SYS_fcntl, EBADF);
+        q.a[1] = fcntl_q[k];
+        p[n++] = q;
+    }
+    q = mk(SYS_flock, EBADF); /* LOCK_UN, with LOCK_NB too */
+    q.a[1] = 8;
+    p[n++] = q;
+    q.a[1] = 8 | 4;
+    p[n++] = q;
+    static const long madv_own[] = {0, 1, 2, 3, 4, 8, 10, 11, 13, 14, 15, 16, 17,
+                                    18, 19, 22, 23, 24, 102, 103};
+    for (size_t k = 0; k < sizeof madv_own / sizeof *madv_own; k++) {
+        q = mk(SYS_madvise, -1); /* a bad address: EINVAL */
+        q.a[2] = madv_own[k];
+        p[n++] = q;
+    }
+    static const long fadv_ok[] = {0, 1, 2, 3, 5}; /* all but POSIX_FADV_DONTNEED */
+    for (size_t k = 0; k < sizeof fadv_ok / sizeof *fadv_ok; k++) {
+        q = mk(SYS_fadvise64, EBADF);
+        q.a[3] = fadv_ok[k];
+        p[n++] = q;
+    }
     return n;
 }
 

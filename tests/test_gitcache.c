@@ -191,6 +191,117 @@ static void test_racy_and_symlink_not_reused(void **state)
     shc_gitsnap_free(after);
 }
 
+/* One command: run cmd, then the check with the kept snapshot; what it said (malloc'd or
+ * NULL); *cache the "after" for the next. */
+static char *command(shc_gitsnap **cache, const char *cmd)
+{
+    shc_gitsnap *b = shc_gitsnap_take_reuse(ws, cache), *after = NULL;
+    assert_non_null(b);
+    settle();
+    sh(cmd, ws);
+    char *what = shc_gitsnap_changed_keep(b, &after);
+    assert_non_null(after);
+    *cache = after;
+    settle();
+    return what;
+}
+
+#define BARE(d) "mkdir -p " d "/objects " d "/refs && echo 'ref: refs/heads/main' >" d "/HEAD && " \
+                "printf '[core]\\n\\tfsmonitor = x\\n' >" d "/config"
+
+/* A cache tag a command makes is told (later checks skip its directory), and does not hide a
+ * git directory the same command makes below it: skips are those of the "before". */
+static void test_tag_made(void **state)
+{
+    (void)state;
+    shc_gitsnap *cache = NULL;
+    char *what = command(&cache, "echo 'Signature: 8a477f597d28d172789f06886806bc55' >$WS/a/CACHEDIR.TAG");
+    assert_non_null(what);
+    assert_non_null(strstr(what, "'a/CACHEDIR.TAG' (created"));
+    free(what);
+    what = command(&cache, "echo 'Signature: 8a477f597d28d172789f06886806bc55' >$WS/CACHEDIR.TAG && cd $WS && " BARE("c"));
+    assert_non_null(what);
+    assert_non_null(strstr(what, "'CACHEDIR.TAG' (created"));
+    assert_non_null(strstr(what, "'c' (became a git directory)"));
+    free(what);
+    shc_gitsnap_free(cache);
+}
+
+/* A dependency directory there before is still not searched; one a command makes, or remakes
+ * in its place, is told and searched. */
+static void test_dep_dir_before_and_made(void **state)
+{
+    (void)state;
+    sh("mkdir -p $WS/node_modules/p $WS/c/.venv", ws);
+    settle();
+    shc_gitsnap *cache = NULL;
+    char *what = command(&cache, "cd $WS/node_modules && " BARE("p"));
+    assert_null(what); /* skipped as before: the cost of node_modules is not paid */
+    what = command(&cache, "cd $WS && mv node_modules nm.old && mkdir node_modules && cd node_modules && " BARE("q"));
+    assert_non_null(what);
+    assert_non_null(strstr(what, "'node_modules' (changed)"));
+    assert_non_null(strstr(what, "'node_modules/q' (became a git directory)"));
+    free(what);
+    what = command(&cache, "cd $WS/a && mkdir __pycache__ && cd __pycache__ && " BARE("r"));
+    assert_non_null(what);
+    assert_non_null(strstr(what, "'a/__pycache__' (created"));
+    assert_non_null(strstr(what, "'a/__pycache__/r' (became a git directory)"));
+    free(what);
+    shc_gitsnap_free(cache);
+}
+
+/* A config file an include names inside the workspace is a control file; a hook's words and
+ * its manager's config too. */
+static void test_included_and_hook_files(void **state)
+{
+    (void)state;
+    sh("cd $WS && printf '[alias]\\n\\tst = status\\n' >shared.gitconfig && "
+       "git config include.path ../shared.gitconfig && "
+       "git config 'includeIf.gitdir:/nowhere/.path' ../cond.gitconfig && echo >cond.gitconfig && "
+       "mkdir -p scripts && echo 'exit 0' >scripts/check.sh && echo 'pre-commit: []' >lefthook.yml && "
+       "printf '#!/bin/sh\\nsh ./scripts/check.sh && lefthook run pre-commit\\n' >.git/hooks/pre-commit",
+       ws);
+    settle();
+    shc_gitsnap *cache = NULL;
+    char *what = command(&cache, "cd $WS && echo '[core] fsmonitor = x' >>shared.gitconfig");
+    assert_non_null(what);
+    assert_non_null(strstr(what, "'shared.gitconfig' (changed)"));
+    free(what);
+    what = command(&cache, "cd $WS && echo '[core] fsmonitor = x' >>cond.gitconfig");
+    assert_non_null(what);
+    assert_non_null(strstr(what, "'cond.gitconfig' (changed)"));
+    free(what);
+    what = command(&cache, "cd $WS && echo 'touch /tmp/x' >>scripts/check.sh");
+    assert_non_null(what);
+    assert_non_null(strstr(what, "'scripts/check.sh' (changed)"));
+    free(what);
+    what = command(&cache, "cd $WS && echo 'pre-commit: {commands: {x: {run: id}}}' >lefthook.yml");
+    assert_non_null(what);
+    assert_non_null(strstr(what, "'lefthook.yml' (changed)"));
+    free(what);
+    what = command(&cache, "cd $WS && echo '{}' >package.json && echo z >>c/g");
+    assert_null(what); /* nothing a hook names */
+    shc_gitsnap_free(cache);
+}
+
+/* A hook's words outside the workspace (/bin/sh, through the /bin symlink) are not resolved:
+ * the snapshot is still reused. */
+static void test_hook_words_outside_reused(void **state)
+{
+    (void)state;
+    sh("printf '#!/bin/sh\\nexec /bin/sh -c /usr/bin/true\\n' >$WS/.git/hooks/pre-commit", ws);
+    settle();
+    shc_gitsnap *cache = NULL;
+    shc_gitsnap *b = shc_gitsnap_take_reuse(ws, &cache);
+    assert_non_null(b);
+    cache = after_of(b);
+    settle();
+    shc_gitsnap *kept = cache;
+    b = shc_gitsnap_take_reuse(ws, &cache);
+    assert_ptr_equal(b, kept); /* no scan */
+    shc_gitsnap_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +311,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_implicit_bare_planted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_global_config_planted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_racy_and_symlink_not_reused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tag_made, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dep_dir_before_and_made, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_included_and_hook_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hook_words_outside_reused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

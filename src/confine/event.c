@@ -25,6 +25,10 @@ const char *shc_confine_event_text(const shc_confine_event *ev, char *buf, size_
         snprintf(buf, cap, "it %s", d); /* another terminal, a named pipe: its reads take */
     else if (!strcmp(ev->what, "terminal"))
         snprintf(buf, cap, "it read its terminal (%s)", ev->syscall);
+    else if (!strcmp(ev->what, "signal") && !strncmp(d, "fcntl F_SETLK", 13))
+        snprintf(buf, cap, "it took a lock on a file, which holds other programs off (%s)", d);
+    else if (!strcmp(ev->what, "system") && !strcmp(ev->syscall, "flock"))
+        snprintf(buf, cap, "it took a lock on '%s', which holds other programs off (flock)", d);
     else if (!strcmp(ev->what, "signal"))
         snprintf(buf, cap, "it signalled a process outside the command (%s: %s)", ev->syscall, d);
     else if (!strcmp(ev->what, "blind"))

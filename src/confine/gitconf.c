@@ -1,6 +1,7 @@
 /* The config files git reads that the workspace git check looks into for core.hooksPath
  * (gitsnap.h): the system's and the user's, the repositories' own, and what they include.
- * Each file read (or found absent) is noted for the snapshot's reuse (gitcache.c). */
+ * Each file read (or found absent) is noted for the snapshot's reuse (gitcache.c); an included
+ * one that lies inside the workspace is a control file itself (gitwork.c). */
 #define _GNU_SOURCE
 #include "confine/gitsnap.h"
 
@@ -32,6 +33,8 @@ void shc__gs_read_config(shc_gitsnap *s, const char *path, int depth, shc__gs_ho
 {
     if (depth <= SHC__GS_MAX_INCLUDES)
         shc__gs_note(s, path, -1); /* its absence counts too */
+    if (depth > 0 && depth <= SHC__GS_MAX_INCLUDES)
+        shc__gs_included(s, path); /* a work-tree file git reads as config: a control file */
     FILE *f = depth <= SHC__GS_MAX_INCLUDES ? fopen(path, "re") : NULL;
     if (!f)
         return;

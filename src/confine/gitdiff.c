@@ -12,7 +12,7 @@
 
 typedef shc__gs_entry gs_entry;
 
-static const gs_entry *find(const shc_gitsnap *s, const char *name)
+const shc__gs_entry *shc__gs_find(const shc_gitsnap *s, const char *name)
 {
     gs_entry key = {.name = (char *)(uintptr_t)name};
     return s->n ? bsearch(&key, s->e, s->n, sizeof *s->e, shc__gitsnap_by_name) : NULL;
@@ -77,14 +77,14 @@ static char *changed(const shc_gitsnap *before, shc_gitsnap **after)
         *after = NULL;
     if (!before)
         return NULL;
-    shc_gitsnap *now = shc__gitsnap_take(before->dir);
+    shc_gitsnap *now = shc__gitsnap_take(before->dir, before); /* skips as before's */
     if (!now)
         return strdup("(the repository's files could not be read again)");
     char *out = NULL;
     size_t len = 0;
     bool ok = true;
     for (size_t i = 0; ok && i < before->n; i++) {
-        const gs_entry *b = &before->e[i], *a = find(now, b->name);
+        const gs_entry *b = &before->e[i], *a = shc__gs_find(now, b->name);
         if (!a || a->gitdir != b->gitdir)
             ok = say(&out, &len, b->name,
                      b->gitdir ? "no longer a git directory"
@@ -94,9 +94,13 @@ static char *changed(const shc_gitsnap *before, shc_gitsnap **after)
             ok = say(&out, &len, b->name, "changed");
     }
     for (size_t i = 0; ok && i < now->n; i++)
-        if (!find(before, now->e[i].name))
+        if (!shc__gs_find(before, now->e[i].name))
             ok = say(&out, &len, now->e[i].name,
-                     now->e[i].gitdir ? "became a git directory" : "created");
+                     now->e[i].gitdir ? "became a git directory"
+                     : now->e[i].marker
+                         ? "created: a cache tag or dependency directory, which later checks "
+                           "do not search"
+                         : "created");
     unsigned skipped = now->unchecked > before->unchecked ? now->unchecked : before->unchecked;
     char what[160];
     if (ok && skipped) {
@@ -143,7 +147,7 @@ shc_gitsnap *shc_gitsnap_take_reuse(const char *dir, shc_gitsnap **cache)
         return last;
     }
     shc_gitsnap_free(last);
-    shc_gitsnap *s = shc__gitsnap_take(real);
+    shc_gitsnap *s = shc__gitsnap_take(real, NULL);
     free(real);
     return s;
 }

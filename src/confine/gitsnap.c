@@ -57,7 +57,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 /* Adds the entry for rel (absent files are not listed: their absence is what is compared);
  * *mode its type (0 when absent).  0, 1 when the snapshot is full, -1 out of memory. */
-static int add(shc_gitsnap *s, const char *rel, unsigned *mode)
+int shc__gs_add(shc_gitsnap *s, const char *rel, unsigned *mode)
 {
     char path[PATH_MAX];
     struct stat st;
@@ -81,7 +81,7 @@ static int add(shc_gitsnap *s, const char *rel, unsigned *mode)
     if (!e->name)
         return -1;
     e->mode = (unsigned)st.st_mode;
-    e->gitdir = false;
+    e->gitdir = e->marker = e->skipped = false;
     e->size = (long long)st.st_size;
     e->ino = (uint64_t)st.st_ino;
     e->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
@@ -106,7 +106,8 @@ static int add(shc_gitsnap *s, const char *rel, unsigned *mode)
     return 0;
 }
 
-static bool inside(shc_gitsnap *s, const char *abs, char *out, size_t cap);
+#define add shc__gs_add
+#define inside shc__gs_inside
 
 /* What git writes in a git directory in ordinary work, and what cannot run code: not listed. */
 static bool git_state(const char *name)
@@ -187,7 +188,7 @@ static int walk(shc_gitsnap *s, const char *rel, bool gitdir, int depth, bool de
 
 /* abs resolved through symlinks (its missing tail kept as written), relative to the
  * snapshot's directory, into out ("." for the directory itself); false when outside. */
-static bool inside(shc_gitsnap *s, const char *abs, char *out, size_t cap)
+bool shc__gs_inside(shc_gitsnap *s, const char *abs, char *out, size_t cap)
 {
     char buf[PATH_MAX], tail[PATH_MAX] = "";
     if (snprintf(buf, sizeof buf, "%s", abs) >= (int)sizeof buf)
@@ -259,12 +260,27 @@ static int add_hooks(shc_gitsnap *s, const char *rel, const char *gitdir,
     return rc;
 }
 
+/* The hook directories the configs of the git directory gd (relative) name, then the
+ * work-tree files the hooks run (gitwork.c); the repository's entries begin at start. */
+static int hooks_and_work(shc_gitsnap *s, const char *rel, const char *gd,
+                          const shc__gs_hooks *user, size_t start)
+{
+    char abs[PATH_MAX], wt[PATH_MAX];
+    if (snprintf(abs, sizeof abs, "%s/%s", s->dir, gd) >= (int)sizeof abs ||
+        snprintf(wt, sizeof wt, "%s%s%s", s->dir, *rel ? "/" : "", rel) >= (int)sizeof wt)
+        return 0;
+    size_t hooks = s->n;
+    int rc = add_hooks(s, rel, abs, user);
+    return rc ? rc : shc__gs_work_files(s, wt, start, hooks);
+}
+
 /* The repository files under rel ("" for the directory itself).  0, 1 when the snapshot is
  * full, -1 out of memory. */
 static int add_repo(shc_gitsnap *s, const char *rel, const shc__gs_hooks *user)
 {
     char r[PATH_MAX], gd[PATH_MAX];
     unsigned mode;
+    size_t start = s->n;
     if (snprintf(r, sizeof r, "%s%s.git", rel, *rel ? "/" : "") >= (int)sizeof r)
         return 0;
     int rc = add(s, r, &mode);
@@ -293,9 +309,7 @@ static int add_repo(shc_gitsnap *s, const char *rel, const shc__gs_hooks *user)
             return 0;
         rc = walk(s, r, true, 0, true);
     }
-    if (!rc && snprintf(gd, sizeof gd, "%s/%s", s->dir, r) < (int)sizeof gd)
-        rc = add_hooks(s, rel, gd, user);
-    return rc;
+    return rc ? rc : hooks_and_work(s, rel, r, user, start);
 }
 
 /* The git directory rel ("" for the snapshot's own) found by its content: itself, marked (one
@@ -303,17 +317,15 @@ static int add_repo(shc_gitsnap *s, const char *rel, const shc__gs_hooks *user)
  * directories its config names.  0, 1 when the snapshot is full, -1 out of memory. */
 static int add_bare(shc_gitsnap *s, const char *rel, const shc__gs_hooks *user)
 {
-    char gd[PATH_MAX];
     const char *r = *rel ? rel : ".";
     unsigned mode;
+    size_t start = s->n;
     int rc = add(s, r, &mode);
     if (rc || !mode)
         return rc;
     s->e[s->n - 1].gitdir = true;
     rc = walk(s, r, true, 0, true);
-    if (!rc && snprintf(gd, sizeof gd, "%s/%s", s->dir, r) < (int)sizeof gd)
-        rc = add_hooks(s, rel, gd, user);
-    return rc;
+    return rc ? rc : hooks_and_work(s, rel, r, user, start);
 }
 
 /* fn(s, rel, user), and a repository past a cap counted as not checked (its entries taken out
@@ -338,8 +350,9 @@ static int capped(shc_gitsnap *s,
 
 /* Directories the search does not enter: what package managers and tools fill with thousands
  * of directories of their own (a git run from inside one is not the user's work), and any
- * directory tagged as a cache (CACHEDIR.TAG, as cargo's target/ is). */
-static bool skipped_dir(const char *name)
+ * directory tagged as a cache (CACHEDIR.TAG, as cargo's target/ is).  A command can make
+ * either, so only one that was already there before it is skipped (marker_skip). */
+static bool dep_dir(const char *name)
 {
     static const char *const deps[] = {"node_modules", ".venv", "__pycache__", ".tox",
                                        ".mypy_cache", ".pytest_cache", ".gradle", ".next"};
@@ -347,6 +360,27 @@ static bool skipped_dir(const char *name)
         if (!strcmp(name, deps[i]))
             return true;
     return false;
+}
+
+/* Records the marker rel (a tag file, or a directory that is skipped by the rule): an entry,
+ * so that one created, changed or remade by the command is reported; for a directory, whether
+ * it is skipped: always in a first snapshot, and in an "after" one only when the "before"
+ * skipped this same directory (not one remade in its place).  A full snapshot: searched. */
+static bool marker_skip(shc_gitsnap *s, const char *rel)
+{
+    unsigned mode;
+    int rc = add(s, rel, &mode);
+    if (rc || !mode) {
+        s->unchecked += rc == 1;
+        return false;
+    }
+    shc__gs_entry *e = &s->e[s->n - 1];
+    e->marker = true;
+    if (!S_ISDIR(mode))
+        return false;
+    const shc__gs_entry *p = s->prev ? shc__gs_find(s->prev, rel) : NULL;
+    e->skipped = !s->prev || (p && p->skipped && p->mode == e->mode && p->ino == e->ino);
+    return e->skipped;
 }
 
 /* The names in the open directory fd, read once: which of git's names it holds, and its
@@ -387,7 +421,7 @@ static bool read_names(int fd, dir_names *n, char **subs, size_t *len, size_t *n
             bool dir = de->type == DT_UNKNOWN
                            ? fstatat(fd, nm, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)
                            : de->type == DT_DIR;
-            if (!dir || !strcmp(nm, ".git") || skipped_dir(nm))
+            if (!dir || !strcmp(nm, ".git"))
                 continue;
             size_t l = strlen(nm) + 1;
             if (*len + l > cap) {
@@ -439,9 +473,17 @@ static int scan_fd(shc_gitsnap *s, int fd, const char *rel, int depth,
         return capped(s, add_bare, rel, user, repos);
     }
     char r[PATH_MAX];
+    bool tagged = false;
+    if (!rc && n.cachetag &&
+        snprintf(r, sizeof r, "%s%sCACHEDIR.TAG", rel, *rel ? "/" : "") < (int)sizeof r) {
+        marker_skip(s, r);
+        tagged = marker_skip(s, *rel ? rel : ".");
+    }
     const char *nm = subs;
-    for (size_t i = 0; !rc && !n.cachetag && i < nsubs; i++, nm += strlen(nm) + 1) {
+    for (size_t i = 0; !rc && !tagged && i < nsubs; i++, nm += strlen(nm) + 1) {
         int k = snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", nm);
+        if (k > 0 && (size_t)k < sizeof r && dep_dir(nm) && marker_skip(s, r))
+            continue;
         if (depth >= MAX_SCAN_DEPTH || (*dirs)++ >= MAX_DIRS || k <= 0 || (size_t)k >= sizeof r) {
             s->unsearched++;
             continue;
@@ -470,7 +512,7 @@ int shc__gitsnap_by_name(const void *a, const void *b)
     return strcmp(((const gs_entry *)a)->name, ((const gs_entry *)b)->name);
 }
 
-shc_gitsnap *shc__gitsnap_take(const char *dir)
+shc_gitsnap *shc__gitsnap_take(const char *dir, const shc_gitsnap *prev)
 {
     shc_gitsnap *s = calloc(1, sizeof *s);
     shc__gs_hooks *user = calloc(1, sizeof *user);
@@ -482,6 +524,7 @@ shc_gitsnap *shc__gitsnap_take(const char *dir)
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     s->start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    s->prev = prev;
     shc__gs_read_user_config(s, user);
     unsigned repos = 0, dirs = 0;
     int rc = scan(s, "", 0, user, &repos, &dirs);
@@ -490,8 +533,20 @@ shc_gitsnap *shc__gitsnap_take(const char *dir)
         shc_gitsnap_free(s);
         return NULL;
     }
+    s->prev = NULL;
     if (s->n)
         qsort(s->e, s->n, sizeof *s->e, shc__gitsnap_by_name);
+    size_t k = 0; /* a file reached two ways (an include under .git, a hook's word) once */
+    for (size_t i = 0; i < s->n; i++) {
+        if (k && !strcmp(s->e[k - 1].name, s->e[i].name)) {
+            s->e[k - 1].marker |= s->e[i].marker;
+            s->e[k - 1].skipped |= s->e[i].skipped;
+            free(s->e[i].name);
+        } else {
+            s->e[k++] = s->e[i];
+        }
+    }
+    s->n = k;
     return s;
 }
 shc_gitsnap *shc_gitsnap_take(const char *dir)
@@ -499,7 +554,7 @@ shc_gitsnap *shc_gitsnap_take(const char *dir)
     char *real = realpath(dir ? dir : ".", NULL);
     if (!real)
         return NULL;
-    shc_gitsnap *s = shc__gitsnap_take(real);
+    shc_gitsnap *s = shc__gitsnap_take(real, NULL);
     free(real);
     return s;
 }

@@ -124,6 +124,14 @@ static const shc_sysent systab[] = {
     ENT(read, "terminal", SHC_SC_OUTFD, SHC_SD_TTYREAD, -1, 0),
     ENT(readv, "terminal", SHC_SC_OUTFD, SHC_SD_TTYREAD, -1, 0),
     ENT(io_uring_setup, "io_uring", SHC_SC_ALWAYS, SHC_SD_NONE, -1, -1),
+    /* effects beyond the process and what it reads: a lock holds other programs off (a
+     * read-only descriptor can take one: dpkg's lock-frontend, sqlite's locks); madvise's
+     * HWPOISON and SOFT_OFFLINE take a page out of the machine, COLLAPSE, PAGEOUT, COLD and
+     * REMOVE act on memory others share; fadvise64's DONTNEED drops the page cache of a file
+     * for every user */
+    ENT(flock, "system", SHC_SC_FLOCK, SHC_SD_FD, -1, 0),
+    ENT(madvise, "system", SHC_SC_MADVISE, SHC_SD_NONE, -1, -1),
+    ENT(fadvise64, "system", SHC_SC_FADVISE, SHC_SD_FD, -1, 0),
     /* the end of a process (and of a thread): a program the exec check has not seen yet is
      * looked at now at the latest, and what it reads from others still open (watch.c) */
     ENT(exit_group, "terminal", SHC_SC_ALWAYS, SHC_SD_EXIT, -1, -1),
@@ -262,6 +270,18 @@ static const uint32_t ioctl_reads[] = {
     0x80081270 /* BLKBSZGET */,
 };
 
+/* The madvise advices that act on the caller's own memory only: NORMAL, RANDOM, SEQUENTIAL,
+ * WILLNEED, DONTNEED, FREE, DONTFORK, DOFORK, UNMERGEABLE, HUGEPAGE, NOHUGEPAGE, DONTDUMP,
+ * DODUMP, WIPEONFORK, KEEPONFORK, POPULATE_READ, POPULATE_WRITE, DONTNEED_LOCKED,
+ * GUARD_INSTALL, GUARD_REMOVE.  Every other one is told (REMOVE 9, MERGEABLE 12, COLD 20,
+ * PAGEOUT 21, COLLAPSE 25, HWPOISON 100, SOFT_OFFLINE 101, and any new one). */
+static const uint32_t madv_own[] = {0, 1, 2, 3, 4, 8, 10, 11, 13, 14, 15, 16, 17, 18, 19, 22, 23, 24,
+                                    102, 103};
+
+/* fcntl commands told: F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_SETOWN, F_SETOWN_EX,
+ * F_SETSIG, F_SETLEASE (F_GETLK, F_OFD_GETLK and the other queries are not). */
+static const uint32_t fcntl_told[] = {6, 7, 37, 38, 8, 15, 10, 1024};
+
 #define NOTIFY SECCOMP_RET_USER_NOTIF
 #define ALLOW SECCOMP_RET_ALLOW
 #define ARG_LO(i) ((uint32_t)offsetof(struct seccomp_data, args) + 8u * (uint32_t)(i))
@@ -316,15 +336,40 @@ static void block(fbuf *b, const shc_sysent *e)
         emit(b, RET, 0, 0, NOTIFY);
         emit(b, RET, 0, 0, ALLOW);
         break;
-    case SHC_SC_FCNTL: /* fcntl: a signal's owner (SIGIO, SIGURG), a lease */
-        emit(b, JEQ, 0, 7, nr);
+    case SHC_SC_FCNTL: { /* fcntl: a lock, a signal's owner (SIGIO, SIGURG), a lease */
+        size_t nf = sizeof fcntl_told / sizeof fcntl_told[0];
+        emit(b, JEQ, 0, (unsigned char)(nf + 3), nr);
         emit(b, LD_ABS, 0, 0, ARG_LO(1));
-        emit(b, JEQ, 4, 0, 8 /* F_SETOWN */);
-        emit(b, JEQ, 3, 0, 15 /* F_SETOWN_EX */);
-        emit(b, JEQ, 2, 0, 10 /* F_SETSIG */);
-        emit(b, JEQ, 1, 0, 1024 /* F_SETLEASE */);
+        for (size_t k = 0; k < nf; k++) /* -> the NOTIFY after the ALLOW */
+            emit(b, JEQ, (unsigned char)(nf - k), 0, fcntl_told[k]);
         emit(b, RET, 0, 0, ALLOW);
         emit(b, RET, 0, 0, NOTIFY);
+        break;
+    }
+    case SHC_SC_MADVISE: { /* madvise: any advice but those on its own memory */
+        size_t na = sizeof madv_own / sizeof madv_own[0];
+        emit(b, JEQ, 0, (unsigned char)(na + 3), nr);
+        emit(b, LD_ABS, 0, 0, ARG_LO(2));
+        for (size_t k = 0; k < na; k++) /* -> the ALLOW after the NOTIFY */
+            emit(b, JEQ, (unsigned char)(na - k), 0, madv_own[k]);
+        emit(b, RET, 0, 0, NOTIFY);
+        emit(b, RET, 0, 0, ALLOW);
+        break;
+    }
+    case SHC_SC_FLOCK: /* flock: any operation but LOCK_UN (with or without LOCK_NB) */
+        emit(b, JEQ, 0, 5, nr);
+        emit(b, LD_ABS, 0, 0, ARG_LO(1));
+        emit(b, BPF_ALU | BPF_AND | BPF_K, 0, 0, ~4u /* LOCK_NB */);
+        emit(b, JEQ, 1, 0, 8 /* LOCK_UN */);
+        emit(b, RET, 0, 0, NOTIFY);
+        emit(b, RET, 0, 0, ALLOW);
+        break;
+    case SHC_SC_FADVISE: /* fadvise64(fd, offset, len, advice): POSIX_FADV_DONTNEED */
+        emit(b, JEQ, 0, 4, nr);
+        emit(b, LD_ABS, 0, 0, ARG_LO(3));
+        emit(b, JEQ, 0, 1, 4 /* POSIX_FADV_DONTNEED */);
+        emit(b, RET, 0, 0, NOTIFY);
+        emit(b, RET, 0, 0, ALLOW);
         break;
     case SHC_SC_OPEN_ARG1:
     case SHC_SC_OPEN_ARG2:

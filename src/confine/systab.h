@@ -13,7 +13,12 @@ enum {
     SHC_SC_OPEN_ARG1, /* when arg1 (open's flags) asks for write/create/truncate/tmpfile */
     SHC_SC_OPEN_ARG2, /* the same for arg2 (openat) */
     SHC_SC_IOCTL,     /* ioctl: every request but the queries a card tool makes */
-    SHC_SC_FCNTL,     /* fcntl: F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SETLEASE */
+    SHC_SC_FCNTL,     /* fcntl: F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SETLEASE, and the locks
+                       * F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW (an unlock too: its type
+                       * is in memory) */
+    SHC_SC_FLOCK,     /* flock: any operation (arg1) but LOCK_UN */
+    SHC_SC_MADVISE,   /* madvise: an advice (arg2) other than those on its own memory only */
+    SHC_SC_FADVISE,   /* fadvise64: POSIX_FADV_DONTNEED (arg3), which drops others' cache */
     SHC_SC_PRCTL,     /* prctl(PR_SET_SECCOMP) */
     SHC_SC_ADDR4,     /* arg `path` not NULL (sendto's address, prlimit64's new limit) */
     SHC_SC_NOT_UNIX,  /* socket, socketpair: a family (arg0) other than AF_UNIX */

@@ -278,7 +278,7 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, const t
         long owner = (long)(int)d->args[2];
         snprintf(p, cap, "fcntl %s %ld",
                  cmd == 8 ? "F_SETOWN" : cmd == 15 ? "F_SETOWN_EX" : cmd == 10 ? "F_SETSIG"
-                                                                         : "F_SETLEASE",
+                                                                         : cmd == 1024 ? "F_SETLEASE" : "F_SETLK (a lock)",
                  owner);
         if (cmd == 8 && (owner == 0 || (w->leader && (owner > 0 ? shc__obj_in_tree(w->leader,
                                                                                 ev->pid, (pid_t)owner)
