@@ -429,14 +429,15 @@ static bool one(shc_confine_watch *w)
     shc_confine_event ev, ran = {"exec", "execve", (pid_t)w->n->pid, ""};
     bool other = !w->quiet && shc__obj_exec_check(&w->obj, ran.pid, ran.detail, sizeof ran.detail);
     w->res = -1;
-    /* Arguments in a page of a FUSE or network file system are never read (memread.c): the
-     * call is refused, and reported.  Then the workspace sandbox's metadata rule: the
+    /* Arguments in a page of a FUSE or network file system are never read (memread.c), nor
+     * anything once the watch has left as many stuck readers as it may: the call is refused,
+     * and reported.  Then the workspace sandbox's metadata rule: the
      * supervisor makes the call itself on the file it checked (res 0), or refuses it (an
      * errno): a refused call changed nothing. */
     uint64_t args[6];
     for (size_t i = 0; i < 6; i++)
         args[i] = w->n->data.args[i];
-    bool remote = tm.mem >= 0 && shc__mem_remote(&tm, args, 6);
+    bool remote = tm.mem >= 0 && (shc__memreader_full(w->reader) || shc__mem_remote(&tm, args, 6));
     int res = remote         ? EFAULT
               : w->sandboxed ? shc__attr_decide((const char *const *)w->roots.dirs, w->roots.n,
                                                 w->n, &tm)
