@@ -99,8 +99,9 @@ int main(int argc, char **argv)
     return 1;
 }
 CEOF
-if cc -O1 -o "$T/vmexec" "$T/vmexec.c"; then
-    j=$(PATH=$T:$PATH verify --as read "vmexec $T/repo/notes.txt; cat $T/repo/notes.txt")
+mkdir -p "$T/vmbin" # (not $T: its cat above is another program)
+if cc -O1 -o "$T/vmbin/vmexec" "$T/vmexec.c"; then
+    j=$(PATH=$T/vmbin:$PATH verify --as read "vmexec $T/repo/notes.txt; cat $T/repo/notes.txt")
     expect_eq "an exec from a process sharing its memory" "$(field "$j" '[(e["what"], e["detail"]) for e in d["events"]]')" "[('exec', 'ran a program from a process that shares its memory: /usr/bin/cat')]"
 else
     check "a C compiler for the CLONE_VM test" false
@@ -143,6 +144,20 @@ mkfifo "$T/jobs"
 j=$(verify --as read --timeout 20 "/usr/bin/python3 -B -c 'import os; f = os.open(\"$T/jobs\", os.O_RDONLY); os.read(f, 6); os._exit(0)'")
 expect_eq "a named pipe held open at the end" "$(field "$j" '[(e["syscall"], e["detail"]) for e in d["events"]]')" "[('exit_group', 'a named pipe held open: $T/jobs')]"
 wait
+# a reader of another terminal killed by a signal (no exit call to look at): still an event
+check "another terminal held by a process killed by SIGKILL is an event" $PY - "$S" <<'EOF2'
+import json, os, pty, subprocess, sys
+s = sys.argv[1]
+m, sl = pty.openpty()
+name = os.ttyname(sl)
+os.write(m, b"typed-1\n")
+code = "import os; f = os.open(%r, os.O_RDONLY); os.read(f, 8); os.kill(os.getpid(), 9)" % name
+p = subprocess.run([s, "run", "--verify", "--as", "read", "--json", "--timeout", "20", "--",
+                    "/usr/bin/python3", "-B", "-c", code], capture_output=True, text=True, timeout=60)
+d = json.loads(p.stdout.splitlines()[-1])
+assert d["held"] is False and ("terminal", "read from another terminal: " + name) in \
+    [(e["what"], e["detail"]) for e in d["events"]], d
+EOF2
 # what a process opened, read and closed before its end: another terminal (its typed lines go
 # to the command, not to that terminal's shell), a named pipe (another consumer's messages)
 check "another terminal read and closed before the end is an event" $PY - "$S" <<'EOF2'
