@@ -64,6 +64,49 @@ printf '#!/bin/bash\nexec /usr/bin/id >/dev/null\n' >"$T/cat" && chmod +x "$T/ca
 j=$(PATH=$T:$PATH verify --as read "cat $T/repo/notes.txt")
 expect_eq "a named program that runs another" "$(field "$j" 'd["events"][0]["what"], d["events"][0]["detail"]')" "('exec', '/usr/bin/id')"
 
+# a named program run by a process with another thread (which could rewrite the path after
+# shcard read it): no named program then, an event; the same exec from one thread is named
+exec_py="import os, sys, threading, time
+if sys.argv[1] == 't': threading.Thread(target=time.sleep, args=(3,), daemon=True).start()
+os.execv('/usr/bin/cat', ['cat', sys.argv[2]])"
+j=$(verify --as read "/usr/bin/python3 -c \"$exec_py\" t $T/repo/notes.txt; cat $T/repo/notes.txt")
+expect_eq "an exec from a process with threads" "$(field "$j" '[(e["what"], e["detail"]) for e in d["events"]]')" "[('exec', 'ran a program from a process that shares its memory: /usr/bin/cat')]"
+j=$(verify --as read "/usr/bin/python3 -c \"$exec_py\" 1 $T/repo/notes.txt; cat $T/repo/notes.txt")
+expect_eq "the same exec from one thread" "$(field "$j" 'd["held"], d["events"]')" "(True, [])"
+# a process sharing its memory with another (CLONE_VM, no thread): the same event
+cat >"$T/vmexec.c" <<'CEOF'
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static char *file;
+static int kid(void *a)
+{
+    (void)a;
+    sleep(1); /* the parent execs while this one shares its memory */
+    _exit(0);
+}
+int main(int argc, char **argv)
+{
+    file = argc > 1 ? argv[1] : "/dev/null";
+    char *stack = malloc(65536);
+    if (!stack || clone(kid, stack + 65536, CLONE_VM | SIGCHLD, NULL) < 0)
+        return 1;
+    char *args[] = {"cat", file, NULL};
+    execv("/usr/bin/cat", args);
+    return 1;
+}
+CEOF
+mkdir -p "$T/vmbin" # (not $T: its cat above is another program)
+if cc -O1 -o "$T/vmbin/vmexec" "$T/vmexec.c"; then
+    j=$(PATH=$T/vmbin:$PATH verify --as read "vmexec $T/repo/notes.txt; cat $T/repo/notes.txt")
+    expect_eq "an exec from a process sharing its memory" "$(field "$j" '[(e["what"], e["detail"]) for e in d["events"]]')" "[('exec', 'ran a program from a process that shares its memory: /usr/bin/cat')]"
+else
+    check "a C compiler for the CLONE_VM test" false
+fi
+
 # a FIFO whose read blocks: still running after the grace (and nothing is killed)
 mkfifo "$T/fifo"
 (sleep 3; echo late >"$T/fifo") & # long after the grace, even on a busy machine
@@ -101,6 +144,20 @@ mkfifo "$T/jobs"
 j=$(verify --as read --timeout 20 "/usr/bin/python3 -B -c 'import os; f = os.open(\"$T/jobs\", os.O_RDONLY); os.read(f, 6); os._exit(0)'")
 expect_eq "a named pipe held open at the end" "$(field "$j" '[(e["syscall"], e["detail"]) for e in d["events"]]')" "[('exit_group', 'a named pipe held open: $T/jobs')]"
 wait
+# a reader of another terminal killed by a signal (no exit call to look at): still an event
+check "another terminal held by a process killed by SIGKILL is an event" $PY - "$S" <<'EOF2'
+import json, os, pty, subprocess, sys
+s = sys.argv[1]
+m, sl = pty.openpty()
+name = os.ttyname(sl)
+os.write(m, b"typed-1\n")
+code = "import os; f = os.open(%r, os.O_RDONLY); os.read(f, 8); os.kill(os.getpid(), 9)" % name
+p = subprocess.run([s, "run", "--verify", "--as", "read", "--json", "--timeout", "20", "--",
+                    "/usr/bin/python3", "-B", "-c", code], capture_output=True, text=True, timeout=60)
+d = json.loads(p.stdout.splitlines()[-1])
+assert d["held"] is False and ("terminal", "read from another terminal: " + name) in \
+    [(e["what"], e["detail"]) for e in d["events"]], d
+EOF2
 # what a process opened, read and closed before its end: another terminal (its typed lines go
 # to the command, not to that terminal's shell), a named pipe (another consumer's messages)
 check "another terminal read and closed before the end is an event" $PY - "$S" <<'EOF2'

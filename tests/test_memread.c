@@ -1,9 +1,11 @@
 /* src/confine/memread.c: the supervisor's reads of a watched process's memory.  One reader
- * thread serves every read of a watch; a read that cannot finish (here a file on a FUSE
+ * process serves every read of a watch; a read that cannot finish (here a file on a FUSE
  * file system whose server never answers, as a command serving its own file system can) is
- * given up at the deadline, the next read gets a new thread, and the abandoned one ends when its
- * read does.  And shc__mem_remote() on addresses of anonymous memory, a disk file's mapping
- * and no mapping at all. */
+ * given up at the deadline, the next read gets a new reader, and the abandoned one ends when its
+ * read does.  A process whose read is stuck so still ends at once, and its pipes close (the
+ * agent's exit and stdout do not wait for a stuck fault); a watch abandons a bounded number of
+ * readers.  And shc__mem_remote() on addresses of anonymous memory, a disk file's mapping and
+ * no mapping at all. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,7 +29,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,7 +68,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void reads_with_one_thread(void **state)
+static void reads_with_one_reader(void **state)
 {
     (void)state;
     int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
@@ -78,7 +83,7 @@ static void reads_with_one_thread(void **state)
         ssize_t n = shc__mem_pread(r, mem, got, strlen(src) + 1, (uint64_t)(uintptr_t)src);
         assert_int_equal(n, (ssize_t)strlen(src) + 1);
         assert_string_equal(got, src);
-        assert_int_equal(threads(), base + 1); /* the same thread every time */
+        assert_int_equal(threads(), base); /* a process reads: no thread of ours */
     }
     /* more than a page at once is refused, not cut */
     static char big[8192];
@@ -272,7 +277,7 @@ static void stuck_read_gives_up(void **state)
     assert_int_equal(n, (ssize_t)sizeof src);
     assert_string_equal(buf, src);
     assert_true(now_s() - t0 < 0.5);
-    assert_int_equal(threads(), base + 2); /* the stuck one and the new one */
+    assert_int_equal(threads(), base); /* the reader is a process: no thread of ours waits */
     /* a string that starts in ordinary memory and runs on into the FUSE file's page: its
      * start is no FUSE mapping, but no page of it is read past the ordinary one, at once */
     long pg = sysconf(_SC_PAGESIZE);
@@ -289,7 +294,7 @@ static void stuck_read_gives_up(void **state)
     t0 = now_s();
     assert_int_equal(shc__target_str(&tgt, start, path, sizeof path), -1);
     assert_true(now_s() - t0 < 0.5);
-    assert_int_equal(threads(), base + 2); /* no new reader stuck */
+    assert_int_equal(threads(), base);
     char wide[64];
     assert_false(shc__target_read(&tgt, wide, sizeof wide, start));
     assert_int_equal(errno, EFAULT);
@@ -299,14 +304,107 @@ static void stuck_read_gives_up(void **state)
     assert_int_equal(strlen(path), 15);
     shc__target_close(&tgt);
     munmap(two, (size_t)pg * 2);
-    /* the file system goes away: the abandoned thread's read fails and it ends */
+    /* the file system goes away: the abandoned reader's read fails and it ends */
     munmap(map, 65536);
     close(fd);
     fuse_down(&s, dir); /* its server thread is joined: base counted it */
-    assert_int_equal(threads_settle(base), base);
     shc__memreader_free(r);
     assert_int_equal(threads_settle(base - 1), base - 1);
     close(mem);
+    rmdir(dir);
+}
+
+/* Waits up to secs for pid to end: its status, or -1 (still running). */
+static int wait_for(pid_t pid, double secs)
+{
+    int st = 0;
+    for (double t0 = now_s(); now_s() - t0 < secs; usleep(10000))
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return st;
+    return -1;
+}
+
+/* A process whose read waits for ever in a FUSE fault (the supervisor's, in an agent) ends as
+ * soon as it wants to, and its pipes close with it (an agent's stdout): the stuck read is
+ * another process's.  At the cap of stuck readers, reads fail at once without reading. */
+static void stuck_read_does_not_hold_its_owner(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shc-memread.XXXXXX";
+    fusesrv s;
+    if (!own_mounts || !mkdtemp(dir)) {
+        fprintf(stderr, "no mount namespace of our own: the deadline is not tested\n");
+        skip();
+    }
+    if (!fuse_up(&s, dir)) {
+        rmdir(dir);
+        skip();
+    }
+    char file[64];
+    snprintf(file, sizeof file, "%s/F", dir);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t kid = fork();
+    assert_true(kid >= 0);
+    if (kid == 0) { /* the agent: one read that never returns, then its end */
+        close(p[0]);
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        shc__memreader *r = shc__memreader_new();
+        char buf[64];
+        ssize_t n = fd >= 0 && r ? shc__mem_pread(r, fd, buf, sizeof buf, 0) : 0;
+        if (n != -1 || errno != ETIMEDOUT)
+            _exit(2);
+        if (write(p[1], "x", 1) != 1)
+            _exit(3);
+        shc__memreader_free(r);
+        exit(0); /* every thread of it must end for this to finish */
+    }
+    close(p[1]);
+    char c;
+    struct pollfd pf = {p[0], POLLIN, 0};
+    assert_int_equal(poll(&pf, 1, 10000), 1);
+    assert_int_equal(read(p[0], &c, 1), 1); /* its read was given up */
+    double t0 = now_s();
+    int st = wait_for(kid, 5);
+    bool ended = st >= 0;
+    /* its pipe closed: nothing of it still holds the write end */
+    pf.revents = 0;
+    bool eof = ended && poll(&pf, 1, 2000) == 1 && read(p[0], &c, 1) == 0;
+    if (!ended)
+        kill(kid, SIGKILL);
+    fuse_down(&s, dir); /* ends whatever still waits on the file system */
+    if (!ended)
+        waitpid(kid, &st, 0);
+    close(p[0]);
+    assert_true(ended);
+    assert_true(now_s() - t0 < 5);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_true(eof);
+
+    /* the cap: a watch leaves a few stuck readers, then reads nothing more */
+    assert_true(fuse_up(&s, dir));
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    shc__memreader *r = shc__memreader_new();
+    char buf[64];
+    int stuck = 0;
+    while (!shc__memreader_full(r) && stuck < 100) {
+        assert_int_equal(shc__mem_pread(r, fd, buf, sizeof buf, 0), -1);
+        assert_int_equal(errno, ETIMEDOUT);
+        stuck++;
+    }
+    assert_true(stuck >= 1 && stuck <= 8);
+    int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+    assert_true(mem >= 0);
+    char src[] = "never read";
+    t0 = now_s();
+    assert_int_equal(shc__mem_pread(r, mem, buf, sizeof src, (uint64_t)(uintptr_t)src), -1);
+    assert_int_equal(errno, ETIMEDOUT);
+    assert_true(now_s() - t0 < 0.2);
+    close(mem);
+    close(fd);
+    fuse_down(&s, dir);
+    shc__memreader_free(r);
     rmdir(dir);
 }
 
@@ -344,8 +442,9 @@ int main(void)
     own_mounts = getuid() == 0 && unshare(CLONE_NEWNS) == 0 &&
                  mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(reads_with_one_thread),
+        cmocka_unit_test(reads_with_one_reader),
         cmocka_unit_test(stuck_read_gives_up),
+        cmocka_unit_test(stuck_read_does_not_hold_its_owner),
         cmocka_unit_test(remote_mappings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,155 +1,188 @@
 /* Reading a watched command's memory with a deadline (sandbox.h), for the supervisor (watch.c,
  * attrs.c).  A pread() of /proc/PID/mem faults the page in on the command's behalf, and a page
  * backed by a file system the command serves itself (FUSE) or a slow network mount can keep
- * that pread waiting for ever, with the agent's loop inside it.  So reads run on a reader
- * thread of the watch's own (shc__memreader), and the caller waits for each at most
- * SHC__MEM_DEADLINE_MS: past that the read counts as failed (ETIMEDOUT), the caller goes on,
- * the thread is abandoned (it finishes when the fault does, when the command or its file
- * system goes away, and frees what it used) and the next read starts a new one.  The thread
- * works on its own copy of the descriptor and its own buffer.  One thread serves every read of
- * a watch: starting a thread for each read had cost more than the read (a notification needs
- * one to three), on the watched command's critical path.
+ * that pread waiting for ever, uninterruptibly.  A thread of ours waiting so would keep the
+ * whole agent from ending (and its stdout open).  So every read runs in a reader PROCESS of the
+ * watch's own, forked at its first read: the descriptor goes to it with each request over a
+ * socket pair (SCM_RIGHTS), the reply carries the bytes, and the caller waits at most
+ * SHC__MEM_DEADLINE_MS.  Past that the read counts as failed (ETIMEDOUT), the reader is killed
+ * and left (it ends when its fault does; it holds nothing of the agent's but its socket) and
+ * the next read forks another.  A watch abandons at most STUCK_MAX readers; after that nothing
+ * more is read (shc__memreader_full(): the watch refuses the call and reports it).
  * shc__mem_remote() tells the supervisor beforehand whether a call's arguments point into a
- * mapping of a file on FUSE or a network file system: such a page is never read (its fault can
- * wait on the command itself, which then cannot end, and neither could a thread of ours stuck in
- * it) and the call is refused.  It asks the kernel about each address (PROCMAP_QUERY, Linux
- * 6.11) and reads the whole of /proc/PID/maps only on older kernels.  A command that maps such
- * a file over the address between that check and the read still meets the deadline: the loop
- * goes on.  The sandbox's metadata rule (attrs.c) reads directly after the same check: its
- * calls come by the thousand (a chmod -R); the race above can hold its loop. */
+ * mapping of a file on FUSE or a network file system: such a page is never read and the call
+ * is refused.  It asks the kernel about each address (PROCMAP_QUERY, Linux 6.11) and reads the
+ * whole of /proc/PID/maps only on older kernels.  A command that maps such a file over the
+ * address between that check and the read meets the deadline and costs one reader. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "confine/sandbox.h"
 
-enum { READ_MAX = 4096 };
-
-/* Shared by the watch and its reader thread; freed by whichever lets go last. */
-typedef struct worker {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int refs;      /* the owner (until it abandons or frees it) and the thread */
-    bool quit;     /* the owner let go: the thread ends after the read in hand */
-    bool has_job;  /* a read waits for the thread */
-    bool done;     /* the read in hand is over (got, err) */
-    int fd;        /* the job's own copy of the descriptor; the thread closes it */
-    off_t off;
-    size_t n;
-    ssize_t got;
-    int err;
-    char buf[READ_MAX];
-} worker;
-
-struct shc__memreader {
-    worker *w; /* NULL: none yet, or the last one was abandoned */
+enum {
+    READ_MAX = 4096,
+    STUCK_MAX = 4, /* readers a watch may leave stuck in a fault; then nothing more is read */
 };
 
-static void worker_drop(worker *w)
-{
-    pthread_mutex_lock(&w->mu);
-    bool last = --w->refs == 0;
-    pthread_mutex_unlock(&w->mu);
-    if (!last)
-        return;
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
-    free(w);
-}
+/* One request to the reader process: the descriptor comes with it (SCM_RIGHTS). */
+typedef struct {
+    uint64_t off;
+    uint32_t n;
+} req;
 
-static void *worker_main(void *arg)
+/* Its reply: the result, then the bytes (got of them), in one datagram. */
+typedef struct {
+    int64_t got;
+    int32_t err;
+    uint32_t pad;
+    char buf[READ_MAX];
+} rep;
+
+struct shc__memreader {
+    pid_t pid;                /* the reader process, or 0: none yet, or the last one abandoned */
+    int sock;                 /* our end of its socket pair */
+    pid_t stuck[STUCK_MAX];   /* abandoned readers not yet reaped (0: a free slot) */
+    int nstuck;               /* readers ever abandoned by this watch */
+    rep in;                   /* the last reply */
+};
+
+/* The reader process: a read per request, until its socket closes.  Only system calls: it is a
+ * fork of a process that may have threads.  It holds nothing of the agent's but its socket (no
+ * client pipe, no terminal, no listener), so while it waits in a fault nothing of ours waits
+ * with it. */
+static _Noreturn void reader_main(int sock)
 {
-    worker *w = arg;
-    pthread_mutex_lock(&w->mu);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (sock != 3) {
+        if (dup2(sock, 3) != 3)
+            _exit(1);
+        sock = 3;
+    }
+    syscall(SYS_close_range, 0u, 2u, 0u);
+    syscall(SYS_close_range, 4u, ~0u, 0u);
+    static rep out;
     for (;;) {
-        while (!w->has_job && !w->quit)
-            pthread_cond_wait(&w->cv, &w->mu);
-        if (!w->has_job)
-            break;
-        int fd = w->fd;
-        off_t off = w->off;
-        size_t n = w->n;
-        pthread_mutex_unlock(&w->mu);
-        ssize_t got = pread(fd, w->buf, n, off); /* buf is ours while has_job */
-        int err = errno;
-        close(fd);
-        pthread_mutex_lock(&w->mu);
-        w->got = got;
-        w->err = err;
-        w->has_job = false;
-        w->done = true;
-        pthread_cond_broadcast(&w->cv);
+        req q;
+        char cbuf[CMSG_SPACE(sizeof(int))];
+        struct iovec iov = {&q, sizeof q};
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                            .msg_controllen = sizeof cbuf};
+        ssize_t k = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k != (ssize_t)sizeof q)
+            _exit(0); /* the watch let go of us */
+        int fd = -1;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+            memcpy(&fd, CMSG_DATA(c), sizeof fd);
+        size_t n = q.n <= READ_MAX ? q.n : READ_MAX;
+        ssize_t got = fd >= 0 ? pread(fd, out.buf, n, (off_t)q.off) : -1;
+        out.err = got < 0 ? (fd >= 0 ? errno : EBADF) : 0;
+        out.got = got;
+        if (fd >= 0)
+            close(fd);
+        size_t len = offsetof(rep, buf) + (got > 0 ? (size_t)got : 0);
+        while (send(sock, &out, len, MSG_NOSIGNAL) < 0 && errno == EINTR)
+            ;
     }
-    pthread_mutex_unlock(&w->mu);
-    worker_drop(w);
-    return NULL;
 }
 
-static worker *worker_start(void)
+static int reader_start(shc__memreader *r)
 {
-    worker *w = calloc(1, sizeof *w);
-    if (!w)
-        return NULL;
-    pthread_condattr_t ca;
-    if (pthread_condattr_init(&ca) != 0) {
-        free(w);
-        return NULL;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
     }
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&w->mu, NULL);
-    w->refs = 2;
-    pthread_attr_t at;
-    pthread_t t;
-    int rc = pthread_attr_init(&at);
-    if (!rc) {
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&at, 64 * 1024);
-        rc = pthread_create(&t, &at, worker_main, w);
-        pthread_attr_destroy(&at);
-    }
-    if (rc) {
-        pthread_cond_destroy(&w->cv);
-        pthread_mutex_destroy(&w->mu);
-        free(w);
-        errno = rc;
-        return NULL;
-    }
-    return w;
+    if (pid == 0)
+        reader_main(sv[1]);
+    close(sv[1]);
+    r->pid = pid;
+    r->sock = sv[0];
+    return 0;
 }
 
-/* The owner lets go of w: the thread ends once its read (if any) returns. */
-static void worker_abandon(worker *w)
+/* Reaps what has ended of the abandoned readers. */
+static void reap_stuck(shc__memreader *r)
 {
-    pthread_mutex_lock(&w->mu);
-    w->quit = true;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    worker_drop(w);
+    for (int i = 0; i < STUCK_MAX; i++)
+        if (r->stuck[i] > 0 && waitpid(r->stuck[i], NULL, WNOHANG) != 0)
+            r->stuck[i] = 0;
+}
+
+/* The reader is past its deadline, or broken: killed (it ends when its fault does; nothing of
+ * ours waits for it) and forgotten; the next read starts another. */
+static void reader_abandon(shc__memreader *r)
+{
+    if (r->pid <= 0)
+        return;
+    kill(r->pid, SIGKILL);
+    close(r->sock);
+    r->sock = -1;
+    if (waitpid(r->pid, NULL, WNOHANG) == 0) {
+        for (int i = 0; i < STUCK_MAX; i++)
+            if (r->stuck[i] <= 0) {
+                r->stuck[i] = r->pid;
+                break;
+            }
+    }
+    r->pid = 0;
 }
 
 shc__memreader *shc__memreader_new(void)
 {
-    return calloc(1, sizeof(shc__memreader));
+    shc__memreader *r = calloc(1, sizeof *r);
+    if (r)
+        r->sock = -1;
+    return r;
 }
 
 void shc__memreader_free(shc__memreader *r)
 {
     if (!r)
         return;
-    if (r->w)
-        worker_abandon(r->w);
+    if (r->pid > 0) {
+        close(r->sock); /* it reads EOF and ends */
+        while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    /* A reader still stuck is left (killed already): it ends when its fault does. */
+    reap_stuck(r);
     free(r);
+}
+
+bool shc__memreader_full(const shc__memreader *r)
+{
+    return r && r->nstuck >= STUCK_MAX;
+}
+
+static int ms_left(const struct timespec *dl)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ms = (long long)(dl->tv_sec - now.tv_sec) * 1000 + (dl->tv_nsec - now.tv_nsec) / 1000000;
+    return ms < 0 ? 0 : (int)ms;
 }
 
 ssize_t shc__mem_pread(shc__memreader *r, int mem, void *buf, size_t n, uint64_t addr)
@@ -158,11 +191,13 @@ ssize_t shc__mem_pread(shc__memreader *r, int mem, void *buf, size_t n, uint64_t
         errno = EINVAL;
         return -1;
     }
-    if (!r->w && !(r->w = worker_start()))
+    if (r->nstuck >= STUCK_MAX) { /* at the cap: nothing more is read */
+        errno = ETIMEDOUT;
         return -1;
-    worker *w = r->w;
-    int fd = fcntl(mem, F_DUPFD_CLOEXEC, 0);
-    if (fd < 0)
+    }
+    if (r->nstuck)
+        reap_stuck(r);
+    if (r->pid <= 0 && reader_start(r) != 0)
         return -1;
     struct timespec dl;
     clock_gettime(CLOCK_MONOTONIC, &dl);
@@ -172,31 +207,51 @@ ssize_t shc__mem_pread(shc__memreader *r, int mem, void *buf, size_t n, uint64_t
         dl.tv_sec++;
         dl.tv_nsec -= 1000000000L;
     }
-    pthread_mutex_lock(&w->mu);
-    w->fd = fd;
-    w->off = (off_t)addr;
-    w->n = n;
-    w->done = false;
-    w->has_job = true;
-    pthread_cond_broadcast(&w->cv);
-    while (!w->done && pthread_cond_timedwait(&w->cv, &w->mu, &dl) != ETIMEDOUT)
+    req q = {addr, (uint32_t)n};
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    struct iovec iov = {&q, sizeof q};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                        .msg_controllen = sizeof cbuf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &mem, sizeof mem);
+    ssize_t k;
+    while ((k = sendmsg(r->sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
         ;
-    ssize_t got = -1;
-    int err = ETIMEDOUT;
-    bool done = w->done;
-    if (done) {
-        got = w->got;
-        err = w->err;
-        if (got > 0)
-            memcpy(buf, w->buf, (size_t)got);
+    rep *in = &r->in;
+    int err = EIO;
+    if (k == (ssize_t)sizeof q) {
+        err = ETIMEDOUT;
+        for (;;) {
+            struct pollfd pf = {r->sock, POLLIN, 0};
+            int pr = poll(&pf, 1, ms_left(&dl));
+            if (pr < 0 && errno == EINTR)
+                continue;
+            if (pr <= 0)
+                break; /* past the deadline */
+            k = recv(r->sock, in, sizeof *in, 0);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < (ssize_t)offsetof(rep, buf) || in->got > READ_MAX ||
+                (in->got > 0 && (size_t)k != offsetof(rep, buf) + (size_t)in->got)) {
+                err = EIO; /* the reader died or broke */
+                break;
+            }
+            ssize_t got = (ssize_t)in->got;
+            if (got > 0)
+                memcpy(buf, in->buf, (size_t)got);
+            errno = got < 0 ? in->err : 0;
+            return got;
+        }
     }
-    pthread_mutex_unlock(&w->mu);
-    if (!done) { /* stuck in a fault: leave it, the next read gets a new thread */
-        r->w = NULL;
-        worker_abandon(w);
-    }
+    if (err == ETIMEDOUT)
+        r->nstuck++;
+    reader_abandon(r);
     errno = err;
-    return got;
+    return -1;
 }
 
 /* ------------------------------------------------------------------ remote mappings */

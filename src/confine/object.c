@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/kcmp.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,76 @@ bool shc__obj_signal_outside(pid_t leader, pid_t self, bool is_kill, long target
     if (is_kill && target < -1)
         return !leader || -target != leader;
     return !leader || !shc__obj_in_tree(leader, self, (pid_t)target);
+}
+
+/* The number after "Threads:" in tid's /proc status; 0 when it cannot be read. */
+static int threads_of(pid_t tid)
+{
+    char path[64], buf[8192];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *t = strstr(buf, "\nThreads:");
+    return t ? atoi(t + 9) : 0;
+}
+
+enum { TREE_MAX = 512 }; /* processes of a command's tree looked at; more: not sole */
+
+int shc__obj_sole_writer(pid_t leader, pid_t tid)
+{
+    if (threads_of(tid) != 1)
+        return 1;
+    if (leader <= 0)
+        return 2; /* no tree to look in: cannot tell */
+    pid_t tree[TREE_MAX];
+    size_t n = 0, i = 0;
+    tree[n++] = leader;
+    for (; i < n; i++) {
+        pid_t p = tree[i];
+        if (p != tid) {
+            long r = syscall(SYS_kcmp, (pid_t)tid, p, KCMP_VM, 0UL, 0UL);
+            if (r == 0)
+                return 2; /* shares its memory (CLONE_VM, vfork) */
+        }
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task", (int)p);
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char cpath[320], buf[4096];
+            snprintf(cpath, sizeof cpath, "/proc/%d/task/%s/children", (int)p, e->d_name);
+            int fd = open(cpath, O_RDONLY | O_CLOEXEC);
+            ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+            if (fd >= 0)
+                close(fd);
+            if (k == (ssize_t)sizeof buf - 1) {
+                closedir(d);
+                return 2; /* too many to read: cannot tell */
+            }
+            buf[k > 0 ? k : 0] = 0;
+            for (char *c = buf, *end; *c; c = end) {
+                long kid = strtol(c, &end, 10);
+                if (end == c)
+                    break;
+                if (n == TREE_MAX) {
+                    closedir(d);
+                    return 2;
+                }
+                tree[n++] = (pid_t)kid;
+            }
+        }
+        if (d)
+            closedir(d);
+    }
+    return 0;
 }
 
 /* The process (thread group) a thread belongs to. */

@@ -46,6 +46,12 @@ bool shc__obj_program_trusted(const shc_obj *o, const char *abs_path);
  * no such file for the command; ELOOP: a magic link; ESRCH: the process or its fd is gone). */
 int shc__obj_exec_open(pid_t tid, int dirfd, const char *path);
 
+/* Whether thread tid is the only task that can write its memory while it waits in a call
+ * (then what shcard read of an exec's path is what the kernel reads): 0 when it is (one thread,
+ * and no other process of leader's tree shares its memory, by kcmp KCMP_VM), 1 when its
+ * process has other threads, 2 when another process shares its memory or it cannot be told. */
+int shc__obj_sole_writer(pid_t leader, pid_t tid);
+
 /* After an accepted exec by tid of abs_path: the process's next notified call checks that it
  * runs that file (or its #! interpreter), or still its program of before (a failed exec). */
 void shc__obj_exec_expect(shc_obj *o, pid_t tid, const char *abs_path);

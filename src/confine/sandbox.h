@@ -78,12 +78,14 @@ typedef struct {
 /* 0, or -1 when out of memory (r is then still safe to free). */
 int shc__roots_init(shc__roots *r, const shc_confine_spec *spec);
 void shc__roots_free(shc__roots *r);
-/* A watch's reader of its command's memory (memread.c): one thread, started at the first
- * read and replaced when a read is abandoned. */
+/* A watch's reader of its command's memory (memread.c): one process, forked at the first
+ * read and replaced when a read is abandoned; full when the watch has abandoned as many as it
+ * may (then nothing more is read). */
 typedef struct shc__memreader shc__memreader;
 shc__memreader *shc__memreader_new(void); /* NULL when out of memory */
 void shc__memreader_free(shc__memreader *r);
-/* pread(mem, buf, n, addr) of a watched process's /proc/PID/mem (n <= 4096) on r's thread,
+bool shc__memreader_full(const shc__memreader *r);
+/* pread(mem, buf, n, addr) of a watched process's /proc/PID/mem (n <= 4096) in r's process,
  * waited for at most SHC__MEM_DEADLINE_MS: a page the command's own FUSE server never delivers
  * cannot hold up the agent.  -1 with errno ETIMEDOUT past the deadline. */
 ssize_t shc__mem_pread(shc__memreader *r, int mem, void *buf, size_t n, uint64_t addr);

@@ -65,6 +65,7 @@ struct shc_confine_watch {
     struct seccomp_notif_resp *r;
     size_t nsz, rsz;
     shc__memreader *reader;
+    int shared; /* the last exec checked: 0, or why another task could write its memory */
     shc__termw *term; /* opens of other terminals and named pipes (termwatch.c) */
 };
 
@@ -112,6 +113,9 @@ static int program_ok(shc_confine_watch *w, const char *path, pid_t pid, int dir
     for (size_t i = 0; i < w->programs_len && !named; i += strlen(w->programs + i) + 1)
         named = w->programs[i] && !strcmp(w->programs + i, base);
     if (!named)
+        return D_EVENT;
+    /* Named only when nothing else can write the caller's memory (and so the path we read) */
+    if ((w->shared = shc__obj_sole_writer(w->leader, pid)) != 0)
         return D_EVENT;
     int fd = shc__obj_exec_open(pid, dirfd, path);
     if (fd == -ENOENT || fd == -ENOTDIR) {
@@ -232,6 +236,7 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, const t
     case SHC_SD_EXEC: {
         char prog[PATH_MAX];
         int dirfd = e->dirfd >= 0 ? (int)d->args[e->dirfd] : AT_CWD, r = D_EVENT;
+        w->shared = 0;
         if (!read_str(mem, d->args[e->path], prog, sizeof prog) || strlen(prog) >= PATH_MAX - 1)
             snprintf(prog, sizeof prog, "(a program it would not let us read)");
         else if ((r = program_ok(w, prog, ev->pid, dirfd)) != D_EVENT)
@@ -240,6 +245,13 @@ static int describe(shc_confine_watch *w, const struct seccomp_notif *n, const t
         memcpy(p, prog, l);
         p[l] = 0;
         shc__obj_absolutise(ev->pid, dirfd, p, cap);
+        if (w->shared) { /* a named program, but the path could be another by now */
+            const char *pre = "ran a program from a process that shares its memory: ";
+            size_t pl = strlen(pre), pathl = strnlen(p, cap - 1 - pl);
+            memmove(p + pl, p, pathl);
+            memcpy(p, pre, pl);
+            p[pl + pathl] = 0;
+        }
         return D_EVENT;
     }
     case SHC_SD_OPENAT2: /* its flags live in memory, where they can change after our read */
@@ -429,14 +441,15 @@ static bool one(shc_confine_watch *w)
     shc_confine_event ev, ran = {"exec", "execve", (pid_t)w->n->pid, ""};
     bool other = !w->quiet && shc__obj_exec_check(&w->obj, ran.pid, ran.detail, sizeof ran.detail);
     w->res = -1;
-    /* Arguments in a page of a FUSE or network file system are never read (memread.c): the
-     * call is refused, and reported.  Then the workspace sandbox's metadata rule: the
+    /* Arguments in a page of a FUSE or network file system are never read (memread.c), nor
+     * anything once the watch has left as many stuck readers as it may: the call is refused,
+     * and reported.  Then the workspace sandbox's metadata rule: the
      * supervisor makes the call itself on the file it checked (res 0), or refuses it (an
      * errno): a refused call changed nothing. */
     uint64_t args[6];
     for (size_t i = 0; i < 6; i++)
         args[i] = w->n->data.args[i];
-    bool remote = tm.mem >= 0 && shc__mem_remote(&tm, args, 6);
+    bool remote = tm.mem >= 0 && (shc__memreader_full(w->reader) || shc__mem_remote(&tm, args, 6));
     int res = remote         ? EFAULT
               : w->sandboxed ? shc__attr_decide((const char *const *)w->roots.dirs, w->roots.n,
                                                 w->n, &tm)
