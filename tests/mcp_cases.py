@@ -614,7 +614,9 @@ def nested_schemas_are_checked():
     a.prompt()
     err = a.close()
     offered = {t["function"]["name"]: t["function"] for t in a.srv.requests[0]["body"]["tools"]}
-    assert sorted(offered) == ["bash", "mcp__tiny__fine"], sorted(offered)
+    assert sorted(offered) == ["bash", "mcp__tiny__bare", "mcp__tiny__fine"], sorted(offered)
+    # a schema with nothing in it is given the root the APIs want
+    assert offered["mcp__tiny__bare"]["parameters"] == {"type": "object", "properties": {}}, offered
     props = offered["mcp__tiny__fine"]["parameters"]["properties"]
     assert props["xs"] == {"type": "array", "items": {}}, props["xs"]
     assert props["o"] == {"anyOf": [{"type": "array", "items": {}}, {"type": "integer"}]}, props["o"]
@@ -622,7 +624,7 @@ def nested_schemas_are_checked():
     assert props["m"]["additionalProperties"] == {"type": "array", "items": False}, props["m"]
     assert props["b"] is True and props["e"] == {"enum": ["a", 1, None]}, props
     left = [l for l in err.splitlines() if "left out" in l]
-    assert len(left) == 1 and "mcp tiny: 11 tool(s) left out (the first, str: its inputSchema" in left[0], left
+    assert len(left) == 1 and "mcp tiny: 18 tool(s) left out (the first, str: its inputSchema" in left[0], left
 
 
 @case

@@ -260,6 +260,13 @@ static const char *schema_bad(json_t *schema)
     json_t *type = json_object_get(schema, "type");
     if (type && !(json_is_string(type) && !strcmp(json_string_value(type), "object")))
         return "its inputSchema is not of type object";
+    /* the root has rules of its own: the APIs take only a plain object schema there */
+    static const char *const not_at_root[] = {"anyOf", "oneOf", "allOf", "enum", "not",
+                                              "const", "$ref"};
+    for (size_t k = 0; k < sizeof not_at_root / sizeof *not_at_root; k++)
+        if (json_object_get(schema, not_at_root[k]))
+            return "its inputSchema has anyOf, oneOf, allOf, enum, not, const or $ref at the "
+                   "top level (a model's API takes only a plain object schema there)";
     json_t *props = json_object_get(schema, "properties");
     if (props && !json_is_object(props))
         return "its inputSchema's properties are not an object";
@@ -317,8 +324,16 @@ int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const cha
         shc__mcp_tool_fini(out);
         return -1;
     }
-    if (!json_object_get(out->schema, "type"))
-        json_object_set_new(out->schema, "type", json_string("object"));
+    /* the root as the APIs want it: type object, and properties even when there are none
+     * (what that means is unchanged) */
+    if ((!json_object_get(out->schema, "type") &&
+         json_object_set_new(out->schema, "type", json_string("object")) != 0) ||
+        (!json_object_get(out->schema, "properties") &&
+         json_object_set_new(out->schema, "properties", json_object()) != 0)) {
+        shc__mcp_tool_fini(out);
+        *why = "out of memory";
+        return -1;
+    }
     json_t *ann = json_object_get(def, "annotations");
     out->pub.server = server;
     out->pub.tool = out->tool;

@@ -119,6 +119,15 @@ DEEP = [
     {"name": "innerprops", "inputSchema": {"type": "object", "properties": {"q": {"type": "object", "properties": []}}}},
     {"name": "deep", "inputSchema": {"type": "object", "properties": {"q": json.loads('{"type": "array", "items": ' * 40 + '{}' + '}' * 40)}}},
     {"name": "wide", "inputSchema": {"type": "object", "properties": {"q": {"anyOf": [{}] * 5000}}}},
+    # the root's own rules: a plain object schema, no combinator, enum, not, const or $ref there
+    {"name": "topanyof", "inputSchema": dict(ANY, anyOf=[{"required": ["q"]}, {"type": "object"}])},
+    {"name": "toponeof", "inputSchema": dict(ANY, oneOf=[{"required": ["q"]}])},
+    {"name": "topallof", "inputSchema": {"allOf": [ANY]}},
+    {"name": "topenum", "inputSchema": dict(ANY, enum=[{"q": "a"}])},
+    {"name": "topnot", "inputSchema": dict(ANY, **{"not": {"required": ["q"]}})},
+    {"name": "topconst", "inputSchema": dict(ANY, const={"q": "a"})},
+    {"name": "topref", "inputSchema": {"$ref": "#/$defs/a", "$defs": {"a": ANY}}},
+    {"name": "bare", "inputSchema": {}},
 ]
 
 
