@@ -37,10 +37,11 @@ def tool_turn(name, args, then="done"):
 
 
 class Agent:
-    def __init__(self, responses, servers, args=(), approve="all", store=None, load=None, env_extra=None):
+    def __init__(self, responses, servers, args=(), approve="all", store=None, load=None, env_extra=None,
+                 script_extra=None):
         script = os.path.join(tempfile.mkdtemp(), "script.json")
         with open(script, "w") as f:
-            json.dump({"responses": responses}, f)
+            json.dump(dict(script_extra or {}, responses=responses), f)
         self.srv = FakeServer(script).start()
         self.work = tempfile.mkdtemp(prefix="work-")
         self.log = os.path.join(self.work, "tiny.log")
@@ -625,6 +626,46 @@ def nested_schemas_are_checked():
     assert props["b"] is True and props["e"] == {"enum": ["a", 1, None]}, props
     left = [l for l in err.splitlines() if "left out" in l]
     assert len(left) == 1 and "mcp tiny: 18 tool(s) left out (the first, str: its inputSchema" in left[0], left
+
+
+def offered(req):
+    return [t["function"]["name"] for t in req["body"].get("tools", [])]
+
+
+@case
+def a_refused_tool_is_left_out_not_the_session():
+    """The model server answers 400 for a function's parameters (by name, or by tools[N] only):
+    that MCP tool is left out for the rest of the session, the user is told once, the request
+    is sent again without it, and the session's other tools, bash among them, stay."""
+    for by in ("name", "index"):
+        a = Agent([{"events": [{"content": "first"}, {"finish": "stop"}]},
+                   {"events": [{"content": "second"}, {"finish": "stop"}]}], [tiny()],
+                  script_extra={"refuse_functions": "^mcp__tiny__echo$", "refuse_by": by})
+        r1, r2 = a.prompt(), a.prompt()
+        err = a.close()
+        assert r1["result"]["stopReason"] == "end_turn" and r2["result"]["stopReason"] == "end_turn", (by, r1, r2)
+        reqs = a.srv.requests
+        assert len(reqs) == 3, (by, [offered(q) for q in reqs])
+        assert "mcp__tiny__echo" in offered(reqs[0]), offered(reqs[0])
+        for q in reqs[1:]:
+            names = offered(q)
+            assert "mcp__tiny__echo" not in names and "bash" in names and "mcp__tiny__slow" in names, (by, names)
+        said = [u for u in a.updates() if u["sessionUpdate"] == "agent_message_chunk" and "refused" in u["content"]["text"]]
+        assert len(said) == 1 and "mcp__tiny__echo" in said[0]["content"]["text"], (by, said)
+        lines = [l for l in err.splitlines() if "refused the parameters" in l]
+        assert len(lines) == 1 and "left out for the rest of this session" in lines[0], (by, lines)
+
+
+@case
+def a_refused_bash_fails_the_turn_and_nothing_is_left_out():
+    """A 400 naming bash (or no function this request offered) is the turn's error: bash is
+    never left out, and the request is not sent again."""
+    a = Agent([{"events": [{"content": "never"}, {"finish": "stop"}]}], [tiny()],
+              script_extra={"refuse_functions": "^bash$"})
+    r = a.prompt()
+    err = a.close()
+    assert len(a.srv.requests) == 1, len(a.srv.requests)
+    assert "HTTP 400" in json.dumps(r) + err and "refused the parameters" not in err, (r, err[-2000:])
 
 
 @case
