@@ -285,6 +285,33 @@ def broken_servers_do_not_hang():
 
 
 @case
+def server_dies_with_calls_on_the_way():
+    """The server is killed while the model request is out and the model's answer calls its
+    tool (three calls, large arguments): each call is answered "cannot take calls", and under
+    ASan nothing is leaked (the arguments have one owner whatever the server's state)."""
+    big = {"text": "a" * 100000}
+    calls = [{"tool": {"index": k, "id": "call_%d" % k, "name": "mcp__tiny__echo", "args": json.dumps(big)}}
+             for k in range(3)]
+    a = Agent([{"events": [{"sleep_ms": 2000}] + calls + [{"finish": "tool_calls"}]},
+               {"events": [{"content": "done"}, {"finish": "stop"}]}], [tiny()])
+    box = {}
+    th = threading.Thread(target=lambda: box.setdefault("r", a.prompt(timeout=60)))
+    th.start()
+    end = time.monotonic() + 20
+    while time.monotonic() < end and not (a.srv.requests and any("pid" in m for m in a.tiny_log())):
+        time.sleep(0.05)
+    pid = [m["pid"] for m in a.tiny_log() if "pid" in m][0]
+    os.kill(pid, signal.SIGKILL)
+    th.join(70)
+    err = a.close()
+    assert box["r"]["result"]["stopReason"] == "end_turn", box
+    texts = [m["content"] for m in a.srv.requests[1]["body"]["messages"] if m["role"] == "tool"]
+    assert len(texts) == 3 and all("tiny cannot take calls: the server was killed by SIGKILL" in t
+                                   for t in texts), texts
+    assert not [m for m in a.tiny_log() if m.get("method") == "tools/call"], "a call reached a dead server"
+
+
+@case
 def servers_end_with_the_agent():
     a = Agent([{"events": [{"content": "hi"}, {"finish": "stop"}]}], [tiny()])
     a.prompt()
