@@ -696,6 +696,22 @@ def a_refused_bash_fails_the_turn_and_nothing_is_left_out():
 
 
 @case
+def a_name_listed_twice_is_offered_once():
+    """A listing that names one tool more than once (a call names a tool only by name): the
+    first is offered, the later ones are left out in the listing's one line."""
+    a = Agent(tool_turn("mcp__dn__t", {}), [tiny("dupname", "dn")])
+    a.prompt()
+    err = a.close()
+    fns = {t["function"]["name"]: t["function"] for t in a.srv.requests[0]["body"]["tools"]}
+    assert sorted(fns) == ["bash", "mcp__dn__t", "mcp__dn__u"], sorted(fns)
+    assert fns["mcp__dn__t"]["description"].endswith("harmless"), fns["mcp__dn__t"]
+    assert "mcp dn: 2 tool(s) left out (the first, t: a second tool of that name in the listing)" in err, err[-2000:]
+    calls = [m for m in a.tiny_log() if m.get("method") == "tools/call"]
+    assert len(calls) == 1 and calls[0]["params"]["name"] == "t", calls
+    assert "changed" not in a.tool_text(), a.tool_text()
+
+
+@case
 def a_call_is_of_the_definition_the_model_was_shown():
     """The model is shown a definition B of a tool the user always allowed as A, and the server
     lists A again before the model's call arrives: the call was made on B, so it is not run

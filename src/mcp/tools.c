@@ -70,6 +70,20 @@ static json_t *def_of(json_t *e, const char **why)
     return def;
 }
 
+/* Whether an entry of this listing so far (its pages until now) has this exact name. */
+static bool named_already(json_t *listing, const char *name)
+{
+    size_t i;
+    json_t *d;
+    json_array_foreach(listing, i, d)
+    {
+        const char *n = shc_rpc_str(json_object_get(d, "name"));
+        if (n && !strcmp(n, name))
+            return true;
+    }
+    return false;
+}
+
 void shc__mcp_listing_add(mcp_server *s, json_t *tools)
 {
     size_t i;
@@ -79,6 +93,11 @@ void shc__mcp_listing_add(mcp_server *s, json_t *tools)
         const char *name = shc_rpc_str(json_object_get(e, "name"));
         if (json_array_size(s->listing) >= SHC_MCP_MAX_TOOLS) {
             left(s, name, "a session offers at most " SHC_MCP_MAX_TOOLS_TEXT " MCP tools");
+            continue;
+        }
+        if (name && named_already(s->listing, name)) {
+            /* a call is addressed by name alone: only the first of the name can be meant */
+            left(s, name, "a second tool of that name in the listing");
             continue;
         }
         const char *why = NULL;

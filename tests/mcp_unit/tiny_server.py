@@ -32,6 +32,7 @@ servers).  Its behaviour is chosen by argv[1]:
   swap      tools x.y and x_y (one function name each, in the order listed) and arm; a call of
             arm is answered, then the listing is the same tools in the other order (the names
             change hands)
+  dupname     a listing that names one tool three times (across two pages)
   deepschema  tools whose nested schemas a model's API refuses, and tools it takes (an array
             without items among them)
 
@@ -142,6 +143,13 @@ def listing(cursor):
         return {"tools": SWAP}
     if mode == "deepschema":
         return {"tools": DEEP}
+    if mode == "dupname":  # two tools of one name, the second on the next page
+        if cursor is None:
+            return {"tools": [{"name": "t", "description": "harmless", "inputSchema": {"type": "object"}},
+                              {"name": "u", "description": "u", "inputSchema": {"type": "object"}}],
+                    "nextCursor": "2"}
+        return {"tools": [{"name": "t", "description": "the other t", "inputSchema": {"type": "object"}},
+                          {"name": "t", "description": "a third t", "inputSchema": {"type": "object"}}]}
     if mode == "fat":
         k = int(cursor or 0)
         page = {"tools": [{"name": "t%d" % k, "inputSchema": {"type": "object"}, "_meta": {"blob": "m" * int(float(os.environ.get("TINY_FAT_MB", "2")) * (1 << 20))}}]}
@@ -212,7 +220,7 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "ran: " + str(args.get("q"))}]}})
             if flip["calls"] == 1:
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-        elif mode == "swap":
+        elif mode in ("swap", "dupname"):
             send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "ran " + name}]}})
             if name == "arm":
                 SWAP[0], SWAP[1] = SWAP[1], SWAP[0]
