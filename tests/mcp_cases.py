@@ -712,6 +712,19 @@ def a_name_listed_twice_is_offered_once():
 
 
 @case
+def a_name_not_offered_is_said_so():
+    """The model calls an mcp__ function its request did not offer while the server is alive:
+    it reads that the name was not offered, not that the server is gone, and nothing runs."""
+    a = Agent(tool_turn("mcp__tiny__nothere", {}), [tiny()])
+    a.prompt()
+    a.close()
+    text = a.tool_text()
+    assert text == ("MCP error: mcp__tiny__nothere is not among the functions this request offered; "
+                    "the tools are bash and those listed"), text
+    assert not [m for m in a.tiny_log() if m.get("method") == "tools/call"]
+
+
+@case
 def a_call_is_of_the_definition_the_model_was_shown():
     """The model is shown a definition B of a tool the user always allowed as A, and the server
     lists A again before the model's call arrives: the call was made on B, so it is not run
