@@ -636,23 +636,33 @@ def changed_definition_asks_again():
 def nested_schemas_are_checked():
     """Every schema inside a tool's parameters is checked against what the model's APIs take
     (one they refuse fails the whole request, bash included): such tools are left out in one
-    line, an array schema without items is given "items": {}, and keywords the check does not
-    know reach the model untouched."""
+    line, an array schema without items is given "items": {} wherever a schema sits, each
+    known keyword's value is of its kind ($ref resolves to one of the schema's own $defs), and
+    keywords the check does not know are stripped from the model's copy."""
     a = Agent([{"events": [{"content": "x"}, {"finish": "stop"}]}], [tiny("deepschema")])
     a.prompt()
     err = a.close()
     offered = {t["function"]["name"]: t["function"] for t in a.srv.requests[0]["body"]["tools"]}
-    assert sorted(offered) == ["bash", "mcp__tiny__bare", "mcp__tiny__fine"], sorted(offered)
+    assert sorted(offered) == ["bash", "mcp__tiny__bare", "mcp__tiny__fine", "mcp__tiny__walked"], sorted(offered)
+    w = offered["mcp__tiny__walked"]["parameters"]
+    arr = {"type": "array", "items": {}}
+    assert "x-vendor" not in w and "$schema" not in w and w["$defs"] == {"a/b": arr}, w
+    wp = w["properties"]
+    assert wp["pp"]["patternProperties"] == {"^x": arr}, wp["pp"]
+    assert wp["c"] == {"if": arr, "then": arr, "else": arr}, wp["c"]
+    assert wp["t"] == dict(arr, prefixItems=[arr], contains=arr), wp["t"]
+    assert wp["d"]["dependentSchemas"] == {"a": arr}, wp["d"]
+    assert wp["r"] == {"$ref": "#/$defs/a~1b", "description": "a ref", "minLength": 0, "maximum": 1.5, "const": [1]}, wp["r"]
     # a schema with nothing in it is given the root the APIs want
     assert offered["mcp__tiny__bare"]["parameters"] == {"type": "object", "properties": {}}, offered
     props = offered["mcp__tiny__fine"]["parameters"]["properties"]
     assert props["xs"] == {"type": "array", "items": {}}, props["xs"]
     assert props["o"] == {"anyOf": [{"type": "array", "items": {}}, {"type": "integer"}]}, props["o"]
-    assert props["u"] == {"type": ["string", "null"], "format": "date", "x-extra": 1}, props["u"]
+    assert props["u"] == {"type": ["string", "null"], "format": "date"}, props["u"]  # x-extra stripped
     assert props["m"]["additionalProperties"] == {"type": "array", "items": False}, props["m"]
     assert props["b"] is True and props["e"] == {"enum": ["a", 1, None]}, props
     left = [l for l in err.splitlines() if "left out" in l]
-    assert len(left) == 1 and "mcp tiny: 18 tool(s) left out (the first, str: its inputSchema" in left[0], left
+    assert len(left) == 1 and "mcp tiny: 30 tool(s) left out (the first, str: its inputSchema" in left[0], left
 
 
 def offered(req):

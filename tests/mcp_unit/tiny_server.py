@@ -129,6 +129,26 @@ DEEP = [
     {"name": "topconst", "inputSchema": dict(ANY, const={"q": "a"})},
     {"name": "topref", "inputSchema": {"$ref": "#/$defs/a", "$defs": {"a": ANY}}},
     {"name": "bare", "inputSchema": {}},
+    # every keyword's value has a kind; every place a schema sits is walked; unknown ones go
+    {"name": "walked", "inputSchema": {"type": "object", "x-vendor": {"deep": 1}, "$schema": "draft-07",
+        "$defs": {"a/b": {"type": "array"}}, "properties": {
+        "pp": {"type": "object", "patternProperties": {"^x": {"type": "array"}}},
+        "c": {"if": {"type": "array"}, "then": {"type": "array"}, "else": {"type": "array"}},
+        "t": {"type": "array", "prefixItems": [{"type": "array"}], "contains": {"type": "array"}},
+        "d": {"dependentSchemas": {"a": {"type": "array"}}, "propertyNames": {"type": "string", "pattern": "^a"}},
+        "r": {"$ref": "#/$defs/a~1b", "description": "a ref", "minLength": 0, "maximum": 1.5, "const": [1]}}}},
+    {"name": "refnum", "inputSchema": dict(ANY, properties={"q": {"$ref": 5}})},
+    {"name": "refmissing", "inputSchema": dict(ANY, properties={"q": {"$ref": "#/$defs/nope"}})},
+    {"name": "refremote", "inputSchema": dict(ANY, properties={"q": {"$ref": "http://x/s.json"}})},
+    {"name": "descnum", "inputSchema": dict(ANY, properties={"q": {"type": "string", "description": 5}})},
+    {"name": "minlenstr", "inputSchema": dict(ANY, properties={"q": {"minLength": "x"}})},
+    {"name": "patternnum", "inputSchema": dict(ANY, properties={"q": {"pattern": 7}})},
+    {"name": "propnames", "inputSchema": dict(ANY, properties={"q": {"propertyNames": 5}})},
+    {"name": "depschema", "inputSchema": dict(ANY, properties={"q": {"dependentSchemas": {"a": 5}}})},
+    {"name": "contains", "inputSchema": dict(ANY, properties={"q": {"contains": 3}})},
+    {"name": "reqdup", "inputSchema": dict(ANY, required=["q", "q"])},
+    {"name": "typedup", "inputSchema": dict(ANY, properties={"q": {"type": ["string", "string"]}})},
+    {"name": "enumempty", "inputSchema": dict(ANY, properties={"q": {"enum": []}})},
 ]
 
 
