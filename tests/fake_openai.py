@@ -33,6 +33,11 @@ A response entry:
    "endless_body": {"chunk": "x", "interval_ms": 0}}   with a non-200 status: a body without a
                                   length that never ends
 
+A script may also hold "refuse_functions": a regex. A request that offers a function whose
+name matches is answered as OpenAI answers a function whose parameters it refuses (HTTP 400,
+"Invalid schema for function 'NAME'", param "tools[N].function.parameters"; with
+"refuse_by": "index" the message names only tools[N]), and takes no entry of "responses".
+
 A script may also hold "models": [{"id": "m1", "max_model_len": 8192}, ...], the answer to
 GET .../models (recorded with kind "get"; without "models" that GET is a 404).
 """
@@ -117,6 +122,9 @@ class FakeServer:
         self.first_byte = {}    # request n -> monotonic time of the first SSE byte
         self.log_path = log_path
         self.lock = threading.Lock()
+        self.refuse = self.script.get("refuse_functions")
+        self.refuse_by = self.script.get("refuse_by")
+        self.refusals = 0       # requests answered so by refuse_functions
         self.httpd = None
         self.port = None
 
@@ -162,9 +170,14 @@ class FakeServer:
                 server.record("request", rec)
                 if not self.path.endswith("/chat/completions"):
                     return self.plain(404, '{"error":{"message":"not found"}}', {})
-                if n >= len(server.responses):
+                refuse = self.refused(body)
+                if refuse:
+                    with server.lock:
+                        server.refusals += 1
+                    return self.plain(400, json.dumps(refuse), {})
+                if n - server.refusals >= len(server.responses):
                     return self.plain(400, '{"error":{"message":"fake server: script exhausted"}}', {})
-                r = server.responses[n]
+                r = server.responses[n - server.refusals]
                 status = r.get("status", 200)
                 if "endless_body" in r:
                     return self.endless(status, r["endless_body"])
@@ -174,6 +187,25 @@ class FakeServer:
                 offered = [((x or {}).get("function") or {}).get("name", "") for x in (tools or [])
                            if isinstance(x, dict)]
                 self.stream(n, r, len(raw), offered)
+
+            def refused(self, body):
+                """OpenAI's answer to the first offered function matching refuse_functions."""
+                if not server.refuse or not isinstance(body, dict):
+                    return None
+                for i, x in enumerate(body.get("tools") or []):
+                    name = ((x or {}).get("function") or {}).get("name", "")
+                    if re.search(server.refuse, name):
+                        where = "tools[%d].function.parameters" % i
+                        if server.refuse_by == "index":
+                            return {"error": {"message": "Invalid schema for %s: schema must have type "
+                                              "'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' "
+                                              "at the top level." % where, "type": "invalid_request_error",
+                                              "param": None, "code": "invalid_function_parameters"}}
+                        return {"error": {"message": "Invalid schema for function '%s': schema must have "
+                                          "type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' "
+                                          "at the top level." % name, "type": "invalid_request_error",
+                                          "param": where, "code": "invalid_function_parameters"}}
+                return None
 
             def endless(self, status, spec):
                 self.close_connection = True

@@ -37,10 +37,11 @@ def tool_turn(name, args, then="done"):
 
 
 class Agent:
-    def __init__(self, responses, servers, args=(), approve="all", store=None, load=None, env_extra=None):
+    def __init__(self, responses, servers, args=(), approve="all", store=None, load=None, env_extra=None,
+                 script_extra=None):
         script = os.path.join(tempfile.mkdtemp(), "script.json")
         with open(script, "w") as f:
-            json.dump({"responses": responses}, f)
+            json.dump(dict(script_extra or {}, responses=responses), f)
         self.srv = FakeServer(script).start()
         self.work = tempfile.mkdtemp(prefix="work-")
         self.log = os.path.join(self.work, "tiny.log")
@@ -281,6 +282,33 @@ def broken_servers_do_not_hang():
     assert "mcp bad: the server speaks MCP 1999-01-01" in err, err
     assert "mcp missing:" in err and "mcp crashy:" in err, err
     assert a.tool_text().startswith("MCP error:"), a.tool_text()
+
+
+@case
+def server_dies_with_calls_on_the_way():
+    """The server is killed while the model request is out and the model's answer calls its
+    tool (three calls, large arguments): each call is answered "cannot take calls", and under
+    ASan nothing is leaked (the arguments have one owner whatever the server's state)."""
+    big = {"text": "a" * 100000}
+    calls = [{"tool": {"index": k, "id": "call_%d" % k, "name": "mcp__tiny__echo", "args": json.dumps(big)}}
+             for k in range(3)]
+    a = Agent([{"events": [{"sleep_ms": 2000}] + calls + [{"finish": "tool_calls"}]},
+               {"events": [{"content": "done"}, {"finish": "stop"}]}], [tiny()])
+    box = {}
+    th = threading.Thread(target=lambda: box.setdefault("r", a.prompt(timeout=60)))
+    th.start()
+    end = time.monotonic() + 20
+    while time.monotonic() < end and not (a.srv.requests and any("pid" in m for m in a.tiny_log())):
+        time.sleep(0.05)
+    pid = [m["pid"] for m in a.tiny_log() if "pid" in m][0]
+    os.kill(pid, signal.SIGKILL)
+    th.join(70)
+    err = a.close()
+    assert box["r"]["result"]["stopReason"] == "end_turn", box
+    texts = [m["content"] for m in a.srv.requests[1]["body"]["messages"] if m["role"] == "tool"]
+    assert len(texts) == 3 and all("tiny cannot take calls: the server was killed by SIGKILL" in t
+                                   for t in texts), texts
+    assert not [m for m in a.tiny_log() if m.get("method") == "tools/call"], "a call reached a dead server"
 
 
 @case
@@ -609,21 +637,102 @@ def changed_definition_asks_again():
 def nested_schemas_are_checked():
     """Every schema inside a tool's parameters is checked against what the model's APIs take
     (one they refuse fails the whole request, bash included): such tools are left out in one
-    line, an array schema without items is given "items": {}, and keywords the check does not
-    know reach the model untouched."""
+    line, an array schema without items is given "items": {} wherever a schema sits, each
+    known keyword's value is of its kind ($ref resolves to one of the schema's own $defs), and
+    keywords the check does not know are stripped from the model's copy."""
     a = Agent([{"events": [{"content": "x"}, {"finish": "stop"}]}], [tiny("deepschema")])
     a.prompt()
     err = a.close()
     offered = {t["function"]["name"]: t["function"] for t in a.srv.requests[0]["body"]["tools"]}
-    assert sorted(offered) == ["bash", "mcp__tiny__fine"], sorted(offered)
+    assert sorted(offered) == ["bash", "mcp__tiny__bare", "mcp__tiny__fine", "mcp__tiny__walked"], sorted(offered)
+    w = offered["mcp__tiny__walked"]["parameters"]
+    arr = {"type": "array", "items": {}}
+    assert "x-vendor" not in w and "$schema" not in w and w["$defs"] == {"a/b": arr}, w
+    wp = w["properties"]
+    assert wp["pp"]["patternProperties"] == {"^x": arr}, wp["pp"]
+    assert wp["c"] == {"if": arr, "then": arr, "else": arr}, wp["c"]
+    assert wp["t"] == dict(arr, prefixItems=[arr], contains=arr), wp["t"]
+    assert wp["d"]["dependentSchemas"] == {"a": arr}, wp["d"]
+    assert wp["r"] == {"$ref": "#/$defs/a~1b", "description": "a ref", "minLength": 0, "maximum": 1.5, "const": [1]}, wp["r"]
+    # a schema with nothing in it is given the root the APIs want
+    assert offered["mcp__tiny__bare"]["parameters"] == {"type": "object", "properties": {}}, offered
     props = offered["mcp__tiny__fine"]["parameters"]["properties"]
     assert props["xs"] == {"type": "array", "items": {}}, props["xs"]
     assert props["o"] == {"anyOf": [{"type": "array", "items": {}}, {"type": "integer"}]}, props["o"]
-    assert props["u"] == {"type": ["string", "null"], "format": "date", "x-extra": 1}, props["u"]
+    assert props["u"] == {"type": ["string", "null"], "format": "date"}, props["u"]  # x-extra stripped
     assert props["m"]["additionalProperties"] == {"type": "array", "items": False}, props["m"]
     assert props["b"] is True and props["e"] == {"enum": ["a", 1, None]}, props
     left = [l for l in err.splitlines() if "left out" in l]
-    assert len(left) == 1 and "mcp tiny: 11 tool(s) left out (the first, str: its inputSchema" in left[0], left
+    assert len(left) == 1 and "mcp tiny: 30 tool(s) left out (the first, str: its inputSchema" in left[0], left
+
+
+def offered(req):
+    return [t["function"]["name"] for t in req["body"].get("tools", [])]
+
+
+@case
+def a_refused_tool_is_left_out_not_the_session():
+    """The model server answers 400 for a function's parameters (by name, or by tools[N] only):
+    that MCP tool is left out for the rest of the session, the user is told once, the request
+    is sent again without it, and the session's other tools, bash among them, stay."""
+    for by in ("name", "index"):
+        a = Agent([{"events": [{"content": "first"}, {"finish": "stop"}]},
+                   {"events": [{"content": "second"}, {"finish": "stop"}]}], [tiny()],
+                  script_extra={"refuse_functions": "^mcp__tiny__echo$", "refuse_by": by})
+        r1, r2 = a.prompt(), a.prompt()
+        err = a.close()
+        assert r1["result"]["stopReason"] == "end_turn" and r2["result"]["stopReason"] == "end_turn", (by, r1, r2)
+        reqs = a.srv.requests
+        assert len(reqs) == 3, (by, [offered(q) for q in reqs])
+        assert "mcp__tiny__echo" in offered(reqs[0]), offered(reqs[0])
+        for q in reqs[1:]:
+            names = offered(q)
+            assert "mcp__tiny__echo" not in names and "bash" in names and "mcp__tiny__slow" in names, (by, names)
+        said = [u for u in a.updates() if u["sessionUpdate"] == "agent_message_chunk" and "refused" in u["content"]["text"]]
+        assert len(said) == 1 and "mcp__tiny__echo" in said[0]["content"]["text"], (by, said)
+        lines = [l for l in err.splitlines() if "refused the parameters" in l]
+        assert len(lines) == 1 and "left out for the rest of this session" in lines[0], (by, lines)
+
+
+@case
+def a_refused_bash_fails_the_turn_and_nothing_is_left_out():
+    """A 400 naming bash (or no function this request offered) is the turn's error: bash is
+    never left out, and the request is not sent again."""
+    a = Agent([{"events": [{"content": "never"}, {"finish": "stop"}]}], [tiny()],
+              script_extra={"refuse_functions": "^bash$"})
+    r = a.prompt()
+    err = a.close()
+    assert len(a.srv.requests) == 1, len(a.srv.requests)
+    assert "HTTP 400" in json.dumps(r) + err and "refused the parameters" not in err, (r, err[-2000:])
+
+
+@case
+def a_name_listed_twice_is_offered_once():
+    """A listing that names one tool more than once (a call names a tool only by name): the
+    first is offered, the later ones are left out in the listing's one line."""
+    a = Agent(tool_turn("mcp__dn__t", {}), [tiny("dupname", "dn")])
+    a.prompt()
+    err = a.close()
+    fns = {t["function"]["name"]: t["function"] for t in a.srv.requests[0]["body"]["tools"]}
+    assert sorted(fns) == ["bash", "mcp__dn__t", "mcp__dn__u"], sorted(fns)
+    assert fns["mcp__dn__t"]["description"].endswith("harmless"), fns["mcp__dn__t"]
+    assert "mcp dn: 2 tool(s) left out (the first, t: a second tool of that name in the listing)" in err, err[-2000:]
+    calls = [m for m in a.tiny_log() if m.get("method") == "tools/call"]
+    assert len(calls) == 1 and calls[0]["params"]["name"] == "t", calls
+    assert "changed" not in a.tool_text(), a.tool_text()
+
+
+@case
+def a_name_not_offered_is_said_so():
+    """The model calls an mcp__ function its request did not offer while the server is alive:
+    it reads that the name was not offered, not that the server is gone, and nothing runs."""
+    a = Agent(tool_turn("mcp__tiny__nothere", {}), [tiny()])
+    a.prompt()
+    a.close()
+    text = a.tool_text()
+    assert text == ("MCP error: mcp__tiny__nothere is not among the functions this request offered; "
+                    "the tools are bash and those listed"), text
+    assert not [m for m in a.tiny_log() if m.get("method") == "tools/call"]
 
 
 @case

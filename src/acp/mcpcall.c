@@ -383,7 +383,7 @@ void shc__mcp_start_call(br_call *c)
         free(shown);
         json_decref(input);
         char *text = NULL;
-        if (asprintf(&text, "MCP error: no tool %.100s (its server is gone or no longer lists it)",
+        if (asprintf(&text, "MCP error: %.100s is not among the MCP tools this request offered",
                      c->command) < 0)
             text = NULL;
         mcp_end(c, true, false, text ? text : "MCP error: no such tool",

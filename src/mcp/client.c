@@ -281,13 +281,18 @@ shc_mcp_call *shc_mcp_call_start(shc_mcp *m, const shc_mcp_target *g, const char
                c->title);
         return c;
     }
+    /* params takes args: one release point, shc_rpc_request or the json_decref below */
+    json_t *params = json_pack("{s:s, s:o}", "name", c->tool, "arguments", args);
     int64_t id = 0;
-    if (!usable(c->srv) ||
-        shc_rpc_request(c->srv->rpc, "tools/call",
-                        json_pack("{s:s, s:o}", "name", c->tool, "arguments", args),
-                        on_call_answer, c, &id) != 0) {
+    int rc = SHC_E_NOMEM;
+    if (params && usable(c->srv))
+        rc = shc_rpc_request(c->srv->rpc, "tools/call", params, on_call_answer, c, &id);
+    else
+        json_decref(params);
+    if (rc != 0) {
+        const char *because = !params ? "out of memory" : c->srv->why;
         settle(c, true, false, NULL, "MCP error: the server %s cannot take calls%s%s",
-               c->srv->name, c->srv->why ? ": " : "", c->srv->why ? c->srv->why : "");
+               c->srv->name, because ? ": " : "", because ? because : "");
         return c;
     }
     c->req_id = id;

@@ -71,6 +71,20 @@ static json_t *def_of(json_t *e, const char **why)
     return def;
 }
 
+/* Whether an entry of this listing so far (its pages until now) has this exact name. */
+static bool named_already(json_t *listing, const char *name)
+{
+    size_t i;
+    json_t *d;
+    json_array_foreach(listing, i, d)
+    {
+        const char *n = shc_rpc_str(json_object_get(d, "name"));
+        if (n && !strcmp(n, name))
+            return true;
+    }
+    return false;
+}
+
 void shc__mcp_listing_add(mcp_server *s, json_t *tools)
 {
     size_t i;
@@ -80,6 +94,11 @@ void shc__mcp_listing_add(mcp_server *s, json_t *tools)
         const char *name = shc_rpc_str(json_object_get(e, "name"));
         if (json_array_size(s->listing) >= SHC_MCP_MAX_TOOLS) {
             left(s, name, "a session offers at most " SHC_MCP_MAX_TOOLS_TEXT " MCP tools");
+            continue;
+        }
+        if (name && named_already(s->listing, name)) {
+            /* a call is addressed by name alone: only the first of the name can be meant */
+            left(s, name, "a second tool of that name in the listing");
             continue;
         }
         const char *why = NULL;
@@ -167,26 +186,207 @@ static bool type_ok(json_t *type, bool *array)
     return true;
 }
 
-static const char *schema_at(json_t *v, unsigned depth, size_t *nodes);
+/* One walk: the root (for $ref) and the schemas counted so far. */
+typedef struct walk {
+    json_t *root;
+    size_t nodes;
+} walk;
 
-/* Each value of an object of schemas (properties, $defs, definitions). */
-static const char *schema_map(json_t *map, unsigned depth, size_t *nodes, const char *what)
+static const char *schema_at(json_t *v, unsigned depth, walk *w);
+
+/* The kinds of value a known keyword takes (JSON Schema 2020-12's meta-schema, as far as the
+ * model APIs go); a keyword not in the table is stripped from the model's copy. */
+typedef enum kw_kind {
+    KW_SCHEMA,   /* a schema */
+    KW_MAP,      /* an object whose values are schemas */
+    KW_LIST,     /* a non-empty array of schemas */
+    KW_TYPE,     /* a type name, or a non-empty array of distinct ones */
+    KW_STRING,   /* a string */
+    KW_REF,      /* a local reference that resolves */
+    KW_COUNT,    /* a non-negative integer */
+    KW_NUMBER,   /* a number */
+    KW_POSITIVE, /* a number above 0 */
+    KW_ENUM,     /* a non-empty array */
+    KW_NAMES,    /* an array of distinct strings */
+    KW_BOOL,     /* true or false */
+    KW_OBJECT,   /* an object */
+    KW_ANY,      /* any JSON value */
+} kw_kind;
+
+static const struct {
+    const char *name;
+    kw_kind kind;
+} keywords[] = {
+    {"items", KW_SCHEMA},          {"additionalProperties", KW_SCHEMA}, {"not", KW_SCHEMA},
+    {"contains", KW_SCHEMA},       {"propertyNames", KW_SCHEMA},        {"additionalItems", KW_SCHEMA},
+    {"if", KW_SCHEMA},             {"then", KW_SCHEMA},                 {"else", KW_SCHEMA},
+    {"properties", KW_MAP},        {"$defs", KW_MAP},                   {"definitions", KW_MAP},
+    {"patternProperties", KW_MAP}, {"dependentSchemas", KW_MAP},        {"anyOf", KW_LIST},
+    {"oneOf", KW_LIST},            {"allOf", KW_LIST},                  {"prefixItems", KW_LIST},
+    {"type", KW_TYPE},             {"description", KW_STRING},          {"title", KW_STRING},
+    {"pattern", KW_STRING},        {"format", KW_STRING},               {"$comment", KW_STRING},
+    {"$ref", KW_REF},              {"minLength", KW_COUNT},             {"maxLength", KW_COUNT},
+    {"minItems", KW_COUNT},        {"maxItems", KW_COUNT},              {"minProperties", KW_COUNT},
+    {"maxProperties", KW_COUNT},   {"minContains", KW_COUNT},           {"maxContains", KW_COUNT},
+    {"minimum", KW_NUMBER},        {"maximum", KW_NUMBER},              {"exclusiveMinimum", KW_NUMBER},
+    {"exclusiveMaximum", KW_NUMBER}, {"multipleOf", KW_POSITIVE},       {"enum", KW_ENUM},
+    {"required", KW_NAMES},        {"uniqueItems", KW_BOOL},            {"deprecated", KW_BOOL},
+    {"readOnly", KW_BOOL},         {"writeOnly", KW_BOOL},              {"dependentRequired", KW_OBJECT},
+    {"const", KW_ANY},             {"default", KW_ANY},                 {"examples", KW_ANY},
+};
+
+static int kw_find(const char *k)
 {
-    if (!json_is_object(map))
-        return what;
+    for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
+        if (!strcmp(keywords[i].name, k))
+            return (int)i;
+    return -1;
+}
+
+/* Each value of an object of schemas (properties, $defs, patternProperties, ...). */
+static const char *schema_map(json_t *map, unsigned depth, walk *w)
+{
     const char *k, *why;
     json_t *v;
     json_object_foreach(map, k, v)
     {
-        if ((why = schema_at(v, depth, nodes)))
+        if ((why = schema_at(v, depth, w)))
             return why;
     }
     return NULL;
 }
 
-/* v as a schema (an object or a boolean), checked whole; an array schema without items is
- * given "items": {} (what it means: any item), which the APIs require. */
-static const char *schema_at(json_t *v, unsigned depth, size_t *nodes)
+/* An array of distinct strings (required; type's names are checked by type_ok). */
+static bool distinct_strings(json_t *a)
+{
+    size_t i, j;
+    json_t *x, *y;
+    if (!json_is_array(a))
+        return false;
+    json_array_foreach(a, i, x)
+    {
+        if (!json_is_string(x))
+            return false;
+        for (j = 0; j < i; j++) {
+            y = json_array_get(a, j);
+            if (!strcmp(json_string_value(x), json_string_value(y)))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* "#" (the whole schema), or "#/$defs/NAME" / "#/definitions/NAME" naming one that exists. */
+static bool ref_ok(json_t *root, json_t *ref)
+{
+    const char *r = json_string_value(ref);
+    if (!r)
+        return false;
+    if (!strcmp(r, "#"))
+        return true;
+    const char *map = NULL, *name = NULL;
+    if (!strncmp(r, "#/$defs/", 8)) {
+        map = "$defs";
+        name = r + 8;
+    } else if (!strncmp(r, "#/definitions/", 14)) {
+        map = "definitions";
+        name = r + 14;
+    }
+    if (!name || !*name || strlen(name) > 256)
+        return false;
+    char key[257];
+    size_t n = 0;
+    for (const char *c = name; *c; c++) { /* one JSON Pointer segment: ~0 is ~, ~1 is / */
+        if (*c == '/')
+            return false;
+        if (*c == '~') {
+            if (c[1] != '0' && c[1] != '1')
+                return false;
+            key[n++] = c[1] == '0' ? '~' : '/';
+            c++;
+        } else {
+            key[n++] = *c;
+        }
+    }
+    key[n] = '\0';
+    return json_object_get(json_object_get(root, map), key) != NULL;
+}
+
+/* One known keyword's value, by its kind; NULL when it is one the APIs take. */
+static const char *keyword_bad(const char *k, kw_kind kind, json_t *x, unsigned depth, walk *w,
+                               bool *array)
+{
+    const char *why;
+    size_t i;
+    json_t *e;
+    switch (kind) {
+    case KW_SCHEMA:
+        if (json_is_array(x) && !strcmp(k, "items"))
+            return "its inputSchema holds items that are an array";
+        return schema_at(x, depth + 1, w);
+    case KW_MAP:
+        if (!json_is_object(x))
+            return "its inputSchema holds properties, $defs or another map of schemas that is "
+                   "not an object";
+        return schema_map(x, depth + 1, w);
+    case KW_LIST:
+        if (!json_is_array(x) || json_array_size(x) == 0)
+            return "its inputSchema holds an anyOf, oneOf, allOf or prefixItems that is not a "
+                   "non-empty array";
+        json_array_foreach(x, i, e)
+        {
+            if ((why = schema_at(e, depth + 1, w)))
+                return why;
+        }
+        return NULL;
+    case KW_TYPE:
+        if (!type_ok(x, array) || (json_is_array(x) && !distinct_strings(x)))
+            return "its inputSchema holds a type that is not a JSON Schema type name";
+        return NULL;
+    case KW_STRING:
+        return json_is_string(x) ? NULL
+                                 : "its inputSchema holds a description, title, pattern or "
+                                   "format that is not a string";
+    case KW_REF:
+        return ref_ok(w->root, x) ? NULL
+                                  : "its inputSchema holds a $ref that is not one of its own "
+                                    "$defs or definitions";
+    case KW_COUNT:
+        return json_is_integer(x) && json_integer_value(x) >= 0
+                   ? NULL
+                   : "its inputSchema holds a minLength, maxItems or other count that is not a "
+                     "non-negative integer";
+    case KW_NUMBER:
+        return json_is_number(x) ? NULL
+                                 : "its inputSchema holds a minimum or maximum that is not a "
+                                   "number";
+    case KW_POSITIVE:
+        return json_is_number(x) && json_number_value(x) > 0
+                   ? NULL
+                   : "its inputSchema holds a multipleOf that is not a number above 0";
+    case KW_ENUM:
+        return json_is_array(x) && json_array_size(x) > 0
+                   ? NULL
+                   : "its inputSchema holds an enum that is not a non-empty array";
+    case KW_NAMES:
+        return distinct_strings(x) ? NULL
+                                   : "its inputSchema holds a required that is not an array of "
+                                     "distinct names";
+    case KW_BOOL:
+        return json_is_boolean(x) ? NULL : "its inputSchema holds a flag that is not a boolean";
+    case KW_OBJECT:
+        return json_is_object(x) ? NULL
+                                 : "its inputSchema holds a dependentRequired that is not an "
+                                   "object";
+    case KW_ANY: return NULL;
+    }
+    return NULL;
+}
+
+/* v as a schema (an object or a boolean), checked whole against the table of keywords: a
+ * keyword not in it is stripped (in the model's copy), an array schema without items is given
+ * "items": {} (what it means: any item), which the APIs require. */
+static const char *schema_at(json_t *v, unsigned depth, walk *w)
 {
     if (json_is_boolean(v))
         return NULL;
@@ -194,61 +394,24 @@ static const char *schema_at(json_t *v, unsigned depth, size_t *nodes)
         return "its inputSchema holds a schema that is neither an object nor a boolean";
     if (depth >= SCHEMA_DEPTH)
         return "its inputSchema nests schemas deeper than 32";
-    if (++*nodes > SCHEMA_NODES)
+    if (++w->nodes > SCHEMA_NODES)
         return "its inputSchema holds more than 4096 schemas";
-    const char *why;
+    const char *k, *why;
+    json_t *x;
+    void *tmp;
     bool array = false;
-    json_t *type = json_object_get(v, "type");
-    if (type && !type_ok(type, &array))
-        return "its inputSchema holds a type that is not a JSON Schema type name";
-    json_t *items = json_object_get(v, "items");
-    if (items && (why = schema_at(items, depth + 1, nodes)))
-        return json_is_array(items) ? "its inputSchema holds items that are an array" : why;
-    if (array && !items && json_object_set_new(v, "items", json_object()) != 0)
-        return "out of memory";
-    json_t *add = json_object_get(v, "additionalProperties");
-    if (add && (why = schema_at(add, depth + 1, nodes)))
-        return why;
-    json_t *no = json_object_get(v, "not");
-    if (no && (why = schema_at(no, depth + 1, nodes)))
-        return why;
-    json_t *props = json_object_get(v, "properties");
-    if (props && (why = schema_map(props, depth + 1, nodes,
-                                   "its inputSchema holds properties that are not an object")))
-        return why;
-    static const char *const maps[] = {"$defs", "definitions"};
-    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
-        json_t *m = json_object_get(v, maps[i]);
-        if (m && (why = schema_map(m, depth + 1, nodes,
-                                   "its inputSchema holds $defs or definitions not an object")))
+    json_object_foreach_safe(v, tmp, k, x)
+    {
+        int i = kw_find(k);
+        if (i < 0) {
+            json_object_del(v, k);
+            continue;
+        }
+        if ((why = keyword_bad(k, keywords[i].kind, x, depth, w, &array)))
             return why;
     }
-    static const char *const lists[] = {"anyOf", "oneOf", "allOf"};
-    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
-        json_t *l = json_object_get(v, lists[i]), *e;
-        size_t k;
-        if (!l)
-            continue;
-        if (!json_is_array(l) || json_array_size(l) == 0)
-            return "its inputSchema holds an anyOf, oneOf or allOf that is not a non-empty array";
-        json_array_foreach(l, k, e)
-        {
-            if ((why = schema_at(e, depth + 1, nodes)))
-                return why;
-        }
-    }
-    json_t *en = json_object_get(v, "enum");
-    if (en && !json_is_array(en))
-        return "its inputSchema holds an enum that is not an array";
-    json_t *req = json_object_get(v, "required"), *r;
-    size_t i;
-    if (req && !json_is_array(req))
-        return "its inputSchema holds a required that is not an array of names";
-    json_array_foreach(req, i, r)
-    {
-        if (!json_is_string(r))
-            return "its inputSchema holds a required that is not an array of names";
-    }
+    if (array && !json_object_get(v, "items") && json_object_set_new(v, "items", json_object()) != 0)
+        return "out of memory";
     return NULL;
 }
 
@@ -261,6 +424,13 @@ static const char *schema_bad(json_t *schema)
     json_t *type = json_object_get(schema, "type");
     if (type && !(json_is_string(type) && !strcmp(json_string_value(type), "object")))
         return "its inputSchema is not of type object";
+    /* the root has rules of its own: the APIs take only a plain object schema there */
+    static const char *const not_at_root[] = {"anyOf", "oneOf", "allOf", "enum", "not",
+                                              "const", "$ref"};
+    for (size_t k = 0; k < sizeof not_at_root / sizeof *not_at_root; k++)
+        if (json_object_get(schema, not_at_root[k]))
+            return "its inputSchema has anyOf, oneOf, allOf, enum, not, const or $ref at the "
+                   "top level (a model's API takes only a plain object schema there)";
     json_t *props = json_object_get(schema, "properties");
     if (props && !json_is_object(props))
         return "its inputSchema's properties are not an object";
@@ -275,8 +445,8 @@ static const char *schema_bad(json_t *schema)
     }
     if (json_bytes(schema) > SHC_MCP_SCHEMA_MAX)
         return "its inputSchema is larger than 32 KiB";
-    size_t nodes = 0;
-    return schema_at(schema, 0, &nodes);
+    walk w = {schema, 0};
+    return schema_at(schema, 0, &w);
 }
 
 int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const char **why)
@@ -318,8 +488,16 @@ int shc__mcp_tool_from(mcp_tool *out, const char *server, json_t *def, const cha
         shc__mcp_tool_fini(out);
         return -1;
     }
-    if (!json_object_get(out->schema, "type"))
-        json_object_set_new(out->schema, "type", json_string("object"));
+    /* the root as the APIs want it: type object, and properties even when there are none
+     * (what that means is unchanged) */
+    if ((!json_object_get(out->schema, "type") &&
+         json_object_set_new(out->schema, "type", json_string("object")) != 0) ||
+        (!json_object_get(out->schema, "properties") &&
+         json_object_set_new(out->schema, "properties", json_object()) != 0)) {
+        shc__mcp_tool_fini(out);
+        *why = "out of memory";
+        return -1;
+    }
     json_t *ann = json_object_get(def, "annotations");
     out->pub.server = server;
     out->pub.tool = out->tool;

@@ -46,6 +46,7 @@ void shc__oai_session_unref(session *s)
     free(s->model);
     free(s->sandbox);
     json_decref(s->tools);
+    json_decref(s->refused);
     shc_tools_snap_unref(s->snap);
     json_decref(s->history);
     free(s);
@@ -69,7 +70,8 @@ int shc__oai_set_tools(shc_backend *base, const char *session_id, const char *to
     json_array_foreach(in, i, e)
     {
         if (!json_is_string(json_object_get(e, "name")) ||
-            !json_is_object(json_object_get(e, "parameters")))
+            !json_is_object(json_object_get(e, "parameters")) ||
+            json_object_get(s->refused, json_string_value(json_object_get(e, "name"))))
             continue;
         json_array_append_new(out, json_pack("{s:s, s:O}", "type", "function", "function", e));
     }
@@ -80,6 +82,36 @@ int shc__oai_set_tools(shc_backend *base, const char *session_id, const char *to
         json_decref(out);
     shc_tools_snap_unref(s->snap);
     s->snap = s->tools ? shc_tools_snap_ref(snap) : NULL;
+    return 0;
+}
+
+int shc__oai_refuse_tool(session *s, const char *name)
+{
+    if (!strcmp(name, "bash") || json_object_get(s->refused, name))
+        return -1;
+    if (!s->refused && !(s->refused = json_object()))
+        return -1;
+    if (json_object_set_new(s->refused, name, json_true()) != 0)
+        return -1;
+    /* a new array: the request in flight keeps a reference to the old one */
+    json_t *out = json_array();
+    size_t i;
+    json_t *e;
+    if (!out)
+        return -1;
+    json_array_foreach(s->tools, i, e)
+    {
+        const char *n = json_string_value(json_object_get(json_object_get(e, "function"), "name"));
+        if (!n || strcmp(n, name))
+            json_array_append(out, e);
+    }
+    json_decref(s->tools);
+    s->tools = json_array_size(out) ? out : NULL;
+    if (!s->tools) {
+        json_decref(out);
+        shc_tools_snap_unref(s->snap);
+        s->snap = NULL;
+    }
     return 0;
 }
 

@@ -142,8 +142,14 @@ static void dispatch(shc_backend_turn *t)
         }
         if (!name || strcmp(name, "bash")) {
             char msg[200];
-            if (name && !strncmp(name, "mcp__", 5)) /* its server went away */
-                snprintf(msg, sizeof msg, "MCP error: no tool %.80s (its server is gone)", name);
+            /* a name this request did not offer (misspelt, made up, or of an earlier request):
+             * said as it is, not guessed at; what became of a server that was offered is the
+             * call's own answer (its target) */
+            if (name && !strncmp(name, "mcp__", 5))
+                snprintf(msg, sizeof msg,
+                         "MCP error: %.80s is not among the functions this request offered; "
+                         "the tools are bash and those listed",
+                         name);
             else
                 snprintf(msg, sizeof msg, "error: unknown tool '%.80s'; %s", name ? name : "",
                          json_array_size(t->s->tools) ? "the tools are bash and those listed"

@@ -30,6 +30,8 @@ typedef struct session {
     char *sandbox;   /* owned: the sandbox sentence for the tool's description, or NULL */
     json_t *tools;   /* owned: the tools besides bash (ops.set_tools) as request entries, or NULL */
     shc_tools_snap *snap; /* a reference: what the host made of them (ops.set_tools), or NULL */
+    json_t *refused; /* owned: function names the model server refused to take (name -> true),
+                      * left out of this session's requests from then on, or NULL */
     unsigned turns;  /* turns started, for made-up tool call ids */
     int refs;        /* 1 for the table + 1 per live turn */
     bool told_elided, told_dropped; /* the user was told that outputs / turns are left out */
@@ -123,6 +125,9 @@ void shc__oai_session_unref(session *s);
 /* history.c: ops.set_tools, the session's tools besides bash (and the host's snapshot of them) */
 int shc__oai_set_tools(shc_backend *be, const char *session_id, const char *tools_json,
                        shc_tools_snap *snap);
+/* history.c: leaves the function `name` out of the session's requests from now on (the model
+ * server refused its parameters); 0, or -1 when it was already left out or out of memory. */
+int shc__oai_refuse_tool(session *s, const char *name);
 void shc__oai_hist_append(shc_backend_turn *t, json_t *msg /* steals */);
 void shc__oai_hist_cut(shc_backend_turn *t, size_t n);
 /* The user message for a prompt's blocks: text as typed, @-mentions as paths (relative to cwd

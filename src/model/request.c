@@ -154,6 +154,75 @@ static void body_excerpt(shc_backend_turn *t, char *out, size_t n)
     shc__redact(t->be->key, out);
 }
 
+/* The function a 400 says the model server refused the parameters of ("Invalid schema for
+ * function 'NAME'", or tools[N] in its param or message: tools[0] is bash, the session's other
+ * tools follow), if it is one this request offered besides bash; NULL otherwise. */
+static const char *refused_function(shc_backend_turn *t)
+{
+    json_t *j = json_loadb(t->errbody, t->errbody_len, 0, NULL);
+    json_t *e = json_object_get(j, "error");
+    const char *msg = json_string_value(json_object_get(e, "message"));
+    const char *param = json_string_value(json_object_get(e, "param"));
+    char name[256] = "";
+    long index = -1;
+    const char *f = msg ? strstr(msg, "function '") : NULL;
+    if (f) {
+        f += strlen("function '");
+        const char *q = strchr(f, '\'');
+        if (q && (size_t)(q - f) < sizeof name) {
+            memcpy(name, f, (size_t)(q - f));
+            name[q - f] = '\0';
+        }
+    }
+    for (int k = 0; k < 2 && index < 0; k++) {
+        const char *src = k == 0 ? param : msg;
+        const char *b = src ? strstr(src, "tools[") : NULL;
+        char *end;
+        if (b && b[6] >= '0' && b[6] <= '9') {
+            long v = strtol(b + 6, &end, 10);
+            if (*end == ']')
+                index = v;
+        }
+    }
+    json_decref(j);
+    size_t i;
+    json_t *tool;
+    json_array_foreach(t->req_tools, i, tool)
+    {
+        const char *n =
+            json_string_value(json_object_get(json_object_get(tool, "function"), "name"));
+        if (n && strcmp(n, "bash") &&
+            (name[0] ? !strcmp(n, name) : index >= 1 && (size_t)index - 1 == i))
+            return n;
+    }
+    return NULL;
+}
+
+/* A 400 that names the parameters of one of the session's MCP tools: the tool is left out for
+ * the session (said once in the log and to the user) and the request is sent again without it,
+ * so one schema the API will not take does not fail every request (bash is never left out).
+ * True when the request is to be sent again. */
+static bool leave_out_refused(shc_backend_turn *t)
+{
+    const char *name = refused_function(t);
+    char *keep = name ? strdup(name) : NULL; /* the name lives in the tools being replaced */
+    if (!keep || shc__oai_refuse_tool(t->s, keep) != 0) {
+        free(keep);
+        return false;
+    }
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "The model server refused the parameters of the tool %.128s: it is left out for "
+             "the rest of this session, and the request is sent again without it.",
+             keep);
+    if (t->host.notice) /* which logs it */
+        t->host.notice(t->host.payload, msg);
+    else
+        fprintf(stderr, "shcard: model: %s\n", msg);
+    free(keep);
+    return true;
+}
+
 static void on_done(void *p, const shc_http_result *res)
 {
     shc_backend_turn *t = p;
@@ -188,6 +257,10 @@ static void on_done(void *p, const shc_http_result *res)
         fprintf(stderr, "shcard: model: HTTP %ld, retrying in %llu ms (attempt %d of %d)\n", st,
                 (unsigned long long)ms, t->attempt + 1, SHC_OPENAI_MAX_ATTEMPTS);
         t->on_end(t, OAI_END_RETRY, ms, NULL);
+        return;
+    }
+    if (st == 400 && leave_out_refused(t)) {
+        t->on_end(t, OAI_END_RETRY, 0, NULL);
         return;
     }
     if (st != 0 && (st < 200 || st > 299)) {

@@ -32,6 +32,7 @@ servers).  Its behaviour is chosen by argv[1]:
   swap      tools x.y and x_y (one function name each, in the order listed) and arm; a call of
             arm is answered, then the listing is the same tools in the other order (the names
             change hands)
+  dupname     a listing that names one tool three times (across two pages)
   deepschema  tools whose nested schemas a model's API refuses, and tools it takes (an array
             without items among them)
   longdesc  tool sequentialthinking with a 2,780-character description (as long as the
@@ -126,6 +127,35 @@ DEEP = [
     {"name": "innerprops", "inputSchema": {"type": "object", "properties": {"q": {"type": "object", "properties": []}}}},
     {"name": "deep", "inputSchema": {"type": "object", "properties": {"q": json.loads('{"type": "array", "items": ' * 40 + '{}' + '}' * 40)}}},
     {"name": "wide", "inputSchema": {"type": "object", "properties": {"q": {"anyOf": [{}] * 5000}}}},
+    # the root's own rules: a plain object schema, no combinator, enum, not, const or $ref there
+    {"name": "topanyof", "inputSchema": dict(ANY, anyOf=[{"required": ["q"]}, {"type": "object"}])},
+    {"name": "toponeof", "inputSchema": dict(ANY, oneOf=[{"required": ["q"]}])},
+    {"name": "topallof", "inputSchema": {"allOf": [ANY]}},
+    {"name": "topenum", "inputSchema": dict(ANY, enum=[{"q": "a"}])},
+    {"name": "topnot", "inputSchema": dict(ANY, **{"not": {"required": ["q"]}})},
+    {"name": "topconst", "inputSchema": dict(ANY, const={"q": "a"})},
+    {"name": "topref", "inputSchema": {"$ref": "#/$defs/a", "$defs": {"a": ANY}}},
+    {"name": "bare", "inputSchema": {}},
+    # every keyword's value has a kind; every place a schema sits is walked; unknown ones go
+    {"name": "walked", "inputSchema": {"type": "object", "x-vendor": {"deep": 1}, "$schema": "draft-07",
+        "$defs": {"a/b": {"type": "array"}}, "properties": {
+        "pp": {"type": "object", "patternProperties": {"^x": {"type": "array"}}},
+        "c": {"if": {"type": "array"}, "then": {"type": "array"}, "else": {"type": "array"}},
+        "t": {"type": "array", "prefixItems": [{"type": "array"}], "contains": {"type": "array"}},
+        "d": {"dependentSchemas": {"a": {"type": "array"}}, "propertyNames": {"type": "string", "pattern": "^a"}},
+        "r": {"$ref": "#/$defs/a~1b", "description": "a ref", "minLength": 0, "maximum": 1.5, "const": [1]}}}},
+    {"name": "refnum", "inputSchema": dict(ANY, properties={"q": {"$ref": 5}})},
+    {"name": "refmissing", "inputSchema": dict(ANY, properties={"q": {"$ref": "#/$defs/nope"}})},
+    {"name": "refremote", "inputSchema": dict(ANY, properties={"q": {"$ref": "http://x/s.json"}})},
+    {"name": "descnum", "inputSchema": dict(ANY, properties={"q": {"type": "string", "description": 5}})},
+    {"name": "minlenstr", "inputSchema": dict(ANY, properties={"q": {"minLength": "x"}})},
+    {"name": "patternnum", "inputSchema": dict(ANY, properties={"q": {"pattern": 7}})},
+    {"name": "propnames", "inputSchema": dict(ANY, properties={"q": {"propertyNames": 5}})},
+    {"name": "depschema", "inputSchema": dict(ANY, properties={"q": {"dependentSchemas": {"a": 5}}})},
+    {"name": "contains", "inputSchema": dict(ANY, properties={"q": {"contains": 3}})},
+    {"name": "reqdup", "inputSchema": dict(ANY, required=["q", "q"])},
+    {"name": "typedup", "inputSchema": dict(ANY, properties={"q": {"type": ["string", "string"]}})},
+    {"name": "enumempty", "inputSchema": dict(ANY, properties={"q": {"enum": []}})},
 ]
 
 
@@ -143,6 +173,13 @@ def listing(cursor):
     if mode == "longdesc":
         return {"tools": [{"name": "sequentialthinking", "description": "s" * 960 + "\U0001F600" * 60 + "t" * 1700,
                            "inputSchema": {"type": "object"}}]}
+    if mode == "dupname":  # two tools of one name, the second on the next page
+        if cursor is None:
+            return {"tools": [{"name": "t", "description": "harmless", "inputSchema": {"type": "object"}},
+                              {"name": "u", "description": "u", "inputSchema": {"type": "object"}}],
+                    "nextCursor": "2"}
+        return {"tools": [{"name": "t", "description": "the other t", "inputSchema": {"type": "object"}},
+                          {"name": "t", "description": "a third t", "inputSchema": {"type": "object"}}]}
     if mode == "fat":
         k = int(cursor or 0)
         page = {"tools": [{"name": "t%d" % k, "inputSchema": {"type": "object"}, "_meta": {"blob": "m" * int(float(os.environ.get("TINY_FAT_MB", "2")) * (1 << 20))}}]}
@@ -233,7 +270,7 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "ran: " + str(args.get("q"))}]}})
             if flip["calls"] == 1:
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-        elif mode == "swap":
+        elif mode in ("swap", "dupname"):
             send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "ran " + name}]}})
             if name == "arm":
                 SWAP[0], SWAP[1] = SWAP[1], SWAP[0]
