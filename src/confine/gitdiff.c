@@ -12,11 +12,6 @@
 
 typedef shc__gs_entry gs_entry;
 
-const shc__gs_entry *shc__gs_find(const shc_gitsnap *s, const char *name)
-{
-    gs_entry key = {.name = (char *)(uintptr_t)name};
-    return s->n ? bsearch(&key, s->e, s->n, sizeof *s->e, shc__gitsnap_by_name) : NULL;
-}
 
 static bool same(const gs_entry *a, const gs_entry *b)
 {
