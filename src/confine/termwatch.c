@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 enum {
@@ -172,6 +173,10 @@ void shc__termw_name(shc__termw *t, pid_t pid, const char *path)
         snprintf(full, sizeof full, "/proc/%d/cwd/%s", (int)pid, path);
     if (stat(full, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
         return;
+    if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+        (minor(st.st_rdev) == 3 || minor(st.st_rdev) == 5 || minor(st.st_rdev) == 7 ||
+         minor(st.st_rdev) == 8 || minor(st.st_rdev) == 9))
+        return; /* null, zero, full, random, urandom: a read takes nothing from anyone */
     if (!realpath(full, real) || !strncmp(real, "/dev/pts/", 9))
         return; /* the terminals are watched by their directory */
     add(t, real, false);
