@@ -175,8 +175,9 @@ bool shc__obj_signal_outside(pid_t leader, pid_t self, bool is_kill, long target
     return !leader || !shc__obj_in_tree(leader, self, (pid_t)target);
 }
 
-/* The number after "Threads:" in tid's /proc status; 0 when it cannot be read. */
-static int threads_of(pid_t tid)
+/* The number after FIELD ("Threads:", "Tgid:") in tid's /proc status; 0 when it cannot be
+ * read. */
+static long status_field(pid_t tid, const char *field)
 {
     char path[64], buf[8192];
     snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
@@ -188,15 +189,17 @@ static int threads_of(pid_t tid)
     if (n <= 0)
         return 0;
     buf[n] = 0;
-    const char *t = strstr(buf, "\nThreads:");
-    return t ? atoi(t + 9) : 0;
+    for (const char *t = buf; (t = strstr(t, field)) != NULL; t++)
+        if (t == buf || t[-1] == '\n')
+            return atol(t + strlen(field));
+    return 0;
 }
 
 enum { TREE_MAX = 512 }; /* processes of a command's tree looked at; more: not sole */
 
 int shc__obj_sole_writer(pid_t leader, pid_t tid)
 {
-    if (threads_of(tid) != 1)
+    if (status_field(tid, "Threads:") != 1)
         return 1;
     if (leader <= 0)
         return 2; /* no tree to look in: cannot tell */
@@ -248,18 +251,7 @@ int shc__obj_sole_writer(pid_t leader, pid_t tid)
 /* The process (thread group) a thread belongs to. */
 static pid_t tgid_of(pid_t tid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    const char *t = strstr(buf, "\nTgid:");
-    return t ? (pid_t)atoi(t + 6) : 0;
+    return (pid_t)status_field(tid, "Tgid:");
 }
 
 /* ------------------------------------------------------------------ paths shown */
