@@ -216,8 +216,9 @@ long long shc__pipe_input_max(const shc_node *const *stages, size_t n)
 {
     for (size_t s = 0; s < n; s++) {
         const shc_call *c = &stages[s]->u.call;
-        if (stages[s]->kind == SHC_NODE_CALL && c->nwords && c->words[0].value &&
-            !strcmp(c->words[0].value, "column"))
+        const char *w = stages[s]->kind == SHC_NODE_CALL && c->nwords ? c->words[0].value : NULL;
+        const shc_cmdspec *spec = w ? shc__policy_lookup(w, strlen(w)) : NULL;
+        if (spec && spec->id == SHC_CMD_column) /* by its table, as every rule names a tool */
             return SHC_COLUMN_INPUT_MAX;
     }
     return SHC_INPUT_MAX;
